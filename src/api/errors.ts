@@ -1,0 +1,59 @@
+/**
+ * The error envelope of a Zulip-compatible server, shared by both sides: the embedded router throws it,
+ * the client rebuilds it from a response. `extra` carries the code-specific fields (`queue_id`, `errors`, ...).
+ */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'REQUEST_VARIABLE_MISSING'
+  | 'REQUEST_VARIABLE_INVALID'
+  | 'REQUEST_CONFUSING_VAR'
+  | 'INVALID_JSON'
+  | 'BAD_NARROW'
+  | 'STREAM_DOES_NOT_EXIST'
+  | 'UNAUTHORIZED'
+  | 'UNAUTHORIZED_PRINCIPAL'
+  | 'INVALID_API_KEY'
+  | 'AUTHENTICATION_FAILED'
+  | 'USER_DEACTIVATED'
+  | 'REALM_DEACTIVATED'
+  | 'PASSWORD_AUTH_DISABLED'
+  | 'RATE_LIMIT_HIT'
+  | 'BAD_EVENT_QUEUE_ID'
+  | 'INVITATION_FAILED'
+  | 'REACTION_ALREADY_EXISTS'
+  | 'REACTION_DOES_NOT_EXIST'
+  | 'CANNOT_DEACTIVATE_LAST_USER'
+  | 'REALM_UPLOAD_QUOTA'
+  | (string & {});
+
+export class ApiError extends Error {
+  constructor(
+    readonly msg: string,
+    readonly code: ErrorCode | null = 'BAD_REQUEST',
+    readonly status = 400,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(msg);
+    this.name = 'ApiError';
+  }
+
+  /** The JSON body the server sends for this error (405 has no `code`, as on a real server). */
+  body(): Record<string, unknown> {
+    const body: Record<string, unknown> = { result: 'error', msg: this.msg };
+    if (this.code !== null) body.code = this.code;
+    return { ...body, ...this.extra };
+  }
+}
+
+export const badRequest = (msg: string, extra: Record<string, unknown> = {}): ApiError =>
+  new ApiError(msg, 'BAD_REQUEST', 400, extra);
+
+/** Every Basic-auth failure on a real server: 401, code UNAUTHORIZED, with the Basic challenge. */
+export const unauthorized = (msg: string): ApiError =>
+  new ApiError(msg, 'UNAUTHORIZED', 401, {}, { 'www-authenticate': 'Basic realm="zulip"' });
+
+export const mustBe = (what: 'administrator' | 'owner' | 'member'): ApiError =>
+  new ApiError(`Must be an organization ${what}`, 'UNAUTHORIZED_PRINCIPAL', 400);
+
+export const insufficientPermission = (): ApiError => badRequest('Insufficient permission');

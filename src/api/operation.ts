@@ -1,0 +1,122 @@
+/**
+ * What one API operation is, declared once: method, path template, parameters with wire types, who may
+ * call it, the feature level it needs. The catalogue built from these drives the client's encoding, the
+ * embedded server's routing, decoding and permission gate, `chatctl api` help and completions.
+ */
+import type { Schema, Typed } from './schema.js';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+
+export interface ParamDef<T = unknown> {
+  readonly schema: Schema;
+  readonly required: boolean;
+  readonly default?: T;
+  readonly in?: 'path';
+  /** Other names the server reads for the same value (e.g. `subject` for `topic`). */
+  readonly aliases?: readonly string[];
+  readonly doc?: string;
+  readonly _type?: T;
+}
+
+/**
+ * Who may call an operation, as the gate in front of its handler. Finer rules (the bot's owner may edit
+ * the bot, only owners touch the owner role ...) live in the handlers, as on a real server.
+ * - `none`: no authentication is read (server_settings, fetch_api_key).
+ * - `user`: any authenticated user or bot.
+ * - `member`: not a guest (`Not allowed for guest users`).
+ * - `admin` / `owner`: role decorators (`Must be an organization administrator|owner`).
+ */
+export type Access = 'none' | 'user' | 'member' | 'admin' | 'owner';
+
+export interface OperationDecl {
+  readonly name: string;
+  readonly method: Method;
+  /** Path below /api/v1, with `{param}` placeholders declared as path parameters. */
+  readonly path: string;
+  readonly summary: string;
+  readonly access: Access;
+  /** false: bots get `This endpoint does not accept bot requests.` */
+  readonly bots?: boolean;
+  readonly params: Readonly<Record<string, ParamDef>>;
+  /** The feature level at which a Zulip server gained this operation (absent: always there). */
+  readonly minFeatureLevel?: number;
+  /** Safe to repeat after a failure (GET always is). */
+  readonly idempotent?: boolean;
+  /** The request carries a file (multipart/form-data). */
+  readonly upload?: boolean;
+  /** Documented in the Zulip OpenAPI file under this path, for response validation. */
+  readonly openapiPath?: string;
+}
+
+export interface Operation<P = unknown, R = unknown, DP = unknown> extends OperationDecl {
+  /** Phantom types: what a caller passes, what comes back, what a handler receives. */
+  readonly _params?: P;
+  readonly _response?: R;
+  readonly _decoded?: DP;
+}
+
+type Req<T> = ParamDef<T> & { readonly required: true };
+type Opt<T> = ParamDef<T> & { readonly required: false };
+type Def<T> = ParamDef<T> & { readonly required: false; readonly default: T };
+
+export const p = {
+  req: <T>(t: Typed<T>, extra: Partial<Pick<ParamDef<T>, 'doc' | 'aliases'>> = {}): Req<T> => ({
+    schema: t.schema,
+    required: true,
+    ...extra,
+  }),
+  opt: <T>(t: Typed<T>, extra: Partial<Pick<ParamDef<T>, 'doc' | 'aliases'>> = {}): Opt<T> => ({
+    schema: t.schema,
+    required: false,
+    ...extra,
+  }),
+  /** Optional on the wire; the handler always sees a value. */
+  def: <T>(t: Typed<T>, value: T, extra: Partial<Pick<ParamDef<T>, 'doc' | 'aliases'>> = {}): Def<T> => ({
+    schema: t.schema,
+    required: false,
+    default: value,
+    ...extra,
+  }),
+  path: <T>(t: Typed<T>, doc?: string): Req<T> => ({ schema: t.schema, required: true, in: 'path', doc }),
+};
+
+export type ParamsOf<D> = D extends { params: infer P }
+  ? { [K in keyof P as P[K] extends { required: true } ? K : never]: P[K] extends ParamDef<infer T> ? T : never } & {
+      [K in keyof P as P[K] extends { required: true } ? never : K]?: P[K] extends ParamDef<infer T> ? T : never;
+    }
+  : never;
+
+/** Parameters as a handler sees them: optional ones with a declared default are filled in. */
+export type DecodedParamsOf<D> = D extends { params: infer P }
+  ? {
+      [K in keyof P as P[K] extends { required: true } | { default: unknown } ? K : never]: P[K] extends ParamDef<infer T>
+        ? T
+        : never;
+    } & {
+      [K in keyof P as P[K] extends { required: true } | { default: unknown } ? never : K]?: P[K] extends ParamDef<infer T>
+        ? T
+        : never;
+    }
+  : never;
+
+export type ResponseOf<O> = O extends Operation<unknown, infer R> ? R : never;
+export type HandlerParamsOf<O> = O extends Operation<unknown, unknown, infer DP> ? DP : never;
+export type CallParamsOf<O> = O extends Operation<infer P> ? P : never;
+
+/** Declares an operation whose success body (beyond result/msg) has type R. */
+export const operation =
+  <R>() =>
+  <const D extends OperationDecl>(decl: D): D & Operation<ParamsOf<D>, R, DecodedParamsOf<D>> =>
+    decl as D & Operation<ParamsOf<D>, R, DecodedParamsOf<D>>;
+
+/** Path parameter names of a template, in order. */
+export const pathParams = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+/** Fills a path template; every value is URI-encoded as one segment. */
+export function fillPath(path: string, values: Record<string, unknown>): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = values[name];
+    if (v === undefined || v === null) throw new Error(`missing path parameter ${name}`);
+    return encodeURIComponent(String(v));
+  });
+}

@@ -1,0 +1,27 @@
+import { operation, p } from '../operation.js';
+import { s } from '../schema.js';
+import type { ApiKeyResult, ServerSettings } from '../types.js';
+
+export const getServerSettings = operation<ServerSettings>()({
+  name: 'get-server-settings',
+  method: 'GET',
+  path: '/server_settings',
+  summary: 'Public server settings: version, feature level, authentication methods, organization identity',
+  access: 'none',
+  params: {},
+  openapiPath: '/server_settings',
+});
+
+export const fetchApiKey = operation<ApiKeyResult>()({
+  name: 'fetch-api-key',
+  method: 'POST',
+  path: '/fetch_api_key',
+  summary: "Exchange a username (e-mail) and password for the user's API key",
+  access: 'none',
+  params: {
+    username: p.req(s.string(), { doc: 'e-mail address (or directory username)' }),
+    password: p.req(s.string(), { doc: 'the password' }),
+  },
+  idempotent: true,
+  openapiPath: '/fetch_api_key',
+});

@@ -1,0 +1,76 @@
+/** Wire shapes of the resources, with the field names a Zulip server uses. */
+
+export type Role = 100 | 200 | 300 | 400 | 600;
+export const ROLES = [100, 200, 300, 400, 600] as const satisfies readonly Role[];
+export const ROLE_NAMES: Record<Role, string> = { 100: 'owner', 200: 'admin', 300: 'moderator', 400: 'member', 600: 'guest' };
+
+export type BotType = 1 | 2 | 3 | 4;
+
+export interface ProfileValue {
+  value: string;
+  rendered_value?: string;
+}
+
+export interface User {
+  user_id: number;
+  delivery_email: string | null;
+  email: string;
+  full_name: string;
+  date_joined: string;
+  is_active: boolean;
+  is_owner: boolean;
+  is_admin: boolean;
+  is_guest: boolean;
+  is_bot: boolean;
+  bot_type: BotType | null;
+  bot_owner_id?: number | null;
+  role: Role;
+  timezone: string;
+  avatar_url: string | null;
+  avatar_version: number;
+  is_imported_stub: boolean;
+  is_deleted?: true;
+  profile_data?: Record<string, ProfileValue>;
+}
+
+export interface ExternalAuthMethod {
+  name: string;
+  display_name: string;
+  display_icon: string | null;
+  login_url: string;
+  signup_url: string;
+}
+
+export interface ServerSettings {
+  authentication_methods: Record<string, boolean>;
+  external_authentication_methods: ExternalAuthMethod[];
+  zulip_feature_level?: number;
+  zulip_version?: string;
+  zulip_merge_base?: string;
+  svc_feature_level?: number;
+  svc_version?: string;
+  svc_merge_base?: string;
+  push_notifications_enabled: boolean;
+  is_incompatible: boolean;
+  email_auth_enabled: boolean;
+  require_email_format_usernames: boolean;
+  realm_url?: string;
+  realm_uri?: string;
+  realm_name?: string;
+  realm_icon?: string;
+  realm_description?: string;
+  realm_web_public_access_enabled?: boolean;
+}
+
+export interface ApiKeyResult {
+  api_key: string;
+  email: string;
+  user_id: number;
+}
+
+/** What every success body carries besides its data. */
+export interface SuccessEnvelope {
+  result: 'success';
+  msg: string;
+  ignored_parameters_unsupported?: string[];
+}

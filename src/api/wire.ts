@@ -1,0 +1,34 @@
+/**
+ * A request and a response as they cross a transport: exactly what an HTTP request to /api/v1 carries,
+ * with no HTTP in it. The embedded transport hands these to the router directly; `chatctl serve` and the
+ * HTTP transport turn them into real HTTP.
+ */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  contentType: string;
+  data: Uint8Array;
+}
+
+export interface WireRequest {
+  method: string;
+  /** Path below /api/v1, starting with `/`, without a query string. */
+  path: string;
+  /** Query-string parameters, in order. */
+  query: [string, string][];
+  /** Form-body parameters (url-encoded or multipart), in order. */
+  body: [string, string][];
+  files?: UploadedFile[];
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+}
+
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The parsed JSON body (a non-JSON reply from a proxy arrives as a string). */
+  body: unknown;
+}
+
+export const basicAuthHeader = (email: string, apiKey: string): string =>
+  `Basic ${Buffer.from(`${email}:${apiKey}`, 'utf8').toString('base64')}`;

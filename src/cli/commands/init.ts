@@ -1,0 +1,86 @@
+import { resolve } from 'node:path';
+import { defaultDataDir } from '../../config/paths.js';
+import { readConfig } from '../../config/profiles.js';
+import { defineCommand, opt } from '../command.js';
+import type { Context } from '../context.js';
+import { usageError } from '../errors.js';
+import { readSecret } from '../io.js';
+import { selectedProfileName } from '../target.js';
+
+/** The password for a new account: from stdin, a hidden prompt, or generated and shown once. */
+async function choosePassword(ctx: Context, fromStdin: boolean): Promise<{ password: string; generated: boolean }> {
+  if (fromStdin) {
+    const password = await readSecret(ctx.io.stdin);
+    if (!password) throw usageError('--password-stdin read an empty password');
+    return { password, generated: false };
+  }
+  if (ctx.prompter.interactive) {
+    const password = await ctx.prompter.password('Owner password:', '--password-stdin');
+    const again = await ctx.prompter.password('Repeat it:', '--password-stdin');
+    if (password !== again) throw usageError('the passwords differ');
+    if (password.length < 6) throw usageError('the password is too weak (at least 6 characters)');
+    return { password, generated: false };
+  }
+  const { randomAlphanumeric } = await import('../../server/secrets.js');
+  return { password: randomAlphanumeric(20), generated: true };
+}
+
+export const commands = [
+  defineCommand({
+    path: ['init'],
+    summary: 'create the embedded organization and its owner, and log the profile in',
+    description:
+      'Creates a new organization in the data dir (default: $XDG_DATA_HOME/chatctl) with you as its owner, then logs ' +
+      'the profile in to it. Without --password-stdin it asks for the password on a terminal; elsewhere it generates ' +
+      'one and prints it once on stderr. --demo also fills the organization with sample users, channels and messages.',
+    examples: [
+      'chatctl init --org-name "Acme" --email admin@acme.test',
+      'printf %s "$PASSWORD" | chatctl init --email admin@acme.test --password-stdin',
+      'chatctl init --data-dir /tmp/demo --demo',
+    ],
+    options: [
+      { flags: '--org-name <name>', description: 'the organization name', default: 'Embedded organization' },
+      { flags: '--email <email>', description: "the owner's e-mail address", default: 'owner@localhost' },
+      { flags: '--name <name>', description: "the owner's full name", default: 'Owner' },
+      { flags: '--password-stdin', description: "read the owner's password from stdin" },
+      { flags: '--demo', description: 'also create a sample organization to explore' },
+    ],
+    async run(opts, ctx) {
+      const g = ctx.globals;
+      const config = readConfig(ctx.env);
+      const profileName = selectedProfileName(g, ctx.env, config);
+      const existing = config.profiles?.[profileName];
+      const dataDir = resolve(g.dataDir ?? ctx.env.CHATCTL_DATA_DIR ?? defaultDataDir(ctx.env));
+      if (existing && existing.embedded !== dataDir) {
+        throw usageError(
+          `profile "${profileName}" already points to ${existing.server ?? existing.embedded}`,
+          'pass --profile NAME to keep both, or chatctl logout first',
+        );
+      }
+      const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'));
+      const [{ openEmbedded }, { initialize }] = await Promise.all([import('../../client/embedded.js'), import('../embedded-org.js')]);
+      const transport = await openEmbedded(dataDir);
+      try {
+        const email = opt.str(opts, 'email')!;
+        const credentials = await initialize(ctx, transport, {
+          dataDir,
+          orgName: opt.str(opts, 'orgName')!,
+          email,
+          ownerName: opt.str(opts, 'name')!,
+          password,
+          profileName,
+        });
+        ctx.info(`chatctl: created the organization "${opt.str(opts, 'orgName')}" in ${dataDir}`);
+        ctx.info(`chatctl: owner ${credentials.email}, logged in as profile "${profileName}"`);
+        if (generated) ctx.io.stderr.write(`chatctl: generated owner password (shown once, keep it): ${password}\n`);
+        if (opt.bool(opts, 'demo')) {
+          const [{ ChatClient }, { seedDemo }] = await Promise.all([import('../../client/client.js'), import('../../server/demo.js')]);
+          const summary = await seedDemo(new ChatClient(transport, credentials));
+          ctx.info(`chatctl: added demo data: ${summary}`);
+        }
+      } finally {
+        await transport.close();
+      }
+    },
+  }),
+];

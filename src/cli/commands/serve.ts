@@ -1,0 +1,58 @@
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { defaultDataDir } from '../../config/paths.js';
+import { readConfig } from '../../config/profiles.js';
+import { defineCommand, opt } from '../command.js';
+import { CliError, usageError } from '../errors.js';
+import { selectedProfileName } from '../target.js';
+
+export const commands = [
+  defineCommand({
+    path: ['serve'],
+    summary: 'serve the embedded organization over HTTP, so any Zulip client can use it',
+    description:
+      'Serves the embedded implementation at http://HOST:PORT/api/v1 (loopback by default), one log line per request ' +
+      'on stderr. Stops cleanly on Ctrl-C or SIGTERM. The same data dir can be used by chatctl commands meanwhile.',
+    examples: ['chatctl serve', 'chatctl serve --port 8080 --data-dir ~/chat', 'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users'],
+    options: [
+      { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
+      { flags: '--port <port>', description: 'the port to listen on (0: any free port)', default: '9991' },
+    ],
+    async run(opts, ctx) {
+      const port = Number(opt.str(opts, 'port'));
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port takes a port number, not "${opt.str(opts, 'port')}"`);
+      const host = opt.str(opts, 'host')!;
+      const config = readConfig(ctx.env);
+      const profile = config.profiles?.[selectedProfileName(ctx.globals, ctx.env, config)];
+      const dataDir = resolve(ctx.globals.dataDir ?? ctx.env.CHATCTL_DATA_DIR ?? profile?.embedded ?? defaultDataDir(ctx.env));
+      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }] = await Promise.all([
+        import('../../server/store/db.js'),
+        import('../../server/router.js'),
+        import('../../server/http.js'),
+        import('../../server/realm.js'),
+      ]);
+      const db = openDb(dataDir);
+      if (!isInitialized(db)) {
+        db.close();
+        throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one first: chatctl init --data-dir ${dataDir}`);
+      }
+      const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
+      const router = new Router({ db, dataDir, log });
+      const server = createApiServer(router, log);
+      server.listen(port, host);
+      await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
+      const address = server.address();
+      const bound = typeof address === 'object' && address ? address.port : port;
+      const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+      // Outgoing links (realm_url) answer with where the server is reached; remember it for in-process use.
+      if (getSetting(db, 'url') !== url) db.transaction(() => setSetting(db, 'url', url)).immediate();
+      ctx.info(`chatctl: serving ${dataDir} at ${url}/api/v1 (Ctrl-C to stop)`);
+      if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
+      ctx.info('chatctl: stopping');
+      server.closeIdleConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+      await router.drain();
+      db.close();
+    },
+  }),
+];

@@ -1,0 +1,36 @@
+import { getOwnUser } from '../../api/operations/users.js';
+import { ROLE_NAMES } from '../../api/types.js';
+import { defineCommand } from '../command.js';
+import type { OutputFlags } from '../output/output.js';
+
+const FIELDS = ['target', 'profile', 'source', 'email', 'api_key', 'user_id', 'full_name', 'role', 'role_name'] as const;
+
+/** Enough of a key to tell two apart, never enough to use. */
+export const maskKey = (key: string): string => `${'*'.repeat(Math.max(0, key.length - 4))}${key.slice(-4)}`;
+
+export const commands = [
+  defineCommand({
+    path: ['whoami'],
+    summary: 'show where requests go, from which profile, and as whom',
+    examples: ['chatctl whoami', 'chatctl whoami --json'],
+    output: { fields: FIELDS },
+    async run(opts, ctx) {
+      const out = ctx.output({ fields: FIELDS }, opts as OutputFlags);
+      const target = ctx.target();
+      const client = await ctx.client();
+      const me = await client.call(getOwnUser, {});
+      const creds = client.credentials!;
+      await out.item({
+        target: target.kind === 'remote' ? target.site : `embedded:${target.dataDir}`,
+        profile: target.fromProfile ? target.profileName : null,
+        source: target.source,
+        email: creds.email,
+        api_key: maskKey(creds.apiKey),
+        user_id: me.user_id,
+        full_name: me.full_name,
+        role: me.role,
+        role_name: ROLE_NAMES[me.role],
+      });
+    },
+  }),
+];

@@ -1,0 +1,95 @@
+/**
+ * Everything a command may use, injected: streams, environment, clock, the prompter, and lazy access to
+ * configuration and the client. Nothing here is loaded until a command asks for it, so commands that do
+ * not talk to a server start fast.
+ */
+import type { ChatClient } from '../client/client.js';
+import type { Transport } from '../client/transport.js';
+import type { Env } from '../config/paths.js';
+import type { IO } from './io.js';
+import { Output, useColor, type ColorMode, type OutputFlags, type OutputSpec } from './output/output.js';
+import type { Prompter } from './prompter.js';
+import { resolveTarget, type Target } from './target.js';
+
+export interface GlobalOptions {
+  profile?: string;
+  dataDir?: string;
+  server?: string;
+  zuliprc?: string;
+  verbose?: boolean;
+  quiet?: boolean;
+  color?: ColorMode;
+  input?: boolean;
+}
+
+export interface Context {
+  readonly io: IO;
+  readonly env: Env;
+  readonly globals: GlobalOptions;
+  readonly prompter: Prompter;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Where requests go, and with which credentials (flags > env > profile > zuliprc > embedded default). */
+  target(): Target;
+  /**
+   * The client for the target; the embedded organization is created on first use when nothing is
+   * configured. `auth: false` for operations that need no credentials (server settings).
+   */
+  client(opts?: { auth?: boolean }): Promise<ChatClient>;
+  output(spec: OutputSpec, flags: OutputFlags): Output;
+  /** A line for the person on stderr (hints, summaries); silent under --quiet. */
+  info(message: string): void;
+  warn(message: string): void;
+  /** Whether stderr takes colour. */
+  readonly color: boolean;
+  /** Aborted on Ctrl-C. */
+  readonly signal: AbortSignal;
+  /** Releases what the command opened (waits for embedded background work). */
+  close(): Promise<void>;
+}
+
+export interface ContextDeps {
+  io: IO;
+  env: Env;
+  globals: GlobalOptions;
+  prompter: Prompter;
+  now?: () => number;
+  signal?: AbortSignal;
+  /** Opens the transport of a target (tests may count or wrap it). */
+  openTransport?: (target: Target, ctx: Context) => Promise<Transport>;
+}
+
+export function createContext(deps: ContextDeps): Context {
+  const { io, env, globals } = deps;
+  let target: Target | undefined;
+  let client: Promise<ChatClient> | undefined;
+  const color = useColor(globals.color ?? 'auto', env, io.stderrIsTTY);
+  const ctx: Context = {
+    io,
+    env,
+    globals,
+    prompter: deps.prompter,
+    color,
+    signal: deps.signal ?? new AbortController().signal,
+    now: deps.now ?? Date.now,
+    target: () => (target ??= resolveTarget(globals, env)),
+    client: async (opts = {}) => {
+      client ??= import('./connect.js').then(({ connect }) => connect(ctx, deps.openTransport));
+      const c = await client;
+      if (opts.auth !== false && !c.credentials) {
+        const { noCredentials } = await import('./connect.js');
+        throw noCredentials(ctx.target());
+      }
+      return c;
+    },
+    output: (spec, flags) => new Output(io, spec, flags, useColor(globals.color ?? 'auto', env, io.stdoutIsTTY)),
+    info: (message) => {
+      if (!globals.quiet) io.stderr.write(`${message}\n`);
+    },
+    warn: (message) => io.stderr.write(`chatctl: warning: ${message}\n`),
+    close: async () => {
+      if (client) await (await client.catch(() => null))?.close();
+    },
+  };
+  return ctx;
+}

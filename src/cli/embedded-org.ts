@@ -1,0 +1,80 @@
+/**
+ * Creating the embedded organization and logging in to it: `chatctl init`, and the first command run on
+ * a machine with no configuration at all. The login goes through fetch_api_key like any other client's.
+ */
+import { ChatClient, type Credentials } from '../client/client.js';
+import type { Transport } from '../client/transport.js';
+import { fetchApiKey } from '../api/operations/server.js';
+import { saveProfile } from '../config/profiles.js';
+import type { Context } from './context.js';
+import { CliError } from './errors.js';
+import type { Target } from './target.js';
+import type { EmbeddedTransport } from '../client/embedded.js';
+
+export interface InitOptions {
+  dataDir: string;
+  orgName: string;
+  email: string;
+  ownerName: string;
+  password: string;
+  profileName: string;
+}
+
+export const DEFAULT_OWNER_EMAIL = 'owner@localhost';
+
+/** Creates the organization in `transport`'s store, logs in, stores the profile. Returns the credentials. */
+export async function initialize(ctx: Context, transport: EmbeddedTransport, o: InitOptions): Promise<Credentials> {
+  const [{ createOrganization, AlreadyInitializedError }, { getSetting }] = await Promise.all([
+    import('../server/setup.js'),
+    import('../server/realm.js'),
+  ]);
+  const db = transport.router.db;
+  try {
+    createOrganization(db, { name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, password: o.password, now: Math.floor(ctx.now() / 1000) });
+  } catch (e) {
+    if (e instanceof AlreadyInitializedError) {
+      throw new CliError(`${o.dataDir} already holds the organization "${getSetting(db, 'name')}"`, 'usage', `log in to it: chatctl login --embedded --data-dir ${o.dataDir}`);
+    }
+    throw e;
+  }
+  return loginEmbedded(ctx, transport, o.email, o.password, o.profileName);
+}
+
+/** fetch_api_key against the embedded organization, then the profile is stored. */
+export async function loginEmbedded(ctx: Context, transport: Transport & { dataDir: string }, email: string, password: string, profileName: string): Promise<Credentials> {
+  const client = new ChatClient(transport, null);
+  const res = await client.call(fetchApiKey, { username: email, password });
+  const credentials = { email: res.email, apiKey: res.api_key };
+  await saveProfile(ctx.env, profileName, { embedded: transport.dataDir, ...credentials }, true);
+  return credentials;
+}
+
+/**
+ * On first use with nothing configured: create the organization and say so once (null: it exists, and
+ * the credentials for it are not here). The owner's password is
+ * random and never shown (the stored API key is what chatctl uses); `chatctl init` lets a person choose one.
+ */
+export async function autoInitialize(ctx: Context, transport: Transport, target: Extract<Target, { kind: 'embedded' }>): Promise<Credentials | null> {
+  const embedded = transport as EmbeddedTransport;
+  const { isInitialized } = await import('../server/realm.js');
+  if (isInitialized(embedded.router.db)) return null;
+  const { randomAlphanumeric } = await import('../server/secrets.js');
+  const password = randomAlphanumeric(20);
+  const credentials = await initialize(ctx, embedded, {
+    dataDir: target.dataDir,
+    orgName: 'Embedded organization',
+    email: DEFAULT_OWNER_EMAIL,
+    ownerName: 'Owner',
+    password,
+    profileName: target.profileName,
+  });
+  ctx.io.stderr.write(
+    [
+      `chatctl: created an embedded organization in ${target.dataDir}`,
+      `chatctl: its owner is ${DEFAULT_OWNER_EMAIL}, logged in as profile "${target.profileName}"`,
+      `chatctl: to use a Zulip server instead: chatctl login --server URL --email EMAIL`,
+      '',
+    ].join('\n'),
+  );
+  return credentials;
+}

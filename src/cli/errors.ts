@@ -1,0 +1,113 @@
+/**
+ * The exit-code contract (README "Exit codes", `chatctl help exit-codes`), and the one function that maps
+ * any error to a message and a code. Commands throw; only the entry point exits.
+ */
+import { ApiError } from '../api/errors.js';
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  partial: 3,
+  auth: 4,
+  permission: 5,
+  notFound: 6,
+  temporary: 75,
+  interrupted: 130,
+} as const;
+
+export type ExitKind = keyof typeof EXIT;
+
+export const EXIT_DESCRIPTIONS: Record<ExitKind, string> = {
+  ok: 'success (an empty list too: [] in JSON modes)',
+  failure: 'failure not listed below (API error, bad response, bug)',
+  usage: 'usage error: bad flag or argument; --yes or input missing when not interactive',
+  partial: 'partial failure of a bulk operation (per-item results are still printed)',
+  auth: 'not authenticated: no or invalid credentials (401), or a credentials file others can read',
+  permission: 'permission denied: the role is not enough',
+  notFound: 'not found: no such user, message, attachment ...',
+  temporary: 'temporary failure after retries (rate limit, 5xx, timeout, unreachable): cron can reschedule',
+  interrupted: 'interrupted (Ctrl-C, or a prompt aborted)',
+};
+
+/** An error of chatctl itself (not of the server), with its exit kind and an optional hint. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly kind: ExitKind = 'failure',
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export const usageError = (message: string, hint?: string): CliError => new CliError(message, 'usage', hint);
+
+const NOT_FOUND =
+  /^(No such user|Invalid user ID|Invalid message\(s\)|Invalid channel ID|Invalid channel name|Invalid user group|Invalid attachment|Linkifier not found|Invalid channel folder ID|No entry found for domain|Bad event queue ID|Reaction doesn't exist|No such invitation|Invalid invitation ID|Invalid stream ID|Channel with ID|Channel '.*' does not exist|Invalid emoji|Emoji '.*' does not exist)/;
+const NOT_FOUND_CODES = new Set(['BAD_EVENT_QUEUE_ID', 'STREAM_DOES_NOT_EXIST', 'REACTION_DOES_NOT_EXIST']);
+const PERMISSION =
+  /^(Insufficient permission|Must be an organization|Not allowed for guest users|This endpoint does not accept bot requests|You do not have permission|User not authorized|Access denied|Only organization)/;
+const AUTH_CODES = new Set(['UNAUTHORIZED', 'INVALID_API_KEY', 'USER_DEACTIVATED', 'REALM_DEACTIVATED', 'AUTHENTICATION_FAILED', 'PASSWORD_AUTH_DISABLED', 'PASSWORD_RESET_REQUIRED']);
+
+/** Network-level failures of fetch and sockets: worth rescheduling. */
+function isTransient(e: Error): boolean {
+  const code = (e as { code?: string }).code ?? ((e as { cause?: { code?: string } }).cause?.code ?? '');
+  return (
+    e.name === 'TimeoutError' ||
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_)/.test(code) ||
+    (e.name === 'TypeError' && e.message === 'fetch failed')
+  );
+}
+
+export function exitKindOf(e: unknown): ExitKind {
+  if (e instanceof CliError) return e.kind;
+  if (e instanceof ApiError) {
+    if (e.status === 401 || (e.code !== null && AUTH_CODES.has(e.code))) return 'auth';
+    if (e.status === 429 || e.status >= 500) return 'temporary';
+    if (e.code === 'UNAUTHORIZED_PRINCIPAL' || e.status === 403 || PERMISSION.test(e.msg)) return 'permission';
+    if (e.status === 404 || (e.code !== null && NOT_FOUND_CODES.has(e.code)) || NOT_FOUND.test(e.msg)) return 'notFound';
+    return 'failure';
+  }
+  if (e instanceof Error && (e.name === 'ExitPromptError' || e.name === 'AbortPromptError')) return 'interrupted';
+  if (e instanceof Error && isTransient(e)) return 'temporary';
+  return 'failure';
+}
+
+export interface ErrorReport {
+  exitCode: number;
+  /** The line for a person: `chatctl: <message> (<CODE>)`. */
+  text: string;
+  hint?: string;
+  /** The object JSON modes print on stderr. */
+  json: Record<string, unknown>;
+}
+
+export function reportError(e: unknown): ErrorReport {
+  const kind = exitKindOf(e);
+  const exitCode = EXIT[kind];
+  if (e instanceof ApiError) {
+    const suffix = e.code ? ` (${e.code})` : '';
+    return {
+      exitCode,
+      text: `chatctl: ${e.msg}${suffix}`,
+      hint: kind === 'auth' ? 'log in again: chatctl login' : undefined,
+      json: { error: { message: e.msg, code: e.code, http_status: e.status, exit_code: exitCode, ...e.extra } },
+    };
+  }
+  const message = e instanceof Error ? describeError(e) : String(e);
+  const hint = e instanceof CliError ? e.hint : undefined;
+  return {
+    exitCode,
+    text: `chatctl: ${message}`,
+    hint,
+    json: { error: { message, code: kind.toUpperCase(), exit_code: exitCode, ...(hint ? { hint } : {}) } },
+  };
+}
+
+function describeError(e: Error): string {
+  const cause = (e as { cause?: unknown }).cause;
+  if (e.message === 'fetch failed' && cause instanceof Error) return `cannot reach the server: ${cause.message}`;
+  return e.message;
+}

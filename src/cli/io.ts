@@ -1,0 +1,37 @@
+/** The streams a command talks through, with their terminal state: injected, so tests can fake a TTY. */
+import type { Readable, Writable } from 'node:stream';
+
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Terminal width for tables; 80 when unknown. */
+  columns: number;
+}
+
+export function processIO(): IO {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    columns: process.stdout.columns || 80,
+  };
+}
+
+/** Reads all of stdin (for --password-stdin, --from-file -). */
+export async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The first line of stdin, without its line ending: a secret piped in. */
+export async function readSecret(stream: Readable): Promise<string> {
+  return (await readAll(stream)).split(/\r?\n/)[0] ?? '';
+}

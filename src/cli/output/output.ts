@@ -1,0 +1,205 @@
+/**
+ * The one output layer. Data goes to stdout only, in the format asked for:
+ * - table: on a TTY by default; headers, colour unless NO_COLOR, cells cut to the terminal width;
+ * - tsv: when piped by default; no header, no colour, no truncation;
+ * - json: the data itself (an array for lists, `[]` when empty); ndjson: one object a line, streamed;
+ * - csv: with a header row.
+ * `--fields a,b` picks and orders the fields; an unknown one is a usage error that lists the valid ones.
+ */
+import { createRequire } from 'node:module';
+import type { IO } from '../io.js';
+import { usageError } from '../errors.js';
+
+export const FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** A record to print; any object with wire field names. */
+export type Row = object;
+
+const fieldOf = (row: Row, field: string): unknown => (row as Record<string, unknown>)[field];
+
+export interface OutputSpec {
+  /** Every field a row may have (wire names), in display order. */
+  fields: readonly string[];
+  /** The columns of table and TSV output when --fields is not given. */
+  columns?: readonly string[];
+}
+
+export interface OutputFlags {
+  json?: boolean;
+  format?: Format;
+  fields?: string;
+}
+
+export type ColorMode = 'auto' | 'always' | 'never';
+
+const require = createRequire(import.meta.url);
+
+export function resolveFormat(flags: OutputFlags, io: IO): Format {
+  if (flags.json && flags.format && flags.format !== 'json') throw usageError('--json and --format disagree; pass one');
+  if (flags.json) return 'json';
+  return flags.format ?? (io.stdoutIsTTY ? 'table' : 'tsv');
+}
+
+export function parseFields(spec: OutputSpec, raw: string | undefined): string[] | null {
+  if (raw === undefined) return null;
+  const fields = raw.split(',').map((f) => f.trim()).filter(Boolean);
+  const unknown = fields.filter((f) => !spec.fields.includes(f));
+  if (unknown.length || fields.length === 0) {
+    throw usageError(
+      `unknown field${unknown.length === 1 ? '' : 's'} ${unknown.map((f) => `"${f}"`).join(', ') || '(none given)'}`,
+      `valid fields: ${spec.fields.join(', ')}`,
+    );
+  }
+  return fields;
+}
+
+/** Whether to colour stderr/stdout text, from --color, NO_COLOR, FORCE_COLOR / CLICOLOR_FORCE and the TTY. */
+export function useColor(mode: ColorMode, env: Readonly<Record<string, string | undefined>>, isTTY: boolean): boolean {
+  if (mode === 'always') return true;
+  if (mode === 'never') return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if ((env.FORCE_COLOR && env.FORCE_COLOR !== '0') || (env.CLICOLOR_FORCE && env.CLICOLOR_FORCE !== '0')) return true;
+  return isTTY && env.TERM !== 'dumb';
+}
+
+const pick = (row: Row, fields: readonly string[] | null): Row =>
+  fields ? Object.fromEntries(fields.map((f) => [f, fieldOf(row, f) ?? null])) : row;
+
+/** A cell as text: nothing for null, JSON for structures. */
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+const tsvCell = (value: unknown): string =>
+  cellText(value).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+
+export class Output {
+  readonly format: Format;
+  private readonly fields: string[] | null;
+
+  constructor(
+    private readonly io: IO,
+    private readonly spec: OutputSpec,
+    flags: OutputFlags,
+    private readonly color: boolean,
+  ) {
+    this.format = resolveFormat(flags, io);
+    this.fields = parseFields(spec, flags.fields);
+  }
+
+  get isJson(): boolean {
+    return this.format === 'json' || this.format === 'ndjson';
+  }
+
+  private columns(): readonly string[] {
+    return this.fields ?? this.spec.columns ?? this.spec.fields;
+  }
+
+  private write(text: string): void {
+    this.io.stdout.write(text);
+  }
+
+  /** Prints a list. NDJSON and TSV rows are written as they come, so long lists stream. */
+  async list(rows: Iterable<Row> | AsyncIterable<Row>): Promise<number> {
+    let count = 0;
+    const buffered: Row[] = [];
+    const streaming = this.format === 'ndjson' || this.format === 'tsv';
+    for await (const row of rows) {
+      count++;
+      if (this.format === 'ndjson') this.write(`${JSON.stringify(pick(row, this.fields))}\n`);
+      else if (this.format === 'tsv') this.write(`${this.columns().map((c) => tsvCell(fieldOf(row, c))).join('\t')}\n`);
+      else buffered.push(row);
+    }
+    if (!streaming) await this.flush(buffered);
+    return count;
+  }
+
+  /** Prints one object: JSON as it is; tables as field/value pairs. */
+  async item(row: Row): Promise<void> {
+    switch (this.format) {
+      case 'json':
+        this.write(`${JSON.stringify(pick(row, this.fields), null, this.io.stdoutIsTTY ? 2 : undefined)}\n`);
+        return;
+      case 'ndjson':
+        this.write(`${JSON.stringify(pick(row, this.fields))}\n`);
+        return;
+      case 'table': {
+        const fields = this.fields ?? Object.keys(row);
+        await this.renderTable(['FIELD', 'VALUE'], fields.map((f) => [f, cellText(fieldOf(row, f))]));
+        return;
+      }
+      default:
+        await this.flush([row]);
+    }
+  }
+
+  private async flush(rows: Row[]): Promise<void> {
+    const cols = this.columns();
+    switch (this.format) {
+      case 'json':
+        this.write(`${JSON.stringify(rows.map((r) => pick(r, this.fields)), null, this.io.stdoutIsTTY ? 2 : undefined)}\n`);
+        return;
+      case 'csv': {
+        const { stringify } = require('csv-stringify/sync') as typeof import('csv-stringify/sync');
+        this.write(stringify(rows.map((r) => cols.map((c) => cellText(fieldOf(r, c)))), { header: true, columns: [...cols] }));
+        return;
+      }
+      case 'tsv':
+        for (const r of rows) this.write(`${cols.map((c) => tsvCell(fieldOf(r, c))).join('\t')}\n`);
+        return;
+      case 'table':
+        if (rows.length === 0) return;
+        await this.renderTable(
+          cols.map((c) => c.toUpperCase()),
+          rows.map((r) => cols.map((c) => cellText(fieldOf(r, c)))),
+        );
+        return;
+      case 'ndjson':
+        for (const r of rows) this.write(`${JSON.stringify(pick(r, this.fields))}\n`);
+    }
+  }
+
+  private async renderTable(head: string[], body: string[][]): Promise<void> {
+    const Table = require('cli-table3') as typeof import('cli-table3');
+    const widths = fitWidths(head, body, this.io.columns);
+    let headers = head;
+    if (this.color) {
+      // Our own decision (NO_COLOR, --color), not chalk's detection of the stream.
+      const { Chalk } = await import('chalk');
+      const chalk = new Chalk({ level: 1 });
+      headers = head.map((h) => chalk.bold(h));
+    }
+    // cli-table3 colours borders and headers by itself even in pipes; the style is ours to decide.
+    const table = new Table({
+      head: headers,
+      colWidths: widths,
+      wordWrap: false,
+      truncate: '…',
+      style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
+      chars: {
+        top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '',
+        'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '',
+      },
+    });
+    for (const r of body) table.push(r.map((c) => c.replace(/\s+/g, ' ')));
+    this.write(`${table.toString().split('\n').map((l) => l.trimEnd()).join('\n')}\n`);
+  }
+}
+
+/** Column widths that fit the terminal: the widest columns give way first. */
+function fitWidths(head: string[], body: string[][], total: number): number[] {
+  const pad = 2;
+  const natural = head.map((h, i) => Math.max(h.length, ...body.map((r) => [...(r[i] ?? '')].length)) + pad);
+  const budget = Math.max(total, head.length * 6);
+  const widths = [...natural];
+  while (widths.reduce((a, b) => a + b, 0) > budget) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= 6) break;
+    widths[widest]! -= 1;
+  }
+  return widths;
+}

@@ -1,0 +1,25 @@
+/**
+ * The process entry: real streams and environment in, an exit code out. The first Ctrl-C or SIGTERM
+ * aborts the command's signal (serve stops cleanly); a command still running shortly after is ended with
+ * code 130, and a second Ctrl-C ends it at once.
+ */
+import { EXIT } from './errors.js';
+import { processIO } from './io.js';
+import { main } from './main.js';
+
+const GRACE_MS = 5000;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) process.exit(EXIT.interrupted);
+    interrupted = true;
+    controller.abort(signal);
+    setTimeout(() => process.exit(EXIT.interrupted), GRACE_MS).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const code = await main(argv, { io: processIO(), env: process.env, signal: controller.signal });
+  return interrupted && code !== EXIT.ok ? EXIT.interrupted : code;
+}

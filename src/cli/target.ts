@@ -1,0 +1,134 @@
+/**
+ * Which server a command talks to, and as whom. Precedence, highest first:
+ *   flags (--zuliprc, --server, --data-dir, --profile)
+ *   > environment (ZULIP_CONFIG, ZULIP_SITE, CHATCTL_DATA_DIR, CHATCTL_PROFILE; ZULIP_EMAIL + ZULIP_API_KEY)
+ *   > the default profile > ~/.zuliprc > the embedded organization in the default data dir.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Credentials } from '../client/client.js';
+import { defaultDataDir, defaultZuliprc, type Env } from '../config/paths.js';
+import { readConfig, type ConfigFile, type Profile } from '../config/profiles.js';
+import { readZuliprc, type Zuliprc } from '../config/zuliprc.js';
+import type { GlobalOptions } from './context.js';
+import { usageError } from './errors.js';
+
+export interface TlsSettings {
+  caFile?: string;
+  clientCert?: string;
+  clientKey?: string;
+  insecure?: boolean;
+}
+
+interface TargetBase {
+  credentials?: Credentials;
+  /** The profile these credentials came from or would be saved under. */
+  profileName: string;
+  /** Whether `profileName` already holds these settings. */
+  fromProfile: boolean;
+  /** For messages: where the target was decided. */
+  source: string;
+}
+
+export type Target =
+  | (TargetBase & { kind: 'embedded'; dataDir: string })
+  | (TargetBase & { kind: 'remote'; site: string; tls: TlsSettings; profile?: Profile });
+
+const envCredentials = (env: Env): Credentials | undefined =>
+  env.ZULIP_EMAIL && env.ZULIP_API_KEY ? { email: env.ZULIP_EMAIL, apiKey: env.ZULIP_API_KEY } : undefined;
+
+const profileCredentials = (p: Profile | undefined): Credentials | undefined =>
+  p ? { email: p.email, apiKey: p.apiKey } : undefined;
+
+export const normalizeSite = (site: string): string => {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(site) ? site : `https://${site}`;
+  return withScheme.replace(/\/+$/, '');
+};
+
+function tlsFrom(env: Env, rc: Zuliprc = {}): TlsSettings {
+  const insecure = env.ZULIP_ALLOW_INSECURE ?? rc.insecure;
+  if (insecure !== undefined && !['true', 'false'].includes(insecure.toLowerCase())) {
+    throw usageError(`ZULIP_ALLOW_INSECURE must be true or false, not "${insecure}"`);
+  }
+  return {
+    caFile: env.ZULIP_CERT_BUNDLE ?? rc.cert_bundle,
+    clientCert: env.ZULIP_CERT ?? rc.client_cert,
+    clientKey: env.ZULIP_CERT_KEY ?? rc.client_cert_key,
+    insecure: insecure?.toLowerCase() === 'true',
+  };
+}
+
+export function selectedProfileName(globals: GlobalOptions, env: Env, config?: ConfigFile): string {
+  return globals.profile ?? env.CHATCTL_PROFILE ?? config?.defaultProfile ?? 'default';
+}
+
+export function resolveTarget(globals: GlobalOptions, env: Env): Target {
+  const config = readConfig(env);
+  const profiles = config.profiles ?? {};
+  const explicitProfile = globals.profile ?? env.CHATCTL_PROFILE;
+  const name = selectedProfileName(globals, env, config);
+  const selected = profiles[name];
+  const fromEnv = envCredentials(env);
+
+  const rcPath = globals.zuliprc ?? env.ZULIP_CONFIG;
+  if (rcPath) {
+    const rc = readZuliprc(rcPath);
+    const site = globals.server ?? env.ZULIP_SITE ?? rc.site;
+    if (!site) throw usageError(`${rcPath} names no site; add site= to its [api] section or pass --server`);
+    const fromRc = rc.email && rc.key ? { email: rc.email, apiKey: rc.key } : undefined;
+    return { kind: 'remote', site: normalizeSite(site), tls: tlsFrom(env, rc), credentials: fromEnv ?? fromRc, profileName: name, fromProfile: false, source: rcPath };
+  }
+
+  const site = globals.server ?? env.ZULIP_SITE;
+  if (site) {
+    const normalized = normalizeSite(site);
+    const match = selected?.server === normalized ? [name, selected] as const : Object.entries(profiles).find(([, p]) => p.server === normalized);
+    return {
+      kind: 'remote',
+      site: normalized,
+      tls: tlsFrom(env),
+      credentials: fromEnv ?? profileCredentials(match?.[1]),
+      profile: match?.[1],
+      profileName: match?.[0] ?? name,
+      fromProfile: Boolean(match),
+      source: globals.server ? '--server' : 'ZULIP_SITE',
+    };
+  }
+
+  const dir = globals.dataDir ?? env.CHATCTL_DATA_DIR;
+  if (dir) {
+    const dataDir = resolve(dir);
+    const match = selected?.embedded === dataDir ? [name, selected] as const : Object.entries(profiles).find(([, p]) => p.embedded === dataDir);
+    return {
+      kind: 'embedded',
+      dataDir,
+      credentials: fromEnv ?? profileCredentials(match?.[1]),
+      profileName: match?.[0] ?? name,
+      fromProfile: Boolean(match),
+      source: globals.dataDir ? '--data-dir' : 'CHATCTL_DATA_DIR',
+    };
+  }
+
+  if (explicitProfile && !selected) {
+    const known = Object.keys(profiles);
+    throw usageError(`no profile named "${explicitProfile}"`, known.length ? `profiles: ${known.join(', ')}` : 'log in first: chatctl login');
+  }
+  if (selected) {
+    const credentials = fromEnv ?? profileCredentials(selected);
+    if (selected.server) {
+      return { kind: 'remote', site: selected.server, tls: tlsFrom(env), credentials, profile: selected, profileName: name, fromProfile: true, source: `profile ${name}` };
+    }
+    return { kind: 'embedded', dataDir: selected.embedded ?? defaultDataDir(env), credentials, profileName: name, fromProfile: true, source: `profile ${name}` };
+  }
+
+  const rc = defaultZuliprc(env);
+  if (existsSync(rc)) {
+    const parsed = readZuliprc(rc);
+    if (parsed.site) {
+      const fromRc = parsed.email && parsed.key ? { email: parsed.email, apiKey: parsed.key } : undefined;
+      return { kind: 'remote', site: normalizeSite(parsed.site), tls: tlsFrom(env, parsed), credentials: fromEnv ?? fromRc, profileName: name, fromProfile: false, source: rc };
+    }
+  }
+
+  return { kind: 'embedded', dataDir: defaultDataDir(env), credentials: fromEnv, profileName: name, fromProfile: false, source: 'default' };
+}

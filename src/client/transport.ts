@@ -1,0 +1,11 @@
+import type { WireRequest, WireResponse } from '../api/wire.js';
+
+/** Carries one request to a server, embedded or remote, and brings back its response. */
+export interface Transport {
+  /** A short description for messages: the site URL, or `embedded:<dir>`. */
+  readonly target: string;
+  readonly kind: 'embedded' | 'http';
+  send(req: WireRequest, signal?: AbortSignal): Promise<WireResponse>;
+  /** Waits for work the server started in the background (embedded), then releases resources. */
+  close(): Promise<void>;
+}

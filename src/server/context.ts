@@ -1,0 +1,71 @@
+/**
+ * What a handler is given: the store, the authenticated caller, the clock, and the means to emit events
+ * and to schedule work that must not hold up the response (outgoing webhooks).
+ */
+import type { HandlerParamsOf, Operation, ResponseOf } from '../api/operation.js';
+import type { UploadedFile } from '../api/wire.js';
+import type { UserRow } from './model/users.js';
+import type { Db } from './store/db.js';
+
+export interface Clock {
+  /** UNIX time in seconds, fractional. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() / 1000 };
+
+/** A task run after the request's transaction commits, off the response's critical path. */
+export type BackgroundTask = () => Promise<void>;
+
+export interface EventSink {
+  /** Queues `event` for the registered queues of `userIds` that want its type (inside the transaction). */
+  emit(event: Record<string, unknown> & { type: string }, userIds: Iterable<number>): void;
+}
+
+export interface HandlerContext extends EventSink {
+  readonly db: Db;
+  readonly dataDir: string;
+  /** The authenticated caller; null only for operations with access `none`. */
+  readonly caller: UserRow | null;
+  /** The organization URL as this request reached it. */
+  readonly realmUrl: string;
+  readonly clock: Clock;
+  /** Whole seconds, for timestamps on the wire. */
+  now(): number;
+  readonly files: UploadedFile[];
+  readonly userAgent: string;
+  defer(task: BackgroundTask): void;
+  /** Runs `fn` in its own write transaction (for async handlers, which get none around them). */
+  tx<T>(fn: () => T): T;
+  /** Aborted when the client goes away (long polls stop waiting). */
+  readonly signal: AbortSignal;
+  log(line: string): void;
+}
+
+/** The caller, for handlers of operations that require authentication. */
+export function callerOf(ctx: HandlerContext): UserRow {
+  if (!ctx.caller) throw new Error('handler of an authenticated operation ran without a caller');
+  return ctx.caller;
+}
+
+export type Handler<O extends Operation> = (
+  ctx: HandlerContext,
+  params: HandlerParamsOf<O>,
+) => ResponseOf<O> | Promise<ResponseOf<O>>;
+
+export interface Binding {
+  readonly op: Operation;
+  readonly fn: (ctx: HandlerContext, params: Record<string, unknown>) => unknown;
+  /** Async handlers manage their own transactions (long polls, work that waits). */
+  readonly async: boolean;
+}
+
+/** Binds a handler to its operation; the handler runs inside one write transaction. */
+export function bind<O extends Operation>(op: O, fn: (ctx: HandlerContext, params: HandlerParamsOf<O>) => ResponseOf<O>): Binding {
+  return { op, fn: fn as Binding['fn'], async: false };
+}
+
+/** Binds a handler that awaits; it must call `ctx.tx` for its writes. */
+export function bindAsync<O extends Operation>(op: O, fn: Handler<O>): Binding {
+  return { op, fn: fn as Binding['fn'], async: true };
+}

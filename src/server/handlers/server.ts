@@ -1,0 +1,85 @@
+/** Public server settings and the password → API key exchange. */
+import { ApiError, badRequest } from '../../api/errors.js';
+import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
+import type { ServerSettings } from '../../api/types.js';
+import { bind, bindAsync } from '../context.js';
+import { userByEmail } from '../model/users.js';
+import { FEATURE_LEVEL, getSetting, SERVER_VERSION } from '../realm.js';
+import { verifyPassword } from '../secrets.js';
+
+/** Failed password logins allowed per username in the window, as a Zulip server's `authenticate_by_username`. */
+export const LOGIN_FAILURE_LIMIT = 5;
+export const LOGIN_FAILURE_WINDOW_SECS = 1800;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/i;
+
+export const serverHandlers = [
+  bind(getServerSettings, (ctx): ServerSettings => {
+    const db = ctx.db;
+    const passwordAuth = getSetting(db, 'email_auth_enabled');
+    return {
+      authentication_methods: {
+        password: passwordAuth,
+        dev: false,
+        email: passwordAuth,
+        ldap: false,
+        remoteuser: false,
+        github: false,
+        azuread: false,
+        gitlab: false,
+        google: false,
+        apple: false,
+        saml: false,
+        'openid connect': false,
+      },
+      external_authentication_methods: [],
+      // Both names: the document's and a real server's, so clients of either kind read them.
+      zulip_feature_level: FEATURE_LEVEL,
+      zulip_version: SERVER_VERSION,
+      zulip_merge_base: SERVER_VERSION,
+      svc_feature_level: FEATURE_LEVEL,
+      svc_version: SERVER_VERSION,
+      svc_merge_base: SERVER_VERSION,
+      push_notifications_enabled: false,
+      is_incompatible: ctx.userAgent.startsWith('ZulipInvalid'),
+      email_auth_enabled: passwordAuth,
+      require_email_format_usernames: true,
+      realm_url: ctx.realmUrl,
+      realm_uri: ctx.realmUrl,
+      realm_name: getSetting(db, 'name'),
+      realm_icon: `${ctx.realmUrl}/static/images/logo/zulip-icon-128x128.png`,
+      realm_description: getSetting(db, 'description'),
+      realm_web_public_access_enabled: false,
+    };
+  }),
+
+  // Async: a failed attempt must be recorded even though the request fails, and scrypt must not hold the
+  // write lock.
+  bindAsync(fetchApiKey, (ctx, { username, password }) => {
+    const db = ctx.db;
+    const now = ctx.now();
+    if (!EMAIL.test(username.trim())) throw badRequest('Enter a valid email address.');
+    const { n, oldest } = db
+      .prepare('SELECT count(*) AS n, min(at) AS oldest FROM login_failures WHERE username = ? AND at > ?')
+      .get(username.trim(), now - LOGIN_FAILURE_WINDOW_SECS) as { n: number; oldest: number | null };
+    if (n >= LOGIN_FAILURE_LIMIT) {
+      const retryAfter = Math.max(1, (oldest ?? now) + LOGIN_FAILURE_WINDOW_SECS - now);
+      throw new ApiError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
+        'retry-after': String(retryAfter),
+      });
+    }
+    const user = userByEmail(db, username);
+    // A real server reports deactivation before it looks at the password.
+    if (user && !user.is_active) throw new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401);
+    if (!getSetting(db, 'email_auth_enabled')) {
+      throw new ApiError('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED', 401);
+    }
+    const ok = password !== '' && verifyPassword(password, user && !user.is_bot ? user.password_hash : null);
+    if (!ok || !user) {
+      ctx.tx(() => db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)').run(username.trim(), now));
+      throw new ApiError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
+    }
+    ctx.tx(() => db.prepare('DELETE FROM login_failures WHERE username = ?').run(username.trim()));
+    return { api_key: user.api_key, email: user.email, user_id: user.id };
+  }),
+];

@@ -1,0 +1,72 @@
+/**
+ * Organization-wide settings of the embedded server, with the defaults a new Zulip organization has.
+ * Stored as JSON values in `realm_settings`; a key never written reads as its default.
+ */
+import type { Db } from './store/db.js';
+
+export const SERVER_VERSION = '11.0-chatctl';
+/** The feature level this implementation speaks (Zulip 11-era API, with the operations of the document). */
+export const FEATURE_LEVEL = 421;
+
+export const realmDefaults = {
+  name: 'Embedded organization',
+  description: '',
+  /** Set when the organization is created; `chatctl serve` answers with the URL it is reached at. */
+  url: 'http://127.0.0.1:9991',
+  date_created: 0,
+  /** 1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators (Zulip's EMAIL_ADDRESS_VISIBILITY_*). */
+  email_address_visibility: 1,
+  email_auth_enabled: true,
+  allow_edit_history: true,
+  allow_message_editing: true,
+  message_content_edit_limit_seconds: null as number | null,
+  emails_restricted_to_domains: false,
+  disallow_disposable_email_addresses: true,
+  presence_disabled: false,
+  /** Who may invite: a system group name. */
+  can_invite_users_group: 'role:members',
+  /** Who may add others to channels. */
+  can_add_subscribers_group: 'role:members',
+  /** Who may change other users' e-mail addresses (besides being an owner). */
+  can_change_user_emails: true,
+  can_create_users: true,
+  require_unique_names: false,
+  empty_topic_display_name: 'general chat',
+  invite_validity_minutes: 14400,
+  max_invites_per_day: 100,
+  presence_sequence: 0,
+};
+
+export type RealmSettings = typeof realmDefaults;
+export type RealmKey = keyof RealmSettings;
+
+export function getSetting<K extends RealmKey>(db: Db, key: K): RealmSettings[K] {
+  const row = db.prepare('SELECT value FROM realm_settings WHERE key = ?').get(key) as { value: string } | undefined;
+  return row ? (JSON.parse(row.value) as RealmSettings[K]) : realmDefaults[key];
+}
+
+export function setSetting<K extends RealmKey>(db: Db, key: K, value: RealmSettings[K]): void {
+  db.prepare('INSERT INTO realm_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(
+    key,
+    JSON.stringify(value),
+  );
+}
+
+/** The next value of a realm-wide increasing counter (presence update IDs, ...). */
+export function nextSequence(db: Db, key: 'presence_sequence'): number {
+  const next = getSetting(db, key) + 1;
+  setSetting(db, key, next);
+  return next;
+}
+
+export const isInitialized = (db: Db): boolean =>
+  (db.prepare('SELECT count(*) AS n FROM users WHERE role = 100 AND is_bot = 0').get() as { n: number }).n > 0;
+
+/** The host part of the organization URL, used for placeholder e-mail addresses (`user8@host`). */
+export const realmHost = (url: string): string => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'localhost';
+  }
+};

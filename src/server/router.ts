@@ -1,0 +1,206 @@
+/**
+ * The embedded implementation's single entry: (method, path, headers, parameters) in, (status, headers,
+ * JSON body) out, with no HTTP inside. The embedded transport calls it in-process and `chatctl serve`
+ * calls it per HTTP request, so both behave the same by construction.
+ *
+ * Order as on a Zulip server: route → method → authentication → role gate → parameter decoding →
+ * handler (in one write transaction) → `ignored_parameters_unsupported`.
+ */
+import { ApiError } from '../api/errors.js';
+import type { Operation, ParamDef } from '../api/operation.js';
+import { decodeWire } from '../api/schema.js';
+import type { WireRequest, WireResponse } from '../api/wire.js';
+import { authenticate, checkAccess } from './auth.js';
+import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.js';
+import { systemClock } from './context.js';
+import { emitEvent } from './events.js';
+import { bindings } from './handlers/index.js';
+import { getSetting } from './realm.js';
+import type { Db } from './store/db.js';
+
+interface Route {
+  binding: Binding;
+  regex: RegExp;
+  names: string[];
+  /** Literal segments first, then integer captures, then free ones: `/users/me` beats `/users/{id}`. */
+  rank: number;
+}
+
+function compile(binding: Binding): Route {
+  const { op } = binding;
+  const names: string[] = [];
+  let rank = 0;
+  const pattern = op.path
+    .split('/')
+    .map((segment) => {
+      const m = /^\{(\w+)\}$/.exec(segment);
+      if (!m) {
+        rank += 100;
+        return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      }
+      names.push(m[1]!);
+      const isInt = op.params[m[1]!]?.schema.t === 'int';
+      rank += isInt ? 10 : 1;
+      return isInt ? '([0-9]+)' : '([^/]+)';
+    })
+    .join('/');
+  return { binding, regex: new RegExp(`^${pattern}/?$`), names, rank };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): WireResponse => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body,
+});
+
+export interface RouterOptions {
+  db: Db;
+  dataDir: string;
+  clock?: Clock;
+  /** Where handler log lines go (serve: stderr). */
+  log?: (line: string) => void;
+}
+
+export class Router {
+  private readonly routes: Route[];
+  readonly background = new Set<Promise<void>>();
+
+  constructor(private readonly opts: RouterOptions) {
+    this.routes = bindings.map(compile).sort((a, b) => b.rank - a.rank);
+  }
+
+  get db(): Db {
+    return this.opts.db;
+  }
+
+  /** Resolves once every background task started so far (and any they start) has finished. */
+  async drain(): Promise<void> {
+    while (this.background.size) await Promise.allSettled([...this.background]);
+  }
+
+  async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal): Promise<WireResponse> {
+    try {
+      return await this.dispatch(req, signal);
+    } catch (e) {
+      if (e instanceof ApiError) return json(e.status, e.body(), e.headers);
+      this.opts.log?.(`internal error on ${req.method} ${req.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      return json(500, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
+    }
+  }
+
+  private async dispatch(req: WireRequest, signal: AbortSignal): Promise<WireResponse> {
+    const method = req.method.toUpperCase();
+    const candidates: { route: Route; match: RegExpExecArray }[] = [];
+    for (const route of this.routes) {
+      const match = route.regex.exec(req.path);
+      if (match) candidates.push({ route, match });
+    }
+    if (candidates.length === 0) return json(404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+    // Several templates can match one path (`/users/{id}` and `/users/{email}`); the best-ranked one that
+    // takes this method wins.
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    const hit = candidates.find((c) => c.route.binding.op.method === lookup);
+    const allowed = [...new Set(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.binding.op.method))];
+    if (method === 'OPTIONS') return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
+    if (!hit) return json(405, { result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed }, { allow: allowed.join(', ') });
+
+    const { op } = hit.route.binding;
+    const db = this.opts.db;
+    let caller = null;
+    if (op.access !== 'none') {
+      caller = authenticate(db, req.headers['authorization']);
+      checkAccess(caller, op.access, op.bots ?? true);
+    }
+    const params: Record<string, unknown> = {};
+    hit.route.names.forEach((name, i) => {
+      params[name] = decodePathParam(op, name, decodeURIComponent(hit.match[i + 1]!));
+    });
+    const read = decodeParams(op, req, params);
+    const ctx = this.context(req, caller, signal);
+    const { binding } = hit.route;
+    const result = binding.async
+      ? await binding.fn(ctx.handler, params)
+      : db.transaction(() => binding.fn(ctx.handler, params)).immediate();
+    ctx.commit();
+    const body: Record<string, unknown> = { result: 'success', msg: '', ...(result as Record<string, unknown>) };
+    const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
+    if (ignored.length) body.ignored_parameters_unsupported = ignored;
+    return json(200, body);
+  }
+
+  private context(req: WireRequest, caller: HandlerContext['caller'], signal: AbortSignal) {
+    const { db, dataDir } = this.opts;
+    const clock = this.opts.clock ?? systemClock;
+    const deferred: BackgroundTask[] = [];
+    const log = this.opts.log ?? (() => {});
+    const host = req.headers['host'];
+    // Over HTTP the organization is wherever the client reached it; in-process it is the stored URL.
+    const realmUrl = host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${host}` : getSetting(db, 'url');
+    const handler: HandlerContext = {
+      db,
+      dataDir,
+      caller,
+      realmUrl,
+      clock,
+      now: () => Math.floor(clock.now()),
+      files: req.files ?? [],
+      userAgent: req.headers['user-agent'] ?? '',
+      signal,
+      log,
+      emit: (event, userIds) => emitEvent(db, event, userIds),
+      defer: (task) => deferred.push(task),
+      tx: (fn) => db.transaction(fn).immediate(),
+    };
+    return {
+      handler,
+      /** Starts the deferred work once the transaction has committed. */
+      commit: () => {
+        for (const task of deferred.splice(0)) {
+          const running: Promise<void> = task()
+            .catch((e: unknown) => log(`background task failed: ${e instanceof Error ? e.message : String(e)}`))
+            .finally(() => this.background.delete(running));
+          this.background.add(running);
+        }
+      },
+    };
+  }
+}
+
+function decodePathParam(op: Operation, name: string, raw: string): unknown {
+  const def = op.params[name];
+  if (def?.schema.t === 'int') return Number(raw);
+  return raw;
+}
+
+/** Fills `out` with the operation's parameters; returns the set of wire names it read. */
+function decodeParams(op: Operation, req: WireRequest, out: Record<string, unknown>): Set<string> {
+  const read = new Set<string>();
+  const lookup = (name: string): string | undefined =>
+    req.body.find(([k]) => k === name)?.[1] ?? req.query.find(([k]) => k === name)?.[1];
+  for (const [name, def] of Object.entries(op.params) as [string, ParamDef][]) {
+    if (def.in === 'path') continue;
+    read.add(name);
+    def.aliases?.forEach((a) => read.add(a));
+    let raw = lookup(name);
+    for (const alias of def.aliases ?? []) {
+      const other = lookup(alias);
+      if (other === undefined) continue;
+      if (raw !== undefined) {
+        throw new ApiError(`Can't decide between '${name}' and '${alias}' arguments`, 'REQUEST_CONFUSING_VAR', 400, {
+          var_name1: name,
+          var_name2: alias,
+        });
+      }
+      raw = other;
+    }
+    if (raw === undefined) {
+      if (def.required) {
+        throw new ApiError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name });
+      }
+      if (def.default !== undefined) out[name] = structuredClone(def.default);
+      continue;
+    }
+    out[name] = decodeWire(def.schema, raw, name);
+  }
+  return read;
+}

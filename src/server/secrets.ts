@@ -1,0 +1,52 @@
+/** Credentials at rest and in comparison: scrypt password hashes, CSPRNG API keys, constant-time checks. */
+import { randomBytes, randomInt, scryptSync, timingSafeEqual } from 'node:crypto';
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random string of alphanumerics (API keys, webhook tokens, generated passwords); unbiased. */
+export function randomAlphanumeric(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+  return out;
+}
+
+export const newApiKey = (): string => randomAlphanumeric(32);
+
+// N=2^15 costs ~50 ms here: slow for guessing, fine for a login.
+const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+const KEYLEN = 32;
+
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password.normalize('NFKC'), salt, KEYLEN, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+export function verifyPassword(password: string, stored: string | null): boolean {
+  const parts = stored?.split('$') ?? [];
+  if (parts.length !== 6 || parts[0] !== 'scrypt') {
+    // Spend the same time as a real check, so timing does not tell which accounts have a password.
+    scryptSync(password, 'no-password', KEYLEN, SCRYPT);
+    return false;
+  }
+  const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
+  const expected = Buffer.from(hash, 'base64');
+  const actual = scryptSync(password.normalize('NFKC'), Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
+  return timingSafeEqual(actual, expected);
+}
+
+/** Compares two secrets in time independent of where they differ. */
+export function secretsEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  if (ab.length !== bb.length) {
+    timingSafeEqual(ab, ab);
+    return false;
+  }
+  return timingSafeEqual(ab, bb);
+}

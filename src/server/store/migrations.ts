@@ -1,0 +1,285 @@
+/**
+ * Numbered schema migrations. `PRAGMA user_version` holds the number of the last one applied; a migration
+ * is never edited once released, only followed by a new one. Times are UNIX seconds unless the column name
+ * says `_ms`.
+ */
+export const migrations: readonly string[] = [
+  // 1: the organization and everything in it
+  `
+  CREATE TABLE realm_settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL -- JSON
+  );
+
+  CREATE TABLE users (
+    id INTEGER PRIMARY KEY,
+    email TEXT NOT NULL COLLATE NOCASE UNIQUE,       -- the delivery (real) e-mail address
+    full_name TEXT NOT NULL,
+    role INTEGER NOT NULL DEFAULT 400,
+    is_active INTEGER NOT NULL DEFAULT 1,
+    is_bot INTEGER NOT NULL DEFAULT 0,
+    bot_type INTEGER,
+    bot_owner_id INTEGER REFERENCES users(id),
+    api_key TEXT NOT NULL UNIQUE,
+    password_hash TEXT,
+    date_joined INTEGER NOT NULL,
+    timezone TEXT NOT NULL DEFAULT '',
+    avatar_version INTEGER NOT NULL DEFAULT 1,
+    is_imported_stub INTEGER NOT NULL DEFAULT 0,
+    presence_enabled INTEGER NOT NULL DEFAULT 1,
+    send_stream_typing_notifications INTEGER NOT NULL DEFAULT 1,
+    send_private_typing_notifications INTEGER NOT NULL DEFAULT 1,
+    receives_typing_notifications INTEGER NOT NULL DEFAULT 1,
+    status_text TEXT NOT NULL DEFAULT '',
+    status_emoji_name TEXT NOT NULL DEFAULT '',
+    status_emoji_code TEXT NOT NULL DEFAULT '',
+    status_reaction_type TEXT NOT NULL DEFAULT '',
+    -- outgoing-webhook and embedded bots
+    service_base_url TEXT,
+    service_interface INTEGER,
+    service_token TEXT
+  );
+
+  CREATE TABLE custom_profile_fields (
+    id INTEGER PRIMARY KEY,
+    type INTEGER NOT NULL,
+    name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+    hint TEXT NOT NULL DEFAULT '',
+    field_data TEXT NOT NULL DEFAULT '',
+    "order" INTEGER NOT NULL,
+    required INTEGER NOT NULL DEFAULT 0,
+    editable_by_user INTEGER NOT NULL DEFAULT 1,
+    display_in_profile_summary INTEGER NOT NULL DEFAULT 0
+  );
+
+  CREATE TABLE profile_values (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    field_id INTEGER NOT NULL REFERENCES custom_profile_fields(id) ON DELETE CASCADE,
+    value TEXT NOT NULL,
+    rendered_value TEXT,
+    PRIMARY KEY (user_id, field_id)
+  );
+
+  CREATE TABLE channel_folders (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    rendered_description TEXT NOT NULL DEFAULT '',
+    "order" INTEGER NOT NULL,
+    date_created INTEGER NOT NULL,
+    creator_id INTEGER REFERENCES users(id),
+    is_archived INTEGER NOT NULL DEFAULT 0
+  );
+
+  CREATE TABLE streams (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    rendered_description TEXT NOT NULL DEFAULT '',
+    invite_only INTEGER NOT NULL DEFAULT 0,
+    is_web_public INTEGER NOT NULL DEFAULT 0,
+    history_public_to_subscribers INTEGER NOT NULL DEFAULT 1,
+    date_created INTEGER NOT NULL,
+    creator_id INTEGER REFERENCES users(id),
+    is_archived INTEGER NOT NULL DEFAULT 0,
+    is_default INTEGER NOT NULL DEFAULT 0,
+    folder_id INTEGER REFERENCES channel_folders(id),
+    message_retention_days INTEGER
+  );
+
+  CREATE TABLE subscriptions (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    stream_id INTEGER NOT NULL REFERENCES streams(id),
+    active INTEGER NOT NULL DEFAULT 1,
+    color TEXT NOT NULL DEFAULT '#76ce90',
+    is_muted INTEGER NOT NULL DEFAULT 0,
+    pin_to_top INTEGER NOT NULL DEFAULT 0,
+    desktop_notifications INTEGER,
+    audible_notifications INTEGER,
+    push_notifications INTEGER,
+    email_notifications INTEGER,
+    wildcard_mentions_notify INTEGER,
+    PRIMARY KEY (user_id, stream_id)
+  );
+
+  -- A recipient is a channel, or the set of users of a direct-message conversation.
+  CREATE TABLE recipients (
+    id INTEGER PRIMARY KEY,
+    stream_id INTEGER UNIQUE REFERENCES streams(id),
+    members TEXT UNIQUE -- sorted, comma-separated user IDs of a direct conversation
+  );
+
+  CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    sender_id INTEGER NOT NULL REFERENCES users(id),
+    recipient_id INTEGER NOT NULL REFERENCES recipients(id),
+    type TEXT NOT NULL CHECK (type IN ('stream', 'private')),
+    stream_id INTEGER REFERENCES streams(id),
+    topic TEXT NOT NULL DEFAULT '',
+    content TEXT NOT NULL,
+    rendered_content TEXT NOT NULL,
+    date_sent INTEGER NOT NULL,
+    client TEXT NOT NULL DEFAULT 'chatctl',
+    is_me_message INTEGER NOT NULL DEFAULT 0,
+    last_edit_time INTEGER,
+    last_moved_time INTEGER
+  );
+  CREATE INDEX messages_by_stream_topic ON messages (stream_id, topic COLLATE NOCASE, id);
+  CREATE INDEX messages_by_recipient ON messages (recipient_id, id);
+
+  -- One row per edit; the message row holds the newest state.
+  CREATE TABLE message_edits (
+    id INTEGER PRIMARY KEY,
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    user_id INTEGER REFERENCES users(id),
+    timestamp INTEGER NOT NULL,
+    prev_content TEXT,
+    prev_rendered_content TEXT,
+    prev_topic TEXT,
+    prev_stream INTEGER,
+    stream INTEGER,
+    topic TEXT
+  );
+  CREATE INDEX message_edits_by_message ON message_edits (message_id, id);
+
+  -- Per-user message flags as a bit set (see the flags module for the bits).
+  CREATE TABLE user_messages (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    flags INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, message_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX user_messages_by_message ON user_messages (message_id);
+
+  CREATE TABLE realm_emoji (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    file_name TEXT NOT NULL,
+    author_id INTEGER REFERENCES users(id),
+    deactivated INTEGER NOT NULL DEFAULT 0
+  );
+
+  CREATE TABLE reactions (
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    emoji_name TEXT NOT NULL,
+    emoji_code TEXT NOT NULL,
+    reaction_type TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    PRIMARY KEY (message_id, user_id, emoji_code, reaction_type)
+  );
+
+  CREATE TABLE attachments (
+    id INTEGER PRIMARY KEY,
+    owner_id INTEGER NOT NULL REFERENCES users(id),
+    name TEXT NOT NULL,
+    path_id TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    content_type TEXT NOT NULL DEFAULT 'application/octet-stream',
+    create_time_ms INTEGER NOT NULL
+  );
+
+  CREATE TABLE attachment_messages (
+    attachment_id INTEGER NOT NULL REFERENCES attachments(id) ON DELETE CASCADE,
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    PRIMARY KEY (attachment_id, message_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE user_groups (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    is_system_group INTEGER NOT NULL DEFAULT 0,
+    date_created INTEGER,
+    creator_id INTEGER REFERENCES users(id),
+    deactivated INTEGER NOT NULL DEFAULT 0,
+    settings TEXT NOT NULL DEFAULT '{}' -- JSON: can_*_group permission settings
+  );
+
+  CREATE TABLE group_members (
+    group_id INTEGER NOT NULL REFERENCES user_groups(id),
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    PRIMARY KEY (group_id, user_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE group_subgroups (
+    group_id INTEGER NOT NULL REFERENCES user_groups(id),
+    subgroup_id INTEGER NOT NULL REFERENCES user_groups(id),
+    PRIMARY KEY (group_id, subgroup_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE realm_domains (
+    id INTEGER PRIMARY KEY,
+    domain TEXT NOT NULL UNIQUE,
+    allow_subdomains INTEGER NOT NULL DEFAULT 0
+  );
+
+  CREATE TABLE linkifiers (
+    id INTEGER PRIMARY KEY,
+    pattern TEXT NOT NULL UNIQUE,
+    url_template TEXT NOT NULL,
+    example_input TEXT,
+    reverse_template TEXT,
+    alternative_url_templates TEXT NOT NULL DEFAULT '[]', -- JSON list
+    "order" INTEGER NOT NULL
+  );
+
+  CREATE TABLE invites (
+    id INTEGER PRIMARY KEY,
+    email TEXT NOT NULL COLLATE NOCASE,
+    referrer_id INTEGER NOT NULL REFERENCES users(id),
+    invited_as INTEGER NOT NULL,
+    invited INTEGER NOT NULL,
+    expiry_date INTEGER,
+    stream_ids TEXT NOT NULL DEFAULT '[]',
+    group_ids TEXT NOT NULL DEFAULT '[]',
+    include_realm_default_subscriptions INTEGER NOT NULL DEFAULT 0,
+    notify_referrer_on_join INTEGER NOT NULL DEFAULT 1,
+    welcome_message_custom_text TEXT,
+    status INTEGER NOT NULL DEFAULT 0 -- 0 pending, 1 accepted, 2 revoked
+  );
+
+  CREATE TABLE user_topics (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    stream_id INTEGER NOT NULL REFERENCES streams(id),
+    topic TEXT NOT NULL COLLATE NOCASE,
+    visibility_policy INTEGER NOT NULL,
+    last_updated INTEGER NOT NULL,
+    PRIMARY KEY (user_id, stream_id, topic)
+  );
+
+  CREATE TABLE presence (
+    user_id INTEGER PRIMARY KEY REFERENCES users(id),
+    last_active_time INTEGER,
+    last_connected_time INTEGER,
+    last_update_id INTEGER NOT NULL
+  );
+
+  -- Event queues are rows, so one process can register a queue and another read or delete it.
+  CREATE TABLE event_queues (
+    id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    event_types TEXT,           -- JSON list, NULL = all
+    options TEXT NOT NULL DEFAULT '{}', -- JSON: client_capabilities, apply_markdown, client_gravatar, narrow ...
+    lifespan_secs INTEGER NOT NULL,
+    last_access INTEGER NOT NULL,
+    last_event_id INTEGER NOT NULL DEFAULT -1,
+    pruned_through INTEGER NOT NULL DEFAULT -1
+  );
+  CREATE INDEX event_queues_by_user ON event_queues (user_id);
+
+  CREATE TABLE events (
+    queue_id TEXT NOT NULL REFERENCES event_queues(id) ON DELETE CASCADE,
+    id INTEGER NOT NULL,
+    event TEXT NOT NULL, -- JSON, without the id
+    PRIMARY KEY (queue_id, id)
+  ) WITHOUT ROWID;
+
+  -- Failed password logins per username, for the fetch_api_key rate limit.
+  CREATE TABLE login_failures (
+    username TEXT NOT NULL COLLATE NOCASE,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX login_failures_by_username ON login_failures (username, at);
+  `,
+];

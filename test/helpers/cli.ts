@@ -1,0 +1,108 @@
+/**
+ * Runs chatctl in-process with fake streams (TTY on or off), a private HOME and config dir, and returns
+ * what it printed and its exit code. `spawnCli` runs the real bin/chatctl.js in a child process.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { main, type MainDeps } from '../../src/cli/main.js';
+import type { Prompter } from '../../src/cli/prompter.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  tty?: boolean;
+  columns?: number;
+  prompter?: Prompter;
+  signal?: AbortSignal;
+}
+
+class Sink extends Writable {
+  text = '';
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/** A fresh HOME with config and data dirs inside, for one test. */
+export function tempHome(): { home: string; env: Record<string, string> } {
+  const home = mkdtempSync(join(tmpdir(), 'chatctl-home-'));
+  return {
+    home,
+    env: {
+      HOME: home,
+      CHATCTL_CONFIG_DIR: join(home, 'config'),
+      XDG_DATA_HOME: join(home, 'data'),
+      XDG_CONFIG_HOME: join(home, 'xdg-config'),
+      PATH: process.env.PATH ?? '',
+    },
+  };
+}
+
+export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
+  const stdout = new Sink();
+  const stderr = new Sink();
+  const stdin = o.stdin !== undefined ? Readable.from([o.stdin]) : new PassThrough();
+  if (o.stdin === undefined) (stdin as PassThrough).end();
+  const deps: MainDeps = {
+    io: { stdin, stdout, stderr, stdinIsTTY: Boolean(o.tty), stdoutIsTTY: Boolean(o.tty), stderrIsTTY: Boolean(o.tty), columns: o.columns ?? 120 },
+    env: o.env ?? tempHome().env,
+    prompter: o.prompter,
+    signal: o.signal,
+  };
+  const code = await main(argv, deps);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+export const BIN = fileURLToPath(new URL('../../bin/chatctl.js', import.meta.url));
+
+/** Runs the built bin/chatctl.js (npm test builds first). */
+export function spawnCli(argv: string[], o: { env: Record<string, string | undefined>; stdin?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...argv], { env: o.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+    child.stdin.end(o.stdin ?? '');
+  });
+}
+
+/** A prompter that answers from a script and fails on any question it was not given. */
+export function scriptedPrompter(answers: { password?: string[]; confirm?: boolean[] }): Prompter & { asked: string[] } {
+  const asked: string[] = [];
+  const passwords = [...(answers.password ?? [])];
+  const confirms = [...(answers.confirm ?? [])];
+  return {
+    interactive: true,
+    asked,
+    async password(message) {
+      asked.push(message);
+      const a = passwords.shift();
+      if (a === undefined) throw new Error(`unexpected password prompt: ${message}`);
+      return a;
+    },
+    async confirm(message) {
+      asked.push(message);
+      const a = confirms.shift();
+      if (a === undefined) throw new Error(`unexpected confirmation: ${message}`);
+      return a;
+    },
+  };
+}

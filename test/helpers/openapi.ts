@@ -1,0 +1,73 @@
+/**
+ * Validates response bodies against the real Zulip OpenAPI description (feature level 263). The few fields
+ * this implementation sends on purpose beyond that description are named here and removed before
+ * validation; anything else that does not match is a failure.
+ */
+import Ajv, { type ValidateFunction } from 'ajv';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+const SPEC_PATH = fileURLToPath(new URL('../../../shared/zulip-openapi/zulip.yaml', import.meta.url));
+
+/**
+ * Fields newer than feature level 263, or the document's renamed twins, that the description cannot know.
+ * Keyed by a field name, anywhere in the body.
+ */
+export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
+  'svc_feature_level', // the document's name for zulip_feature_level
+  'svc_version', // ... for zulip_version
+  'svc_merge_base', // ... for zulip_merge_base
+  'is_imported_stub', // user objects, feature level 433
+  'is_deleted', // user objects, feature level 490
+]);
+
+/** OpenAPI 3.0's `nullable` as JSON Schema: a null type alongside, or an anyOf with null. */
+function jsonSchemaOf(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(jsonSchemaOf);
+  if (!node || typeof node !== 'object') return node;
+  const { nullable, ...rest } = node as Record<string, unknown>;
+  const converted = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, jsonSchemaOf(v)]));
+  if (nullable !== true) return converted;
+  if (typeof converted.type === 'string') {
+    const out: Record<string, unknown> = { ...converted, type: [converted.type, 'null'] };
+    if (Array.isArray(converted.enum)) out.enum = [...converted.enum, null];
+    return out;
+  }
+  return { anyOf: [converted, { type: 'null' }] };
+}
+
+let ajv: Ajv | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+function load(): Ajv {
+  if (ajv) return ajv;
+  const spec = jsonSchemaOf(parse(readFileSync(SPEC_PATH, 'utf8'))) as Record<string, unknown>;
+  ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema(spec, 'zulip');
+  return ajv;
+}
+
+const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function strip(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(strip);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).filter(([k]) => !FIELDS_NEWER_THAN_DESCRIPTION.has(k)).map(([k, v]) => [k, strip(v)]));
+  }
+  return value;
+}
+
+/** Errors of `body` against the documented response of (method, path, status); empty when valid. */
+export function openapiErrors(method: string, path: string, status: number, body: unknown): string[] {
+  const key = `${method.toLowerCase()} ${path} ${status}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    const a = load();
+    const ref = `zulip#/paths/${pointer(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+    validate = a.compile({ $ref: ref });
+    compiled.set(key, validate);
+  }
+  if (validate(strip(body))) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+}

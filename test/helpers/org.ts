@@ -1,0 +1,118 @@
+/**
+ * A real embedded organization in a temporary data dir, with helpers to add users of any role and to serve
+ * it over HTTP on 127.0.0.1. Tests run operations against it through the real router.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Role } from '../../src/api/types.js';
+import type { Clock } from '../../src/server/context.js';
+import { createApiServer } from '../../src/server/http.js';
+import { insertUser, type UserRow } from '../../src/server/model/users.js';
+import { Router } from '../../src/server/router.js';
+import { createOrganization } from '../../src/server/setup.js';
+import { openDb, type Db } from '../../src/server/store/db.js';
+
+export interface TestUser {
+  id: number;
+  email: string;
+  apiKey: string;
+  password: string;
+  row: UserRow;
+}
+
+/** A clock tests can move. */
+export class TestClock implements Clock {
+  constructor(public t = 1_760_000_000) {}
+  now(): number {
+    return this.t;
+  }
+  advance(seconds: number): void {
+    this.t += seconds;
+  }
+}
+
+export const OWNER_PASSWORD = 'owner-password-1';
+
+export interface TestOrg {
+  dataDir: string;
+  db: Db;
+  router: Router;
+  clock: TestClock;
+  owner: TestUser;
+  /**
+   * Adds a user directly in the store (fast fixtures); the role defaults to member. Only with
+   * `password: true` does the user get a password (hashing is deliberately slow).
+   */
+  addUser(opts?: { role?: Role; email?: string; name?: string; bot?: { type: 1 | 2 | 3 | 4; ownerId: number; url?: string }; active?: boolean; password?: boolean }): TestUser;
+  /** Serves the organization over HTTP on 127.0.0.1 (once); returns the site URL. */
+  http(): Promise<string>;
+  /** Logged lines of the router and the HTTP server. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export function createTestOrg(opts: { clock?: TestClock } = {}): TestOrg {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chatctl-test-'));
+  const db = openDb(dataDir);
+  const clock = opts.clock ?? new TestClock();
+  const logs: string[] = [];
+  const log = (l: string) => logs.push(l);
+  const ownerRow = createOrganization(db, { name: 'Test org', ownerEmail: 'owner@example.com', ownerName: 'Olivia Owner', password: OWNER_PASSWORD, now: clock.now() });
+  const router = new Router({ db, dataDir, clock, log });
+  let server: ReturnType<typeof createApiServer> | undefined;
+  let site: Promise<string> | undefined;
+  const asTestUser = (row: UserRow, password: string): TestUser => ({ id: row.id, email: row.email, apiKey: row.api_key, password, row });
+  const org: TestOrg = {
+    dataDir,
+    db,
+    router,
+    clock,
+    logs,
+    owner: asTestUser(ownerRow, OWNER_PASSWORD),
+    addUser(o = {}) {
+      const n = ++counter;
+      const password = `password-${n}-x`;
+      const row = insertUser(
+        db,
+        {
+          email: o.email ?? `user${n}@example.com`,
+          full_name: o.name ?? `Test User ${n}`,
+          role: o.role ?? 400,
+          password: o.password && !o.bot ? password : null,
+          is_bot: Boolean(o.bot),
+          bot_type: o.bot?.type ?? null,
+          bot_owner_id: o.bot?.ownerId ?? null,
+          service_base_url: o.bot?.url ?? null,
+          service_interface: o.bot?.type === 3 ? 1 : null,
+          service_token: o.bot?.type === 3 ? `token${n}`.padEnd(32, 'x') : null,
+        },
+        clock.now(),
+      );
+      db.prepare('INSERT OR IGNORE INTO subscriptions (user_id, stream_id) SELECT ?, id FROM streams WHERE is_default = 1').run(row.id);
+      if (o.active === false) db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(row.id);
+      return asTestUser({ ...row, is_active: o.active === false ? 0 : 1 }, password);
+    },
+    http() {
+      site ??= new Promise((resolve, reject) => {
+        server = createApiServer(router, log);
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server!.address() as AddressInfo).port}`));
+      });
+      return site;
+    },
+    async close() {
+      if (server) {
+        server.closeAllConnections();
+        await new Promise<void>((r) => server!.close(() => r()));
+      }
+      await router.drain();
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return org;
+}

@@ -1,0 +1,46 @@
+/**
+ * Both transports over one organization: the in-process embedded one and real HTTP on 127.0.0.1. Suites
+ * run their cases once per transport with `describe.each(TRANSPORTS)`.
+ */
+import type { WireRequest, WireResponse } from '../../src/api/wire.js';
+import { ChatClient, type Credentials } from '../../src/client/client.js';
+import { EmbeddedTransport } from '../../src/client/embedded.js';
+import { HttpTransport } from '../../src/client/http.js';
+import type { Transport } from '../../src/client/transport.js';
+import type { TestOrg, TestUser } from './org.js';
+
+export const TRANSPORTS = ['embedded', 'http'] as const;
+export type TransportKind = (typeof TRANSPORTS)[number];
+
+/** A transport whose close() leaves the organization open (the test org owns it). */
+class Borrowed implements Transport {
+  constructor(private readonly inner: Transport) {}
+  get target() {
+    return this.inner.target;
+  }
+  get kind() {
+    return this.inner.kind;
+  }
+  send(req: WireRequest, signal?: AbortSignal): Promise<WireResponse> {
+    return this.inner.send(req, signal);
+  }
+  async close(): Promise<void> {}
+}
+
+export async function transportFor(org: TestOrg, kind: TransportKind): Promise<Transport> {
+  return new Borrowed(kind === 'embedded' ? new EmbeddedTransport(org.router, org.dataDir) : new HttpTransport(await org.http()));
+}
+
+/** A client of `org` over `kind`, authenticated as `user` (null: anonymous). */
+export async function clientFor(org: TestOrg, kind: TransportKind, user: TestUser | Credentials | null = org.owner): Promise<ChatClient> {
+  const creds = user === null ? null : 'apiKey' in user ? { email: user.email, apiKey: user.apiKey } : user;
+  return new ChatClient(await transportFor(org, kind), creds);
+}
+
+/** Sends a raw request (for wire-level tests) over `kind`. */
+export async function rawRequest(org: TestOrg, kind: TransportKind, req: Partial<WireRequest> & { method: string; path: string }, user: TestUser | null = org.owner): Promise<WireResponse> {
+  const client = await clientFor(org, kind, user);
+  const headers: Record<string, string> = { ...(req.headers ?? {}) };
+  if (user && !('authorization' in headers)) headers.authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
+  return client.send({ query: [], body: [], ...req, headers });
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basicAuthHeader } from '../../src/api/wire.js';
+import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
+import { ANONYMOUS_MSG, CALLERS, DEACTIVATED_MSG, type Caller, type Fixture, type PermissionCase } from './permissions/matrix.js';
+import { userCases } from './permissions/users.js';
+
+const AREAS: Record<string, PermissionCase[]> = {
+  users: userCases,
+};
+
+function callerOf(org: TestOrg, kind: Caller): TestUser | null {
+  switch (kind) {
+    case 'anonymous':
+      return null;
+    case 'owner':
+      return org.addUser({ role: 100 });
+    case 'admin':
+      return org.addUser({ role: 200 });
+    case 'moderator':
+      return org.addUser({ role: 300 });
+    case 'member':
+      return org.addUser({ role: 400 });
+    case 'guest':
+      return org.addUser({ role: 600 });
+    case 'bot':
+      return org.addUser({ bot: { type: 1, ownerId: org.owner.id } });
+    case 'deactivated':
+      return org.addUser({ role: 200, active: false });
+  }
+}
+
+describe.each(Object.entries(AREAS))('permissions: %s', (_area, cases) => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+  });
+  afterAll(() => org.close());
+
+  describe.each(cases)('$name', (c) => {
+    it.each(CALLERS)('as %s', async (kind) => {
+      const caller = callerOf(org, kind);
+      const f: Fixture = {
+        org,
+        caller,
+        others: {
+          owner: org.addUser({ role: 100 }),
+          admin: org.addUser({ role: 200 }),
+          moderator: org.addUser({ role: 300 }),
+          member: org.addUser({ role: 400 }),
+          guest: org.addUser({ role: 600 }),
+        },
+      };
+      const req = c.request(f);
+      const headers: Record<string, string> = caller ? { authorization: basicAuthHeader(caller.email, caller.apiKey) } : {};
+      const res = await org.router.handle({ query: [], body: [], ...req, headers });
+      const body = res.body as { result: string; msg: string };
+      if (c.allowed.includes(kind)) {
+        expect(body, JSON.stringify(body)).toMatchObject({ result: 'success' });
+        return;
+      }
+      expect(body.result).toBe('error');
+      if (kind === 'anonymous') expect(body.msg).toBe(ANONYMOUS_MSG);
+      else if (kind === 'deactivated') expect(body.msg).toBe(DEACTIVATED_MSG);
+      else expect(body.msg).toBe(typeof c.denied === 'string' ? c.denied : c.denied[kind]);
+    });
+  });
+});

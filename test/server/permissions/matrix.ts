@@ -1,0 +1,31 @@
+/**
+ * The permission matrix, declared per area: for each operation, which callers succeed and what the others
+ * are told. `permissions.test.ts` runs every case for every kind of caller against a real organization.
+ */
+import type { WireRequest } from '../../../src/api/wire.js';
+import type { TestOrg, TestUser } from '../../helpers/org.js';
+
+export const CALLERS = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot', 'deactivated', 'anonymous'] as const;
+export type Caller = (typeof CALLERS)[number];
+
+export interface Fixture {
+  org: TestOrg;
+  /** The user making the request (null: anonymous). */
+  caller: TestUser | null;
+  /** One user of each role, made for this case, besides the caller. */
+  others: Record<'owner' | 'admin' | 'moderator' | 'member' | 'guest', TestUser>;
+}
+
+export interface PermissionCase {
+  /** What the request does, e.g. "change a member's role to moderator". */
+  name: string;
+  /** Builds the request, creating whatever it acts on; run once per caller on a fresh fixture. */
+  request(f: Fixture): Pick<WireRequest, 'method' | 'path'> & Partial<Pick<WireRequest, 'body' | 'query'>>;
+  allowed: readonly Caller[];
+  /** The `msg` a refused caller gets; per caller where they differ. Anonymous and deactivated get the 401s. */
+  denied: string | Partial<Record<Caller, string>>;
+}
+
+/** The 401 messages, the same for every authenticated operation. */
+export const ANONYMOUS_MSG = 'Not logged in: API authentication or user session required';
+export const DEACTIVATED_MSG = 'Account is deactivated';

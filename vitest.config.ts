@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Two cores here: threads, isolated per file (nock, the global dispatcher and env stay per file).
+    pool: 'threads',
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
