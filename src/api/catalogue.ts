@@ -5,14 +5,31 @@
 import type { Operation } from './operation.js';
 import * as server from './operations/server.js';
 import * as users from './operations/users.js';
+import * as messages from './operations/messages.js';
+import * as reactions from './operations/reactions.js';
+import * as channels from './operations/channels.js';
+import * as groups from './operations/groups.js';
+import * as presence from './operations/presence.js';
+import * as events from './operations/events.js';
+import * as folders from './operations/folders.js';
+import * as typing from './operations/typing.js';
+import * as attachments from './operations/attachments.js';
+import * as linkifiers from './operations/linkifiers.js';
+import * as webhooks from './operations/webhooks.js';
+import * as invites from './operations/invites.js';
+import * as domains from './operations/domains.js';
+import * as status from './operations/status.js';
+import * as bots from './operations/bots.js';
+import * as profileFields from './operations/profile-fields.js';
 
 const isOperation = (v: unknown): v is Operation =>
   typeof v === 'object' && v !== null && 'method' in v && 'path' in v && 'access' in v;
 
-const areas = { server, users };
+const areas = { server, users, messages, reactions, channels, groups, presence, events, folders, typing, attachments, linkifiers, webhooks, invites, domains, status, bots, profileFields };
 
 export const catalogue: readonly Operation[] = Object.values(areas).flatMap((area) =>
   Object.values(area as Record<string, unknown>).filter(isOperation),
 );
 
-export const ops = { ...server, ...users };
+/** Every operation by its export name, for callers that pick by name (commands, tests). */
+export const ops = { ...server, ...users, ...messages, ...reactions, ...channels, ...groups, ...presence, ...events, ...folders, ...typing, ...attachments, ...linkifiers, ...webhooks, ...invites, ...domains, ...status, ...bots, ...profileFields };

@@ -1,0 +1,3 @@
+import type { Binding } from '../context.js';
+
+export const bindings: Binding[] = [];
