@@ -25,11 +25,17 @@ import * as profileFields from './operations/profile-fields.js';
 const isOperation = (v: unknown): v is Operation =>
   typeof v === 'object' && v !== null && 'method' in v && 'path' in v && 'access' in v;
 
-const areas = { server, users, messages, reactions, channels, groups, presence, events, folders, typing, attachments, linkifiers, webhooks, invites, domains, status, bots, profileFields };
+const modules = { server, users, messages, reactions, channels, groups, presence, events, folders, typing, attachments, linkifiers, webhooks, invites, domains, status, bots, profileFields };
 
-export const catalogue: readonly Operation[] = Object.values(areas).flatMap((area) =>
-  Object.values(area as Record<string, unknown>).filter(isOperation),
-);
+export type AreaName = keyof typeof modules;
+
+/** The operations of each area; the embedded server loads an area's handlers only when one is called. */
+export const operationsByArea = {} as Record<AreaName, readonly Operation[]>;
+for (const [area, m] of Object.entries(modules) as [AreaName, object][]) {
+  operationsByArea[area] = Object.values(m).filter(isOperation);
+}
+
+export const catalogue: readonly Operation[] = Object.values(operationsByArea).flat();
 
 /** Every operation by its export name, for callers that pick by name (commands, tests). */
 export const ops = { ...server, ...users, ...messages, ...reactions, ...channels, ...groups, ...presence, ...events, ...folders, ...typing, ...attachments, ...linkifiers, ...webhooks, ...invites, ...domains, ...status, ...bots, ...profileFields };

@@ -2,14 +2,20 @@
  * The process entry: real streams and environment in, an exit code out. The first Ctrl-C or SIGTERM
  * aborts the command's signal (serve stops cleanly); a command still running shortly after is ended with
  * code 130, and a second Ctrl-C ends it at once.
+ *
+ * `--version` alone is answered before the command tree loads: it is the cheapest possible call, and
+ * scripts make it often.
  */
 import { EXIT } from './errors.js';
-import { processIO } from './io.js';
-import { main } from './main.js';
 
 const GRACE_MS = 5000;
 
 export async function run(argv: readonly string[]): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    const { VERSION } = await import('../version.js');
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
   const controller = new AbortController();
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -20,6 +26,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const [{ main }, { processIO }] = await Promise.all([import('./main.js'), import('./io.js')]);
   const code = await main(argv, { io: processIO(), env: process.env, signal: controller.signal });
   return interrupted && code !== EXIT.ok ? EXIT.interrupted : code;
 }

@@ -7,6 +7,7 @@
  * handler (in one write transaction) → `ignored_parameters_unsupported`.
  */
 import { ApiError } from '../api/errors.js';
+import { operationsByArea, type AreaName } from '../api/catalogue.js';
 import type { Operation, ParamDef } from '../api/operation.js';
 import { decodeWire } from '../api/schema.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
@@ -14,20 +15,20 @@ import { authenticate, checkAccess } from './auth.js';
 import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.js';
 import { systemClock } from './context.js';
 import { emitEvent } from './events.js';
-import { bindings } from './handlers/index.js';
+import { handlerAreas } from './handlers/index.js';
 import { getSetting } from './realm.js';
 import type { Db } from './store/db.js';
 
 interface Route {
-  binding: Binding;
+  op: Operation;
+  area: AreaName;
   regex: RegExp;
   names: string[];
   /** Literal segments first, then integer captures, then free ones: `/users/me` beats `/users/{id}`. */
   rank: number;
 }
 
-function compile(binding: Binding): Route {
-  const { op } = binding;
+function compile(op: Operation, area: AreaName): Route {
   const names: string[] = [];
   let rank = 0;
   const pattern = op.path
@@ -44,7 +45,7 @@ function compile(binding: Binding): Route {
       return isInt ? '([0-9]+)' : '([^/]+)';
     })
     .join('/');
-  return { binding, regex: new RegExp(`^${pattern}/?$`), names, rank };
+  return { op, area, regex: new RegExp(`^${pattern}/?$`), names, rank };
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): WireResponse => ({
@@ -63,10 +64,25 @@ export interface RouterOptions {
 
 export class Router {
   private readonly routes: Route[];
+  private readonly loaded = new Map<AreaName, Promise<Map<string, Binding>>>();
   readonly background = new Set<Promise<void>>();
 
   constructor(private readonly opts: RouterOptions) {
-    this.routes = bindings.map(compile).sort((a, b) => b.rank - a.rank);
+    this.routes = (Object.entries(operationsByArea) as [AreaName, readonly Operation[]][])
+      .flatMap(([area, ops]) => ops.map((op) => compile(op, area)))
+      .sort((a, b) => b.rank - a.rank);
+  }
+
+  /** The handler bound to `op`, loading its area's module on first use. */
+  async binding(op: Operation, area: AreaName): Promise<Binding> {
+    let byName = this.loaded.get(area);
+    if (!byName) {
+      byName = handlerAreas[area]().then((list) => new Map(list.map((b) => [b.op.name, b])));
+      this.loaded.set(area, byName);
+    }
+    const found = (await byName).get(op.name);
+    if (!found) throw new Error(`no handler for ${op.name} in area ${area}`);
+    return found;
   }
 
   get db(): Db {
@@ -99,12 +115,12 @@ export class Router {
     // Several templates can match one path (`/users/{id}` and `/users/{email}`); the best-ranked one that
     // takes this method wins.
     const lookup = method === 'HEAD' ? 'GET' : method;
-    const hit = candidates.find((c) => c.route.binding.op.method === lookup);
-    const allowed = [...new Set(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.binding.op.method))];
+    const hit = candidates.find((c) => c.route.op.method === lookup);
+    const allowed = [...new Set(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method))];
     if (method === 'OPTIONS') return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
     if (!hit) return json(405, { result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed }, { allow: allowed.join(', ') });
 
-    const { op } = hit.route.binding;
+    const { op } = hit.route;
     const db = this.opts.db;
     let caller = null;
     if (op.access !== 'none') {
@@ -117,7 +133,7 @@ export class Router {
     });
     const read = decodeParams(op, req, params);
     const ctx = this.context(req, caller, signal);
-    const { binding } = hit.route;
+    const binding = await this.binding(op, hit.route.area);
     const result = binding.async
       ? await binding.fn(ctx.handler, params)
       : db.transaction(() => binding.fn(ctx.handler, params)).immediate();

@@ -61,8 +61,10 @@ export const commands = [
       const ids = opt.str(opts, 'ids') !== undefined ? parseIds(opt.str(opts, 'ids')!, '--ids') : undefined;
       const out = ctx.output({ fields: USER_FIELDS, columns: USER_COLUMNS }, opts as OutputFlags);
       const client = await ctx.client();
+      // The API's default (client_gravatar) leaves Gravatar URLs to the client; compute them only when asked.
+      const wantsAvatars = (opt.str(opts, 'fields') ?? '').split(',').includes('avatar_url');
       const { members } = await client.call(getUsers, {
-        client_gravatar: false,
+        client_gravatar: wantsAvatars ? false : undefined,
         include_custom_profile_fields: opt.bool(opts, 'customFields') || undefined,
         user_ids: ids,
       });

@@ -1,41 +1,27 @@
-/** Every handler of the embedded implementation, bound to its catalogue operation. */
+/**
+ * Every handler of the embedded implementation, by area. An area's module is loaded when one of its
+ * operations is first called, so a request pays only for the code it runs.
+ */
+import type { AreaName } from '../../api/catalogue.js';
 import type { Binding } from '../context.js';
-import { serverHandlers } from './server.js';
-import { userHandlers } from './users.js';
-import { bindings as messages } from './messages.js';
-import { bindings as reactions } from './reactions.js';
-import { bindings as channels } from './channels.js';
-import { bindings as groups } from './groups.js';
-import { bindings as presence } from './presence.js';
-import { bindings as events } from './events.js';
-import { bindings as folders } from './folders.js';
-import { bindings as typing } from './typing.js';
-import { bindings as attachments } from './attachments.js';
-import { bindings as linkifiers } from './linkifiers.js';
-import { bindings as webhooks } from './webhooks.js';
-import { bindings as invites } from './invites.js';
-import { bindings as domains } from './domains.js';
-import { bindings as status } from './status.js';
-import { bindings as bots } from './bots.js';
-import { bindings as profileFields } from './profile-fields.js';
 
-export const bindings: readonly Binding[] = [
-  ...serverHandlers,
-  ...userHandlers,
-  ...messages,
-  ...reactions,
-  ...channels,
-  ...groups,
-  ...presence,
-  ...events,
-  ...folders,
-  ...typing,
-  ...attachments,
-  ...linkifiers,
-  ...webhooks,
-  ...invites,
-  ...domains,
-  ...status,
-  ...bots,
-  ...profileFields,
-];
+export const handlerAreas: Record<AreaName, () => Promise<readonly Binding[]>> = {
+  server: async () => (await import('./server.js')).serverHandlers,
+  users: async () => (await import('./users.js')).userHandlers,
+  messages: async () => (await import('./messages.js')).bindings,
+  reactions: async () => (await import('./reactions.js')).bindings,
+  channels: async () => (await import('./channels.js')).bindings,
+  groups: async () => (await import('./groups.js')).bindings,
+  presence: async () => (await import('./presence.js')).bindings,
+  events: async () => (await import('./events.js')).bindings,
+  folders: async () => (await import('./folders.js')).bindings,
+  typing: async () => (await import('./typing.js')).bindings,
+  attachments: async () => (await import('./attachments.js')).bindings,
+  linkifiers: async () => (await import('./linkifiers.js')).bindings,
+  webhooks: async () => (await import('./webhooks.js')).bindings,
+  invites: async () => (await import('./invites.js')).bindings,
+  domains: async () => (await import('./domains.js')).bindings,
+  status: async () => (await import('./status.js')).bindings,
+  bots: async () => (await import('./bots.js')).bindings,
+  profileFields: async () => (await import('./profile-fields.js')).bindings,
+};

@@ -2,7 +2,7 @@
 import { badRequest } from '../../api/errors.js';
 import { createUser, getOwnUser, getUser, getUserByEmail, getUsers } from '../../api/operations/users.js';
 import { bind, callerOf, type HandlerContext } from '../context.js';
-import { allUsers, insertUser, userByEmail, userById, userView, type UserRow } from '../model/users.js';
+import { activeUserIds, insertUser, listUsersForView, userByEmail, userById, userView, type UserRow } from '../model/users.js';
 import { validateFullName, validateNewEmail } from '../model/validation.js';
 
 function viewOf(ctx: HandlerContext, p: { client_gravatar: boolean; include_custom_profile_fields: boolean }) {
@@ -24,7 +24,7 @@ export const userHandlers = [
     if (wanted) {
       for (const id of wanted) if (!userById(ctx.db, id)) throw badRequest(`Invalid user ID: ${id}`);
     }
-    return { members: allUsers(ctx.db).filter((u) => !wanted || wanted.has(u.id)).map(view) };
+    return { members: listUsersForView(ctx.db).filter((u) => !wanted || wanted.has(u.id)).map(view) };
   }),
 
   bind(getOwnUser, (ctx) => {
@@ -48,7 +48,7 @@ export const userHandlers = [
     if (p.password.length < 6) throw badRequest('The password is too weak.');
     const user = insertUser(db, { email, full_name: name, password: p.password }, ctx.now());
     subscribeToDefaultChannels(ctx, user.id);
-    ctx.emit({ type: 'realm_user', op: 'add', person: viewOf(ctx, { client_gravatar: false, include_custom_profile_fields: false })(user) }, allUsers(db).filter((u) => u.is_active).map((u) => u.id));
+    ctx.emit({ type: 'realm_user', op: 'add', person: viewOf(ctx, { client_gravatar: false, include_custom_profile_fields: false })(user) }, activeUserIds(db));
     return { user_id: user.id };
   }),
 ];

@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Start-up benchmark (npm run bench): medians of `chatctl --version` and `chatctl users list --json` on an
+// embedded organization of 10,000 users, against `node -e 0` in the same run, with the budgets beside them.
+// Not a test: timings vary with the machine; the ratios are what the budgets are about.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const USERS = Number(process.env.BENCH_USERS ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const WARMUP = 3;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'chatctl.js');
+
+const { openDb } = await import(join(root, 'dist/server/store/db.js'));
+const { createOrganization } = await import(join(root, 'dist/server/setup.js'));
+const { insertUser } = await import(join(root, 'dist/server/model/users.js'));
+
+const work = mkdtempSync(join(tmpdir(), 'chatctl-bench-'));
+const dataDir = join(work, 'data');
+const configDir = join(work, 'config');
+const db = openDb(dataDir);
+const now = Math.floor(Date.now() / 1000);
+const owner = createOrganization(db, { name: 'Bench', ownerEmail: 'owner@bench.test', ownerName: 'Owner', password: 'bench-password', now });
+db.transaction(() => {
+  for (let i = 1; i < USERS; i++) {
+    insertUser(db, { email: `user${i}@bench.test`, full_name: `User ${i}`, role: [200, 300, 400, 400, 400, 600][i % 6] }, now);
+  }
+})();
+db.close();
+mkdirSync(configDir, { mode: 0o700 });
+writeFileSync(
+  join(configDir, 'config.json'),
+  JSON.stringify({ defaultProfile: 'bench', profiles: { bench: { embedded: dataDir, email: owner.email, apiKey: owner.api_key } } }),
+  { mode: 0o600 },
+);
+
+const baseEnv = { ...process.env, HOME: work, CHATCTL_CONFIG_DIR: configDir };
+delete baseEnv.CHATCTL_DATA_DIR;
+delete baseEnv.CHATCTL_PROFILE;
+
+function median(cmd, args, env) {
+  const times = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const t = process.hrtime.bigint();
+    const r = spawnSync(cmd, args, { env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - t) / 1e6;
+    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    if (i >= WARMUP) times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+function run(label, env) {
+  const baseline = median(process.execPath, ['-e', '0'], env);
+  const rows = [
+    ['node -e 0', baseline, null],
+    ['chatctl --version', median(process.execPath, [bin, '--version'], env), 1.3],
+    [`chatctl users list --json (${USERS} users)`, median(process.execPath, [bin, 'users', 'list', '--json'], env), 2.0],
+  ];
+  console.log(`\n${label}: median of ${RUNS} runs after ${WARMUP} warm-up, Node ${process.version}`);
+  console.log(`${'command'.padEnd(44)} ${'median'.padStart(9)} ${'ratio'.padStart(6)} ${'budget'.padStart(7)}  verdict`);
+  let ok = true;
+  for (const [name, ms, budget] of rows) {
+    const ratio = ms / baseline;
+    const verdict = budget === null ? 'baseline' : ratio <= budget ? 'within' : 'OVER';
+    if (verdict === 'OVER') ok = false;
+    console.log(`${name.padEnd(44)} ${`${ms.toFixed(1)} ms`.padStart(9)} ${`${ratio.toFixed(2)}x`.padStart(6)} ${budget === null ? '       ' : `${budget.toFixed(1)}x`.padStart(7)}  ${verdict}`);
+  }
+  return ok;
+}
+
+try {
+  const ok = run('default environment', baseEnv);
+  if (baseEnv.NODE_EXTRA_CA_CERTS) {
+    const without = { ...baseEnv };
+    delete without.NODE_EXTRA_CA_CERTS;
+    run('without NODE_EXTRA_CA_CERTS (Node 20 parses that bundle at every start)', without);
+  }
+  process.exitCode = ok ? 0 : 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
