@@ -16,6 +16,10 @@ export interface GlobalOptions {
   dataDir?: string;
   server?: string;
   zuliprc?: string;
+  caFile?: string;
+  insecure?: boolean;
+  /** Seconds; a string as parsed from argv. */
+  maxWait?: string;
   verbose?: boolean;
   quiet?: boolean;
   color?: ColorMode;

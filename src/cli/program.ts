@@ -24,6 +24,9 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { flags: '--data-dir <dir>', description: 'use the embedded organization in this directory (env CHATCTL_DATA_DIR)' },
   { flags: '--server <url>', description: 'use the Zulip-compatible server at this URL (env ZULIP_SITE)' },
   { flags: '--zuliprc <file>', description: 'read site, email and key from this zuliprc (env ZULIP_CONFIG)' },
+  { flags: '--ca-file <file>', description: 'trust this CA bundle for the server (env ZULIP_CERT_BUNDLE)' },
+  { flags: '--insecure', description: 'do not verify the server certificate (warns; env ZULIP_ALLOW_INSECURE=true)' },
+  { flags: '--max-wait <seconds>', description: 'longest wait for a rate limit or retry before giving up (exit 75)', default: '60' },
   { flags: '-v, --verbose', description: 'show every request and response on stderr (never credentials)' },
   { flags: '-q, --quiet', description: 'print nothing on stderr but errors' },
   { flags: '--color <when>', description: 'colour output', choices: ['auto', 'always', 'never'], default: 'auto' },
@@ -31,7 +34,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 ];
 
 /** Global options that take a value, for finding the command words in argv without parsing. */
-const VALUE_GLOBALS = new Set(['-p', '--profile', '--data-dir', '--server', '--zuliprc', '--color']);
+const VALUE_GLOBALS = new Set(['-p', '--profile', '--data-dir', '--server', '--zuliprc', '--color', '--ca-file', '--max-wait']);
 
 /** The first word of argv that is not an option: the noun, or undefined. */
 export function firstWord(argv: readonly string[]): string | undefined {
