@@ -12,5 +12,6 @@ export const NOUNS: readonly NounEntry[] = [
   { name: 'serve', summary: 'serve the embedded organization over HTTP for any Zulip client', load: async () => (await import('./serve.js')).commands },
   { name: 'server', summary: 'server information', load: async () => (await import('./server.js')).commands },
   { name: 'users', summary: 'list, inspect, create and manage users', load: async () => (await import('./users.js')).commands },
+  { name: 'completion', summary: 'print a shell completion script (bash, zsh, fish)', load: async () => (await import('./completion.js')).commands },
   { name: 'api', summary: 'send a raw API request and print the response envelope', load: async () => (await import('./api.js')).commands },
 ];

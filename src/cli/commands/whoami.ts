@@ -12,6 +12,9 @@ export const commands = [
   defineCommand({
     path: ['whoami'],
     summary: 'show where requests go, from which profile, and as whom',
+    description:
+      'Shows the target (server URL or embedded data dir), the profile and where the choice came from (flag, ' +
+      'environment, profile, zuliprc), and the authenticated user (GET /users/me). The API key is masked to its last four characters.',
     examples: ['chatctl whoami', 'chatctl whoami --json'],
     output: { fields: FIELDS },
     async run(opts, ctx) {

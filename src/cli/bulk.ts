@@ -1,0 +1,93 @@
+/**
+ * Running a bulk command: one outcome per input row, printed as it is known (an NDJSON line with --json, a
+ * table row otherwise), processing past failures unless --fail-fast, a summary on stderr, and exit 3 when
+ * some rows failed.
+ */
+import type { Context } from './context.js';
+import { CliError } from './errors.js';
+import type { OutputFlags } from './output/output.js';
+import { startProgress } from './progress.js';
+
+export interface Outcome {
+  /** 1-based position in the input. */
+  row: number;
+  /** What the row names (an e-mail, a user, an ID). */
+  target: string;
+  ok: boolean;
+  /** What happened: created, updated, invited, deactivated, failed, skipped ... */
+  status: string;
+  /** The ID of what was created or changed, when there is one. */
+  id?: number | string | null;
+  error?: string;
+  code?: string | null;
+}
+
+export const OUTCOME_FIELDS = ['row', 'target', 'ok', 'status', 'id', 'error', 'code'] as const;
+
+export interface BulkOptions<U> {
+  /** Units of work; a unit may stand for several rows (one request inviting many addresses). */
+  units: readonly U[];
+  /** Performs one unit and says how each of its rows went; throwing fails all its rows. */
+  act(unit: U): Promise<Outcome[]>;
+  /** The rows of a unit, for reporting a unit that threw or was skipped. */
+  rows(unit: U): { row: number; target: string }[];
+  failFast?: boolean;
+  /** Past tense for the summary: "invited", "deactivated". */
+  verb: string;
+}
+
+export interface BulkFlags extends OutputFlags {
+  failFast?: boolean;
+}
+
+/** Messages and codes of a failure, for an outcome. */
+export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
+  if (e instanceof Error && 'msg' in e && 'code' in e) return { error: String((e as { msg: unknown }).msg), code: (e as { code: string | null }).code };
+  return { error: e instanceof Error ? e.message : String(e), code: null };
+}
+
+export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<U>): Promise<Outcome[]> {
+  const out = ctx.output({ fields: OUTCOME_FIELDS }, flags);
+  const outcomes: Outcome[] = [];
+  // The error behind each failed row that threw, so a one-row run exits as that error would.
+  const causes = new Map<Outcome, unknown>();
+  const total = o.units.reduce((n, u) => n + o.rows(u).length, 0);
+  const progress = startProgress(ctx, total);
+  let stop = false;
+  async function* produce(): AsyncGenerator<Outcome> {
+    for (const unit of o.units) {
+      let results: Outcome[];
+      if (stop) {
+        results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'skipped', error: 'not attempted after an earlier failure (--fail-fast)', code: null }));
+      } else {
+        try {
+          results = await o.act(unit);
+        } catch (e) {
+          if (e instanceof CliError && e.kind !== 'failure') throw e;
+          results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e) }));
+          for (const r of results) causes.set(r, e);
+        }
+        if (o.failFast && results.some((r) => !r.ok)) stop = true;
+      }
+      for (const r of results) {
+        outcomes.push(r);
+        progress.tick();
+        yield r;
+      }
+    }
+  }
+  try {
+    await out.list(produce());
+  } finally {
+    progress.done();
+  }
+  const failed = outcomes.filter((r) => !r.ok).length;
+  const succeeded = outcomes.length - failed;
+  ctx.info(`chatctl: ${succeeded} ${o.verb}, ${failed} failed${outcomes.some((r) => r.status === 'skipped') ? ` (${outcomes.filter((r) => r.status === 'skipped').length} skipped)` : ''}`);
+  if (failed === 0) return outcomes;
+  if (outcomes.length === 1) {
+    // One row is one request: exit as its error would (6 for not found, 5 for permission ...).
+    throw causes.get(outcomes[0]!) ?? new CliError(outcomes[0]!.error ?? 'failed');
+  }
+  throw new CliError(`${failed} of ${outcomes.length} rows failed`, 'partial');
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../../src/cli/completion.js';
+import { allCommands } from '../../src/cli/commands/completion.js';
+import { NOUNS } from '../../src/cli/commands/index.js';
+import { runCli } from '../helpers/cli.js';
+
+describe('shell completions', () => {
+  it.each(SHELLS)('completions/%s is generated from the current command tree (run npm run completions)', async (shell) => {
+    const expected = renderCompletion(shell, completionTree(NOUNS, await allCommands()));
+    const file = readFileSync(new URL(`../../completions/${COMPLETION_FILES[shell]}`, import.meta.url), 'utf8');
+    expect(file === expected, `completions/${COMPLETION_FILES[shell]} is stale: run npm run completions`).toBe(true);
+  });
+
+  it('chatctl completion prints the script, and refuses an unknown shell', async () => {
+    const bash = await runCli(['completion', 'bash']);
+    expect(bash.stdout).toContain('complete -F _chatctl chatctl');
+    const bad = await runCli(['completion', 'tcsh']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('hint: shells: bash, zsh, fish');
+  });
+});
+
+describe('help', () => {
+  it('every command has a summary, a longer description and examples', async () => {
+    for (const [, specs] of await allCommands()) {
+      for (const spec of specs) {
+        const name = spec.path.join(' ');
+        expect(spec.summary, name).toMatch(/\w{3}/);
+        expect(spec.description ?? '', `${name} has no description`).toMatch(/\w{3}/);
+        expect(spec.examples?.length ?? 0, `${name} has no examples`).toBeGreaterThan(0);
+      }
+    }
+  });
+});
