@@ -1,9 +1,13 @@
 /**
- * Running a bulk command: one outcome per input row, printed as it is known (an NDJSON line with --json, a
- * table row otherwise), processing past failures unless --fail-fast, a summary on stderr, and exit 3 when
+ * Running a bulk command: one outcome per input row, printed as it is known (a JSON line with --json or
+ * --format ndjson, a table or TSV row otherwise), processing past failures unless --fail-fast, a summary on stderr, and exit 3 when
  * some rows failed.
  */
+import { ApiError } from '../api/errors.js';
+import type { Operation } from '../api/operation.js';
+import type { ChatClient } from '../client/client.js';
 import type { Context } from './context.js';
+import { printDryRun } from './dry-run.js';
 import { CliError } from './errors.js';
 import type { OutputFlags } from './output/output.js';
 import { startProgress } from './progress.js';
@@ -47,7 +51,8 @@ export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
 }
 
 export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<U>): Promise<Outcome[]> {
-  const out = ctx.output({ fields: OUTCOME_FIELDS }, flags);
+  // Outcomes stream: --json means one JSON object a line, printed as each row is done.
+  const out = ctx.output({ fields: OUTCOME_FIELDS }, flags.json ? { ...flags, json: false, format: 'ndjson' } : flags);
   const outcomes: Outcome[] = [];
   // The error behind each failed row that threw, so a one-row run exits as that error would.
   const causes = new Map<Outcome, unknown>();
@@ -90,4 +95,40 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
     throw causes.get(outcomes[0]!) ?? new CliError(outcomes[0]!.error ?? 'failed');
   }
   throw new CliError(`${failed} of ${outcomes.length} rows failed`, 'partial');
+}
+
+/** One row's request, planned before anything is sent (so --dry-run can print it instead). */
+export interface RowCall {
+  row: number;
+  target: string;
+  /** The operation and its parameters; absent when the row failed before a request (an unknown user). */
+  call?: { op: Operation; params: Record<string, unknown> };
+  /** Why the row cannot be sent. */
+  error?: string;
+  /** Past tense for the outcome: created, updated, deactivated ... */
+  status: string;
+  /** The ID to report from the response (default: none). */
+  idOf?: (response: Record<string, unknown>) => number | string | null;
+}
+
+/** Sends planned calls one row at a time (or prints them under --dry-run), reporting each row. */
+export async function runCalls(ctx: Context, flags: BulkFlags & { dryRun?: boolean }, client: ChatClient, calls: readonly RowCall[], verb: string): Promise<void> {
+  if (flags.dryRun) {
+    const bad = calls.filter((c) => !c.call);
+    for (const c of bad) ctx.warn(`row ${c.row} (${c.target}): ${c.error}`);
+    printDryRun(ctx, calls.filter((c) => c.call).map((c) => client.encode(c.call!.op, c.call!.params as never)));
+    if (bad.length) throw new CliError(`${bad.length} of ${calls.length} rows cannot be sent`, calls.length > 1 ? 'partial' : 'notFound');
+    return;
+  }
+  await runBulk(ctx, flags, {
+    units: calls,
+    verb,
+    failFast: flags.failFast,
+    rows: (c) => [{ row: c.row, target: c.target }],
+    act: async (c) => {
+      if (!c.call) throw new ApiError(c.error ?? 'cannot be sent', 'BAD_REQUEST', 400);
+      const res = await client.call(c.call.op, c.call.params as never, { signal: ctx.signal });
+      return [{ row: c.row, target: c.target, ok: true, status: c.status, id: c.idOf?.(res as unknown as Record<string, unknown>) ?? null }];
+    },
+  });
 }

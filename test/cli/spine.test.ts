@@ -2,17 +2,10 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestOrg, OWNER_PASSWORD, type TestOrg } from '../helpers/org.js';
-import { runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
-import { TRANSPORTS, type TransportKind } from '../helpers/transports.js';
+import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { TRANSPORTS } from '../helpers/transports.js';
 
-/** Arguments and environment that point chatctl at `org` over one transport, as its owner. */
-async function pointAt(org: TestOrg, kind: TransportKind) {
-  const { env } = tempHome();
-  const creds = { ZULIP_EMAIL: org.owner.email, ZULIP_API_KEY: org.owner.apiKey };
-  return kind === 'embedded'
-    ? { args: ['--data-dir', org.dataDir], env: { ...env, ...creds } }
-    : { args: ['--server', await org.http()], env: { ...env, ...creds } };
-}
+const pointAt = cliTarget;
 
 describe.each(TRANSPORTS)('first commands over %s', (kind) => {
   let org: TestOrg;

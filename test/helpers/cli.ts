@@ -106,3 +106,17 @@ export function scriptedPrompter(answers: { password?: string[]; confirm?: boole
     },
   };
 }
+
+/**
+ * Arguments and environment that point chatctl at a test organization over one transport, as `user`
+ * (default: its owner): `--data-dir` for the embedded transport, `--server` for HTTP on 127.0.0.1.
+ */
+export async function cliTarget(
+  org: { dataDir: string; http(): Promise<string>; owner: { email: string; apiKey: string } },
+  kind: 'embedded' | 'http',
+  user: { email: string; apiKey: string } = org.owner,
+): Promise<{ args: string[]; env: Record<string, string> }> {
+  const { env } = tempHome();
+  const creds = { ZULIP_EMAIL: user.email, ZULIP_API_KEY: user.apiKey };
+  return kind === 'embedded' ? { args: ['--data-dir', org.dataDir], env: { ...env, ...creds } } : { args: ['--server', await org.http()], env: { ...env, ...creds } };
+}

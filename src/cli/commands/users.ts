@@ -1,8 +1,14 @@
-import { getUsers } from '../../api/operations/users.js';
+import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
-import { defineCommand, opt } from '../command.js';
+import { cell, readRows, type Columns, type InputRow } from '../bulk-input.js';
+import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
+import { confirmOrExit } from '../confirm.js';
+import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
+import { readSecret } from '../io.js';
 import type { OutputFlags } from '../output/output.js';
+import { resolveUsers } from '../resolve.js';
 
 /** Every field of the 2.1 user object, in display order. */
 export const USER_FIELDS = [
@@ -29,6 +35,52 @@ export function parseIds(value: string, flag: string): number[] {
   const ids = value.split(',').map((v) => v.trim()).filter(Boolean);
   if (!ids.length || ids.some((v) => !/^\d+$/.test(v))) throw usageError(`${flag} takes comma-separated user IDs, not "${value}"`);
   return ids.map(Number);
+}
+
+/** Options of every bulk-capable users command. */
+const BULK_OPTIONS: OptionSpec[] = [
+  { flags: '--from-file <file>', description: 'read rows from a CSV file with a header, or JSON lines (- for stdin)' },
+  { flags: '--fail-fast', description: 'stop at the first failed row (the rest are reported as skipped)' },
+];
+
+/** Rows from --from-file, or the positional references; never both. */
+async function rowsOf(ctx: Context, opts: CommandOptions, columns: Columns, fromArgs: () => InputRow[]): Promise<InputRow[]> {
+  const file = opt.str(opts, 'fromFile');
+  const args = fromArgs();
+  if (file && args.length) throw usageError('give users as arguments or with --from-file, not both');
+  if (file) return readRows(ctx, file, columns);
+  if (!args.length) throw usageError('name at least one user (ID or e-mail), or pass --from-file');
+  return args;
+}
+
+/** Plans one call per row for commands that act on existing users (the `user` column). */
+async function planForUsers(
+  ctx: Context,
+  rows: InputRow[],
+  plan: (row: InputRow, userId: number) => Omit<RowCall, 'row' | 'target'>,
+): Promise<RowCall[]> {
+  const client = await ctx.client();
+  const resolved = await resolveUsers(client, rows.map((r) => cell(r, 'user')));
+  return rows.map((r, i) => {
+    const ref = cell(r, 'user');
+    const found = resolved.get(ref)!;
+    const base = { row: i + 1, target: ref };
+    if (!found.ok) return { ...base, status: 'failed', error: found.error };
+    try {
+      return { ...base, ...plan(r, found.id) };
+    } catch (e) {
+      return { ...base, status: 'failed', error: e instanceof Error ? e.message : String(e) };
+    }
+  });
+}
+
+/** `ID=VALUE` options into profile_data entries; `ID=` clears the field. */
+function parseProfileFields(values: string[]): { id: number; value: string | null }[] {
+  return values.map((v) => {
+    const m = /^(\d+)=(.*)$/s.exec(v);
+    if (!m) throw usageError(`--profile-field takes ID=VALUE (a custom profile field ID), not "${v}"`);
+    return { id: Number(m[1]), value: m[2] === '' ? null : m[2]! };
+  });
 }
 
 export const commands = [
@@ -75,6 +127,165 @@ export const commands = [
         (!opt.bool(opts, 'bots') || u.is_bot) &&
         (!opt.bool(opts, 'humans') || !u.is_bot);
       await out.list(members.filter(keep));
+    },
+  }),
+
+  defineCommand({
+    path: ['users', 'get'],
+    summary: 'show one user, by ID or e-mail address',
+    description: 'Reads GET /users/{id} (or /users/{email}). Deactivated users and bots are shown too.',
+    examples: ['chatctl users get 8', 'chatctl users get iago@example.com --json', 'chatctl users get 8 --custom-fields --fields profile_data'],
+    args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
+    options: [{ flags: '--custom-fields', description: 'include custom profile fields (profile_data)' }],
+    output: { fields: USER_FIELDS },
+    async run(opts, ctx) {
+      const out = ctx.output({ fields: USER_FIELDS }, opts as OutputFlags);
+      const client = await ctx.client();
+      const ref = opt.str(opts, 'user')!.trim();
+      const common = { client_gravatar: false, include_custom_profile_fields: opt.bool(opts, 'customFields') || undefined };
+      const { user } = /^\d+$/.test(ref)
+        ? await client.call(getUser, { user_id: Number(ref), ...common })
+        : await client.call(getUserByEmail, { email: ref, ...common });
+      await out.item(user);
+    },
+  }),
+
+  defineCommand({
+    path: ['users', 'create'],
+    summary: 'create user accounts (administrators)',
+    description:
+      'Creates one account (EMAIL --name NAME), or one per row of --from-file (columns email, full_name, and ' +
+      'optionally password). Without a password the account gets a random one nobody sees; the person sets ' +
+      'their own through the password reset flow. With --json each row\'s outcome is one JSON line.',
+    examples: [
+      'chatctl users create ada@example.com --name "Ada Lovelace"',
+      'printf %s "$PW" | chatctl users create ada@example.com --name "Ada Lovelace" --password-stdin',
+      'chatctl users create --from-file people.csv --json',
+      'chatctl users create --from-file people.csv --dry-run',
+    ],
+    args: [{ name: 'email', description: 'the new user\'s e-mail address' }],
+    options: [
+      { flags: '--name <name>', description: 'full name (with EMAIL)' },
+      { flags: '--password-stdin', description: 'read the password from stdin (with EMAIL)' },
+      ...BULK_OPTIONS,
+    ],
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    async run(opts, ctx) {
+      const columns: Columns = { email: { required: true, description: 'e-mail address' }, full_name: { required: true, description: 'full name' }, password: { description: 'initial password' } };
+      const email = opt.str(opts, 'email');
+      if (email && !opt.str(opts, 'name')) throw usageError('--name is required with EMAIL');
+      if (opt.bool(opts, 'passwordStdin') && !email) throw usageError('--password-stdin goes with EMAIL, not --from-file');
+      const rows = await rowsOf(ctx, opts, columns, () => (email ? [{ email, full_name: opt.str(opts, 'name')! }] : []));
+      const password = opt.bool(opts, 'passwordStdin') ? await readSecret(ctx.io.stdin) : undefined;
+      const { randomAlphanumeric } = await import('../../server/secrets.js');
+      const client = await ctx.client();
+      const calls: RowCall[] = rows.map((r, i) => ({
+        row: i + 1,
+        target: cell(r, 'email'),
+        status: 'created',
+        idOf: (res) => res.user_id as number,
+        call: { op: createUser, params: { email: cell(r, 'email'), full_name: cell(r, 'full_name'), password: password ?? (cell(r, 'password') || randomAlphanumeric(24)) } },
+      }));
+      await runCalls(ctx, opts as BulkFlags, client, calls, 'created');
+    },
+  }),
+
+  defineCommand({
+    path: ['users', 'update'],
+    summary: "change a user's name, role, custom profile fields or e-mail (administrators)",
+    description:
+      'Changes one user (USER is an ID or e-mail), or one per row of --from-file (columns user, and any of ' +
+      'full_name, role, new_email). Roles: owner, admin, moderator, member, guest. Only owners may grant or ' +
+      'remove the owner role; changing e-mails needs an owner allowed to.',
+    examples: [
+      'chatctl users update iago@example.com --role admin',
+      'chatctl users update 8 --name "King Hamlet" --profile-field 3=Denmark',
+      'chatctl users update 8 --new-email hamlet@elsinore.test',
+      'chatctl users update --from-file roles.csv --fail-fast',
+    ],
+    args: [{ name: 'user', description: 'user ID or e-mail address' }],
+    options: [
+      { flags: '--name <name>', description: 'new full name' },
+      { flags: '--role <role>', description: 'new role: owner, admin, moderator, member, guest' },
+      { flags: '--profile-field <id=value>', description: 'set a custom profile field; ID= clears it (repeatable)', repeatable: true },
+      { flags: '--new-email <email>', description: 'new e-mail address' },
+      ...BULK_OPTIONS,
+    ],
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    async run(opts, ctx) {
+      const columns: Columns = {
+        user: { required: true, description: 'user ID or e-mail' },
+        full_name: { description: 'new full name' },
+        role: { description: 'new role' },
+        new_email: { description: 'new e-mail' },
+      };
+      const user = opt.str(opts, 'user');
+      const profile = parseProfileFields(opt.list(opts, 'profileField'));
+      const fromArgs = (): InputRow[] => {
+        if (!user) return [];
+        const row: InputRow = { user };
+        if (opt.str(opts, 'name') !== undefined) row.full_name = opt.str(opts, 'name');
+        if (opt.str(opts, 'role') !== undefined) row.role = ROLE_NAMES[parseRole(opt.str(opts, 'role')!)];
+        if (opt.str(opts, 'newEmail') !== undefined) row.new_email = opt.str(opts, 'newEmail');
+        if (Object.keys(row).length === 1 && !profile.length) throw usageError('nothing to change: pass --name, --role, --profile-field or --new-email');
+        return [row];
+      };
+      const rows = await rowsOf(ctx, opts, columns, fromArgs);
+      const calls = await planForUsers(ctx, rows, (r, userId) => {
+        const params: Record<string, unknown> = { user_id: userId };
+        if (cell(r, 'full_name')) params.full_name = cell(r, 'full_name');
+        if (cell(r, 'role')) params.role = parseRole(cell(r, 'role'));
+        if (cell(r, 'new_email')) params.new_email = cell(r, 'new_email');
+        if (user && profile.length) params.profile_data = profile;
+        if (Object.keys(params).length === 1) throw new Error('nothing to change in this row');
+        return { status: 'updated', idOf: () => userId, call: { op: updateUser, params } };
+      });
+      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'updated');
+    },
+  }),
+
+  defineCommand({
+    path: ['users', 'deactivate'],
+    summary: 'deactivate user accounts (administrators)',
+    description:
+      'Deactivates the named users (IDs or e-mails), or one per row of --from-file (column user). They can no ' +
+      'longer log in or use the API; their data stays, and users reactivate brings them back. Asks for ' +
+      'confirmation on a terminal; elsewhere --yes is required.',
+    examples: ['chatctl users deactivate polonius@example.com', 'chatctl users deactivate 12 13 14 --yes --json', 'chatctl users deactivate --from-file leavers.csv --yes'],
+    args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
+    options: [{ flags: '--comment <text>', description: 'a note for the notification e-mail' }, ...BULK_OPTIONS],
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    destructive: true,
+    async run(opts, ctx) {
+      const rows = await rowsOf(ctx, opts, { user: { required: true, description: 'user ID or e-mail' } }, () => opt.list(opts, 'users').map((u) => ({ user: u })));
+      const calls = await planForUsers(ctx, rows, (_r, userId) => ({
+        status: 'deactivated',
+        idOf: () => userId,
+        call: { op: deactivateUser, params: { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') } },
+      }));
+      if (!opt.bool(opts, 'dryRun')) {
+        await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Deactivate ${rows.length === 1 ? cell(rows[0]!, 'user') : `${rows.length} users`}?`);
+      }
+      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'deactivated');
+    },
+  }),
+
+  defineCommand({
+    path: ['users', 'reactivate'],
+    summary: 'reactivate deactivated user accounts (administrators)',
+    description: 'Reactivates the named users (IDs or e-mails), or one per row of --from-file (column user).',
+    examples: ['chatctl users reactivate polonius@example.com', 'chatctl users reactivate --from-file returning.csv --json'],
+    args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
+    options: BULK_OPTIONS,
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    async run(opts, ctx) {
+      const rows = await rowsOf(ctx, opts, { user: { required: true, description: 'user ID or e-mail' } }, () => opt.list(opts, 'users').map((u) => ({ user: u })));
+      const calls = await planForUsers(ctx, rows, (_r, userId) => ({ status: 'reactivated', idOf: () => userId, call: { op: reactivateUser, params: { user_id: userId } } }));
+      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'reactivated');
     },
   }),
 ];

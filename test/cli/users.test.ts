@@ -1,0 +1,150 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from '../../src/cli/main.js';
+import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { createTestOrg, type TestOrg } from '../helpers/org.js';
+import { TRANSPORTS } from '../helpers/transports.js';
+
+const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
+
+describe('users: parsing', () => {
+  it('maps argv to options', async () => {
+    const p = await parse(['users', 'update', 'ada@example.com', '--role', 'admin', '--profile-field', '3=x', '--profile-field', '4=', '--dry-run'], sink());
+    expect(p!.spec.path).toEqual(['users', 'update']);
+    expect(p!.opts).toMatchObject({ user: 'ada@example.com', role: 'admin', profileField: ['3=x', '4='], dryRun: true });
+    const d = await parse(['users', 'deactivate', '3', '4', '-y', '--comment', 'bye'], sink());
+    expect(d!.opts).toMatchObject({ users: ['3', '4'], yes: true, comment: 'bye' });
+  });
+
+  it.each([
+    [['users', 'update', '5'], 'nothing to change: pass --name, --role, --profile-field or --new-email'],
+    [['users', 'update', '5', '--role', 'king'], 'unknown role "king"'],
+    [['users', 'update', '5', '--profile-field', 'x=y'], '--profile-field takes ID=VALUE'],
+    [['users', 'create', 'a@b.test'], '--name is required with EMAIL'],
+    [['users', 'deactivate'], 'name at least one user (ID or e-mail), or pass --from-file'],
+    [['users', 'list', '--active', '--deactivated'], '--active and --deactivated exclude each other'],
+  ])('%j is a usage error', async (argv, message) => {
+    const r = await runCli(argv, { env: { ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+});
+
+describe.each(TRANSPORTS)('users commands over %s', (kind) => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+  });
+  afterAll(() => org.close());
+
+  it('creates one user and gets it by e-mail and by ID', async () => {
+    const t = await cliTarget(org, kind);
+    const created = await runCli([...t.args, 'users', 'create', `ada-${kind}@example.com`, '--name', 'Ada Lovelace', '--json'], { env: t.env });
+    expect(created.code).toBe(0);
+    const [outcome] = lines(created.stdout);
+    expect(outcome).toMatchObject({ row: 1, target: `ada-${kind}@example.com`, ok: true, status: 'created' });
+    const byEmail = await runCli([...t.args, 'users', 'get', `ADA-${kind}@example.com`, '--json'], { env: t.env });
+    expect(JSON.parse(byEmail.stdout)).toMatchObject({ user_id: outcome!.id, full_name: 'Ada Lovelace', role: 400 });
+    const byId = await runCli([...t.args, 'users', 'get', String(outcome!.id), '--fields', 'full_name'], { env: t.env });
+    expect(byId.stdout).toBe('Ada Lovelace\n');
+    const missing = await runCli([...t.args, 'users', 'get', 'nobody@example.com'], { env: t.env });
+    expect(missing.code).toBe(6);
+  });
+
+  it('creates from a CSV, reports every row as a JSON line, continues past bad rows, exits 3', async () => {
+    const t = await cliTarget(org, kind);
+    const file = join(tempHome().home, 'people.csv');
+    writeFileSync(file, `email,full_name\nb-${kind}@example.com,Bee\nnot-an-address,Bad Row\nc-${kind}@example.com,Cee Cee\n`);
+    const r = await runCli([...t.args, 'users', 'create', '--from-file', file, '--json'], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(lines(r.stdout).map((o) => [o.row, o.ok, o.status])).toEqual([[1, true, 'created'], [2, false, 'failed'], [3, true, 'created']]);
+    expect(lines(r.stdout)[1]).toMatchObject({ target: 'not-an-address', error: 'Bad name or username', code: 'BAD_REQUEST' });
+    expect(r.stderr).toContain('chatctl: 2 created, 1 failed');
+  });
+
+  it('stops at the first failure with --fail-fast, and reports the rest as skipped', async () => {
+    const t = await cliTarget(org, kind);
+    const file = join(tempHome().home, 'people.jsonl');
+    writeFileSync(file, `{"email":"bad","full_name":"X Y"}\n{"email":"d-${kind}@example.com","full_name":"Dee"}\n`);
+    const r = await runCli([...t.args, 'users', 'create', '--from-file', file, '--fail-fast', '--json'], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(lines(r.stdout).map((o) => o.status)).toEqual(['failed', 'skipped']);
+  });
+
+  it('refuses a file with an unknown or missing column before sending anything', async () => {
+    const t = await cliTarget(org, kind);
+    const file = join(tempHome().home, 'bad.csv');
+    writeFileSync(file, 'email,name\nx@example.com,X\n');
+    const r = await runCli([...t.args, 'users', 'create', '--from-file', file], { env: t.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown column name');
+    expect(r.stderr).toContain('hint: columns: email (required), full_name (required), password');
+  });
+
+  it('updates a role, and the change shows in users list', async () => {
+    const target = org.addUser({ email: `e-${kind}@example.com` });
+    const t = await cliTarget(org, kind);
+    const r = await runCli([...t.args, 'users', 'update', target.email, '--role', 'moderator'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`1\t${target.email}\ttrue\tupdated\t${target.id}\t\t\n`);
+    const list = await runCli([...t.args, 'users', 'list', '--role', 'moderator', '--fields', 'user_id'], { env: t.env });
+    expect(list.stdout.split('\n')).toContain(String(target.id));
+  });
+
+  it('is refused by the server for a member, exit 5', async () => {
+    const member = org.addUser();
+    const victim = org.addUser();
+    const t = await cliTarget(org, kind, member);
+    const r = await runCli([...t.args, 'users', 'deactivate', String(victim.id), '--yes'], { env: t.env });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('Must be an organization administrator (UNAUTHORIZED_PRINCIPAL)');
+  });
+
+  it('deactivates only with --yes when not on a terminal, and reactivates', async () => {
+    const a = org.addUser();
+    const b = org.addUser();
+    const t = await cliTarget(org, kind);
+    const refused = await runCli([...t.args, 'users', 'deactivate', String(a.id), b.email], { env: t.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('pass --yes');
+    expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(a.id)).toBe(1);
+    const done = await runCli([...t.args, 'users', 'deactivate', String(a.id), b.email, '--yes', '--json'], { env: t.env });
+    expect(done.code).toBe(0);
+    expect(lines(done.stdout).map((o) => o.status)).toEqual(['deactivated', 'deactivated']);
+    const back = await runCli([...t.args, 'users', 'reactivate', String(a.id)], { env: t.env });
+    expect(back.code).toBe(0);
+    expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(a.id)).toBe(1);
+  });
+
+  it('asks on a terminal, and does nothing when the answer is no', async () => {
+    const a = org.addUser();
+    const t = await cliTarget(org, kind);
+    const no = scriptedPrompter({ confirm: [false] });
+    const r = await runCli([...t.args, 'users', 'deactivate', String(a.id)], { env: t.env, tty: true, prompter: no });
+    expect(no.asked).toEqual([`Deactivate ${a.id}?`]);
+    expect(r.code).toBe(130);
+    expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(a.id)).toBe(1);
+    const yes = scriptedPrompter({ confirm: [true] });
+    expect((await runCli([...t.args, 'users', 'deactivate', String(a.id)], { env: t.env, tty: true, prompter: yes })).code).toBe(0);
+  });
+
+  it('prints what it would send with --dry-run, secrets masked, and sends nothing', async () => {
+    const t = await cliTarget(org, kind);
+    const r = await runCli([...t.args, 'users', 'create', `dry-${kind}@example.com`, '--name', 'Dry Run', '--password-stdin', '--dry-run'], { env: t.env, stdin: 'hunter22\n' });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ method: 'POST', path: '/api/v1/users', body: { email: `dry-${kind}@example.com`, full_name: 'Dry Run', password: '********' } });
+    expect(r.stdout + r.stderr).not.toContain('hunter22');
+    expect(org.db.prepare('SELECT count(*) FROM users WHERE email = ?').pluck().get(`dry-${kind}@example.com`)).toBe(0);
+  });
+
+  it('reports an unknown user in a batch as a failed row, exit 3', async () => {
+    const a = org.addUser({ active: false });
+    const t = await cliTarget(org, kind);
+    const r = await runCli([...t.args, 'users', 'reactivate', String(a.id), 'ghost@example.com'], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(r.stdout.split('\n')[0]).toBe(`1\t${a.id}\ttrue\treactivated\t${a.id}\t\t`);
+    expect(r.stdout.split('\n')[1]).toBe('2\tghost@example.com\tfalse\tfailed\t\tNo such user: ghost@example.com\tBAD_REQUEST');
+  });
+});
