@@ -20,6 +20,11 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
   'svc_merge_base', // ... for zulip_merge_base
   'is_imported_stub', // user objects, feature level 433
   'is_deleted', // user objects, feature level 490
+  'url', // POST /user_uploads, feature level 285 (twin of uri)
+  'filename', // POST /user_uploads, feature level 285
+  'example_input', // linkifiers, feature level 471
+  'reverse_template', // linkifiers, feature level 471
+  'alternative_url_templates', // linkifiers, feature level 471
 ]);
 
 /** OpenAPI 3.0's `nullable` as JSON Schema: a null type alongside, or an anyOf with null. */

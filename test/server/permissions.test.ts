@@ -3,9 +3,13 @@ import { basicAuthHeader } from '../../src/api/wire.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { ANONYMOUS_MSG, CALLERS, DEACTIVATED_MSG, type Caller, type Fixture, type PermissionCase } from './permissions/matrix.js';
 import { userCases } from './permissions/users.js';
+import { attachmentCases } from './permissions/attachments.js';
+import { linkifierCases } from './permissions/linkifiers.js';
 
 const AREAS: Record<string, PermissionCase[]> = {
   users: userCases,
+  attachments: attachmentCases,
+  linkifiers: linkifierCases,
 };
 
 function callerOf(org: TestOrg, kind: Caller): TestUser | null {

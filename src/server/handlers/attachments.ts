@@ -1,3 +1,49 @@
-import type { Binding } from '../context.js';
+/** Uploading files, listing one's uploads, deleting them. */
+import { badRequest } from '../../api/errors.js';
+import { getAttachments, removeAttachment, uploadFile } from '../../api/operations/attachments.js';
+import { bind, callerOf, type Binding } from '../context.js';
+import { attachmentById, attachmentsOf, emitAttachmentChange, insertAttachment, uploadSpaceUsed } from '../model/attachments.js';
+import { deleteUploadBytes, MAX_FILE_UPLOAD_SIZE_MIB, newPathId, storeUploadBytes, uploadUrl } from '../model/uploads.js';
 
-export const bindings: Binding[] = [];
+export const bindings: Binding[] = [
+  bind(uploadFile, (ctx) => {
+    const me = callerOf(ctx);
+    if (ctx.files.length === 0) throw badRequest('You must specify a file to upload');
+    if (ctx.files.length !== 1) throw badRequest('You may only upload one file at a time');
+    const file = ctx.files[0]!;
+    if (file.data.length > MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024) {
+      throw badRequest(`Uploaded file is larger than the allowed limit of ${MAX_FILE_UPLOAD_SIZE_MIB} MiB`);
+    }
+    const pathId = newPathId(file.filename);
+    const row = insertAttachment(ctx.db, {
+      owner_id: me.id,
+      name: file.filename,
+      path_id: pathId,
+      size: file.data.length,
+      content_type: file.contentType,
+      create_time_ms: ctx.now() * 1000,
+    });
+    // After the row: if writing fails, the transaction takes the row back with it.
+    storeUploadBytes(ctx.dataDir, pathId, file.data);
+    emitAttachmentChange(ctx.db, 'add', row);
+    const url = uploadUrl(pathId);
+    return { uri: url, url, filename: pathId.slice(pathId.lastIndexOf('/') + 1) };
+  }),
+
+  bind(getAttachments, (ctx) => ({ attachments: attachmentsOf(ctx.db, callerOf(ctx).id), upload_space_used: uploadSpaceUsed(ctx.db) })),
+
+  bind(removeAttachment, (ctx, p) => {
+    const me = callerOf(ctx);
+    const row = attachmentById(ctx.db, p.attachment_id);
+    if (!row || row.owner_id !== me.id) throw badRequest('Invalid attachment');
+    ctx.db.prepare('DELETE FROM attachments WHERE id = ?').run(row.id);
+    try {
+      deleteUploadBytes(ctx.dataDir, row.path_id);
+    } catch (e) {
+      ctx.log(`deleting upload ${row.path_id} failed: ${e instanceof Error ? e.message : String(e)}`);
+      throw badRequest('An error occurred while deleting the attachment. Please try again later.');
+    }
+    ctx.emit({ type: 'attachment', op: 'remove', attachment: { id: row.id }, upload_space_used: uploadSpaceUsed(ctx.db) }, [me.id]);
+    return {};
+  }),
+];

@@ -1,0 +1,203 @@
+/**
+ * Linkifiers in the store, and their validation as a Zulip server does it: the pattern is a Python-syntax
+ * (RE2) regular expression, the URL template an RFC 6570 template, and the named groups of the one must be
+ * exactly the variables of the other. Failures carry `errors` ({field: [messages]}), like Django's.
+ */
+import { ApiError } from '../../api/errors.js';
+import type { Linkifier } from '../../api/operations/linkifiers.js';
+import type { Db } from '../store/db.js';
+
+interface LinkifierRow {
+  id: number;
+  pattern: string;
+  url_template: string;
+  example_input: string | null;
+  reverse_template: string | null;
+  alternative_url_templates: string;
+  order: number;
+}
+
+const toWire = (r: LinkifierRow): Linkifier => ({
+  id: r.id,
+  pattern: r.pattern,
+  url_template: r.url_template,
+  example_input: r.example_input,
+  reverse_template: r.reverse_template,
+  alternative_url_templates: JSON.parse(r.alternative_url_templates) as string[],
+});
+
+/** All linkifiers, in the order clients apply them. */
+export function listLinkifiers(db: Db): Linkifier[] {
+  return (db.prepare('SELECT * FROM linkifiers ORDER BY "order", id').all() as LinkifierRow[]).map(toWire);
+}
+
+export const linkifierExists = (db: Db, id: number): boolean =>
+  db.prepare('SELECT 1 FROM linkifiers WHERE id = ?').get(id) !== undefined;
+
+export interface LinkifierInput {
+  pattern: string;
+  url_template: string;
+  example_input?: string;
+  reverse_template?: string;
+  alternative_url_templates?: string[];
+}
+
+/** Validates a linkifier; `selfId` is the one being replaced (its own pattern is no duplicate). */
+export function validateLinkifier(db: Db, input: LinkifierInput, selfId?: number): void {
+  // Field errors first, then the model-wide ones, in the order Django's full_clean collects them.
+  const errors: Record<string, string[]> = {};
+  const add = (field: string, msg: string) => (errors[field] ??= []).push(msg);
+  const variables = urlTemplateVariables(input.url_template);
+  if (!variables) add('url_template', 'Invalid URL template.');
+  if ((input.alternative_url_templates ?? []).some((t) => !urlTemplateVariables(t))) {
+    add('alternative_url_templates', 'Invalid URL template.');
+  }
+  const regex = compilePattern(input.pattern);
+  if ('error' in regex) {
+    add('__all__', `Bad regular expression: ${regex.error}`);
+  } else if (variables) {
+    const groups = new Set(regex.groups);
+    const vars = new Set(variables);
+    const missingInPattern = [...vars].filter((v) => !groups.has(v)).sort();
+    const missingInTemplate = [...groups].filter((g) => !vars.has(g)).sort();
+    if (missingInPattern.length) {
+      add('__all__', `Group '${missingInPattern[0]}' in URL template is not present in linkifier pattern.`);
+    } else if (missingInTemplate.length) {
+      add('__all__', `Group '${missingInTemplate[0]}' in linkifier pattern is not present in URL template.`);
+    }
+  }
+  const duplicate = db.prepare('SELECT id FROM linkifiers WHERE pattern = ?').get(input.pattern) as { id: number } | undefined;
+  if (duplicate && duplicate.id !== selfId) add('__all__', 'Realm filter with this Realm and Pattern already exists.');
+  const first = Object.values(errors)[0]?.[0];
+  if (first) throw new ApiError(first, 'BAD_REQUEST', 400, { errors });
+}
+
+export function insertLinkifier(db: Db, input: LinkifierInput): number {
+  const { next } = db.prepare('SELECT coalesce(max("order") + 1, 0) AS next FROM linkifiers').get() as { next: number };
+  const info = db
+    .prepare(
+      `INSERT INTO linkifiers (pattern, url_template, example_input, reverse_template, alternative_url_templates, "order")
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    )
+    .run(input.pattern, input.url_template, input.example_input ?? null, input.reverse_template ?? null, JSON.stringify(input.alternative_url_templates ?? []), next);
+  return Number(info.lastInsertRowid);
+}
+
+export function updateLinkifierRow(db: Db, id: number, input: LinkifierInput): void {
+  db.prepare(
+    `UPDATE linkifiers SET pattern = ?, url_template = ?, example_input = ?, reverse_template = ?, alternative_url_templates = ?
+     WHERE id = ?`,
+  ).run(input.pattern, input.url_template, input.example_input ?? null, input.reverse_template ?? null, JSON.stringify(input.alternative_url_templates ?? []), id);
+}
+
+/**
+ * Compiles a Python/RE2-syntax pattern with JavaScript's engine: `(?P<name>` becomes `(?<name>`, a leading
+ * `(?flags)` becomes RegExp flags, and what RE2 refuses (lookarounds, backreferences) is refused with
+ * RE2's words even though JavaScript could run it.
+ */
+export function compilePattern(pattern: string): { regex: RegExp; groups: string[] } | { error: string } {
+  let source = '';
+  let flags = '';
+  let rest = pattern;
+  const leading = /^\(\?([imsU]+)\)/.exec(rest);
+  if (leading) {
+    // i, m and s carry over; U (ungreedy) has no JavaScript equivalent and only changes which text matches.
+    flags = [...new Set(leading[1]!.replace('U', ''))].join('');
+    rest = rest.slice(leading[0].length);
+  }
+  let inClass = false;
+  for (let i = 0; i < rest.length; i++) {
+    const c = rest[i]!;
+    if (c === '\\') {
+      const next = rest[i + 1] ?? '';
+      if (!inClass && /[1-9]/.test(next)) return { error: `invalid escape sequence: \\${next}` };
+      source += c + next;
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      source += c;
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      source += c;
+      // A `]` right after `[` or `[^` is a literal member, not the end of the class.
+      const lead = /^\[\^?\]?/.exec(rest.slice(i))![0];
+      source += lead.slice(1);
+      i += lead.length - 1;
+      continue;
+    }
+    if (rest.startsWith('(?P<', i)) {
+      source += '(?<';
+      i += 3;
+      continue;
+    }
+    const perl = /^\(\?(=|!|<=|<!|P=)/.exec(rest.slice(i));
+    if (perl) {
+      return { error: perl[1] === 'P=' ? 'invalid named capture group: (?P=' : `invalid perl operator: (?${perl[1]}` };
+    }
+    source += c;
+  }
+  let regex: RegExp;
+  try {
+    regex = new RegExp(source, flags);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { error: message.replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '') };
+  }
+  // Matching the empty alternative reports every named group, each undefined.
+  const groups = Object.keys(new RegExp(`(?:${source})|`, flags).exec('')?.groups ?? {});
+  return { regex, groups };
+}
+
+const VAR_START = /^[A-Za-z0-9_%]/;
+const VAR_CHARS = /^(?:[A-Za-z0-9_.]|%[0-9A-Fa-f]{2})+$/;
+const OPERATORS = '+#./;?&,';
+const RESERVED_OPERATORS = '=!@|';
+
+/**
+ * The variable names of an RFC 6570 URL template, or null when it is not one. As lenient as the template
+ * library a Zulip server validates with: literals may hold anything but braces.
+ */
+export function urlTemplateVariables(template: string): string[] | null {
+  const names: string[] = [];
+  for (const part of template.split(/(\{[^}]*\})/)) {
+    if (part === '') continue;
+    if (!part.startsWith('{') || !part.endsWith('}')) {
+      if (part.includes('{') || part.includes('}')) return null;
+      continue;
+    }
+    let expression = part.slice(1, -1);
+    const op = expression[0] ?? '';
+    if (!VAR_START.test(expression)) {
+      if (RESERVED_OPERATORS.includes(op) || !op || !OPERATORS.includes(op)) return null;
+      expression = expression.slice(op === ',' && expression[1] === '+' ? 2 : 1);
+    }
+    for (const spec of expression.split(',')) {
+      const name = variableName(spec);
+      if (name === null) return null;
+      if (!names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}
+
+function variableName(spec: string): string | null {
+  if (!VAR_START.test(spec)) return null;
+  let body = spec.split('=', 1)[0]!;
+  const prefix = /:(.*)$/.exec(body);
+  if (prefix) {
+    if (!/^[0-9]{1,3}$/.test(prefix[1]!) || Number(prefix[1]) === 0) return null;
+    body = body.slice(0, prefix.index);
+  } else if (body.endsWith('[]')) {
+    body = body.slice(0, -2);
+  } else if (body.endsWith('*')) {
+    body = body.slice(0, -1);
+  }
+  // `name/key` reads the value under another key; the variable is the name.
+  const [name, key = name] = body.split('/', 2) as [string, string?];
+  if (!VAR_CHARS.test(name) || !VAR_CHARS.test(key)) return null;
+  return name;
+}
