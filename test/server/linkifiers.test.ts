@@ -8,9 +8,11 @@ import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
 type Event = Record<string, unknown> & { type: string };
 
-function openQueue(org: TestOrg, user: TestUser): string {
+/** A queue of a client that understands URL templates (the only ones sent `realm_linkifiers`), unless told otherwise. */
+function openQueue(org: TestOrg, user: TestUser, linkifierUrlTemplate = true): string {
   const id = `linkifiers-test-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
+  const options = JSON.stringify({ client_capabilities: { linkifier_url_template: linkifierUrlTemplate } });
+  org.db.prepare('INSERT INTO event_queues (id, user_id, options, lifespan_secs, last_access) VALUES (?, ?, ?, 600, ?)').run(id, user.id, options, org.clock.now());
   return id;
 }
 
@@ -114,6 +116,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
 
     it('sends every active user the full list, then the empty legacy realm_filters', async () => {
       const [qOwner, qAnn] = [org.owner, ann].map((u) => openQueue(org, u));
+      const qOldClient = openQueue(org, ann, false);
       const { id } = await (await admin()).call(addLinkifier, { pattern: 'PR(?P<n>\\d+)', url_template: 'https://x.example/pr/{n}' });
       const expected = [
         { type: 'realm_linkifiers', realm_linkifiers: [{ id, pattern: 'PR(?P<n>\\d+)', url_template: 'https://x.example/pr/{n}', example_input: null, reverse_template: null, alternative_url_templates: [] }] },
@@ -122,6 +125,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       const events = takeEvents(org, qOwner);
       expect(events).toEqual(expected);
       expect(takeEvents(org, qAnn)).toEqual(expected);
+      expect(takeEvents(org, qOldClient)).toEqual([{ type: 'realm_filters', realm_filters: [] }]);
       expect(openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: events.map((e, i) => ({ ...e, id: i })) })).toEqual([]);
     });
 
