@@ -2,16 +2,19 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAttachments, removeAttachment, uploadFile } from '../../src/api/operations/attachments.js';
-import { linkAttachments } from '../../src/server/model/attachments.js';
+import { sendMessage, updateMessage } from '../../src/api/operations/messages.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
 type Event = Record<string, unknown> & { type: string };
 
+/** A queue of `attachment` events only (sending and editing also produce message events). */
 function openQueue(org: TestOrg, user: TestUser): string {
   const id = `attachments-test-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
+  org.db
+    .prepare(`INSERT INTO event_queues (id, user_id, event_types, lifespan_secs, last_access) VALUES (?, ?, '["attachment"]', 600, ?)`)
+    .run(id, user.id, org.clock.now());
   return id;
 }
 
@@ -23,20 +26,6 @@ function takeEvents(org: TestOrg, queueId: string): Event[] {
 
 const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }] });
 
-/** A direct message stored as the messages area stores one, then linked to uploads as its send does. */
-function sendDirect(org: TestOrg, sender: TestUser, to: TestUser, content: string): number {
-  const members = [sender.id, to.id].sort((a, b) => a - b).join(',');
-  org.db.prepare('INSERT OR IGNORE INTO recipients (members) VALUES (?)').run(members);
-  const recipient = (org.db.prepare('SELECT id FROM recipients WHERE members = ?').get(members) as { id: number }).id;
-  const id = Number(
-    org.db
-      .prepare("INSERT INTO messages (sender_id, recipient_id, type, content, rendered_content, date_sent) VALUES (?, ?, 'private', ?, '', ?)")
-      .run(sender.id, recipient, content, org.clock.now()).lastInsertRowid,
-  );
-  linkAttachments(org.db, id, sender.id, content);
-  return id;
-}
-
 describe.each(TRANSPORTS)('attachments over %s', (kind) => {
   let org: TestOrg;
   let ann: TestUser;
@@ -47,6 +36,12 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
     const { id } = org.db.prepare('SELECT id FROM attachments WHERE path_id = ?').get(pathId) as { id: number };
     return { id, pathId, uri: res.uri };
   };
+
+  /** A direct message through the real send, which links the uploads it mentions. */
+  const sendDirect = async (sender: TestUser, to: TestUser, content: string) =>
+    (await (await clientFor(org, kind, sender)).call(sendMessage, { type: 'direct', to: JSON.stringify([to.id]), content })).id;
+  const edit = async (user: TestUser, messageId: number, content: string) =>
+    (await clientFor(org, kind, user)).call(updateMessage, { message_id: messageId, content });
 
   beforeAll(() => {
     org = createTestOrg();
@@ -78,9 +73,9 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
       const file = await upload(ann, 'plan.txt', 'plan');
       const q = openQueue(org, ann);
       org.clock.advance(30);
-      const first = sendDirect(org, ann, bob, `see [plan](${file.uri})`);
+      const first = await sendDirect(ann, bob, `see [plan](${file.uri})`);
       org.clock.advance(30);
-      const second = sendDirect(org, ann, bob, `again: ${await org.http()}${file.uri} and text`);
+      const second = await sendDirect(ann, bob, `again: ${await org.http()}${file.uri} and text`);
       const res = await (await clientFor(org, kind, ann)).call(getAttachments, {});
       const listed = res.attachments.find((a) => a.id === file.id)!;
       const sent = (id: number) => (org.db.prepare('SELECT date_sent FROM messages WHERE id = ?').get(id) as { date_sent: number }).date_sent * 1000;
@@ -101,8 +96,8 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
       const accented = await upload(ann, 'café menu.txt', 'menu');
       const bobs = await upload(bob, 'bob.txt', 'bob');
       expect(accented.uri).toContain('caf%C3%A9-menu.txt');
-      const plain = sendDirect(org, ann, bob, `/user_uploads/${accented.pathId} and /user_uploads/${bobs.pathId}`);
-      const encoded = sendDirect(org, ann, bob, `[menu](${accented.uri})`);
+      const plain = await sendDirect(ann, bob, `/user_uploads/${accented.pathId} and /user_uploads/${bobs.pathId}`);
+      const encoded = await sendDirect(ann, bob, `[menu](${accented.uri})`);
       const links = org.db.prepare('SELECT message_id, attachment_id FROM attachment_messages WHERE message_id IN (?, ?) ORDER BY message_id').all(plain, encoded);
       expect(links).toEqual([
         { message_id: plain, attachment_id: accented.id },
@@ -113,14 +108,14 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
     it('replaces the links when the content changes, announcing only new ones', async () => {
       const a = await upload(ann, 'a.txt', 'a');
       const b = await upload(ann, 'b.txt', 'b');
-      const id = sendDirect(org, ann, bob, `[a](${a.uri})`);
+      const id = await sendDirect(ann, bob, `[a](${a.uri})`);
       const q = openQueue(org, ann);
-      linkAttachments(org.db, id, ann.id, `[a](${a.uri}) [b](${b.uri})`);
+      await edit(ann, id, `[a](${a.uri}) [b](${b.uri})`);
       expect(takeEvents(org, q)).toMatchObject([{ op: 'update', attachment: { id: b.id } }]);
-      linkAttachments(org.db, id, ann.id, `[b](${b.uri})`);
+      await edit(ann, id, `[b](${b.uri})`);
       expect(takeEvents(org, q)).toEqual([]);
       expect(org.db.prepare('SELECT attachment_id FROM attachment_messages WHERE message_id = ?').all(id)).toEqual([{ attachment_id: b.id }]);
-      linkAttachments(org.db, id, ann.id, 'nothing left');
+      await edit(ann, id, 'nothing left');
       expect(org.db.prepare('SELECT attachment_id FROM attachment_messages WHERE message_id = ?').all(id)).toEqual([]);
     });
   });
@@ -128,7 +123,7 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
   describe('DELETE /attachments/{attachment_id}', () => {
     it('deletes the record and the file, and tells the owner', async () => {
       const file = await upload(ann, 'gone.txt', 'bye');
-      sendDirect(org, ann, bob, file.uri);
+      await sendDirect(ann, bob, file.uri);
       const q = openQueue(org, ann);
       const res = await (await clientFor(org, kind, ann)).call(removeAttachment, { attachment_id: file.id });
       expect(res).toEqual({ result: 'success', msg: '' });

@@ -3,11 +3,15 @@ import { basicAuthHeader } from '../../src/api/wire.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { ANONYMOUS_MSG, CALLERS, DEACTIVATED_MSG, type Caller, type Fixture, type PermissionCase } from './permissions/matrix.js';
 import { userCases } from './permissions/users.js';
+import { typingCases } from './permissions/typing.js';
+import { webhookCases } from './permissions/webhooks.js';
 import { attachmentCases } from './permissions/attachments.js';
 import { linkifierCases } from './permissions/linkifiers.js';
 
 const AREAS: Record<string, PermissionCase[]> = {
   users: userCases,
+  typing: typingCases,
+  webhooks: webhookCases,
   attachments: attachmentCases,
   linkifiers: linkifierCases,
 };

@@ -1,2 +1,37 @@
-/** Operations of this area; see ../operation.ts for how an operation is declared. */
-export {};
+/** Typing notifications: composing a new message, and editing an existing one. */
+import { operation, p } from '../operation.js';
+import { s } from '../schema.js';
+
+export const TYPING_OPS = ['start', 'stop'] as const;
+export type TypingOp = (typeof TYPING_OPS)[number];
+
+export const setTypingStatus = operation<Record<string, never>>()({
+  name: 'set-typing-status',
+  method: 'POST',
+  path: '/typing',
+  summary: 'Tell the recipients of a conversation that the caller started or stopped composing',
+  access: 'user',
+  params: {
+    // `private` was removed at feature level 215: a server answers `Invalid type` for it.
+    type: p.def(s.literal(['direct', 'stream', 'channel']), 'direct', { doc: 'direct (default), stream or channel' }),
+    op: p.req(s.literal(TYPING_OPS), { doc: 'start or stop' }),
+    to: p.opt(s.list(s.int()), { doc: 'recipient user IDs (direct)' }),
+    stream_id: p.opt(s.int(), { doc: 'channel ID (stream, channel)' }),
+    topic: p.opt(s.string({ strip: true }), { doc: 'topic name (stream, channel)', aliases: ['subject'] }),
+  },
+  openapiPath: '/typing',
+});
+
+export const setMessageEditTypingStatus = operation<Record<string, never>>()({
+  name: 'set-message-edit-typing-status',
+  method: 'POST',
+  path: '/messages/{message_id}/typing',
+  summary: 'Tell the recipients of a message that the caller started or stopped editing it',
+  access: 'user',
+  params: {
+    message_id: p.path(s.int(), 'the message being edited'),
+    op: p.req(s.literal(TYPING_OPS), { doc: 'start or stop' }),
+  },
+  // Added as /message_edit_typing at 351, moved under /messages/{message_id} at 361.
+  minFeatureLevel: 361,
+});

@@ -1,3 +1,19 @@
-import type { Binding } from '../context.js';
+/**
+ * What an outgoing-webhook bot receives, shown to the bot itself: the payload of its newest triggering
+ * message, or, before any, a sample built the same way.
+ */
+import { badRequest } from '../../api/errors.js';
+import { getOutgoingWebhookPayload, getZulipOutgoingWebhookPayload } from '../../api/operations/webhooks.js';
+import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { samplePayload, webhookMessage, webhookPayload } from '../outgoing/payload.js';
+import { newestTrigger } from '../outgoing/triggers.js';
 
-export const bindings: Binding[] = [];
+function payloadFor(ctx: HandlerContext) {
+  const bot = callerOf(ctx);
+  if (!bot.is_bot || bot.bot_type !== 3) throw badRequest('This endpoint is only available to outgoing webhook bots.');
+  const newest = newestTrigger(ctx.db, bot.id);
+  if (!newest) return samplePayload(ctx.db, bot, ctx.now(), ctx.realmUrl);
+  return webhookPayload(bot, webhookMessage(ctx.db, newest.messageId, ctx.realmUrl), newest.trigger);
+}
+
+export const bindings: Binding[] = [bind(getOutgoingWebhookPayload, payloadFor), bind(getZulipOutgoingWebhookPayload, payloadFor)];

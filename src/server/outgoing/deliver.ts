@@ -1,0 +1,186 @@
+/**
+ * Calling an outgoing-webhook bot and acting on its answer, as a Zulip server's outgoing-webhook worker
+ * does: a reply with content is posted by the bot in the same conversation; failures are posted there as
+ * `Failure! ...` and reported to the bot's owner in a direct message. Runs after the triggering message's
+ * transaction has committed, never inside the sender's request.
+ */
+import { ApiError } from '../../api/errors.js';
+import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
+import { isPlainObject } from '../../api/schema.js';
+import type { HandlerContext } from '../context.js';
+import { sendMessage } from '../model/messages.js';
+import { channelNarrowPath, encodeHashComponent } from '../model/render.js';
+import { userById, type UserRow } from '../model/users.js';
+import { SERVER_VERSION } from '../realm.js';
+import { GENERIC_INTERFACE, SLACK_INTERFACE, slackForm, webhookPayload } from './payload.js';
+
+export const OUTGOING_WEBHOOK_TIMEOUT_SECONDS = 10;
+/** Retries after a timeout or a connection error, before the bot is declared unavailable. */
+export const MAX_REQUEST_RETRIES = 3;
+export const USER_AGENT = `ZulipOutgoingWebhook/${SERVER_VERSION}`;
+
+/** One call to make, prepared inside the triggering transaction so it describes the message as sent. */
+export interface Delivery {
+  botId: number;
+  url: string;
+  serviceInterface: number;
+  message: OutgoingWebhookMessage;
+  body: { contentType: string; text: string } | null;
+}
+
+export function prepareDelivery(bot: UserRow, message: OutgoingWebhookMessage, trigger: OutgoingWebhookTrigger, realmUrl: string): Delivery {
+  const base = { botId: bot.id, url: bot.service_base_url ?? '', serviceInterface: bot.service_interface ?? GENERIC_INTERFACE, message };
+  if (base.serviceInterface !== SLACK_INTERFACE) {
+    return { ...base, body: { contentType: 'application/json', text: JSON.stringify(webhookPayload(bot, message, trigger)) } };
+  }
+  // Slack's format has no direct messages: nothing is sent, the bot says so in the conversation.
+  if (message.type === 'private') return { ...base, body: null };
+  return { ...base, body: { contentType: 'application/x-www-form-urlencoded', text: slackForm(bot, message, trigger, realmUrl).toString() } };
+}
+
+type Outcome = { status: number; text: string } | { failure: 'timeout' | 'connection' } | { exception: Error };
+
+async function call(url: string, body: { contentType: string; text: string }): Promise<Outcome> {
+  try {
+    // The global fetch, looked up now: the one a test's interceptor or a proxy-aware dispatcher serves.
+    const res = await globalThis.fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': body.contentType, 'user-agent': USER_AGENT },
+      body: body.text,
+      signal: AbortSignal.timeout(OUTGOING_WEBHOOK_TIMEOUT_SECONDS * 1000),
+    });
+    return { status: res.status, text: await res.text() };
+  } catch (e) {
+    const error = e instanceof Error ? e : new Error(String(e));
+    if (error.name === 'TimeoutError') return { failure: 'timeout' };
+    // undici reports refused, reset and unresolvable connections as `fetch failed` with the cause attached.
+    if (error.message === 'fetch failed') return { failure: 'connection' };
+    return { exception: error };
+  }
+}
+
+export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
+  const bot = userById(ctx.db, d.botId);
+  if (!bot?.is_active) return;
+  if (!d.body) {
+    reply(ctx, bot, d.message, "Failure! Slack outgoing webhooks don't support direct messages.");
+    return;
+  }
+  let outcome: Outcome = { failure: 'connection' };
+  for (let attempt = 0; attempt <= MAX_REQUEST_RETRIES; attempt++) {
+    outcome = await call(d.url, d.body);
+    if (!('failure' in outcome)) break;
+    ctx.log(`outgoing webhook of bot ${bot.id} to ${d.url} (message ${d.message.id}): ${outcome.failure === 'timeout' ? 'timed out' : 'connection failed'}, attempt ${attempt + 1}`);
+  }
+  if ('failure' in outcome) {
+    reply(ctx, bot, d.message, 'Failure! Bot is unavailable');
+    notifyOwner(ctx, bot, d.message, {
+      failureMessage:
+        outcome.failure === 'timeout' ? `Request timed out after ${OUTGOING_WEBHOOK_TIMEOUT_SECONDS} seconds.` : 'A connection error occurred. Is my bot server down?',
+    });
+    return;
+  }
+  if ('exception' in outcome) {
+    ctx.log(`outgoing webhook of bot ${bot.id} to ${d.url} (message ${d.message.id}) failed: ${outcome.exception.message}`);
+    reply(ctx, bot, d.message, `Failure! An exception of type *${outcome.exception.name}* occurred for message \`${d.message.content}\`! See the Zulip server logs for more information.`);
+    notifyOwner(ctx, bot, d.message, { exception: outcome.exception });
+    return;
+  }
+  if (outcome.status < 200 || outcome.status > 299) {
+    ctx.log(`outgoing webhook of bot ${bot.id} to ${d.url} (message ${d.message.id}) answered ${outcome.status}`);
+    reply(ctx, bot, d.message, `Failure! Third party responded with ${outcome.status}`);
+    notifyOwner(ctx, bot, d.message, { statusCode: outcome.status, responseContent: outcome.text });
+    return;
+  }
+  handleSuccess(ctx, bot, d, outcome.text);
+}
+
+function handleSuccess(ctx: HandlerContext, bot: UserRow, d: Delivery, text: string): void {
+  let data: unknown;
+  let problem: string | undefined;
+  try {
+    data = JSON.parse(text);
+    if (data !== '' && !isPlainObject(data)) problem = 'Invalid response format';
+  } catch {
+    problem = 'Invalid JSON in response';
+  }
+  if (problem) {
+    reply(ctx, bot, d.message, `Failure! ${problem}`);
+    notifyOwner(ctx, bot, d.message, {
+      responseContent: text,
+      failureMessage: `The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> ${problem}`,
+    });
+    return;
+  }
+  // JSON "" was the "no response" of older bot servers.
+  if (!isPlainObject(data)) return;
+  const content = replyContent(data, d.serviceInterface);
+  if (content === undefined) return;
+  if (typeof content !== 'string') {
+    ctx.log(`outgoing webhook of bot ${bot.id} (message ${d.message.id}): reply content is not a string`);
+    return;
+  }
+  if (content.trim() === '') return;
+  reply(ctx, bot, d.message, content);
+}
+
+function replyContent(data: Record<string, unknown>, serviceInterface: number): unknown {
+  if (serviceInterface === SLACK_INTERFACE) return data.text ?? undefined;
+  if (data.response_not_required) return undefined;
+  if ('response_string' in data) return typeof data.response_string === 'string' ? data.response_string : JSON.stringify(data.response_string);
+  return data.content ?? undefined;
+}
+
+/** Posts `content` as the bot in the conversation of `message`: same channel and topic, or same recipients. */
+function reply(ctx: HandlerContext, bot: UserRow, message: OutgoingWebhookMessage, content: string): void {
+  const others = Array.isArray(message.display_recipient) ? message.display_recipient.map((r) => r.id).filter((id) => id !== bot.id) : [];
+  const req =
+    message.type === 'stream'
+      ? { type: 'stream' as const, to: message.stream_id!, topic: message.subject, content }
+      : { type: 'private' as const, to: others.length ? others : [bot.id], content };
+  post(ctx, bot, req);
+}
+
+interface OwnerNotice {
+  statusCode?: number;
+  responseContent?: string;
+  failureMessage?: string;
+  exception?: Error;
+}
+
+/** Tells the bot's owner, in a direct message from the bot, what went wrong with a call. */
+function notifyOwner(ctx: HandlerContext, bot: UserRow, message: OutgoingWebhookMessage, n: OwnerNotice): void {
+  const owner = bot.bot_owner_id !== null ? userById(ctx.db, bot.bot_owner_id) : undefined;
+  if (!owner?.is_active) return;
+  let text = `[A message](${nearUrl(ctx.realmUrl, message)}) to your bot @_**${bot.full_name}** triggered an outgoing webhook.`;
+  if (n.exception) {
+    text += `\nWhen trying to send a request to the webhook service, an exception of type ${n.exception.name} occurred:\n\`\`\`\n${n.exception.message}\n\`\`\``;
+  } else if (n.failureMessage) {
+    text += `\n${n.failureMessage}`;
+  } else if (n.statusCode === 407) {
+    text += '\nThe URL configured for the webhook is for a private or disallowed network.';
+  } else if (n.statusCode) {
+    text += `\nThe webhook got a response with status code *${n.statusCode}*.`;
+  }
+  if (n.responseContent) text += `\nThe response contains the following payload:\n\`\`\`\n${n.responseContent}\n\`\`\``;
+  post(ctx, bot, { type: 'private', to: [owner.id], content: text });
+}
+
+function post(ctx: HandlerContext, bot: UserRow, req: Parameters<typeof sendMessage>[2]): void {
+  try {
+    ctx.tx(() => sendMessage(ctx, bot, { ...req, client: 'OutgoingWebhookResponse' }));
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    ctx.log(`outgoing webhook bot ${bot.id} could not post its reply: ${e.msg}`);
+  }
+}
+
+/** The link to a message in its conversation, as a Zulip server writes it. */
+function nearUrl(realmUrl: string, message: OutgoingWebhookMessage): string {
+  if (message.type === 'stream') {
+    const channel = typeof message.display_recipient === 'string' ? message.display_recipient : '';
+    return `${realmUrl}${channelNarrowPath(message.stream_id!, channel)}/topic/${encodeHashComponent(message.subject)}/near/${message.id}`;
+  }
+  const ids = Array.isArray(message.display_recipient) ? message.display_recipient.map((r) => r.id) : [];
+  return `${realmUrl}/#narrow/dm/${ids.join(',')}-dm/near/${message.id}`;
+}
