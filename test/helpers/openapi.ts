@@ -3,7 +3,7 @@
  * this implementation sends on purpose beyond that description are named here and removed before
  * validation; anything else that does not match is a failure.
  */
-import Ajv, { type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -20,11 +20,26 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
   'svc_merge_base', // ... for zulip_merge_base
   'is_imported_stub', // user objects, feature level 433
   'is_deleted', // user objects, feature level 490
+  'editable_by_user', // custom profile fields, feature level 296
   'url', // POST /user_uploads, feature level 285 (twin of uri)
   'filename', // POST /user_uploads, feature level 285
   'example_input', // linkifiers, feature level 471
   'reverse_template', // linkifiers, feature level 471
   'alternative_url_templates', // linkifiers, feature level 471
+  'is_archived', // channels (feature level 315) and channel folders
+  'folder_id', // channels, feature level 389
+  'channel_folders', // register, feature level 389
+  'max_channel_folder_name_length', // register, feature level 410
+  'max_channel_folder_description_length', // register, feature level 410
+  'realm_empty_topic_display_name', // register, feature level 334
+  'can_add_members_group', // user groups, feature level 305
+  'can_join_group', // user groups, feature level 301
+  'can_leave_group', // user groups, feature level 308
+  'can_manage_group', // user groups, feature level 283
+  'can_remove_members_group', // user groups, feature level 324
+  'ignored_because_not_subscribed_channels', // POST /messages/flags and /messages/flags/narrow, feature level 355
+  'detached_uploads', // PATCH /messages/{message_id}, feature level 285
+  'last_moved_timestamp', // message objects, feature level 365
 ]);
 
 /** OpenAPI 3.0's `nullable` as JSON Schema: a null type alongside, or an anyOf with null. */
@@ -42,15 +57,25 @@ function jsonSchemaOf(node: unknown): unknown {
   return { anyOf: [converted, { type: 'null' }] };
 }
 
-let ajv: Ajv | undefined;
+let loaded: { ajv: Ajv; spec: Record<string, unknown> } | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
-function load(): Ajv {
-  if (ajv) return ajv;
+function load(): { ajv: Ajv; spec: Record<string, unknown> } {
+  if (loaded) return loaded;
   const spec = jsonSchemaOf(parse(readFileSync(SPEC_PATH, 'utf8'))) as Record<string, unknown>;
-  ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   ajv.addSchema(spec, 'zulip');
-  return ajv;
+  loaded = { ajv, spec };
+  return loaded;
+}
+
+/** The JSON pointer of a documented response's schema, following a shared response (`SimpleSuccess` ...). */
+function responseSchemaPointer(spec: Record<string, unknown>, method: string, path: string, status: number): string {
+  const at = `#/paths/${pointer(path)}/${method}/responses/${status}`;
+  const paths = spec.paths as Record<string, Record<string, { responses?: Record<string, { $ref?: string }> }>> | undefined;
+  const response = paths?.[path]?.[method]?.responses?.[String(status)];
+  if (!response) throw new Error(`the OpenAPI description documents no ${status} response for ${method.toUpperCase()} ${path}`);
+  return `${response.$ref ?? at}/content/application~1json/schema`;
 }
 
 const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -68,9 +93,8 @@ export function openapiErrors(method: string, path: string, status: number, body
   const key = `${method.toLowerCase()} ${path} ${status}`;
   let validate = compiled.get(key);
   if (!validate) {
-    const a = load();
-    const ref = `zulip#/paths/${pointer(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
-    validate = a.compile({ $ref: ref });
+    const { ajv, spec } = load();
+    validate = ajv.compile({ $ref: `zulip${responseSchemaPointer(spec, method.toLowerCase(), path, status)}` });
     compiled.set(key, validate);
   }
   if (validate(strip(body))) return [];

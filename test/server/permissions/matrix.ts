@@ -20,7 +20,7 @@ export interface PermissionCase {
   /** What the request does, e.g. "change a member's role to moderator". */
   name: string;
   /** Builds the request, creating whatever it acts on; run once per caller on a fresh fixture. */
-  request(f: Fixture): Pick<WireRequest, 'method' | 'path'> & Partial<Pick<WireRequest, 'body' | 'query'>>;
+  request(f: Fixture): Pick<WireRequest, 'method' | 'path'> & Partial<Pick<WireRequest, 'body' | 'query' | 'files'>>;
   allowed: readonly Caller[];
   /** The `msg` a refused caller gets; per caller where they differ. Anonymous and deactivated get the 401s. */
   denied: string | Partial<Record<Caller, string>>;
