@@ -1,14 +1,17 @@
 /**
- * Naming things the way people do: a user by ID or e-mail address. Many references are resolved with one
- * GET /users rather than a lookup each, so a bulk run of 500 rows makes one extra request, not 500.
+ * Naming things the way people do: a user by ID or e-mail address, a channel by ID or name. Many
+ * references are resolved with one GET /users (or /streams) rather than a lookup each, so a bulk run of
+ * 500 rows makes one extra request, not 500.
  */
+import { getStreams } from '../api/operations/channels.js';
 import { getUsers } from '../api/operations/users.js';
 import type { User } from '../api/types.js';
 import type { ChatClient } from '../client/client.js';
 
 export type Resolved = { ok: true; id: number; user?: User } | { ok: false; error: string };
 
-const isId = (ref: string): boolean => /^\d+$/.test(ref.trim());
+/** Whether a reference is an ID (digits) rather than a name or an address. */
+export const isId = (ref: string): boolean => /^\d+$/.test(ref.trim());
 
 /** Resolves each reference (an ID, or an e-mail: real or API address, any case). */
 export async function resolveUsers(client: ChatClient, refs: readonly string[]): Promise<Map<string, Resolved>> {
@@ -43,4 +46,35 @@ export async function resolveUser(client: ChatClient, ref: string): Promise<numb
     throw new ApiError(r.error, 'BAD_REQUEST', 400);
   }
   return r.id;
+}
+
+/** A channel or group reference, resolved to its ID or to the reason it cannot be. */
+export type ResolvedId = { ok: true; id: number } | { ok: false; error: string };
+
+/**
+ * Resolves references against named things: digits are taken as IDs as they are (the server checks them),
+ * anything else as a name, matched exactly first and then ignoring case (names are unique ignoring case).
+ */
+export function matchIdsOrNames(refs: readonly string[], items: readonly { id: number; name: string }[], unknown: (name: string) => string): Map<string, ResolvedId> {
+  const exact = new Map(items.map((i) => [i.name, i.id]));
+  const folded = new Map(items.map((i) => [i.name.toLowerCase(), i.id]));
+  const out = new Map<string, ResolvedId>();
+  for (const ref of refs) {
+    const key = ref.trim();
+    const id = isId(key) ? Number(key) : (exact.get(key) ?? folded.get(key.toLowerCase()));
+    out.set(ref, id === undefined ? { ok: false, error: unknown(key) } : { ok: true, id });
+  }
+  return out;
+}
+
+/**
+ * Channels by ID or name (`#name` too, as people write channels), with one GET /streams, only when some
+ * reference is a name. The channels looked at are the ones the caller can see: public ones and those it
+ * is subscribed to.
+ */
+export async function resolveChannels(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
+  const bare = (ref: string) => ref.trim().replace(/^#/, '');
+  const streams = refs.some((r) => !isId(bare(r))) ? (await client.call(getStreams, {})).streams : [];
+  const matched = matchIdsOrNames(refs.map(bare), streams.map((s) => ({ id: s.stream_id, name: s.name })), (name) => `Channel '${name}' does not exist`);
+  return new Map(refs.map((ref) => [ref, matched.get(bare(ref))!]));
 }
