@@ -1,3 +1,85 @@
-import type { CommandSpec } from '../command.js';
+import { getUserStatus, REACTION_TYPES, updateUserStatus, type UserStatus } from '../../api/operations/status.js';
+import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { defineCommand, opt } from '../command.js';
+import type { Context } from '../context.js';
+import { usageError } from '../errors.js';
+import type { OutputFlags } from '../output/output.js';
+import { resolveUser, resolveUsers } from '../resolve.js';
 
-export const commands: CommandSpec[] = [];
+const STATUS_FIELDS = ['away', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
+
+/** Changes one user's status (POST /users/{id}/status), reported as one outcome row like other changes. */
+async function changeStatus(ctx: Context, opts: BulkFlags & { dryRun?: boolean }, ref: string, change: Omit<UserStatus, 'away'>, status: string): Promise<void> {
+  const client = await ctx.client();
+  const found = (await resolveUsers(client, [ref])).get(ref)!;
+  const call: RowCall = found.ok
+    ? { row: 1, target: ref, status, idOf: () => found.id, call: { op: updateUserStatus, params: { user_id: found.id, ...change } } }
+    : { row: 1, target: ref, status: 'failed', error: found.error };
+  await runCalls(ctx, opts, client, [call], status);
+}
+
+export const commands = [
+  defineCommand({
+    path: ['status', 'set'],
+    summary: "set a user's status text or emoji (administrators)",
+    description:
+      "Sets another user's status (POST /users/{user_id}/status), as an administrator. Only what you pass " +
+      'changes: --text "" clears the text, --emoji "" clears the emoji. The emoji is named (e.g. palm_tree); ' +
+      'the server finds its code and type, or checks --emoji-code and --reaction-type when given. The server ' +
+      'limits the text to 60 characters and says so.',
+    examples: [
+      'chatctl status set ada@example.com --text "On vacation" --emoji palm_tree',
+      'chatctl status set 8 --text ""',
+      'chatctl status set 8 --emoji octopus --emoji-code 1f419 --reaction-type unicode_emoji --json',
+    ],
+    args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
+    options: [
+      { flags: '--text <text>', description: 'status text ("" clears it)' },
+      { flags: '--emoji <name>', description: 'emoji name ("" clears the emoji)' },
+      { flags: '--emoji-code <code>', description: 'emoji code within the reaction type (with --emoji)' },
+      { flags: '--reaction-type <type>', description: 'emoji namespace (with --emoji)', choices: REACTION_TYPES },
+    ],
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    async run(opts, ctx) {
+      const text = opt.str(opts, 'text');
+      const emoji = opt.str(opts, 'emoji');
+      const code = opt.str(opts, 'emojiCode');
+      const type = opt.str(opts, 'reactionType');
+      if (emoji === undefined && (code !== undefined || type !== undefined)) throw usageError('--emoji-code and --reaction-type go with --emoji');
+      if (text === undefined && emoji === undefined) throw usageError('nothing to set: pass --text or --emoji');
+      await changeStatus(ctx, opts as BulkFlags, opt.str(opts, 'user')!, { status_text: text, emoji_name: emoji, emoji_code: code, reaction_type: type as UserStatus['reaction_type'] }, 'set');
+    },
+  }),
+
+  defineCommand({
+    path: ['status', 'clear'],
+    summary: "clear a user's status text and emoji (administrators)",
+    description: "Clears another user's status text and emoji (POST /users/{user_id}/status with both empty), as an administrator.",
+    examples: ['chatctl status clear ada@example.com', 'chatctl status clear 8 --dry-run'],
+    args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    async run(opts, ctx) {
+      await changeStatus(ctx, opts as BulkFlags, opt.str(opts, 'user')!, { status_text: '', emoji_name: '' }, 'cleared');
+    },
+  }),
+
+  defineCommand({
+    path: ['status', 'get'],
+    summary: "show a user's status",
+    description:
+      "Shows a user's status text and emoji (GET /users/{user_id}/status). JSON holds only what is set ({} for " +
+      'no status); away is the legacy flag of a user who turned presence off.',
+    examples: ['chatctl status get ada@example.com', 'chatctl status get 8 --json', 'chatctl status get 8 --fields status_text'],
+    args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
+    output: { fields: STATUS_FIELDS },
+    async run(opts, ctx) {
+      const out = ctx.output({ fields: STATUS_FIELDS }, opts as OutputFlags);
+      const client = await ctx.client();
+      const { status } = await client.call(getUserStatus, { user_id: await resolveUser(client, opt.str(opts, 'user')!) });
+      // JSON is the data itself; a table shows every field, so an empty status reads as one.
+      await out.item(out.isJson ? status : { ...Object.fromEntries(STATUS_FIELDS.map((f) => [f, null])), ...status });
+    },
+  }),
+];

@@ -1,0 +1,167 @@
+/**
+ * Planning invitations: each row (an EMAIL argument, or a --from-file row) becomes the parameters of
+ * POST /invites, and rows asking for the same parameters share one request, since the API takes many
+ * addresses at once. Flags give every row its defaults; a row's own cells win. A row that cannot be sent
+ * (a channel that does not exist, a bad expiry) is planned as a failure of its own, so it never holds up
+ * the others.
+ */
+import { getUserGroups } from '../../api/operations/groups.js';
+import { sendInvites } from '../../api/operations/invites.js';
+import type { CallParamsOf } from '../../api/operation.js';
+import type { ChatClient } from '../../client/client.js';
+import { cell, type Columns, type InputRow } from '../bulk-input.js';
+import { parseRole } from '../commands/users.js';
+import { usageError } from '../errors.js';
+import { isId, matchIdsOrNames, resolveChannels, type ResolvedId } from '../resolve.js';
+import { parseDuration } from '../units.js';
+
+export const INVITE_COLUMNS: Columns = {
+  email: { required: true, description: 'the address to invite' },
+  channels: { description: 'channel IDs or names, comma-separated' },
+  groups: { description: 'user group IDs or names, comma-separated' },
+  as: { description: 'role: owner, admin, moderator, member, guest' },
+  expires: { description: 'how long the invitation is valid: 7d, 12h, 30m, never' },
+  default_channels: { description: "true: also the organization's default channels" },
+  notify: { description: 'false: do not tell the inviter when the account is created' },
+  welcome_text: { description: 'custom welcome message (administrators)' },
+};
+
+/** What one row asks for, with channels and groups still as people named them. */
+export interface InviteSpec {
+  channels: string[];
+  groups: string[];
+  as?: string;
+  expires?: string;
+  defaultChannels?: boolean;
+  notify?: boolean;
+  welcomeText?: string;
+}
+
+export interface Recipient {
+  /** 1-based position in the input. */
+  row: number;
+  email: string;
+}
+
+export type SendParams = Omit<CallParamsOf<typeof sendInvites>, 'invitee_emails'>;
+
+/** One request's worth of addresses and what they are invited to. */
+export interface SendableBatch {
+  recipients: Recipient[];
+  params: SendParams;
+}
+
+/** One row that cannot be sent, and why. */
+export interface UnsendableRow {
+  recipients: [Recipient];
+  error: string;
+}
+
+export type InviteBatch = SendableBatch | UnsendableRow;
+
+/** `7d`, `12h`, `30m` or `never` into invite_expires_in_minutes (null: never expires). */
+export function parseExpires(text: string, flag = '--expires'): number | null {
+  if (text.trim().toLowerCase() === 'never') return null;
+  const seconds = parseDuration(text, flag);
+  if (seconds <= 0 || seconds % 60 !== 0) throw usageError(`${flag} takes whole minutes or more (e.g. 30m, 12h, 7d) or never, not "${text}"`);
+  return seconds / 60;
+}
+
+const BOOLEANS: Record<string, boolean> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
+
+function boolCell(row: InputRow, name: string): boolean | undefined {
+  const raw = cell(row, name).trim().toLowerCase();
+  if (!raw) return undefined;
+  const value = BOOLEANS[raw];
+  if (value === undefined) throw new Error(`${name} must be true or false, not "${cell(row, name)}"`);
+  return value;
+}
+
+/** A list cell: a JSON array as it is (names may hold commas), text split at commas. */
+function listCell(row: InputRow, name: string): string[] {
+  const v = row[name];
+  const items = Array.isArray(v) ? v.map(String) : cell(row, name).split(',');
+  return items.map((s) => s.trim()).filter(Boolean);
+}
+
+/** A file row's spec: its non-empty cells over the defaults from the flags. */
+export function specOfRow(row: InputRow, defaults: InviteSpec): InviteSpec {
+  const channels = listCell(row, 'channels');
+  const groups = listCell(row, 'groups');
+  return {
+    channels: channels.length ? channels : defaults.channels,
+    groups: groups.length ? groups : defaults.groups,
+    as: cell(row, 'as').trim() || defaults.as,
+    expires: cell(row, 'expires').trim() || defaults.expires,
+    defaultChannels: boolCell(row, 'default_channels') ?? defaults.defaultChannels,
+    notify: boolCell(row, 'notify') ?? defaults.notify,
+    welcomeText: cell(row, 'welcome_text') || defaults.welcomeText,
+  };
+}
+
+async function resolveGroups(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
+  const groups = refs.some((r) => !isId(r)) ? (await client.call(getUserGroups, {})).user_groups : [];
+  return matchIdsOrNames(refs, groups, (name) => `Invalid user group '${name}'`);
+}
+
+const ids = (refs: readonly string[], resolved: Map<string, ResolvedId>): number[] => {
+  const out = new Set<number>();
+  for (const ref of refs) {
+    const r = resolved.get(ref)!;
+    if (!r.ok) throw new Error(r.error);
+    out.add(r.id);
+  }
+  return [...out].sort((a, b) => a - b);
+};
+
+function paramsOf(spec: InviteSpec, channels: Map<string, ResolvedId>, groups: Map<string, ResolvedId>): SendParams {
+  const groupIds = ids(spec.groups, groups);
+  // Only what was asked for is sent, so an older server is not handed parameters it would ignore.
+  return {
+    stream_ids: ids(spec.channels, channels),
+    invite_as: spec.as !== undefined ? parseRole(spec.as) : undefined,
+    invite_expires_in_minutes: spec.expires !== undefined ? parseExpires(spec.expires, 'expires') : undefined,
+    group_ids: groupIds.length ? groupIds : undefined,
+    include_realm_default_subscriptions: spec.defaultChannels || undefined,
+    notify_referrer_on_join: spec.notify === false ? false : undefined,
+    welcome_message_custom_text: spec.welcomeText,
+  };
+}
+
+/**
+ * Resolves every row's channels and groups (one GET each, only when some are named) and groups the rows
+ * into requests. Batches come in the order of their first row.
+ */
+export async function planInvites(client: ChatClient, rows: readonly { recipient: Recipient; spec: InviteSpec | Error }[]): Promise<InviteBatch[]> {
+  const specs = rows.flatMap((r) => (r.spec instanceof Error ? [] : [r.spec]));
+  const channels = await resolveChannels(client, [...new Set(specs.flatMap((s) => s.channels))]);
+  const groups = await resolveGroups(client, [...new Set(specs.flatMap((s) => s.groups))]);
+  const batches: InviteBatch[] = [];
+  const byParams = new Map<string, SendableBatch>();
+  for (const { recipient, spec } of rows) {
+    let params: SendParams;
+    try {
+      if (spec instanceof Error) throw spec;
+      if (/[,\n]/.test(recipient.email)) throw new Error('one address a row (the address holds a comma or a line break)');
+      params = paramsOf(spec, channels, groups);
+    } catch (e) {
+      batches.push({ recipients: [recipient], error: e instanceof Error ? e.message : String(e) });
+      continue;
+    }
+    const key = JSON.stringify(params);
+    const batch = byParams.get(key);
+    if (batch) batch.recipients.push(recipient);
+    else {
+      const created: SendableBatch = { recipients: [recipient], params };
+      byParams.set(key, created);
+      batches.push(created);
+    }
+  }
+  return batches;
+}
+
+/** The full parameters of a batch's request. */
+export const requestOf = (batch: SendableBatch): CallParamsOf<typeof sendInvites> => ({
+  ...batch.params,
+  invitee_emails: batch.recipients.map((r) => r.email).join(','),
+});

@@ -1,0 +1,303 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribe } from '../../src/api/operations/channels.js';
+import { createUserGroup } from '../../src/api/operations/groups.js';
+import { parse } from '../../src/cli/main.js';
+import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { createTestOrg, type TestOrg } from '../helpers/org.js';
+import { clientFor, TRANSPORTS } from '../helpers/transports.js';
+
+const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
+const fakeCreds = () => ({ ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) });
+
+interface StoredInvite {
+  id: number;
+  email: string;
+  invited_as: number;
+  invited: number;
+  expiry_date: number | null;
+  stream_ids: string;
+  group_ids: string;
+  include_realm_default_subscriptions: number;
+  notify_referrer_on_join: number;
+  welcome_message_custom_text: string | null;
+  status: number;
+}
+
+describe('invite: parsing', () => {
+  it('maps argv to options', async () => {
+    const p = await parse(
+      ['invite', 'send', 'a@x.test', 'b@x.test', '--channel', 'general', '--channel', '5', '--as', 'guest', '--expires', '7d', '--group', 'eng', '--default-channels', '--no-notify', '--welcome-text', 'Hi', '--dry-run'],
+      sink(),
+    );
+    expect(p!.spec.path).toEqual(['invite', 'send']);
+    expect(p!.opts).toMatchObject({
+      emails: ['a@x.test', 'b@x.test'],
+      channel: ['general', '5'],
+      as: 'guest',
+      expires: '7d',
+      group: ['eng'],
+      defaultChannels: true,
+      notify: false,
+      welcomeText: 'Hi',
+      dryRun: true,
+    });
+    const plain = await parse(['invite', 'send', '--from-file', '-', '--fail-fast', '--json'], sink());
+    expect(plain!.opts).toMatchObject({ fromFile: '-', failFast: true, json: true, notify: true });
+    const revoke = await parse(['invite', 'revoke', '3', 'a@x.test', '-y'], sink());
+    expect(revoke!.opts).toMatchObject({ invites: ['3', 'a@x.test'], yes: true });
+    const list = await parse(['invite', 'ls', '--fields', 'id,email'], sink());
+    expect(list!.spec.path).toEqual(['invite', 'list']);
+  });
+
+  it.each([
+    [['invite', 'send'], 'name at least one e-mail address, or pass --from-file'],
+    [['invite', 'send', 'a@x.test', '--as', 'king'], 'unknown role "king"'],
+    [['invite', 'send', 'a@x.test', '--expires', 'soon'], '--expires takes a duration like 30d or 12h, not "soon"'],
+    [['invite', 'send', 'a@x.test', '--expires', '90s'], '--expires takes whole minutes or more (e.g. 30m, 12h, 7d) or never, not "90s"'],
+    [['invite', 'send', 'a@x.test', '--from-file', 'x.csv'], 'give addresses as arguments or with --from-file, not both'],
+    [['invite', 'revoke'], "missing required argument 'invites'"],
+    [['invite', 'list', '--fields', 'nope'], 'unknown field "nope"'],
+  ])('%j is a usage error', async (argv, message) => {
+    const r = await runCli(argv, { env: fakeCreds() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it('refuses a file with an unknown column, naming the columns it takes', async () => {
+    const file = join(tempHome().home, 'bad.csv');
+    writeFileSync(file, 'email,role\na@x.test,admin\n');
+    const r = await runCli(['invite', 'send', '--from-file', file], { env: fakeCreds() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown column role');
+    expect(r.stderr).toContain('hint: columns: email (required), channels, groups, as, expires, default_channels, notify, welcome_text');
+  });
+});
+
+describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
+  let org: TestOrg;
+  let design: number;
+  let engineering: number;
+  const invites = (where = '1 = 1', ...args: unknown[]) =>
+    org.db.prepare(`SELECT * FROM invites WHERE ${where} ORDER BY id`).all(...args) as StoredInvite[];
+  const invitedEmails = () => invites('status = 0').map((i) => i.email);
+
+  beforeAll(async () => {
+    org = createTestOrg();
+    const owner = await clientFor(org, kind);
+    await owner.call(subscribe, { subscriptions: [{ name: 'design' }] });
+    design = org.db.prepare("SELECT id FROM streams WHERE name = 'design'").pluck().get() as number;
+    engineering = (await owner.call(createUserGroup, { name: 'engineering', description: 'builders', members: [org.owner.id] })).group_id;
+  });
+  afterAll(() => org.close());
+
+  it('lists nothing at first: [] in JSON, nothing on a pipe, a note on a terminal', async () => {
+    const t = await cliTarget(org, kind);
+    const json = await runCli([...t.args, 'invite', 'list', '--json'], { env: t.env });
+    expect(json).toMatchObject({ code: 0, stdout: '[]\n' });
+    const piped = await runCli([...t.args, 'invite', 'list'], { env: t.env });
+    expect(piped).toMatchObject({ code: 0, stdout: '' });
+    const tty = await runCli([...t.args, 'invite', 'list'], { env: t.env, tty: true });
+    expect(tty).toMatchObject({ code: 0, stdout: '' });
+    expect(tty.stderr).toContain('no pending invitations');
+  });
+
+  it('invites several addresses in one request, with channels and groups by name or ID, role and expiry', async () => {
+    const t = await cliTarget(org, kind);
+    const a = `ada-${kind}@example.com`;
+    const b = `bob-${kind}@example.com`;
+    const r = await runCli(
+      [...t.args, 'invite', 'send', a, b, '--channel', 'Design', '--channel', '1', '--group', 'engineering', '--as', 'moderator', '--expires', '7d', '--no-notify', '--welcome-text', 'Welcome!', '--json'],
+      { env: t.env },
+    );
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toEqual([
+      { row: 1, target: a, ok: true, status: 'invited', id: null },
+      { row: 2, target: b, ok: true, status: 'invited', id: null },
+    ]);
+    expect(r.stderr).toContain('chatctl: 2 invited, 0 failed');
+    const stored = invites('email IN (?, ?)', a, b);
+    expect(stored).toHaveLength(2);
+    for (const i of stored) {
+      expect(i).toMatchObject({ invited_as: 300, notify_referrer_on_join: 0, include_realm_default_subscriptions: 0, welcome_message_custom_text: 'Welcome!' });
+      expect(JSON.parse(i.stream_ids)).toEqual([1, design].sort((x, y) => x - y));
+      expect(JSON.parse(i.group_ids)).toEqual([engineering]);
+      expect(i.expiry_date).toBe(i.invited + 7 * 86400);
+    }
+
+    const listed = await runCli([...t.args, 'invite', 'list', '--json'], { env: t.env });
+    const rows = (JSON.parse(listed.stdout) as Record<string, unknown>[]).filter((i) => i.email === a);
+    expect(rows).toEqual([{ id: stored[0]!.id, email: a, invited_by_user_id: org.owner.id, invited: stored[0]!.invited, expiry_date: stored[0]!.expiry_date, invited_as: 300, is_multiuse: false }]);
+    const tsv = await runCli([...t.args, 'invite', 'list', '--fields', 'email,invited_as'], { env: t.env });
+    expect(tsv.stdout.split('\n')).toContain(`${b}\t300`);
+    const table = await runCli([...t.args, 'invite', 'list', '--fields', 'id,email'], { env: { ...t.env, NO_COLOR: '1' }, tty: true });
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+EMAIL$/);
+  });
+
+  it('never-expiring invitations and default channels', async () => {
+    const t = await cliTarget(org, kind);
+    const email = `nev-${kind}@example.com`;
+    const r = await runCli([...t.args, 'invite', 'send', email, '--expires', 'never', '--default-channels'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`1\t${email}\ttrue\tinvited\t\t\t\n`);
+    expect(invites('email = ?', email)[0]).toMatchObject({ expiry_date: null, include_realm_default_subscriptions: 1, invited_as: 400, notify_referrer_on_join: 1 });
+    const listed = await runCli([...t.args, 'invite', 'list', '--json'], { env: t.env });
+    expect((JSON.parse(listed.stdout) as { email: string; expiry_date: unknown }[]).find((i) => i.email === email)!.expiry_date).toBeNull();
+  });
+
+  it('reports an address that already has an account on its own; the others are invited (sent_invitations)', async () => {
+    const existing = org.addUser();
+    const t = await cliTarget(org, kind);
+    const c = `cy-${kind}@example.com`;
+    const d = `di-${kind}@example.com`;
+    const r = await runCli([...t.args, 'invite', 'send', c, existing.email, d], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(r.stdout.split('\n').slice(0, 3)).toEqual([
+      `1\t${c}\ttrue\tinvited\t\t\t`,
+      `2\t${existing.email}\tfalse\tfailed\t\tAlready has an account.\tINVITATION_FAILED`,
+      `3\t${d}\ttrue\tinvited\t\t\t`,
+    ]);
+    expect(r.stderr).toContain('chatctl: 2 invited, 1 failed');
+    expect(invitedEmails()).toEqual(expect.arrayContaining([c, d]));
+    expect(invitedEmails()).not.toContain(existing.email);
+  });
+
+  it('re-sends the others when an invalid address made the server send none', async () => {
+    const t = await cliTarget(org, kind);
+    const e = `eve-${kind}@example.com`;
+    const f = `fay-${kind}@example.com`;
+    const r = await runCli([...t.args, 'invite', 'send', e, 'not-an-address', f, '--json'], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(lines(r.stdout).map((o) => [o.target, o.ok, o.error ?? null])).toEqual([
+      [e, true, null],
+      ['not-an-address', false, 'Invalid address.'],
+      [f, true, null],
+    ]);
+    expect(invites('email IN (?, ?)', e, f)).toHaveLength(2);
+  });
+
+  it('fails a row whose channel does not exist before sending it: exit 6 alone, 3 among others', async () => {
+    const t = await cliTarget(org, kind);
+    const before = invites().length;
+    const alone = await runCli([...t.args, 'invite', 'send', `gus-${kind}@example.com`, '--channel', 'nowhere'], { env: t.env });
+    expect(alone.code).toBe(6);
+    expect(alone.stderr).toContain("chatctl: Channel 'nowhere' does not exist");
+    expect(invites().length).toBe(before);
+
+    const file = join(tempHome().home, 'mixed.csv');
+    writeFileSync(file, `email,channels,as\nhal-${kind}@example.com,design,guest\nivy-${kind}@example.com,nowhere,\njo-${kind}@example.com,"general,design",member\n`);
+    const r = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--json'], { env: t.env });
+    expect(r.code).toBe(3);
+    const outcomes = lines(r.stdout);
+    expect(outcomes.map((o) => [o.row, o.ok])).toEqual([[1, true], [2, false], [3, true]]);
+    expect(outcomes[1]).toMatchObject({ target: `ivy-${kind}@example.com`, status: 'failed', error: "Channel 'nowhere' does not exist" });
+    expect(invites('email = ?', `hal-${kind}@example.com`)[0]).toMatchObject({ invited_as: 600, stream_ids: `[${design}]` });
+    expect(invites('email = ?', `jo-${kind}@example.com`)[0]).toMatchObject({ invited_as: 400 });
+  });
+
+  it('takes JSON lines on stdin, with lists as arrays and flags as defaults', async () => {
+    const t = await cliTarget(org, kind);
+    const stdin = [
+      JSON.stringify({ email: `ken-${kind}@example.com`, channels: ['#design'], groups: [engineering], expires: '12h' }),
+      JSON.stringify({ email: `lu-${kind}@example.com`, notify: false }),
+    ].join('\n');
+    const r = await runCli([...t.args, 'invite', 'send', '--from-file', '-', '--as', 'guest', '--json'], { env: t.env, stdin });
+    expect(r.code).toBe(0);
+    const ken = invites('email = ?', `ken-${kind}@example.com`)[0]!;
+    expect(ken).toMatchObject({ invited_as: 600, stream_ids: `[${design}]`, group_ids: `[${engineering}]`, notify_referrer_on_join: 1 });
+    expect(ken.expiry_date).toBe(ken.invited + 12 * 3600);
+    expect(invites('email = ?', `lu-${kind}@example.com`)[0]).toMatchObject({ invited_as: 600, notify_referrer_on_join: 0, stream_ids: '[]' });
+  });
+
+  it('prints the requests with --dry-run, one per set of options, and sends nothing', async () => {
+    const t = await cliTarget(org, kind);
+    const file = join(tempHome().home, 'dry.csv');
+    writeFileSync(file, `email,channels,expires\nm1-${kind}@example.com,design,\nm2-${kind}@example.com,design,\nm3-${kind}@example.com,,never\n`);
+    const before = invites().length;
+    const r = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--dry-run'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toEqual([
+      { method: 'POST', path: '/api/v1/invites', body: { stream_ids: `[${design}]`, invitee_emails: `m1-${kind}@example.com,m2-${kind}@example.com` } },
+      { method: 'POST', path: '/api/v1/invites', body: { stream_ids: '[]', invite_expires_in_minutes: 'null', invitee_emails: `m3-${kind}@example.com` } },
+    ]);
+    expect(r.stderr).toContain('dry run: 2 requests not sent');
+    expect(invites().length).toBe(before);
+
+    writeFileSync(file, `email,channels,notify\nn1-${kind}@example.com,nowhere,\nn2-${kind}@example.com,,maybe\nn3-${kind}@example.com,,\n`);
+    const bad = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--dry-run'], { env: t.env });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain(`row 1 (n1-${kind}@example.com): Channel 'nowhere' does not exist`);
+    expect(bad.stderr).toContain(`row 2 (n2-${kind}@example.com): notify must be true or false, not "maybe"`);
+    expect(lines(bad.stdout)).toHaveLength(1);
+    expect(invites().length).toBe(before);
+  });
+
+  it('stops at the first failed request with --fail-fast; the rest are skipped', async () => {
+    const t = await cliTarget(org, kind);
+    const file = join(tempHome().home, 'ff.csv');
+    writeFileSync(file, `email,channels\nol-${kind}@example.com,nowhere\npat-${kind}@example.com,\n`);
+    const r = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--fail-fast', '--json'], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(lines(r.stdout).map((o) => o.status)).toEqual(['failed', 'skipped']);
+    expect(invites('email = ?', `pat-${kind}@example.com`)).toHaveLength(0);
+  });
+
+  it('is refused for a member inviting an administrator: exit 5', async () => {
+    const member = org.addUser();
+    const t = await cliTarget(org, kind, member);
+    const r = await runCli([...t.args, 'invite', 'send', `q-${kind}@example.com`, '--as', 'admin'], { env: t.env });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('Must be an organization administrator');
+  });
+
+  it('revokes by ID and by address, only with --yes when not on a terminal', async () => {
+    const t = await cliTarget(org, kind);
+    const r1 = `r1-${kind}@example.com`;
+    const r2 = `r2-${kind}@example.com`;
+    expect((await runCli([...t.args, 'invite', 'send', r1, r2], { env: t.env })).code).toBe(0);
+    const [i1, i2] = invites('email IN (?, ?)', r1, r2);
+    const refused = await runCli([...t.args, 'invite', 'revoke', String(i1!.id)], { env: t.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`Revoke invitation ${i1!.id}: not running interactively; pass --yes`);
+
+    const dry = await runCli([...t.args, 'invite', 'revoke', r2, '--dry-run'], { env: t.env });
+    expect(lines(dry.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/invites/${i2!.id}` }]);
+    expect(invites('id = ?', i2!.id)[0]!.status).toBe(0);
+
+    const done = await runCli([...t.args, 'invite', 'revoke', String(i1!.id), r2.toUpperCase(), '--yes', '--json'], { env: t.env });
+    expect(done.code).toBe(0);
+    expect(lines(done.stdout)).toEqual([
+      { row: 1, target: String(i1!.id), ok: true, status: 'revoked', id: i1!.id },
+      { row: 2, target: r2.toUpperCase(), ok: true, status: 'revoked', id: i2!.id },
+    ]);
+    const listed = await runCli([...t.args, 'invite', 'list', '--fields', 'email'], { env: t.env });
+    expect(listed.stdout.split('\n')).not.toContain(r1);
+    expect(listed.stdout.split('\n')).not.toContain(r2);
+
+    const again = await runCli([...t.args, 'invite', 'revoke', String(i1!.id), '--yes'], { env: t.env });
+    expect(again.code).toBe(6);
+    expect(again.stderr).toContain('No such invitation');
+    const unknown = await runCli([...t.args, 'invite', 'revoke', 'nobody@example.com', String(i2!.id), '--yes'], { env: t.env });
+    expect(unknown.code).toBe(3);
+    expect(unknown.stdout.split('\n')[0]).toBe('1\tnobody@example.com\tfalse\tfailed\t\tNo such invitation: nobody@example.com\tBAD_REQUEST');
+  });
+
+  it('asks on a terminal, and revokes nothing when the answer is no', async () => {
+    const t = await cliTarget(org, kind);
+    const email = `s-${kind}@example.com`;
+    await runCli([...t.args, 'invite', 'send', email], { env: t.env });
+    const id = invites('email = ?', email)[0]!.id;
+    const no = scriptedPrompter({ confirm: [false] });
+    const r = await runCli([...t.args, 'invite', 'revoke', email], { env: t.env, tty: true, prompter: no });
+    expect(no.asked).toEqual([`Revoke the invitation to ${email}?`]);
+    expect(r.code).toBe(130);
+    expect(invites('id = ?', id)[0]!.status).toBe(0);
+    const yes = scriptedPrompter({ confirm: [true] });
+    const ok = await runCli([...t.args, 'invite', 'revoke', email], { env: { ...t.env, NO_COLOR: '1' }, tty: true, prompter: yes });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^ROW\s+TARGET\s+OK\s+STATUS\s+ID/);
+    expect(invites('id = ?', id)[0]!.status).not.toBe(0);
+  });
+});
