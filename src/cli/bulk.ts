@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../api/errors.js';
 import type { Operation } from '../api/operation.js';
+import type { WireRequest } from '../api/wire.js';
 import type { ChatClient } from '../client/client.js';
 import type { Context } from './context.js';
 import { printDryRun } from './dry-run.js';
@@ -22,7 +23,7 @@ export interface Outcome {
   status: string;
   /** The ID of what was created or changed, when there is one. */
   id?: number | string | null;
-  error?: string;
+  error?: string | null;
   code?: string | null;
 }
 
@@ -77,7 +78,8 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       for (const r of results) {
         outcomes.push(r);
         progress.tick();
-        yield r;
+        // Every line has every field (null where there is nothing), so a script reads one shape.
+        yield { row: r.row, target: r.target, ok: r.ok, status: r.status, id: r.id ?? null, error: r.error ?? null, code: r.code ?? null };
       }
     }
   }
@@ -97,6 +99,16 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   throw new CliError(`${failed} of ${outcomes.length} rows failed`, 'partial');
 }
 
+/**
+ * --dry-run of a bulk command: the requests that would be sent, and a warning for each row that could not
+ * be (exit 3, or 6 for a single row: what it names does not exist).
+ */
+export function printPlan(ctx: Context, requests: readonly WireRequest[], unsendable: readonly { row: number; target: string; error: string }[], totalRows: number): void {
+  for (const u of unsendable) ctx.warn(`row ${u.row} (${u.target}): ${u.error}`);
+  printDryRun(ctx, requests);
+  if (unsendable.length) throw new CliError(`${unsendable.length} of ${totalRows} rows cannot be sent`, totalRows > 1 ? 'partial' : 'notFound');
+}
+
 /** One row's request, planned before anything is sent (so --dry-run can print it instead). */
 export interface RowCall {
   row: number;
@@ -114,10 +126,12 @@ export interface RowCall {
 /** Sends planned calls one row at a time (or prints them under --dry-run), reporting each row. */
 export async function runCalls(ctx: Context, flags: BulkFlags & { dryRun?: boolean }, client: ChatClient, calls: readonly RowCall[], verb: string): Promise<void> {
   if (flags.dryRun) {
-    const bad = calls.filter((c) => !c.call);
-    for (const c of bad) ctx.warn(`row ${c.row} (${c.target}): ${c.error}`);
-    printDryRun(ctx, calls.filter((c) => c.call).map((c) => client.encode(c.call!.op, c.call!.params as never)));
-    if (bad.length) throw new CliError(`${bad.length} of ${calls.length} rows cannot be sent`, calls.length > 1 ? 'partial' : 'notFound');
+    printPlan(
+      ctx,
+      calls.filter((c) => c.call).map((c) => client.encode(c.call!.op, c.call!.params as never)),
+      calls.filter((c) => !c.call).map((c) => ({ row: c.row, target: c.target, error: c.error ?? 'cannot be sent' })),
+      calls.length,
+    );
     return;
   }
   await runBulk(ctx, flags, {

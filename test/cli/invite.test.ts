@@ -114,8 +114,8 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     );
     expect(r.code).toBe(0);
     expect(lines(r.stdout)).toEqual([
-      { row: 1, target: a, ok: true, status: 'invited', id: null },
-      { row: 2, target: b, ok: true, status: 'invited', id: null },
+      { row: 1, target: a, ok: true, status: 'invited', id: null, error: null, code: null },
+      { row: 2, target: b, ok: true, status: 'invited', id: null, error: null, code: null },
     ]);
     expect(r.stderr).toContain('chatctl: 2 invited, 0 failed');
     const stored = invites('email IN (?, ?)', a, b);
@@ -269,8 +269,8 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     const done = await runCli([...t.args, 'invite', 'revoke', String(i1!.id), r2.toUpperCase(), '--yes', '--json'], { env: t.env });
     expect(done.code).toBe(0);
     expect(lines(done.stdout)).toEqual([
-      { row: 1, target: String(i1!.id), ok: true, status: 'revoked', id: i1!.id },
-      { row: 2, target: r2.toUpperCase(), ok: true, status: 'revoked', id: i2!.id },
+      { row: 1, target: String(i1!.id), ok: true, status: 'revoked', id: i1!.id, error: null, code: null },
+      { row: 2, target: r2.toUpperCase(), ok: true, status: 'revoked', id: i2!.id, error: null, code: null },
     ]);
     const listed = await runCli([...t.args, 'invite', 'list', '--fields', 'email'], { env: t.env });
     expect(listed.stdout.split('\n')).not.toContain(r1);

@@ -42,7 +42,7 @@ describe.each(TRANSPORTS)('status commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'status', 'set', user.email, '--text', 'On vacation', '--emoji', 'palm_tree', '--json'], { env: t.env });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ row: 1, target: user.email, ok: true, status: 'set', id: user.id });
+    expect(JSON.parse(r.stdout)).toEqual({ row: 1, target: user.email, ok: true, status: 'set', id: user.id, error: null, code: null });
     const got = await runCli([...t.args, 'status', 'get', String(user.id), '--json'], { env: t.env });
     expect(JSON.parse(got.stdout)).toEqual({ status_text: 'On vacation', emoji_name: 'palm_tree', emoji_code: '1f334', reaction_type: 'unicode_emoji' });
     const piped = await runCli([...t.args, 'status', 'get', user.email], { env: t.env });
@@ -61,7 +61,7 @@ describe.each(TRANSPORTS)('status commands over %s', (kind) => {
     const got = await runCli([...t.args, 'status', 'get', user.email, '--json'], { env: t.env });
     expect(JSON.parse(got.stdout)).toEqual({ emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji' });
     const wrong = await runCli([...t.args, 'status', 'set', user.email, '--emoji', 'octopus', '--emoji-code', '1f334', '--reaction-type', 'unicode_emoji'], { env: t.env });
-    expect(wrong.code).toBe(6);
+    expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('chatctl: Invalid emoji name. (BAD_REQUEST)');
   });
 

@@ -41,7 +41,7 @@ describe('invite send --from-file: 50 invitations, 3 bad rows', () => {
     const outcomes = sent.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(outcomes).toHaveLength(50);
     for (const o of outcomes) {
-      expect(Object.keys(o).sort()).toEqual(o.ok ? ['id', 'ok', 'row', 'status', 'target'] : ['code', 'error', 'ok', 'row', 'status', 'target']);
+      expect(Object.keys(o).sort()).toEqual(['code', 'error', 'id', 'ok', 'row', 'status', 'target']);
       expect(o.target).toBe(rows[(o.row as number) - 1]!.email);
       expect(o.status).toBe(o.ok ? 'invited' : 'failed');
     }

@@ -2,12 +2,11 @@ import { ApiError } from '../../api/errors.js';
 import { getInvites, revokeInvite, sendInvites, type Invite } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import { describeColumns, readRows, type InputRow } from '../bulk-input.js';
-import { OUTCOME_FIELDS, runBulk, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { OUTCOME_FIELDS, printPlan, runBulk, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { CliError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { deliver } from '../invites/deliver.js';
 import {
   INVITE_COLUMNS,
@@ -64,11 +63,12 @@ async function rowsOf(ctx: Context, opts: CommandOptions, defaults: InviteSpec):
 
 /** --dry-run: the requests that would go out, and the rows that could not be sent (as runCalls reports them). */
 function printPlanned(ctx: Context, batches: readonly InviteBatch[], encode: (b: SendableBatch) => WireRequest): void {
-  const rows = batches.reduce((n, b) => n + b.recipients.length, 0);
-  const bad = batches.filter((b): b is UnsendableRow => 'error' in b);
-  for (const b of bad) ctx.warn(`row ${b.recipients[0].row} (${b.recipients[0].email}): ${b.error}`);
-  printDryRun(ctx, batches.filter((b): b is SendableBatch => 'params' in b).map(encode));
-  if (bad.length) throw new CliError(`${bad.length} of ${rows} rows cannot be sent`, rows > 1 ? 'partial' : 'notFound');
+  printPlan(
+    ctx,
+    batches.filter((b): b is SendableBatch => 'params' in b).map(encode),
+    batches.filter((b): b is UnsendableRow => 'error' in b).map((b) => ({ row: b.recipients[0].row, target: b.recipients[0].email, error: b.error })),
+    batches.reduce((n, b) => n + b.recipients.length, 0),
+  );
 }
 
 export const commands = [
