@@ -3,7 +3,9 @@
  * transaction, so an event exists exactly when the change it reports does. Waiters in this process are
  * woken at once; waiters in other processes see the row on their next poll.
  */
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { ApiError, badRequest } from '../api/errors.js';
 import type { Db } from './store/db.js';
 
 export interface QueueRow {
@@ -14,8 +16,12 @@ export interface QueueRow {
   lifespan_secs: number;
   last_access: number;
   last_event_id: number;
+  /** The newest event ID acknowledged (and deleted) so far; -1 before the first. */
   pruned_through: number;
 }
+
+/** An event as a queue hands it out. */
+export type StoredEvent = Record<string, unknown> & { type: string; id: number };
 
 /** Idle lifetime of a queue with no client polling it, as on a Zulip server (10 minutes). */
 export const DEFAULT_QUEUE_LIFESPAN_SECS = 600;
@@ -29,28 +35,117 @@ export function onQueueEvent(queueId: string, listener: () => void): () => void 
   return () => wakeups.off(queueId, listener);
 }
 
+/** Queue options that decide whether a queue receives an event at all. */
+interface DeliveryOptions {
+  client_capabilities?: Record<string, boolean>;
+}
+
+/** Events some clients must not get: linkifier lists only go to clients that understand URL templates. */
+function wants(q: Pick<QueueRow, 'event_types' | 'options'>, type: string): boolean {
+  if (q.event_types !== null && !(JSON.parse(q.event_types) as string[]).includes(type)) return false;
+  if (type === 'realm_linkifiers') {
+    return (JSON.parse(q.options) as DeliveryOptions).client_capabilities?.linkifier_url_template === true;
+  }
+  return true;
+}
+
 export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>): void {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
   const queues = db
-    .prepare('SELECT id, event_types, last_event_id FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(ids)) as Pick<QueueRow, 'id' | 'event_types' | 'last_event_id'>[];
-  const insert = db.prepare('INSERT INTO events (queue_id, id, event) VALUES (?, ?, ?)');
-  const advance = db.prepare('UPDATE event_queues SET last_event_id = ? WHERE id = ?');
+    .prepare('SELECT id, event_types, options, last_event_id FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(ids)) as Pick<QueueRow, 'id' | 'event_types' | 'options' | 'last_event_id'>[];
   const json = JSON.stringify(event);
   const woken: string[] = [];
   for (const q of queues) {
-    if (q.event_types !== null && !(JSON.parse(q.event_types) as string[]).includes(event.type)) continue;
-    const id = q.last_event_id + 1;
-    insert.run(q.id, id, json);
-    advance.run(id, q.id);
+    if (!wants(q, event.type)) continue;
+    appendEvent(db, q, json);
     woken.push(q.id);
   }
   // Wake after the caller's transaction has had its chance to commit.
   if (woken.length) setImmediate(() => woken.forEach((id) => wakeups.emit(id)));
 }
 
+function appendEvent(db: Db, q: Pick<QueueRow, 'id' | 'last_event_id'>, json: string): number {
+  const id = q.last_event_id + 1;
+  db.prepare('INSERT INTO events (queue_id, id, event) VALUES (?, ?, ?)').run(q.id, id, json);
+  db.prepare('UPDATE event_queues SET last_event_id = ? WHERE id = ?').run(id, q.id);
+  return id;
+}
+
 /** Deletes queues idle past their lifespan (their events go with them). */
 export function expireQueues(db: Db, now: number): void {
   db.prepare('DELETE FROM event_queues WHERE last_access + lifespan_secs < ?').run(Math.floor(now));
 }
+
+export interface NewQueue {
+  userId: number;
+  /** null: every type. */
+  eventTypes: string[] | null;
+  options: Record<string, unknown>;
+  /** 0: the default. */
+  lifespanSecs: number;
+  now: number;
+}
+
+export function createQueue(db: Db, q: NewQueue): string {
+  const id = randomUUID();
+  const lifespan = Math.min(q.lifespanSecs > 0 ? q.lifespanSecs : DEFAULT_QUEUE_LIFESPAN_SECS, MAX_QUEUE_LIFESPAN_SECS);
+  db.prepare('INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access) VALUES (?, ?, ?, ?, ?, ?)').run(
+    id,
+    q.userId,
+    q.eventTypes === null ? null : JSON.stringify(q.eventTypes),
+    JSON.stringify(q.options),
+    lifespan,
+    Math.floor(q.now),
+  );
+  return id;
+}
+
+export const badQueue = (queueId: string): ApiError =>
+  new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
+
+/** The caller's queue; another user's queue is as unknown as a missing one. */
+export function ownQueue(db: Db, queueId: string, userId: number): QueueRow {
+  const q = db.prepare('SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
+  if (!q || q.user_id !== userId) throw badQueue(queueId);
+  return q;
+}
+
+/**
+ * Acknowledges every event up to `lastEventId`, as Tornado's queue does: asking for an ID older than one
+ * already pruned, or one that was never in the queue, is an error.
+ */
+export function acknowledge(db: Db, q: QueueRow, lastEventId: number): void {
+  if (lastEventId < q.pruned_through) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+  const newest = db.prepare('SELECT max(id) AS id FROM events WHERE queue_id = ? AND id <= ?').get(q.id, lastEventId) as { id: number | null };
+  const prunedThrough = newest.id ?? q.pruned_through;
+  if (newest.id !== null) {
+    db.prepare('DELETE FROM events WHERE queue_id = ? AND id <= ?').run(q.id, lastEventId);
+    db.prepare('UPDATE event_queues SET pruned_through = ? WHERE id = ?').run(prunedThrough, q.id);
+  }
+  if (lastEventId !== prunedThrough) throw badRequest(`Event ${lastEventId} was not in this queue`);
+}
+
+export function touchQueue(db: Db, queueId: string, now: number): void {
+  db.prepare('UPDATE event_queues SET last_access = ? WHERE id = ?').run(Math.floor(now), queueId);
+}
+
+export function pendingEvents(db: Db, queueId: string): StoredEvent[] {
+  const rows = db.prepare('SELECT id, event FROM events WHERE queue_id = ? ORDER BY id').all(queueId) as { id: number; event: string }[];
+  return rows.map((r) => ({ ...(JSON.parse(r.event) as { type: string }), id: r.id }));
+}
+
+/** Adds a heartbeat to one queue, so an idle long poll answers with it. */
+export function pushHeartbeat(db: Db, queueId: string): void {
+  const q = db.prepare('SELECT id, last_event_id FROM event_queues WHERE id = ?').get(queueId) as Pick<QueueRow, 'id' | 'last_event_id'> | undefined;
+  if (q) appendEvent(db, q, JSON.stringify({ type: 'heartbeat' }));
+}
+
+/** Deletes a queue and wakes whoever waits on it in this process, so the wait ends. */
+export function deleteQueue(db: Db, queueId: string): void {
+  db.prepare('DELETE FROM event_queues WHERE id = ?').run(queueId);
+  setImmediate(() => wakeups.emit(queueId));
+}
+
+export const queueExists = (db: Db, queueId: string): boolean => db.prepare('SELECT 1 FROM event_queues WHERE id = ?').get(queueId) !== undefined;

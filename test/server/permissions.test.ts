@@ -7,8 +7,18 @@ import { typingCases } from './permissions/typing.js';
 import { webhookCases } from './permissions/webhooks.js';
 import { attachmentCases } from './permissions/attachments.js';
 import { linkifierCases } from './permissions/linkifiers.js';
+import { channelCases } from './permissions/channels.js';
+import { folderCases } from './permissions/folders.js';
+import { groupCases } from './permissions/groups.js';
+import { presenceCases } from './permissions/presence.js';
+import { eventCases } from './permissions/events.js';
 
 const AREAS: Record<string, PermissionCase[]> = {
+  channels: channelCases,
+  folders: folderCases,
+  groups: groupCases,
+  presence: presenceCases,
+  events: eventCases,
   users: userCases,
   typing: typingCases,
   webhooks: webhookCases,

@@ -1,2 +1,140 @@
-/** Operations of this area; see ../operation.ts for how an operation is declared. */
-export {};
+/** User groups: named groups of users and subgroups, and the role-based system groups. */
+import { operation, p } from '../operation.js';
+import { s } from '../schema.js';
+import type { GroupSettingValue } from './channels.js';
+
+export const GROUP_PERMISSION_SETTINGS = [
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_mention_group',
+  'can_remove_members_group',
+] as const;
+export type GroupPermissionSetting = (typeof GROUP_PERMISSION_SETTINGS)[number];
+
+export type UserGroup = {
+  id: number;
+  name: string;
+  description: string;
+  /** Direct members (active users), ascending. */
+  members: number[];
+  direct_subgroup_ids: number[];
+  is_system_group: boolean;
+  date_created: number | null;
+  creator_id: number | null;
+  deactivated: boolean;
+} & Record<GroupPermissionSetting, GroupSettingValue>;
+
+/** A group-setting value on the wire: a group ID or {direct_members, direct_subgroups}. */
+const groupSettingValue = s.union(
+  s.int(),
+  s.object({ direct_members: s.list(s.int()), direct_subgroups: s.list(s.int()) }),
+  'an integer or a dict',
+);
+
+const groupPath = { user_group_id: p.path(s.int()) };
+
+export const createUserGroup = operation<{ group_id: number }>()({
+  name: 'create-user-group',
+  method: 'POST',
+  path: '/user_groups/create',
+  summary: 'Create a user group',
+  access: 'member',
+  bots: false,
+  params: {
+    name: p.req(s.string()),
+    description: p.req(s.string()),
+    members: p.req(s.list(s.int()), { doc: 'JSON list of user IDs' }),
+    subgroups: p.opt(s.list(s.int()), { doc: 'JSON list of group IDs' }),
+    can_add_members_group: p.opt(groupSettingValue),
+    can_join_group: p.opt(groupSettingValue),
+    can_leave_group: p.opt(groupSettingValue),
+    can_manage_group: p.opt(groupSettingValue),
+    can_mention_group: p.opt(groupSettingValue),
+    can_remove_members_group: p.opt(groupSettingValue),
+  },
+  openapiPath: '/user_groups/create',
+});
+
+export const getUserGroups = operation<{ user_groups: UserGroup[] }>()({
+  name: 'get-user-groups',
+  method: 'GET',
+  path: '/user_groups',
+  summary: 'All user groups, system groups included',
+  access: 'member',
+  bots: false,
+  params: {
+    include_deactivated_groups: p.def(s.bool(), false),
+  },
+  openapiPath: '/user_groups',
+});
+
+export const getUserGroupMembers = operation<{ members: number[] }>()({
+  name: 'get-user-group-members',
+  method: 'GET',
+  path: '/user_groups/{user_group_id}/members',
+  summary: 'Members of a user group (with those of its subgroups unless direct_member_only)',
+  access: 'member',
+  bots: false,
+  params: { ...groupPath, direct_member_only: p.def(s.bool(), false) },
+  minFeatureLevel: 127,
+  openapiPath: '/user_groups/{user_group_id}/members',
+});
+
+export const getIsUserGroupMember = operation<{ is_user_group_member: boolean }>()({
+  name: 'get-is-user-group-member',
+  method: 'GET',
+  path: '/user_groups/{user_group_id}/members/{user_id}',
+  summary: 'Whether a user is a member of a user group',
+  access: 'member',
+  bots: false,
+  params: { ...groupPath, user_id: p.path(s.int()), direct_member_only: p.def(s.bool(), false) },
+  minFeatureLevel: 127,
+  openapiPath: '/user_groups/{user_group_id}/members/{user_id}',
+});
+
+export const updateUserGroupMembers = operation<Record<string, never>>()({
+  name: 'update-user-group-members',
+  method: 'POST',
+  path: '/user_groups/{user_group_id}/members',
+  summary: 'Add or remove members and subgroups of a user group',
+  access: 'member',
+  bots: false,
+  params: {
+    ...groupPath,
+    add: p.opt(s.list(s.int()), { doc: 'user IDs to add' }),
+    delete: p.opt(s.list(s.int()), { doc: 'user IDs to remove' }),
+    add_subgroups: p.opt(s.list(s.int()), { doc: 'group IDs to add as subgroups' }),
+    delete_subgroups: p.opt(s.list(s.int()), { doc: 'group IDs to remove as subgroups' }),
+  },
+  openapiPath: '/user_groups/{user_group_id}/members',
+});
+
+export const updateUserGroupSubgroups = operation<Record<string, never>>()({
+  name: 'update-user-group-subgroups',
+  method: 'POST',
+  path: '/user_groups/{user_group_id}/subgroups',
+  summary: 'Add or remove subgroups of a user group',
+  access: 'member',
+  bots: false,
+  params: {
+    ...groupPath,
+    add: p.opt(s.list(s.int()), { doc: 'group IDs to add' }),
+    delete: p.opt(s.list(s.int()), { doc: 'group IDs to remove' }),
+  },
+  minFeatureLevel: 127,
+  openapiPath: '/user_groups/{user_group_id}/subgroups',
+});
+
+export const getUserGroupSubgroups = operation<{ subgroups: number[] }>()({
+  name: 'get-user-group-subgroups',
+  method: 'GET',
+  path: '/user_groups/{user_group_id}/subgroups',
+  summary: 'Subgroups of a user group (recursively unless direct_subgroup_only)',
+  access: 'member',
+  bots: false,
+  params: { ...groupPath, direct_subgroup_only: p.def(s.bool(), false) },
+  minFeatureLevel: 127,
+  openapiPath: '/user_groups/{user_group_id}/subgroups',
+});

@@ -1,3 +1,319 @@
-import type { Binding } from '../context.js';
+/** Channels, subscriptions and topic preferences, with a Zulip server's checks, order and messages. */
+import { ApiError, badRequest, insufficientPermission } from '../../api/errors.js';
+import {
+  getStream,
+  getStreams,
+  getSubscriptions,
+  muteTopic,
+  subscribe,
+  SUBSCRIPTION_PROPERTIES,
+  unsubscribe,
+  updateSubscription,
+  updateSubscriptionPost,
+  updateSubscriptionSettings,
+  updateUserTopic,
+  type Channel,
+  type SubscriptionProperty,
+} from '../../api/operations/channels.js';
+import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import {
+  accessStream,
+  accessStreamByName,
+  channelView,
+  checkChannelName,
+  hasContentAccess,
+  hasMetadataAccess,
+  insertChannel,
+  isSubscribed,
+  metadataUserIds,
+  streamById,
+  streamByName,
+  type StreamRow,
+} from '../model/channels.js';
+import { GroupGraph } from '../model/groups.js';
+import {
+  addSubscribers,
+  COLOR_PATTERN,
+  normalizeTopic,
+  removeSubscribers,
+  setSubscriptionProperty,
+  setVisibilityPolicy,
+  activeSubscriptionRows,
+  subscriptionRow,
+  subscriptionViews,
+} from '../model/subscriptions.js';
+import { userByEmail, userById, type UserRow } from '../model/users.js';
+import { getSetting } from '../realm.js';
 
-export const bindings: Binding[] = [];
+/**
+ * Principals as a Zulip server resolves them (bulk_access_users_by_*): any unknown one → `No such user`,
+ * then each must be active.
+ */
+function resolvePrincipals(ctx: HandlerContext, principals: readonly (number | string)[]): UserRow[] {
+  const users = principals.map((p) => (typeof p === 'number' ? userById(ctx.db, p) : userByEmail(ctx.db, p)));
+  if (users.some((u) => !u)) throw badRequest('No such user');
+  const unique = [...new Map((users as UserRow[]).map((u) => [u.id, u])).values()];
+  for (const u of unique) if (!u.is_active) throw badRequest('User is deactivated');
+  return unique.sort((a, b) => a.id - b.id);
+}
+
+/** Whether `user` may subscribe others to an accessible channel: the organization's permission, or administering it. */
+function canAddSubscribers(ctx: HandlerContext, graph: GroupGraph, user: UserRow, stream: StreamRow): boolean {
+  if (user.role <= 200) return true;
+  if (graph.allows(user, graph.systemId(getSetting(ctx.db, 'can_add_subscribers_group')), false)) return true;
+  return stream.creator_id === user.id && user.role !== 600;
+}
+
+/**
+ * Whether `user` may unsubscribe others: administrators, or the channel's administrator (by default its
+ * creator); the can_remove_subscribers_group of a channel is administrators by default.
+ */
+const canRemoveSubscribers = (user: UserRow, stream: StreamRow): boolean =>
+  user.role <= 200 || (user.role !== 600 && stream.creator_id === user.id);
+
+/** The user controls the target: it is themselves or a bot they own. */
+const controls = (user: UserRow, target: UserRow): boolean => target.id === user.id || (target.is_bot === 1 && target.bot_owner_id === user.id);
+
+function updateOneProperty(ctx: HandlerContext, p: { stream_id: number; property: string; value: string }): Record<string, never> {
+  // The value is a JSON boolean or, failing that, the raw string (Zulip's Json[bool] | str, left to right).
+  const value: boolean | string = p.value === 'true' ? true : p.value === 'false' ? false : p.value;
+  applyPropertyChanges(ctx, [{ stream_id: p.stream_id, property: p.property, value }]);
+  return {};
+}
+
+interface PropertyChange {
+  stream_id: number;
+  property: string;
+  value: unknown;
+}
+
+/** Validates every change (name, then value type) before touching anything, then checks access and applies. */
+function applyPropertyChanges(ctx: HandlerContext, changes: readonly PropertyChange[]): void {
+  const me = callerOf(ctx);
+  const valid = changes.map((c) => {
+    if (c.property === 'color') {
+      if (typeof c.value !== 'string') throw badRequest('color is not a string');
+      if (!COLOR_PATTERN.test(c.value)) throw badRequest('color is not a valid hex color code');
+    } else if ((SUBSCRIPTION_PROPERTIES as readonly string[]).includes(c.property)) {
+      if (typeof c.value !== 'boolean') throw badRequest(`${c.property} is not a boolean`);
+    } else {
+      throw badRequest(`Unknown subscription property: ${c.property}`);
+    }
+    return { ...c, property: c.property as SubscriptionProperty, value: c.value as boolean | string };
+  });
+  for (const c of valid) {
+    accessStream(ctx.db, me, c.stream_id);
+    if (!isSubscribed(ctx.db, me.id, c.stream_id)) throw badRequest(`Not subscribed to channel ID ${c.stream_id}`);
+    setSubscriptionProperty(ctx.db, ctx, me.id, c.stream_id, c.property, c.value);
+  }
+}
+
+export const bindings: Binding[] = [
+  bind(getSubscriptions, (ctx, p) => ({
+    subscriptions: subscriptionViews(ctx.db, activeSubscriptionRows(ctx.db, callerOf(ctx).id), p.include_subscribers),
+  })),
+
+  bind(subscribe, (ctx, p) => {
+    const db = ctx.db;
+    const me = callerOf(ctx);
+    const principals = p.principals ?? [];
+    let folderId: number | null = null;
+    if (p.folder_id !== undefined) {
+      if (!db.prepare('SELECT 1 FROM channel_folders WHERE id = ?').get(p.folder_id)) throw badRequest('Invalid channel folder ID');
+      folderId = p.folder_id;
+    }
+    const requested = p.subscriptions.map((s) => {
+      if (s.color !== undefined && !COLOR_PATTERN.test(s.color)) throw badRequest('add.color is not a valid hex color code');
+      // Zulip keeps descriptions on one line.
+      return { name: s.name.trim(), description: (s.description ?? '').replace(/\n/g, ' '), color: s.color };
+    });
+    const subscribingOthers = principals.length > 0 && !principals.every((x) => x === me.id);
+
+    // list_to_streams: names first, then the channels that exist, then creating the others.
+    for (const name of new Set(requested.map((r) => r.name))) checkChannelName(name);
+    const existing: StreamRow[] = [];
+    const missing: typeof requested = [];
+    for (const r of requested) {
+      const stream = streamByName(db, r.name);
+      if (stream) {
+        if (!existing.some((e) => e.id === stream.id)) existing.push(stream);
+      } else if (!missing.some((m) => m.name.toLowerCase() === r.name.toLowerCase())) {
+        missing.push(r);
+      }
+    }
+    const created: StreamRow[] = [];
+    for (const r of missing) {
+      // Members may create public and private channels (the organization defaults); the rest is refused.
+      if (p.is_default_stream && me.role > 200) throw insufficientPermission();
+      if (p.invite_only && p.is_default_stream) throw badRequest('A default channel cannot be private.');
+      if (p.is_web_public) throw badRequest('Web-public channels are not enabled.');
+      created.push(
+        insertChannel(
+          db,
+          {
+            name: r.name,
+            description: r.description,
+            invite_only: p.invite_only,
+            is_web_public: false,
+            history_public_to_subscribers: p.history_public_to_subscribers,
+            folder_id: folderId,
+            is_default: p.is_default_stream,
+            creator_id: me.id,
+          },
+          ctx.now(),
+        ),
+      );
+    }
+
+    const graph = new GroupGraph(db);
+    const unauthorized = existing.filter((s) => !hasContentAccess(me, s, isSubscribed(db, me.id, s.id)));
+    if (unauthorized.length > 0 && p.authorization_errors_fatal) {
+      throw badRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
+    }
+    const accessible = existing.filter((s) => !unauthorized.includes(s));
+    if (subscribingOthers && accessible.some((s) => !canAddSubscribers(ctx, graph, me, s))) throw insufficientPermission();
+
+    const subscribers = subscribingOthers ? resolvePrincipals(ctx, principals) : [me];
+    const streams = [...accessible, ...created];
+    const colors = new Map(requested.filter((r) => r.color).map((r) => [r.name.toLowerCase(), r.color!]));
+
+    const subscribed: Record<string, string[]> = {};
+    const already: Record<string, string[]> = {};
+    const newSubs = new Map<number, StreamRow[]>();
+    const peerAdds: { stream: StreamRow; added: number[] }[] = [];
+    const view = channelView(db);
+    for (const stream of streams) {
+      const before = new Set(metadataUserIds(db, stream));
+      const added = addSubscribers(db, stream, subscribers.map((u) => u.id));
+      const color = colors.get(stream.name.toLowerCase());
+      for (const u of subscribers) {
+        const isNew = added.includes(u.id);
+        ((isNew ? subscribed : already)[String(u.id)] ??= []).push(stream.name);
+        if (!isNew) continue;
+        if (color) db.prepare('UPDATE subscriptions SET color = ? WHERE user_id = ? AND stream_id = ?').run(color, u.id, stream.id);
+        newSubs.set(u.id, [...(newSubs.get(u.id) ?? []), stream]);
+      }
+      // A new channel is announced to everyone who may see it; an existing one to those who could not before.
+      const announceTo = created.includes(stream) ? metadataUserIds(db, stream) : added.filter((id) => !before.has(id));
+      ctx.emit({ type: 'stream', op: 'create', streams: [view(stream)] }, announceTo);
+      if (added.length) peerAdds.push({ stream, added });
+    }
+    // As on a Zulip server: the subscribers' own `add` events, then the peers' `peer_add`.
+    for (const [userId, list] of newSubs) {
+      const rows = list.map((s) => subscriptionRow(db, userId, s.id)!);
+      ctx.emit({ type: 'subscription', op: 'add', subscriptions: subscriptionViews(db, rows, true) }, [userId]);
+    }
+    for (const { stream, added } of peerAdds) {
+      const peers = metadataUserIds(db, stream).filter((id) => !added.includes(id));
+      ctx.emit({ type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: added }, peers);
+    }
+    const result: { subscribed: Record<string, string[]>; already_subscribed: Record<string, string[]>; unauthorized?: string[] } = {
+      subscribed,
+      already_subscribed: already,
+    };
+    if (!p.authorization_errors_fatal) result.unauthorized = unauthorized.map((s) => s.name);
+    return result;
+  }),
+
+  bind(unsubscribe, (ctx, p) => {
+    const db = ctx.db;
+    const me = callerOf(ctx);
+    const principals = p.principals ?? [];
+    const targets = principals.length ? resolvePrincipals(ctx, principals) : [me];
+    const unsubscribingOthers = targets.some((t) => !controls(me, t));
+    const names = p.subscriptions.map((n) => n.trim());
+    for (const name of new Set(names)) checkChannelName(name);
+    const found = new Map<string, StreamRow>();
+    const missing: string[] = [];
+    for (const name of names) {
+      const stream = streamByName(db, name);
+      if (stream) found.set(name, stream);
+      else if (!missing.includes(name)) missing.push(name);
+    }
+    if (unsubscribingOthers) {
+      for (const stream of found.values()) if (!canRemoveSubscribers(me, stream)) throw insufficientPermission();
+    }
+    if (missing.length) throw badRequest(`Channel(s) (${missing.join(', ')}) do not exist`);
+    const removed: string[] = [];
+    const notRemoved: string[] = [];
+    const seen = new Set<number>();
+    for (const name of names) {
+      const stream = found.get(name)!;
+      if (seen.has(stream.id)) continue;
+      seen.add(stream.id);
+      const gone = removeSubscribers(db, ctx, stream, targets.map((t) => t.id));
+      for (const t of targets) (gone.includes(t.id) ? removed : notRemoved).push(stream.name);
+    }
+    return { removed, not_removed: notRemoved };
+  }),
+
+  bind(updateSubscriptionSettings, (ctx, p) => {
+    applyPropertyChanges(ctx, p.subscription_data);
+    return {};
+  }),
+  bind(updateSubscription, (ctx, p) => updateOneProperty(ctx, p)),
+  bind(updateSubscriptionPost, (ctx, p) => updateOneProperty(ctx, p)),
+
+  bind(getStreams, (ctx, p) => {
+    const db = ctx.db;
+    const me = callerOf(ctx);
+    const all = (db.prepare('SELECT * FROM streams ORDER BY name COLLATE NOCASE, id').all() as StreamRow[]).filter(
+      (s) => !p.exclude_archived || !s.is_archived,
+    );
+    const subscribed = new Set(activeSubscriptionRows(db, me.id).map((r) => r.stream_id));
+    const ownerSubscribed =
+      p.include_owner_subscribed && me.is_bot && me.bot_owner_id !== null
+        ? new Set(activeSubscriptionRows(db, me.bot_owner_id).map((r) => r.stream_id))
+        : new Set<number>();
+    const includePublic = p.include_public && me.role !== 600;
+    const picked = all.filter((s) => {
+      const sub = subscribed.has(s.id);
+      if (p.include_all) return hasMetadataAccess(me, s, sub);
+      if (p.include_can_access_content && hasContentAccess(me, s, sub)) return true;
+      if (p.include_subscribed && sub) return true;
+      if (includePublic && !s.invite_only) return true;
+      if (p.include_web_public && s.is_web_public) return true;
+      if (p.include_default && s.is_default) return true;
+      return ownerSubscribed.has(s.id);
+    });
+    const view = channelView(db);
+    return {
+      streams: picked.map((s): Channel => (p.include_default ? { ...view(s), is_default: s.is_default === 1 } : view(s))),
+    };
+  }),
+
+  bind(getStream, (ctx, p) => ({ stream: channelView(ctx.db)(accessStream(ctx.db, callerOf(ctx), p.stream_id, { requireContent: false })) })),
+
+  bind(updateUserTopic, (ctx, p) => {
+    const db = ctx.db;
+    const me = callerOf(ctx);
+    const topic = normalizeTopic(db, p.topic);
+    // Removing a policy needs no access to the channel, only that it exists.
+    const stream = p.visibility_policy === 0 ? streamById(db, p.stream_id) : accessStream(db, me, p.stream_id);
+    if (!stream) throw badRequest('Invalid channel ID');
+    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, p.visibility_policy, ctx.now());
+    return {};
+  }),
+
+  bind(muteTopic, (ctx, p) => {
+    const db = ctx.db;
+    const me = callerOf(ctx);
+    if (p.stream_id === undefined && p.stream === undefined) {
+      throw new ApiError("Missing 'stream_id' argument", 'REQUEST_VARIABLE_MISSING', 400, { var_name: 'stream_id' });
+    }
+    if (p.stream_id !== undefined && p.stream !== undefined) {
+      throw badRequest('Unsupported parameter combination: stream_id, stream', { parameters: 'stream_id, stream' });
+    }
+    const topic = normalizeTopic(db, p.topic);
+    if (p.op === 'add') {
+      const stream = p.stream_id !== undefined ? accessStream(db, me, p.stream_id) : accessStreamByName(db, me, p.stream!);
+      setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 1, ctx.now());
+      return {};
+    }
+    // Unmuting looks the channel up without an access check; an unknown one is reported as an unmuted topic.
+    const stream = p.stream_id !== undefined ? streamById(db, p.stream_id) : streamByName(db, p.stream!);
+    if (!stream) throw badRequest('Topic is not muted');
+    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 0, ctx.now());
+    return {};
+  }),
+];

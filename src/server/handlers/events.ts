@@ -1,3 +1,151 @@
-import type { Binding } from '../context.js';
+/**
+ * Event queues: POST /register creates one with the initial state, GET /events reads (long-polling) and
+ * acknowledges, DELETE /events removes. Queues are rows, so another process's events arrive: a waiting
+ * poll is woken at once by events emitted in this process and finds others' by polling the store.
+ */
+import { badRequest } from '../../api/errors.js';
+import { deleteQueue as deleteQueueOp, getEvents, register, type QueueEvent } from '../../api/operations/events.js';
+import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
+import {
+  acknowledge,
+  badQueue,
+  createQueue,
+  deleteQueue,
+  expireQueues,
+  onQueueEvent,
+  ownQueue,
+  pendingEvents,
+  pushHeartbeat,
+  queueExists,
+  touchQueue,
+} from '../events.js';
+import { initialState, versionFields } from '../model/register.js';
 
-export const bindings: Binding[] = [];
+/** How often a waiting poll looks at the store for events written by other processes. */
+const STORE_POLL_MS = 250;
+/** An idle poll answers with a heartbeat after 45 s plus up to 10 s, as a Zulip server. */
+const HEARTBEAT_BASE_SECS = 45;
+const HEARTBEAT_JITTER_SECS = 10;
+
+/**
+ * Waits until the queue has events, a heartbeat is due (by the context's clock, so tests can move time) or
+ * the client goes away (then nothing is sent, and an empty list is as good as any).
+ */
+function waitForEvents(ctx: HandlerContext, queueId: string, since: number): Promise<QueueEvent[]> {
+  const heartbeatAfter = HEARTBEAT_BASE_SECS + Math.random() * HEARTBEAT_JITTER_SECS;
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (outcome: () => QueueEvent[]) => {
+      if (done) return;
+      done = true;
+      stopListening();
+      clearInterval(timer);
+      ctx.signal.removeEventListener('abort', check);
+      try {
+        resolve(outcome());
+      } catch (e) {
+        reject(e);
+      }
+    };
+    const deliver = () =>
+      ctx.tx(() => {
+        touchQueue(ctx.db, queueId, ctx.now());
+        return pendingEvents(ctx.db, queueId);
+      });
+    function check() {
+      if (done) return;
+      if (ctx.signal.aborted) return finish(() => []);
+      try {
+        if (!queueExists(ctx.db, queueId)) return finish(() => {
+          throw badQueue(queueId);
+        });
+        if (pendingEvents(ctx.db, queueId).length) return finish(deliver);
+        if (ctx.clock.now() - since >= heartbeatAfter) {
+          return finish(() => {
+            ctx.tx(() => pushHeartbeat(ctx.db, queueId));
+            return deliver();
+          });
+        }
+      } catch (e) {
+        finish(() => {
+          throw e;
+        });
+      }
+    }
+    const stopListening = onQueueEvent(queueId, check);
+    const timer = setInterval(check, STORE_POLL_MS);
+    ctx.signal.addEventListener('abort', check, { once: true });
+    check();
+  });
+}
+
+export const bindings: Binding[] = [
+  bind(register, (ctx, p) => {
+    const db = ctx.db;
+    const me = callerOf(ctx);
+    const now = ctx.now();
+    if (p.all_public_streams && me.role === 600) throw badRequest('User not authorized for this query');
+    expireQueues(db, now);
+    const queueId = createQueue(db, {
+      userId: me.id,
+      eventTypes: p.event_types ?? null,
+      options: {
+        apply_markdown: p.apply_markdown,
+        client_gravatar: p.client_gravatar,
+        slim_presence: p.slim_presence,
+        all_public_streams: p.all_public_streams,
+        include_subscribers: p.include_subscribers,
+        client_capabilities: p.client_capabilities,
+        narrow: p.narrow,
+      },
+      lifespanSecs: p.idle_queue_timeout ?? p.queue_lifespan_secs,
+      now,
+    });
+    const fetch = p.fetch_event_types ?? p.event_types;
+    const state = initialState(db, {
+      user: me,
+      fetch: fetch ? new Set(fetch) : null,
+      clientGravatar: p.client_gravatar,
+      slimPresence: p.slim_presence,
+      presenceHistoryLimitDays: p.presence_history_limit_days,
+      includeSubscribers: p.include_subscribers,
+      capabilities: p.client_capabilities,
+      realmUrl: ctx.realmUrl,
+      now,
+      serverTimestamp: ctx.clock.now(),
+    });
+    return { queue_id: queueId, last_event_id: -1, ...versionFields(), ...state };
+  }),
+
+  bindAsync(getEvents, async (ctx, p) => {
+    const db = ctx.db;
+    const me = callerOf(ctx);
+    if (p.queue_id === undefined) {
+      if (!p.dont_block) throw badRequest("Missing 'queue_id' argument");
+      const queueId = ctx.tx(() => {
+        expireQueues(db, ctx.now());
+        return createQueue(db, { userId: me.id, eventTypes: p.event_types ?? null, options: {}, lifespanSecs: 0, now: ctx.now() });
+      });
+      return { events: [], queue_id: queueId };
+    }
+    const lastEventId = p.last_event_id;
+    if (lastEventId === undefined) throw badRequest("Missing 'last_event_id' argument");
+    const queueId = p.queue_id;
+    const since = ctx.clock.now();
+    const events = ctx.tx(() => {
+      expireQueues(db, ctx.now());
+      acknowledge(db, ownQueue(db, queueId, me.id), lastEventId);
+      touchQueue(db, queueId, ctx.now());
+      return pendingEvents(db, queueId);
+    });
+    if (events.length || p.dont_block) return { events };
+    return { events: await waitForEvents(ctx, queueId, since) };
+  }),
+
+  bind(deleteQueueOp, (ctx, p) => {
+    const db = ctx.db;
+    expireQueues(db, ctx.now());
+    deleteQueue(db, ownQueue(db, p.queue_id, callerOf(ctx).id).id);
+    return {};
+  }),
+];

@@ -1,0 +1,189 @@
+/**
+ * Channels (streams) in the store: lookup, the access rules of a Zulip server, the wire form, creation.
+ *
+ * Access, as on a Zulip server: a user has *content* access to a channel that is web-public, that they are
+ * subscribed to, or (not being a guest) that is public. *Metadata* access (seeing the channel exists, its
+ * subscribers) adds administrators and the channel's creator (the default of its
+ * can_administer_channel_group) for private channels. Archived channels are invisible to most operations.
+ */
+import { badRequest } from '../../api/errors.js';
+import type { Channel } from '../../api/operations/channels.js';
+import type { Db } from '../store/db.js';
+import { GroupGraph } from './groups.js';
+import { renderHtml } from './render.js';
+import type { UserRow } from './users.js';
+
+export interface StreamRow {
+  id: number;
+  name: string;
+  description: string;
+  rendered_description: string;
+  invite_only: number;
+  is_web_public: number;
+  history_public_to_subscribers: number;
+  date_created: number;
+  creator_id: number | null;
+  is_archived: number;
+  is_default: number;
+  folder_id: number | null;
+  message_retention_days: number | null;
+}
+
+export const MAX_CHANNEL_NAME_LENGTH = 60;
+export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
+/** Zulip's STREAM_POST_POLICY_EVERYONE: anyone may post (this implementation has no posting restrictions). */
+const STREAM_POST_POLICY_EVERYONE = 1;
+
+type Viewer = Pick<UserRow, 'id' | 'role'>;
+
+export const streamById = (db: Db, id: number): StreamRow | undefined =>
+  db.prepare('SELECT * FROM streams WHERE id = ?').get(id) as StreamRow | undefined;
+
+export const streamByName = (db: Db, name: string): StreamRow | undefined =>
+  db.prepare('SELECT * FROM streams WHERE name = ? COLLATE NOCASE').get(name.trim()) as StreamRow | undefined;
+
+export const isSubscribed = (db: Db, userId: number, streamId: number): boolean =>
+  db.prepare('SELECT 1 FROM subscriptions WHERE user_id = ? AND stream_id = ? AND active = 1').get(userId, streamId) !== undefined;
+
+export function hasContentAccess(user: Viewer, stream: StreamRow, subscribed: boolean): boolean {
+  if (stream.is_web_public || subscribed) return true;
+  if (user.role === 600) return false;
+  return !stream.invite_only;
+}
+
+export function hasMetadataAccess(user: Viewer, stream: StreamRow, subscribed: boolean): boolean {
+  if (hasContentAccess(user, stream, subscribed)) return true;
+  if (user.role === 600) return false;
+  return user.role <= 200 || stream.creator_id === user.id;
+}
+
+export interface AccessOptions {
+  /** false: metadata access is enough (administrators see private channels they are not in). */
+  requireContent?: boolean;
+  /** false: archived channels are found too. */
+  requireActive?: boolean;
+}
+
+function checkAccess(db: Db, user: Viewer, stream: StreamRow | undefined, error: string, opts: AccessOptions): StreamRow {
+  if (!stream) throw badRequest(error);
+  if ((opts.requireActive ?? true) && stream.is_archived) throw badRequest(error);
+  const subscribed = isSubscribed(db, user.id, stream.id);
+  const ok = (opts.requireContent ?? true) ? hasContentAccess(user, stream, subscribed) : hasMetadataAccess(user, stream, subscribed);
+  if (!ok) throw badRequest(error);
+  return stream;
+}
+
+/** Zulip's access_stream_by_id: the same `Invalid channel ID` for channels that do not exist and those one may not see. */
+export const accessStream = (db: Db, user: Viewer, streamId: number, opts: AccessOptions = {}): StreamRow =>
+  checkAccess(db, user, streamById(db, streamId), 'Invalid channel ID', opts);
+
+export const accessStreamByName = (db: Db, user: Viewer, name: string, opts: AccessOptions = {}): StreamRow =>
+  checkAccess(db, user, streamByName(db, name), `Invalid channel name '${name}'`, opts);
+
+/** Active subscribers who are active users, ascending. */
+export const subscriberIds = (db: Db, streamId: number): number[] =>
+  (
+    db
+      .prepare(
+        `SELECT s.user_id AS id FROM subscriptions s JOIN users u ON u.id = s.user_id
+         WHERE s.stream_id = ? AND s.active = 1 AND u.is_active = 1 ORDER BY s.user_id`,
+      )
+      .all(streamId) as { id: number }[]
+  ).map((r) => r.id);
+
+/**
+ * Who may see a channel's metadata, for its events: for a public channel every active non-guest plus
+ * guests subscribed to it; for a private one its subscribers, the administrators and its creator.
+ */
+export function metadataUserIds(db: Db, stream: StreamRow): number[] {
+  const users = db.prepare('SELECT id, role FROM users WHERE is_active = 1').all() as { id: number; role: number }[];
+  const subs = new Set(subscriberIds(db, stream.id));
+  return users
+    .filter((u) => (stream.invite_only ? subs.has(u.id) || (u.role !== 600 && (u.role <= 200 || u.id === stream.creator_id)) : u.role !== 600 || subs.has(u.id)))
+    .map((u) => u.id);
+}
+
+/** The wire form of channels, for one request (the system group IDs are read once). */
+export function channelView(db: Db): (stream: StreamRow) => Channel {
+  const administrators = new GroupGraph(db).systemId('role:administrators');
+  const firstMessage = db.prepare('SELECT min(id) AS id FROM messages WHERE stream_id = ?');
+  return (stream) => ({
+    stream_id: stream.id,
+    name: stream.name,
+    description: stream.description,
+    rendered_description: stream.rendered_description,
+    date_created: stream.date_created,
+    creator_id: stream.creator_id,
+    invite_only: stream.invite_only === 1,
+    is_web_public: stream.is_web_public === 1,
+    history_public_to_subscribers: stream.history_public_to_subscribers === 1,
+    first_message_id: (firstMessage.get(stream.id) as { id: number | null }).id,
+    message_retention_days: stream.message_retention_days,
+    stream_post_policy: STREAM_POST_POLICY_EVERYONE,
+    is_announcement_only: false,
+    can_remove_subscribers_group: administrators,
+    // Zulip sends null when it has too little history to estimate; this implementation keeps none.
+    stream_weekly_traffic: null,
+    is_archived: stream.is_archived === 1,
+    folder_id: stream.folder_id,
+  });
+}
+
+/** Zulip's check_string_is_printable: the 1-based position of the first control, surrogate or non-character. */
+export function firstUnprintable(text: string): number | null {
+  let position = 0;
+  for (const ch of text) {
+    position++;
+    const cp = ch.codePointAt(0)!;
+    const control = cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+    const surrogate = cp >= 0xd800 && cp <= 0xdfff;
+    const nonCharacter = (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe;
+    if (control || surrogate || nonCharacter) return position;
+  }
+  return null;
+}
+
+export function checkChannelName(name: string): void {
+  if (name.trim() === '') throw badRequest("Channel name can't be empty.");
+  if ([...name].length > MAX_CHANNEL_NAME_LENGTH) {
+    throw badRequest(`Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`);
+  }
+  const bad = firstUnprintable(name);
+  if (bad !== null) throw badRequest(`Invalid character in channel name, at position ${bad}.`);
+}
+
+export interface NewChannel {
+  name: string;
+  description: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers?: boolean;
+  folder_id: number | null;
+  is_default: boolean;
+  creator_id: number;
+}
+
+/** Inserts a channel and its recipient row. Public channels always have public history. */
+export function insertChannel(db: Db, c: NewChannel, now: number): StreamRow {
+  const historyPublic = c.invite_only ? (c.history_public_to_subscribers ?? false) : true;
+  const info = db
+    .prepare(
+      `INSERT INTO streams (name, description, rendered_description, invite_only, is_web_public, history_public_to_subscribers,
+         date_created, creator_id, is_default, folder_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      c.name,
+      c.description,
+      renderHtml(db, c.description),
+      c.invite_only ? 1 : 0,
+      c.is_web_public ? 1 : 0,
+      historyPublic ? 1 : 0,
+      now,
+      c.creator_id,
+      c.is_default ? 1 : 0,
+      c.folder_id,
+    );
+  db.prepare('INSERT INTO recipients (stream_id) VALUES (?)').run(info.lastInsertRowid);
+  return streamById(db, Number(info.lastInsertRowid))!;
+}

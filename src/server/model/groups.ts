@@ -1,0 +1,282 @@
+/**
+ * User groups. The role-based system groups (`role:*`) store no membership: their direct members are the
+ * active users holding the matching role, and each is a direct subgroup of the next less privileged one
+ * (owners ⊂ administrators ⊂ moderators ⊂ full members ⊂ members ⊂ everyone ⊂ internet), as on a Zulip
+ * server. Named groups keep their members and subgroups in `group_members` and `group_subgroups`.
+ */
+import { badRequest, insufficientPermission } from '../../api/errors.js';
+import type { GroupSettingValue } from '../../api/operations/channels.js';
+import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting, type UserGroup } from '../../api/operations/groups.js';
+import type { Db } from '../store/db.js';
+import type { UserRow } from './users.js';
+
+export interface GroupRow {
+  id: number;
+  name: string;
+  description: string;
+  is_system_group: number;
+  date_created: number | null;
+  creator_id: number | null;
+  deactivated: number;
+  settings: string;
+}
+
+export const MAX_GROUP_NAME_LENGTH = 100;
+const INVALID_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:'];
+
+/** Least privileged last; each group is a direct subgroup of the one after it. */
+const SYSTEM_CHAIN = [
+  'role:owners',
+  'role:administrators',
+  'role:moderators',
+  'role:fullmembers',
+  'role:members',
+  'role:everyone',
+  'role:internet',
+] as const;
+
+/** The role whose users are direct members of each system group (new accounts count as full members here). */
+const SYSTEM_DIRECT_ROLE: Record<string, number | null> = {
+  'role:owners': 100,
+  'role:administrators': 200,
+  'role:moderators': 300,
+  'role:fullmembers': 400,
+  'role:members': 400,
+  'role:everyone': 600,
+  'role:internet': null,
+  'role:nobody': null,
+};
+
+interface SettingRules {
+  /** Default for named groups: a system group's name, or `creator` (an anonymous group of the creator). */
+  default: string;
+  allowEveryone: boolean;
+}
+
+/** Zulip's GROUP_PERMISSION_SETTINGS: defaults, and which may hold `role:everyone` (none take `role:internet`). */
+export const GROUP_SETTING_RULES: Record<GroupPermissionSetting, SettingRules> = {
+  can_add_members_group: { default: 'creator', allowEveryone: false },
+  can_join_group: { default: 'role:nobody', allowEveryone: false },
+  can_leave_group: { default: 'role:everyone', allowEveryone: true },
+  can_manage_group: { default: 'creator', allowEveryone: false },
+  can_mention_group: { default: 'role:everyone', allowEveryone: true },
+  can_remove_members_group: { default: 'role:nobody', allowEveryone: false },
+};
+
+/**
+ * Organization-wide group permissions with a new organization's defaults. They are not organization
+ * settings in realm.ts (yet), so they hold their defaults.
+ */
+export const REALM_GROUP_SETTINGS = {
+  can_manage_all_groups: 'role:owners',
+  can_create_groups: 'role:members',
+} as const;
+
+/** Everything about groups, read once per request: groups, direct members, direct subgroups, active users. */
+export class GroupGraph {
+  readonly groups = new Map<number, GroupRow>();
+  private readonly byName = new Map<string, GroupRow>();
+  private readonly members = new Map<number, number[]>();
+  private readonly subgroups = new Map<number, number[]>();
+  private readonly roles = new Map<number, number>();
+
+  constructor(db: Db) {
+    for (const g of db.prepare('SELECT * FROM user_groups ORDER BY id').all() as GroupRow[]) {
+      this.groups.set(g.id, g);
+      this.byName.set(g.name, g);
+    }
+    for (const u of db.prepare('SELECT id, role FROM users WHERE is_active = 1 ORDER BY id').all() as { id: number; role: number }[]) {
+      this.roles.set(u.id, u.role);
+    }
+    for (const g of this.groups.values()) {
+      if (!g.is_system_group) continue;
+      const role = SYSTEM_DIRECT_ROLE[g.name] ?? null;
+      this.members.set(g.id, role === null ? [] : [...this.roles].filter(([, r]) => r === role).map(([id]) => id));
+      const at = SYSTEM_CHAIN.indexOf(g.name as (typeof SYSTEM_CHAIN)[number]);
+      const below = at > 0 ? this.byName.get(SYSTEM_CHAIN[at - 1]!) : undefined;
+      this.subgroups.set(g.id, below ? [below.id] : []);
+    }
+    const rows = db.prepare('SELECT group_id, user_id FROM group_members ORDER BY user_id').all() as { group_id: number; user_id: number }[];
+    for (const r of rows) {
+      if (!this.roles.has(r.user_id)) continue;
+      const list = this.members.get(r.group_id) ?? [];
+      list.push(r.user_id);
+      this.members.set(r.group_id, list);
+    }
+    const subs = db.prepare('SELECT group_id, subgroup_id FROM group_subgroups ORDER BY subgroup_id').all() as { group_id: number; subgroup_id: number }[];
+    for (const r of subs) {
+      const list = this.subgroups.get(r.group_id) ?? [];
+      list.push(r.subgroup_id);
+      this.subgroups.set(r.group_id, list);
+    }
+  }
+
+  get(id: number): GroupRow | undefined {
+    return this.groups.get(id);
+  }
+
+  /** The ID of a system group, which every organization has. */
+  systemId(name: string): number {
+    const g = this.byName.get(name);
+    if (!g || !g.is_system_group) throw new Error(`system group ${name} is missing`);
+    return g.id;
+  }
+
+  directMembers(id: number): number[] {
+    return [...(this.members.get(id) ?? [])];
+  }
+
+  directSubgroups(id: number): number[] {
+    return [...(this.subgroups.get(id) ?? [])];
+  }
+
+  /** The groups and all their subgroups, transitively (the groups themselves included). */
+  recursiveSubgroups(ids: Iterable<number>): Set<number> {
+    const seen = new Set<number>();
+    const todo = [...ids];
+    while (todo.length) {
+      const id = todo.pop()!;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      todo.push(...(this.subgroups.get(id) ?? []));
+    }
+    return seen;
+  }
+
+  /** Active users in the group or any of its subgroups, ascending. */
+  recursiveMembers(id: number): number[] {
+    const out = new Set<number>();
+    for (const g of this.recursiveSubgroups([id])) for (const u of this.members.get(g) ?? []) out.add(u);
+    return [...out].sort((a, b) => a - b);
+  }
+
+  isMember(userId: number, groupId: number, direct = false): boolean {
+    return direct ? (this.members.get(groupId) ?? []).includes(userId) : this.recursiveMembers(groupId).includes(userId);
+  }
+
+  /** The value of a permission setting of a group, as stored or by default. */
+  setting(group: GroupRow, name: GroupPermissionSetting): GroupSettingValue {
+    const stored = (JSON.parse(group.settings) as Partial<Record<GroupPermissionSetting, GroupSettingValue>>)[name];
+    if (stored !== undefined) return stored;
+    const rule = GROUP_SETTING_RULES[name];
+    if (group.is_system_group) return this.systemId('role:nobody');
+    if (rule.default === 'creator') return { direct_members: group.creator_id ? [group.creator_id] : [], direct_subgroups: [] };
+    return this.systemId(rule.default);
+  }
+
+  /** Whether the user is in the set a setting value names; guests never are where `role:everyone` is refused. */
+  allows(user: Pick<UserRow, 'id' | 'role'>, value: GroupSettingValue, allowEveryone: boolean): boolean {
+    if (!allowEveryone && user.role === 600) return false;
+    if (typeof value === 'number') return this.isMember(user.id, value);
+    return value.direct_members.includes(user.id) || value.direct_subgroups.some((g) => this.isMember(user.id, g));
+  }
+
+  /** A setting value as the API shows it: anonymous groups list only active users, ascending. */
+  apiValue(value: GroupSettingValue): GroupSettingValue {
+    if (typeof value === 'number') return value;
+    return {
+      direct_members: value.direct_members.filter((id) => this.roles.has(id)).sort((a, b) => a - b),
+      direct_subgroups: [...value.direct_subgroups].sort((a, b) => a - b),
+    };
+  }
+
+  view(group: GroupRow): UserGroup {
+    const settings = Object.fromEntries(GROUP_PERMISSION_SETTINGS.map((name) => [name, this.apiValue(this.setting(group, name))])) as Record<
+      GroupPermissionSetting,
+      GroupSettingValue
+    >;
+    return {
+      id: group.id,
+      name: group.name,
+      description: group.description,
+      members: this.directMembers(group.id),
+      direct_subgroup_ids: this.directSubgroups(group.id),
+      is_system_group: group.is_system_group === 1,
+      date_created: group.date_created,
+      creator_id: group.creator_id,
+      deactivated: group.deactivated === 1,
+      ...settings,
+    };
+  }
+
+  /** Every group as GET /user_groups lists it, by ID. */
+  list(includeDeactivated: boolean): UserGroup[] {
+    return [...this.groups.values()].filter((g) => includeDeactivated || !g.deactivated).map((g) => this.view(g));
+  }
+
+  /** Whether a user may use an organization-wide group permission (none of them admit `role:everyone`). */
+  realmAllows(user: Pick<UserRow, 'id' | 'role'>, setting: keyof typeof REALM_GROUP_SETTINGS): boolean {
+    return this.allows(user, this.systemId(REALM_GROUP_SETTINGS[setting]), false);
+  }
+
+  /**
+   * The group a user may change under `permission`, as Zulip's access_user_group_for_update: unknown →
+   * `Invalid user group`; system groups → `Insufficient permission`; then the organization's
+   * can_manage_all_groups, the group's can_manage_group, or the named permission.
+   */
+  forUpdate(user: Pick<UserRow, 'id' | 'role'>, groupId: number, permission: GroupPermissionSetting): GroupRow {
+    const group = this.groups.get(groupId);
+    if (!group) throw badRequest('Invalid user group');
+    if (group.is_system_group) throw insufficientPermission();
+    if (this.realmAllows(user, 'can_manage_all_groups')) return group;
+    if (this.allows(user, this.setting(group, 'can_manage_group'), false)) return group;
+    if (permission !== 'can_manage_group' && this.allows(user, this.setting(group, permission), GROUP_SETTING_RULES[permission].allowEveryone)) {
+      return group;
+    }
+    throw insufficientPermission();
+  }
+
+  /** A group looked up to read its membership (any group of the organization). */
+  forRead(groupId: number): GroupRow {
+    const group = this.groups.get(groupId);
+    if (!group) throw badRequest('Invalid user group');
+    return group;
+  }
+}
+
+export function checkGroupName(name: string): string {
+  if (name.trim() === '') throw badRequest("User group name can't be empty!");
+  if ([...name].length > MAX_GROUP_NAME_LENGTH) throw badRequest(`User group name cannot exceed ${MAX_GROUP_NAME_LENGTH} characters.`);
+  for (const prefix of INVALID_NAME_PREFIXES) {
+    if (name.startsWith(prefix)) throw badRequest(`User group name cannot start with '${prefix}'.`);
+  }
+  return name;
+}
+
+/**
+ * Checks a requested value of a group permission setting and returns it in canonical form (an anonymous
+ * group of no users and one subgroup is that subgroup; an empty one is `role:nobody`).
+ */
+export function checkSettingValue(db: Db, graph: GroupGraph, name: GroupPermissionSetting, value: GroupSettingValue): GroupSettingValue {
+  if (typeof value === 'number') {
+    const group = graph.get(value);
+    if (!group) throw badRequest('Invalid user group');
+    if (group.name === 'role:internet') throw badRequest(`'${name}' setting cannot be set to 'role:internet' group.`);
+    if (group.name === 'role:everyone' && !GROUP_SETTING_RULES[name].allowEveryone) {
+      throw badRequest(`'${name}' setting cannot be set to 'role:everyone' group.`);
+    }
+    return value;
+  }
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) {
+    return checkSettingValue(db, graph, name, value.direct_subgroups[0]!);
+  }
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return graph.systemId('role:nobody');
+  activeUsersOrFail(db, value.direct_members);
+  for (const id of value.direct_subgroups) if (!graph.get(id)) throw badRequest(`Invalid user group ID: ${id}`);
+  return { direct_members: [...new Set(value.direct_members)], direct_subgroups: [...new Set(value.direct_subgroups)] };
+}
+
+/** Zulip's user_ids_to_users without deactivated users: the first unknown or deactivated ID is refused. */
+export function activeUsersOrFail(db: Db, ids: readonly number[]): number[] {
+  const active = new Set(
+    (db.prepare('SELECT id FROM users WHERE is_active = 1 AND id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as { id: number }[]).map(
+      (r) => r.id,
+    ),
+  );
+  for (const id of ids) if (!active.has(id)) throw badRequest(`Invalid user ID: ${id}`);
+  return [...new Set(ids)];
+}
+
+/** IDs of the active users, to whom group events go. */
+export const activeUserIds = (db: Db): number[] =>
+  (db.prepare('SELECT id FROM users WHERE is_active = 1').all() as { id: number }[]).map((r) => r.id);

@@ -1,0 +1,324 @@
+/**
+ * The initial state `POST /register` returns, per fetched event type, with a Zulip server's keys. Each
+ * part reads the store as the caller may see it; the whole is read in the transaction that creates the
+ * queue, so no change falls between the state and the queue's first event.
+ */
+import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api/operations/folders.js';
+import { getSetting, FEATURE_LEVEL, SERVER_VERSION } from '../realm.js';
+import type { Db } from '../store/db.js';
+import { channelView, hasMetadataAccess, MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, subscriberIds, type StreamRow } from './channels.js';
+import { listFolders } from './folders.js';
+import { GroupGraph } from './groups.js';
+import { DEFAULT_HISTORY_LIMIT_DAYS, PRESENCE_OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS, realmPresence } from './presence.js';
+import { subscriptionViews, userTopics, type SubscriptionRow } from './subscriptions.js';
+import { allUsers, userView, type UserRow } from './users.js';
+
+export const MAX_TOPIC_LENGTH = 60;
+export const MAX_MESSAGE_LENGTH = 10000;
+const TYPING_STARTED_EXPIRY_MS = 45000;
+const TYPING_STOPPED_WAIT_MS = 12000;
+const TYPING_STARTED_WAIT_MS = 30000;
+/** Clients should give GET /events this HTTP timeout; heartbeats come well within it. */
+export const LONGPOLL_TIMEOUT_SECS = 90;
+
+export interface StateOptions {
+  user: UserRow;
+  /** The event types whose state is fetched; null: all. */
+  fetch: ReadonlySet<string> | null;
+  clientGravatar: boolean;
+  slimPresence: boolean;
+  presenceHistoryLimitDays?: number;
+  includeSubscribers: 'true' | 'false' | 'partial';
+  capabilities: Partial<Record<string, boolean>>;
+  realmUrl: string;
+  now: number;
+  serverTimestamp: number;
+}
+
+type State = Record<string, unknown>;
+
+const CUSTOM_PROFILE_FIELD_TYPES: Record<string, { id: number; name: string }> = {
+  SHORT_TEXT: { id: 1, name: 'Text (short)' },
+  LONG_TEXT: { id: 2, name: 'Text (long)' },
+  SELECT: { id: 3, name: 'List of options' },
+  DATE: { id: 4, name: 'Date picker' },
+  URL: { id: 5, name: 'Link' },
+  USER: { id: 6, name: 'Users' },
+  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
+  PRONOUNS: { id: 8, name: 'Pronouns' },
+};
+
+function realmState(db: Db, o: StateOptions): State {
+  const graph = new GroupGraph(db);
+  const url = o.realmUrl;
+  const passwordAuth = getSetting(db, 'email_auth_enabled');
+  return {
+    realm_name: getSetting(db, 'name'),
+    realm_description: getSetting(db, 'description'),
+    realm_date_created: getSetting(db, 'date_created'),
+    realm_url: url,
+    realm_uri: url,
+    realm_icon_url: `${url}/static/images/logo/zulip-icon-128x128.png`,
+    realm_icon_source: 'G',
+    realm_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
+    realm_logo_source: 'D',
+    realm_night_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
+    realm_night_logo_source: 'D',
+    realm_bot_domain: new URL(url).hostname,
+    realm_default_language: 'en',
+    realm_allow_edit_history: getSetting(db, 'allow_edit_history'),
+    realm_allow_message_editing: getSetting(db, 'allow_message_editing'),
+    realm_message_content_edit_limit_seconds: getSetting(db, 'message_content_edit_limit_seconds'),
+    realm_emails_restricted_to_domains: getSetting(db, 'emails_restricted_to_domains'),
+    realm_disallow_disposable_email_addresses: getSetting(db, 'disallow_disposable_email_addresses'),
+    realm_require_unique_names: getSetting(db, 'require_unique_names'),
+    realm_presence_disabled: getSetting(db, 'presence_disabled'),
+    realm_email_auth_enabled: passwordAuth,
+    realm_password_auth_enabled: passwordAuth,
+    realm_authentication_methods: { Email: { enabled: passwordAuth, available: true } },
+    realm_invite_required: true,
+    realm_mandatory_topics: false,
+    realm_enable_spectator_access: false,
+    realm_is_zephyr_mirror_realm: false,
+    realm_push_notifications_enabled: false,
+    realm_push_notifications_enabled_end_timestamp: null,
+    realm_upload_quota_mib: null,
+    realm_message_retention_days: -1,
+    realm_waiting_period_threshold: 0,
+    realm_can_access_all_users_group: graph.systemId('role:everyone'),
+    realm_create_multiuse_invite_group: graph.systemId('role:administrators'),
+    realm_new_stream_announcements_stream_id: -1,
+    realm_signup_announcements_stream_id: -1,
+    realm_zulip_update_announcements_stream_id: -1,
+    realm_empty_topic_display_name: getSetting(db, 'empty_topic_display_name'),
+    max_topic_length: MAX_TOPIC_LENGTH,
+    max_stream_name_length: MAX_CHANNEL_NAME_LENGTH,
+    max_stream_description_length: MAX_CHANNEL_DESCRIPTION_LENGTH,
+    max_message_length: MAX_MESSAGE_LENGTH,
+    max_channel_folder_name_length: MAX_FOLDER_NAME_LENGTH,
+    max_channel_folder_description_length: MAX_FOLDER_DESCRIPTION_LENGTH,
+    server_typing_started_expiry_period_milliseconds: TYPING_STARTED_EXPIRY_MS,
+    server_typing_stopped_wait_period_milliseconds: TYPING_STOPPED_WAIT_MS,
+    server_typing_started_wait_period_milliseconds: TYPING_STARTED_WAIT_MS,
+    server_presence_ping_interval_seconds: PRESENCE_PING_INTERVAL_SECS,
+    server_presence_offline_threshold_seconds: PRESENCE_OFFLINE_THRESHOLD_SECS,
+    server_web_public_streams_enabled: false,
+    server_avatar_changes_disabled: false,
+    server_name_changes_disabled: false,
+    server_needs_upgrade: false,
+    server_inline_image_preview: true,
+    server_inline_url_embed_preview: false,
+    event_queue_longpoll_timeout_seconds: LONGPOLL_TIMEOUT_SECS,
+    development_environment: false,
+    password_min_length: 6,
+    password_min_guesses: 10000,
+  };
+}
+
+function realmUserState(db: Db, o: StateOptions): State {
+  const view = userView(db, o.user, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true }, o.realmUrl);
+  const users = allUsers(db);
+  const me = view(o.user);
+  const graph = new GroupGraph(db);
+  const mayAddSubscribers = graph.allows(o.user, graph.systemId(getSetting(db, 'can_add_subscribers_group')), false) || o.user.role <= 200;
+  const mayInvite = graph.allows(o.user, graph.systemId(getSetting(db, 'can_invite_users_group')), false);
+  const isGuest = o.user.role === 600;
+  const ownAvatar = userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl)(o.user).avatar_url!;
+  return {
+    realm_users: users.filter((u) => u.is_active).map(view),
+    realm_non_active_users: users.filter((u) => !u.is_active).map(view),
+    cross_realm_bots: [],
+    user_id: o.user.id,
+    email: me.email,
+    delivery_email: o.user.email,
+    full_name: o.user.full_name,
+    is_admin: o.user.role <= 200,
+    is_owner: o.user.role === 100,
+    is_moderator: o.user.role === 300,
+    is_guest: isGuest,
+    is_billing_admin: false,
+    avatar_source: 'G',
+    avatar_url: ownAvatar,
+    avatar_url_medium: ownAvatar,
+    can_create_streams: !isGuest,
+    can_create_public_streams: !isGuest,
+    can_create_private_streams: !isGuest,
+    can_create_web_public_streams: false,
+    can_subscribe_other_users: !isGuest && mayAddSubscribers,
+    can_invite_others_to_realm: mayInvite,
+  };
+}
+
+function subscriptionState(db: Db, o: StateOptions): State {
+  const withSubscribers = o.includeSubscribers !== 'false';
+  const rows = db
+    .prepare(
+      `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+       WHERE s.user_id = ? AND c.is_archived = 0 ORDER BY c.name COLLATE NOCASE, c.id`,
+    )
+    .all(o.user.id) as SubscriptionRow[];
+  const active = rows.filter((r) => r.active);
+  const inactive = rows.filter((r) => !r.active);
+  const known = new Set(rows.map((r) => r.stream_id));
+  const view = channelView(db);
+  const never = (db.prepare('SELECT * FROM streams WHERE is_archived = 0 ORDER BY name COLLATE NOCASE, id').all() as StreamRow[])
+    .filter((s) => !known.has(s.id) && hasMetadataAccess(o.user, s, false))
+    .map((s) => (withSubscribers ? { ...view(s), subscribers: subscriberIds(db, s.id) } : view(s)));
+  return {
+    subscriptions: subscriptionViews(db, active, withSubscribers),
+    unsubscribed: subscriptionViews(db, inactive, withSubscribers),
+    never_subscribed: never,
+  };
+}
+
+function streamState(db: Db, o: StateOptions): State {
+  const subscribed = new Set(
+    (db.prepare('SELECT stream_id FROM subscriptions WHERE user_id = ? AND active = 1').all(o.user.id) as { stream_id: number }[]).map((r) => r.stream_id),
+  );
+  const archived = o.capabilities.archived_channels === true;
+  const view = channelView(db);
+  const streams = (db.prepare('SELECT * FROM streams ORDER BY name COLLATE NOCASE, id').all() as StreamRow[]).filter(
+    (s) => (archived || !s.is_archived) && hasMetadataAccess(o.user, s, subscribed.has(s.id)),
+  );
+  return { streams: streams.map(view) };
+}
+
+function userStatusState(db: Db): State {
+  const rows = db
+    .prepare(
+      `SELECT id, status_text, status_emoji_name, status_emoji_code, status_reaction_type FROM users
+       WHERE is_active = 1 AND (status_text != '' OR status_emoji_name != '')`,
+    )
+    .all() as { id: number; status_text: string; status_emoji_name: string; status_emoji_code: string; status_reaction_type: string }[];
+  const statuses: Record<string, Record<string, string>> = {};
+  for (const r of rows) {
+    const status: Record<string, string> = {};
+    if (r.status_text) status.status_text = r.status_text;
+    if (r.status_emoji_name) {
+      status.emoji_name = r.status_emoji_name;
+      status.emoji_code = r.status_emoji_code;
+      status.reaction_type = r.status_reaction_type;
+    }
+    statuses[String(r.id)] = status;
+  }
+  return { user_status: statuses };
+}
+
+function presenceState(db: Db, o: StateOptions): State {
+  const { presences, lastUpdateId } = realmPresence(db, {
+    slim: o.slimPresence,
+    historyLimitDays: o.presenceHistoryLimitDays ?? DEFAULT_HISTORY_LIMIT_DAYS,
+    now: o.now,
+    realmUrl: o.realmUrl,
+  });
+  return { presences, presence_last_update_id: lastUpdateId, server_timestamp: o.serverTimestamp };
+}
+
+function linkifierState(db: Db, o: StateOptions): State {
+  if (o.capabilities.linkifier_url_template !== true) return { realm_linkifiers: [] };
+  const rows = db.prepare('SELECT * FROM linkifiers ORDER BY "order", id').all() as {
+    id: number;
+    pattern: string;
+    url_template: string;
+    example_input: string | null;
+    reverse_template: string | null;
+    alternative_url_templates: string;
+  }[];
+  return {
+    realm_linkifiers: rows.map((r) => ({
+      id: r.id,
+      pattern: r.pattern,
+      url_template: r.url_template,
+      example_input: r.example_input,
+      reverse_template: r.reverse_template,
+      alternative_url_templates: JSON.parse(r.alternative_url_templates) as string[],
+    })),
+  };
+}
+
+function emojiState(db: Db, o: StateOptions): State {
+  const rows = db.prepare('SELECT * FROM realm_emoji ORDER BY id').all() as { id: number; name: string; file_name: string; author_id: number | null; deactivated: number }[];
+  return {
+    realm_emoji: Object.fromEntries(
+      rows.map((r) => [
+        String(r.id),
+        { id: String(r.id), name: r.name, source_url: `/user_avatars/1/emoji/images/${r.file_name}`, still_url: null, deactivated: r.deactivated === 1, author_id: r.author_id },
+      ]),
+    ),
+  };
+}
+
+function profileFieldState(db: Db): State {
+  const rows = db.prepare('SELECT * FROM custom_profile_fields ORDER BY "order", id').all() as {
+    id: number;
+    type: number;
+    name: string;
+    hint: string;
+    field_data: string;
+    order: number;
+    required: number;
+    editable_by_user: number;
+    display_in_profile_summary: number;
+  }[];
+  return {
+    custom_profile_fields: rows.map((r) => {
+      const field: Record<string, unknown> = {
+        id: r.id,
+        type: r.type,
+        order: r.order,
+        name: r.name,
+        hint: r.hint,
+        field_data: r.field_data,
+        required: r.required === 1,
+        editable_by_user: r.editable_by_user === 1,
+      };
+      if (r.display_in_profile_summary) field.display_in_profile_summary = true;
+      return field;
+    }),
+    custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES,
+  };
+}
+
+const maxMessageId = (db: Db, userId: number): number =>
+  (db.prepare('SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;
+
+/** Each fetchable event type and the state it contributes. */
+const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
+  realm: realmState,
+  realm_user: realmUserState,
+  subscription: subscriptionState,
+  stream: streamState,
+  user_topic: (db, o) => ({ user_topics: userTopics(db, o.user.id) }),
+  user_status: (db) => userStatusState(db),
+  presence: presenceState,
+  realm_linkifiers: linkifierState,
+  realm_filters: () => ({ realm_filters: [] }),
+  realm_domains: (db) => ({
+    realm_domains: (db.prepare('SELECT domain, allow_subdomains FROM realm_domains ORDER BY domain').all() as { domain: string; allow_subdomains: number }[]).map(
+      (r) => ({ domain: r.domain, allow_subdomains: r.allow_subdomains === 1 }),
+    ),
+  }),
+  realm_emoji: emojiState,
+  realm_user_groups: (db, o) => ({ realm_user_groups: new GroupGraph(db).list(o.capabilities.include_deactivated_groups === true) }),
+  channel_folders: (db) => ({ channel_folders: listFolders(db, true) }),
+  custom_profile_fields: (db) => profileFieldState(db),
+  message: (db, o) => ({ max_message_id: maxMessageId(db, o.user.id) }),
+};
+
+/** The version fields every registration response carries, under both the document's and Zulip's names. */
+export const versionFields = () => ({
+  zulip_feature_level: FEATURE_LEVEL,
+  zulip_version: SERVER_VERSION,
+  zulip_merge_base: SERVER_VERSION,
+  svc_feature_level: FEATURE_LEVEL,
+  svc_version: SERVER_VERSION,
+  svc_merge_base: SERVER_VERSION,
+});
+
+export function initialState(db: Db, o: StateOptions): State {
+  const state: State = {};
+  for (const [type, part] of Object.entries(PARTS)) {
+    if (o.fetch === null || o.fetch.has(type)) Object.assign(state, part(db, o));
+  }
+  return state;
+}

@@ -1,0 +1,177 @@
+/** Subscriptions and per-topic visibility policies: rows, wire forms, and the changes that emit events. */
+import type { Subscription, SubscriptionProperty, UserTopic, VisibilityPolicy } from '../../api/operations/channels.js';
+import type { EventSink } from '../context.js';
+import { getSetting } from '../realm.js';
+import type { Db } from '../store/db.js';
+import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
+
+export interface SubscriptionRow {
+  user_id: number;
+  stream_id: number;
+  active: number;
+  color: string;
+  is_muted: number;
+  pin_to_top: number;
+  desktop_notifications: number | null;
+  audible_notifications: number | null;
+  push_notifications: number | null;
+  email_notifications: number | null;
+  wildcard_mentions_notify: number | null;
+}
+
+/** Zulip's STREAM_ASSIGNMENT_COLORS: a new subscription takes the first one the user does not use yet. */
+const STREAM_COLORS = [
+  '#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5', '#f5ce6e', '#c2726a', '#94c849', '#bd86e5',
+  '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063', '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
+];
+
+export const COLOR_PATTERN = /^#([a-fA-F0-9]{3,6})$/;
+
+export const subscriptionRow = (db: Db, userId: number, streamId: number): SubscriptionRow | undefined =>
+  db.prepare('SELECT * FROM subscriptions WHERE user_id = ? AND stream_id = ?').get(userId, streamId) as SubscriptionRow | undefined;
+
+function pickColor(db: Db, userId: number): string {
+  const used = new Set((db.prepare('SELECT color FROM subscriptions WHERE user_id = ?').all(userId) as { color: string }[]).map((r) => r.color));
+  return STREAM_COLORS.find((c) => !used.has(c)) ?? STREAM_COLORS[used.size % STREAM_COLORS.length]!;
+}
+
+const nullableBool = (v: number | null): boolean | null => (v === null ? null : v === 1);
+
+/** The subscription objects of one user's rows, in the order given. */
+export function subscriptionViews(db: Db, rows: readonly SubscriptionRow[], includeSubscribers: boolean): Subscription[] {
+  const view = channelView(db);
+  const streams = db.prepare('SELECT * FROM streams WHERE id = ?');
+  return rows.map((row) => {
+    const stream = streams.get(row.stream_id) as StreamRow;
+    const sub: Subscription = {
+      ...view(stream),
+      color: row.color,
+      is_muted: row.is_muted === 1,
+      in_home_view: row.is_muted !== 1,
+      pin_to_top: row.pin_to_top === 1,
+      desktop_notifications: nullableBool(row.desktop_notifications),
+      audible_notifications: nullableBool(row.audible_notifications),
+      push_notifications: nullableBool(row.push_notifications),
+      email_notifications: nullableBool(row.email_notifications),
+      wildcard_mentions_notify: nullableBool(row.wildcard_mentions_notify),
+    };
+    if (includeSubscribers) sub.subscribers = subscriberIds(db, row.stream_id);
+    return sub;
+  });
+}
+
+/** A user's active subscriptions (to channels that are not archived), by channel name. */
+export function activeSubscriptionRows(db: Db, userId: number): SubscriptionRow[] {
+  return db
+    .prepare(
+      `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE NOCASE, c.id`,
+    )
+    .all(userId) as SubscriptionRow[];
+}
+
+/**
+ * Subscribes users to a channel (reactivating an old subscription keeps its settings). Returns the users
+ * newly subscribed; the caller emits the events, which it batches per user.
+ */
+export function addSubscribers(db: Db, stream: StreamRow, userIds: readonly number[]): number[] {
+  const added: number[] = [];
+  for (const userId of userIds) {
+    const row = subscriptionRow(db, userId, stream.id);
+    if (row?.active) continue;
+    if (row) db.prepare('UPDATE subscriptions SET active = 1 WHERE user_id = ? AND stream_id = ?').run(userId, stream.id);
+    else db.prepare('INSERT INTO subscriptions (user_id, stream_id, color) VALUES (?, ?, ?)').run(userId, stream.id, pickColor(db, userId));
+    added.push(userId);
+  }
+  return added;
+}
+
+/** Unsubscribes users from a channel; returns those who were subscribed. Emits remove and peer_remove. */
+export function removeSubscribers(db: Db, sink: EventSink, stream: StreamRow, userIds: readonly number[]): number[] {
+  const removed = userIds.filter((id) => subscriptionRow(db, id, stream.id)?.active === 1);
+  if (removed.length === 0) return removed;
+  const update = db.prepare('UPDATE subscriptions SET active = 0 WHERE user_id = ? AND stream_id = ?');
+  for (const id of removed) update.run(id, stream.id);
+  for (const id of removed) {
+    sink.emit({ type: 'subscription', op: 'remove', subscriptions: [{ stream_id: stream.id, name: stream.name }] }, [id]);
+  }
+  const peers = metadataUserIds(db, stream).filter((id) => !removed.includes(id));
+  sink.emit({ type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: removed }, peers);
+  return removed;
+}
+
+/** Column for each property; `in_home_view` is stored as its inverse, `is_muted`. */
+const PROPERTY_COLUMN: Record<Exclude<SubscriptionProperty, 'in_home_view'>, string> = {
+  color: 'color',
+  is_muted: 'is_muted',
+  pin_to_top: 'pin_to_top',
+  desktop_notifications: 'desktop_notifications',
+  audible_notifications: 'audible_notifications',
+  push_notifications: 'push_notifications',
+  email_notifications: 'email_notifications',
+  wildcard_mentions_notify: 'wildcard_mentions_notify',
+};
+
+/**
+ * Sets one property of a subscription and tells the user's clients. Muting sends two update events,
+ * `in_home_view` first and then `is_muted` (feature level 139), whichever name was used.
+ */
+export function setSubscriptionProperty(
+  db: Db,
+  sink: EventSink,
+  userId: number,
+  streamId: number,
+  property: SubscriptionProperty,
+  value: boolean | string,
+): void {
+  if (property === 'in_home_view' || property === 'is_muted') {
+    const muted = property === 'is_muted' ? value === true : value !== true;
+    db.prepare('UPDATE subscriptions SET is_muted = ? WHERE user_id = ? AND stream_id = ?').run(muted ? 1 : 0, userId, streamId);
+    sink.emit({ type: 'subscription', op: 'update', stream_id: streamId, property: 'in_home_view', value: !muted }, [userId]);
+    sink.emit({ type: 'subscription', op: 'update', stream_id: streamId, property: 'is_muted', value: muted }, [userId]);
+    return;
+  }
+  const stored = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  db.prepare(`UPDATE subscriptions SET ${PROPERTY_COLUMN[property]} = ? WHERE user_id = ? AND stream_id = ?`).run(stored, userId, streamId);
+  sink.emit({ type: 'subscription', op: 'update', stream_id: streamId, property, value }, [userId]);
+}
+
+/**
+ * A topic name as given by a client, with the aliases of the empty topic (`(no topic)` and the
+ * organization's `realm_empty_topic_display_name`) read as the empty topic.
+ */
+export function normalizeTopic(db: Db, topic: string): string {
+  return topic === '(no topic)' || topic === getSetting(db, 'empty_topic_display_name') ? '' : topic;
+}
+
+/** Sets (or with 0, removes) a user's policy for a topic and emits `user_topic` to the user. */
+export function setVisibilityPolicy(
+  db: Db,
+  sink: EventSink,
+  userId: number,
+  streamId: number,
+  topic: string,
+  policy: VisibilityPolicy,
+  now: number,
+): void {
+  if (policy === 0) {
+    db.prepare('DELETE FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').run(userId, streamId, topic);
+  } else {
+    db.prepare(
+      `INSERT INTO user_topics (user_id, stream_id, topic, visibility_policy, last_updated) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (user_id, stream_id, topic) DO UPDATE SET visibility_policy = excluded.visibility_policy, last_updated = excluded.last_updated`,
+    ).run(userId, streamId, topic, policy, now);
+  }
+  sink.emit({ type: 'user_topic', stream_id: streamId, topic_name: topic, last_updated: now, visibility_policy: policy }, [userId]);
+}
+
+export const visibilityPolicyOf = (db: Db, userId: number, streamId: number, topic: string): VisibilityPolicy =>
+  ((db.prepare('SELECT visibility_policy FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').get(userId, streamId, topic) as
+    | { visibility_policy: VisibilityPolicy }
+    | undefined)?.visibility_policy ?? 0);
+
+/** A user's topic policies, as register's `user_topics` lists them. */
+export const userTopics = (db: Db, userId: number): UserTopic[] =>
+  db
+    .prepare('SELECT stream_id, topic AS topic_name, last_updated, visibility_policy FROM user_topics WHERE user_id = ? ORDER BY last_updated, stream_id, topic')
+    .all(userId) as UserTopic[];

@@ -1,0 +1,47 @@
+import type { Caller, Fixture, PermissionCase } from './matrix.js';
+
+const ADMINS_ONLY = 'Must be an organization administrator';
+const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
+
+let counter = 0;
+
+function newFolder(f: Fixture): number {
+  const name = `Folder ${++counter} ${Math.random().toString(36).slice(2)}`;
+  const id = Number(
+    f.org.db.prepare('INSERT INTO channel_folders (name, "order", date_created, creator_id) VALUES (?, 0, ?, ?)').run(name, f.org.clock.now(), f.org.owner.id)
+      .lastInsertRowid,
+  );
+  f.org.db.prepare('UPDATE channel_folders SET "order" = id WHERE id = ?').run(id);
+  return id;
+}
+
+export const folderCases: PermissionCase[] = [
+  {
+    name: 'list channel folders',
+    request: () => ({ method: 'GET', path: '/channel_folders', query: [['include_archived', 'true']] }),
+    allowed: EVERYONE,
+    denied: {},
+  },
+  {
+    name: 'create a channel folder',
+    request: () => ({ method: 'POST', path: '/channel_folders/create', body: [['name', `New ${++counter} ${Math.random().toString(36).slice(2)}`], ['description', '']] }),
+    allowed: ['owner', 'admin'],
+    denied: ADMINS_ONLY,
+  },
+  {
+    name: 'archive a channel folder',
+    request: (f) => ({ method: 'PATCH', path: `/channel_folders/${newFolder(f)}`, body: [['is_archived', 'true']] }),
+    allowed: ['owner', 'admin'],
+    denied: ADMINS_ONLY,
+  },
+  {
+    name: 'reorder the channel folders',
+    request: (f) => {
+      newFolder(f);
+      const ids = (f.org.db.prepare('SELECT id FROM channel_folders ORDER BY id DESC').all() as { id: number }[]).map((r) => r.id);
+      return { method: 'PATCH', path: '/channel_folders', body: [['order', JSON.stringify(ids)]] };
+    },
+    allowed: ['owner', 'admin'],
+    denied: ADMINS_ONLY,
+  },
+];

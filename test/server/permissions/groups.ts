@@ -1,0 +1,89 @@
+import type { Caller, Fixture, PermissionCase } from './matrix.js';
+
+/** Guests and bots are turned away before anything else (Zulip's require_member_or_admin). */
+const NOT_FOR = { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' } as const;
+const MEMBERS: readonly Caller[] = ['owner', 'admin', 'moderator', 'member'];
+
+let counter = 0;
+
+const systemId = (f: Fixture, name: string) => (f.org.db.prepare('SELECT id FROM user_groups WHERE name = ?').get(name) as { id: number }).id;
+
+/** A group the organization's owner created, with the default permissions (settings stored as a new group's). */
+function ownersGroup(f: Fixture, settings: Record<string, unknown> = {}): number {
+  const owner = f.org.owner.id;
+  const stored = {
+    can_add_members_group: { direct_members: [owner], direct_subgroups: [] },
+    can_join_group: systemId(f, 'role:nobody'),
+    can_leave_group: systemId(f, 'role:everyone'),
+    can_manage_group: { direct_members: [owner], direct_subgroups: [] },
+    can_mention_group: systemId(f, 'role:everyone'),
+    can_remove_members_group: systemId(f, 'role:nobody'),
+    ...settings,
+  };
+  const id = Number(
+    f.org.db
+      .prepare('INSERT INTO user_groups (name, description, date_created, creator_id, settings) VALUES (?, ?, ?, ?, ?)')
+      .run(`group-${++counter}-${Math.random().toString(36).slice(2)}`, '', f.org.clock.now(), owner, JSON.stringify(stored)).lastInsertRowid,
+  );
+  f.org.db.prepare('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)').run(id, f.others.admin.id);
+  return id;
+}
+
+export const groupCases: PermissionCase[] = [
+  {
+    name: 'list user groups',
+    request: () => ({ method: 'GET', path: '/user_groups' }),
+    allowed: MEMBERS,
+    denied: NOT_FOR,
+  },
+  {
+    name: 'create a user group',
+    request: (f) => ({
+      method: 'POST',
+      path: '/user_groups/create',
+      body: [['name', `new-${++counter}-${Math.random().toString(36).slice(2)}`], ['description', ''], ['members', JSON.stringify([f.others.member.id])]],
+    }),
+    allowed: MEMBERS,
+    denied: NOT_FOR,
+  },
+  {
+    name: "add a member to the owner's group (only owners manage all groups)",
+    request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/members`, body: [['add', JSON.stringify([f.others.member.id])]] }),
+    allowed: ['owner'],
+    denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },
+  },
+  {
+    name: 'join a group members may join',
+    request: (f) => ({
+      method: 'POST',
+      path: `/user_groups/${ownersGroup(f, { can_join_group: systemId(f, 'role:members') })}/members`,
+      body: [['add', JSON.stringify([f.caller?.id ?? 0])]],
+    }),
+    allowed: MEMBERS,
+    denied: NOT_FOR,
+  },
+  {
+    name: 'add a subgroup to the owner\'s group',
+    request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/subgroups`, body: [['add', JSON.stringify([ownersGroup(f)])]] }),
+    allowed: ['owner'],
+    denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },
+  },
+  {
+    name: 'list the members of a group',
+    request: (f) => ({ method: 'GET', path: `/user_groups/${ownersGroup(f)}/members` }),
+    allowed: MEMBERS,
+    denied: NOT_FOR,
+  },
+  {
+    name: 'check whether a user is in a group',
+    request: (f) => ({ method: 'GET', path: `/user_groups/${ownersGroup(f)}/members/${f.others.admin.id}` }),
+    allowed: MEMBERS,
+    denied: NOT_FOR,
+  },
+  {
+    name: 'list the subgroups of a group',
+    request: (f) => ({ method: 'GET', path: `/user_groups/${systemId(f, 'role:members')}/subgroups` }),
+    allowed: MEMBERS,
+    denied: NOT_FOR,
+  },
+];
