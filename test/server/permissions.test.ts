@@ -12,8 +12,12 @@ import { folderCases } from './permissions/folders.js';
 import { groupCases } from './permissions/groups.js';
 import { presenceCases } from './permissions/presence.js';
 import { eventCases } from './permissions/events.js';
+import { messageCases } from './permissions/messages.js';
+import { reactionCases } from './permissions/reactions.js';
 
 const AREAS: Record<string, PermissionCase[]> = {
+  messages: messageCases,
+  reactions: reactionCases,
   channels: channelCases,
   folders: folderCases,
   groups: groupCases,

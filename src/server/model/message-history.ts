@@ -21,15 +21,17 @@ const tokenize = (html: string): string[] => html.match(/<[^>]*>|[^\s<]+\s*|\s+/
 
 const isTag = (token: string): boolean => token.startsWith('<');
 
-/** Wraps each run of text tokens in a span of `cls`, keeping the run's trailing space outside it. */
+/** Wraps each run of text tokens in a span of `cls`, keeping the run's surrounding space outside it. */
 function highlightRuns(tokens: readonly string[], cls: string, keepTags: boolean): string {
   let out = '';
   let run = '';
   const flush = () => {
-    if (run === '') return;
-    const body = run.trimEnd();
-    if (body !== '') out += `<span class="${cls}">${body}</span>`;
-    out += run.slice(body.length);
+    const body = run.trim();
+    if (body === '') out += run;
+    else {
+      const lead = run.length - run.trimStart().length;
+      out += `${run.slice(0, lead)}<span class="${cls}">${body}</span>${run.slice(lead + body.length)}`;
+    }
     run = '';
   };
   for (const t of tokens) {
@@ -44,13 +46,21 @@ function highlightRuns(tokens: readonly string[], cls: string, keepTags: boolean
   return out;
 }
 
+const isOpeningTag = (token: string): boolean => isTag(token) && !token.startsWith('</');
+
 /** The HTML diff between two renderings of a message. */
 export function htmlDiff(before: string, after: string): string {
   let out = '';
   let inserted: string[] = [];
   let deleted: string[] = [];
   const flush = () => {
-    out += highlightRuns(inserted, 'highlight_text_inserted', true) + highlightRuns(deleted, 'highlight_text_deleted', false);
+    // Deleted words go before markup the insertion opens, so they are not shown inside it.
+    let open = inserted.length;
+    while (open > 0 && isOpeningTag(inserted[open - 1]!)) open--;
+    out +=
+      highlightRuns(inserted.slice(0, open), 'highlight_text_inserted', true) +
+      highlightRuns(deleted, 'highlight_text_deleted', false) +
+      inserted.slice(open).join('');
     inserted = [];
     deleted = [];
   };
