@@ -1,3 +1,249 @@
-import type { CommandSpec } from '../command.js';
+import { join } from 'node:path';
+import { ApiError } from '../../api/errors.js';
+import { getAttachments, removeAttachment, type Attachment } from '../../api/operations/attachments.js';
+import { getOwnUser } from '../../api/operations/users.js';
+import { runPool, type PoolResult } from '../../client/pool.js';
+import { configDir } from '../../config/paths.js';
+import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { defineCommand, opt, type CommandOptions } from '../command.js';
+import { confirmOrExit } from '../confirm.js';
+import type { Context } from '../context.js';
+import { CliError, exitKindOf, usageError } from '../errors.js';
+import { tryLock, type Lock } from '../lock.js';
+import type { Output, OutputFlags, OutputSpec } from '../output/output.js';
+import { startProgress } from '../progress.js';
+import { formatSize, parseDuration, parseIdArgs, parseSize } from '../units.js';
 
-export const commands: CommandSpec[] = [];
+/** The wire fields, then what chatctl adds: how many messages link the file, and whose it is. */
+const ATTACHMENT_FIELDS = ['id', 'name', 'size', 'create_time', 'references', 'owner', 'path_id', 'messages'] as const;
+const ATTACHMENT_OUTPUT: OutputSpec = { fields: ATTACHMENT_FIELDS, columns: ['id', 'name', 'size', 'create_time', 'references'] };
+
+/** Deleting failed because the file is already gone (another run, or the server's own cleanup). */
+const isGone = (e: unknown): boolean => e instanceof ApiError && /^Invalid attachment/.test(e.msg);
+
+/**
+ * An attachment as printed. JSON keeps the wire values (create_time in milliseconds, size in bytes);
+ * tables and CSV show the time as ISO 8601, and a terminal table shows sizes for people.
+ */
+function attachmentRow(a: Attachment, owner: string | null, out: Output, ctx: Context): Record<string, unknown> {
+  const row = { ...a, references: a.messages.length, owner };
+  if (out.isJson) return row;
+  const human = out.format === 'table' && ctx.io.stdoutIsTTY;
+  return { ...row, size: human ? formatSize(a.size) : a.size, create_time: new Date(a.create_time).toISOString() };
+}
+
+const total = (list: readonly Attachment[]): number => list.reduce((n, a) => n + a.size, 0);
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const freed = (bytes: number): string => `${formatSize(bytes)}${bytes >= 1000 ? ` (${bytes} bytes)` : ''}`;
+
+interface CleanFilters {
+  /** Only files uploaded before this time (ms since the epoch). */
+  before?: number;
+  /** Only files larger than this many bytes. */
+  largerThan?: number;
+  unreferenced: boolean;
+}
+
+function cleanFilters(opts: CommandOptions, now: number): CleanFilters {
+  const olderThan = opt.str(opts, 'olderThan');
+  const largerThan = opt.str(opts, 'largerThan');
+  const filters: CleanFilters = {
+    before: olderThan !== undefined ? now - parseDuration(olderThan, '--older-than') * 1000 : undefined,
+    largerThan: largerThan !== undefined ? parseSize(largerThan, '--larger-than') : undefined,
+    unreferenced: opt.bool(opts, 'unreferenced'),
+  };
+  if (filters.before === undefined && filters.largerThan === undefined && !filters.unreferenced) {
+    throw usageError('say which files to delete: pass --older-than, --unreferenced or --larger-than', 'attachments clean never deletes every upload at once');
+  }
+  return filters;
+}
+
+const matches = (f: CleanFilters) => (a: Attachment): boolean =>
+  (f.before === undefined || a.create_time < f.before) &&
+  (f.largerThan === undefined || a.size > f.largerThan) &&
+  (!f.unreferenced || a.messages.length === 0);
+
+/**
+ * One clean at a time per organization: the lock lives in the data dir of an embedded organization (so
+ * every HOME using it shares it), or in the config dir, named after the server, for a remote one.
+ */
+function takeCleanLock(ctx: Context): Lock | { heldBy: number } {
+  const target = ctx.target();
+  const path =
+    target.kind === 'embedded'
+      ? join(target.dataDir, 'attachments-clean.lock')
+      : join(configDir(ctx.env), 'locks', `attachments-clean-${target.site.replace(/[^a-z0-9.-]+/gi, '_')}.lock`);
+  return tryLock(path);
+}
+
+/** `--owner`: the API lists only the caller's uploads, so the only owner there can be is the caller. */
+async function checkOwner(ctx: Context, ref: string): Promise<void> {
+  const me = await (await ctx.client()).call(getOwnUser, {});
+  const key = ref.trim().toLowerCase();
+  const mine = [String(me.user_id), me.email.toLowerCase(), (me.delivery_email ?? '').toLowerCase()];
+  if (!mine.includes(key)) {
+    throw usageError(
+      `--owner ${ref} is not you (${me.email}): the server lists and deletes only the caller's own uploads`,
+      "to clean another user's files, run chatctl as that user (--profile, or ZULIP_EMAIL and ZULIP_API_KEY)",
+    );
+  }
+}
+
+async function clean(opts: CommandOptions, ctx: Context): Promise<void> {
+  const filters = cleanFilters(opts, ctx.now());
+  const dryRun = opt.bool(opts, 'dryRun');
+  const yes = opt.bool(opts, 'yes');
+  // Refused before anything is read, so a cron entry without --yes fails on its first run, not the first
+  // run that finds something to delete.
+  if (!dryRun && !yes && !ctx.prompter.interactive) {
+    throw usageError('attachments clean deletes files: not running interactively; pass --yes', 'see what it would delete with --dry-run');
+  }
+  const quiet = Boolean(ctx.globals.quiet);
+  const out = ctx.output(ATTACHMENT_OUTPUT, opts as OutputFlags);
+  const client = await ctx.client();
+  const owner = opt.str(opts, 'owner');
+  if (owner !== undefined) await checkOwner(ctx, owner);
+
+  const lock = dryRun ? null : takeCleanLock(ctx);
+  if (lock && 'heldBy' in lock) {
+    ctx.info(`chatctl: another attachments clean${lock.heldBy > 0 ? ` (pid ${lock.heldBy})` : ''} is running on this organization; leaving it to finish`);
+    return;
+  }
+  try {
+    const { attachments } = await client.call(getAttachments, {}, { signal: ctx.signal });
+    const doomed = attachments.filter(matches(filters));
+    const ownerName = client.credentials?.email ?? null;
+    const print = async (list: readonly Attachment[]) => {
+      if (!quiet) await out.list(list.map((a) => attachmentRow(a, ownerName, out, ctx)));
+    };
+    if (doomed.length === 0) {
+      await print([]);
+      ctx.info('chatctl: no attachments match; nothing to delete');
+      return;
+    }
+    if (dryRun) {
+      await print(doomed);
+      ctx.info(`chatctl: dry run: would delete ${plural(doomed.length, 'attachment')}, freeing ${freed(total(doomed))}`);
+      return;
+    }
+    if (!yes) await confirmOrExit(ctx, false, `Delete ${plural(doomed.length, 'attachment')} (${formatSize(total(doomed))})?`);
+
+    const progress = startProgress(ctx, doomed.length);
+    let results: PoolResult<Attachment, unknown>[];
+    try {
+      results = await runPool(doomed, (a, _i, signal) => client.call(removeAttachment, { attachment_id: a.id }, { signal }), {
+        pacer: client.pacer,
+        signal: ctx.signal,
+        stopWhen: (e) => ['auth', 'temporary', 'interrupted'].includes(exitKindOf(e)),
+        onProgress: () => progress.tick(),
+      });
+    } finally {
+      progress.done();
+    }
+    const deleted = results.filter((r) => r.ok).map((r) => r.item);
+    const gone = results.filter((r) => !r.ok && isGone(r.error));
+    const failed = results.filter((r): r is Extract<PoolResult<Attachment, unknown>, { ok: false }> => !r.ok && !isGone(r.error));
+    await print(deleted);
+    for (const r of failed) {
+      if (r.skipped) continue;
+      ctx.warn(`could not delete attachment ${r.item.id} (${r.item.name}): ${r.error instanceof Error ? r.error.message : String(r.error)}`);
+    }
+    const notes = [
+      gone.length ? `${gone.length} already gone` : '',
+      failed.length ? `${failed.length} failed${failed.some((r) => r.skipped) ? ` (${failed.filter((r) => r.skipped).length} not attempted)` : ''}` : '',
+    ].filter(Boolean);
+    ctx.info(`chatctl: deleted ${plural(deleted.length, 'attachment')}, freed ${freed(total(deleted))}${notes.length ? `; ${notes.join(', ')}` : ''}`);
+    if (ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
+    if (!failed.length) return;
+    const first = failed.find((r) => !r.skipped)?.error ?? failed[0]!.error;
+    // Nothing went through: exit as the failure itself would (4 for credentials, 75 for an outage ...).
+    if (deleted.length === 0 && gone.length === 0) throw first;
+    throw new CliError(`${failed.length} of ${doomed.length} attachments were not deleted`, 'partial');
+  } finally {
+    lock?.release();
+  }
+}
+
+export const commands = [
+  defineCommand({
+    path: ['attachments', 'list'],
+    aliases: ['ls'],
+    summary: 'list your uploaded files',
+    description:
+      'Lists the files you uploaded (GET /attachments lists only the caller\'s own uploads): ID, name, size, ' +
+      'upload time and how many messages link each (references). --json prints the wire objects (create_time in ' +
+      'milliseconds, the linking messages in messages) with references and owner added; tables show the time in ' +
+      'ISO 8601, and sizes for people on a terminal.',
+    examples: [
+      'chatctl attachments list',
+      'chatctl attachments list --json | jq \'.[] | select(.references == 0) | .id\'',
+      'chatctl attachments list --fields id,name,size --format csv',
+    ],
+    output: ATTACHMENT_OUTPUT,
+    async run(opts, ctx) {
+      const out = ctx.output(ATTACHMENT_OUTPUT, opts as OutputFlags);
+      const client = await ctx.client();
+      const { attachments } = await client.call(getAttachments, {}, { signal: ctx.signal });
+      await out.list(attachments.map((a) => attachmentRow(a, client.credentials?.email ?? null, out, ctx)));
+    },
+  }),
+
+  defineCommand({
+    path: ['attachments', 'delete'],
+    aliases: ['rm'],
+    summary: 'delete uploaded files by ID',
+    description:
+      'Deletes your uploaded files (DELETE /attachments/{id}); IDs come from attachments list. Messages that ' +
+      'linked a file keep their text, but the link stops working. Each ID\'s outcome is printed (one JSON line ' +
+      'each with --json); exit 3 when some failed, 6 when the one ID given is unknown. Asks for confirmation on a ' +
+      'terminal; elsewhere --yes is required.',
+    examples: ['chatctl attachments delete 12', 'chatctl attachments delete 12 13 14 --yes --json', 'chatctl attachments delete 12 --dry-run'],
+    args: [{ name: 'ids', description: 'attachment IDs (from attachments list)', required: true, variadic: true }],
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    destructive: true,
+    async run(opts, ctx) {
+      const ids = parseIdArgs(opt.list(opts, 'ids'), 'attachment');
+      const calls: RowCall[] = ids.map((id, i) => ({
+        row: i + 1,
+        target: String(id),
+        status: 'deleted',
+        idOf: () => id,
+        call: { op: removeAttachment, params: { attachment_id: id } },
+      }));
+      if (!opt.bool(opts, 'dryRun')) await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Delete ${ids.length === 1 ? `attachment ${ids[0]}` : `${ids.length} attachments`}?`);
+      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'deleted');
+    },
+  }),
+
+  defineCommand({
+    path: ['attachments', 'clean'],
+    summary: 'delete your old, unlinked or large uploads (for cron)',
+    description:
+      'Deletes the uploads matching every filter given: --older-than (uploaded longer ago than a duration such as ' +
+      '30d or 12h), --unreferenced (linked from no message), --larger-than (a size such as 10MB or 512KiB). At ' +
+      'least one filter is required, so a mistyped command never deletes everything. The server lists only your ' +
+      'own uploads, so --owner can only name you.\n\n' +
+      'Prints the files it deleted (with --dry-run, would delete) as rows on stdout and a summary (count, bytes ' +
+      'freed) on stderr; -q/--quiet prints nothing but errors. Asks on a terminal; elsewhere --yes is required ' +
+      '(exit 2 without it). Safe to run twice at once: a lock (in the data dir of an embedded organization, or in ' +
+      'the config dir per server) lets one run work; a second run says so on stderr and exits 0. Exit 3 when some ' +
+      'files could not be deleted; files already gone count as done.',
+    examples: [
+      'chatctl attachments clean --older-than 30d --dry-run',
+      'chatctl attachments clean --older-than 90d --unreferenced --yes --quiet',
+      'chatctl attachments clean --larger-than 10MB --older-than 7d --yes --json',
+      'chatctl attachments clean --older-than 30d --yes -q   # nightly, from cron',
+    ],
+    options: [
+      { flags: '--older-than <duration>', description: 'only files uploaded longer ago than this (30d, 12h, 2w)' },
+      { flags: '--unreferenced', description: 'only files no message links' },
+      { flags: '--larger-than <size>', description: 'only files larger than this (10MB, 512KiB)' },
+      { flags: '--owner <user>', description: 'whose files (ID or e-mail); the API allows only your own' },
+    ],
+    output: ATTACHMENT_OUTPUT,
+    mutating: true,
+    destructive: true,
+    run: clean,
+  }),
+];

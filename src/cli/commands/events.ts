@@ -1,3 +1,82 @@
-import type { CommandSpec } from '../command.js';
+import { deleteQueue, register } from '../../api/operations/events.js';
+import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { defineCommand, opt } from '../command.js';
+import { confirmOrExit } from '../confirm.js';
+import { printDryRun } from '../dry-run.js';
+import { usageError } from '../errors.js';
+import type { OutputFlags, OutputSpec } from '../output/output.js';
+import { parseDuration } from '../units.js';
 
-export const commands: CommandSpec[] = [];
+const QUEUE_OUTPUT: OutputSpec = { fields: ['queue_id', 'last_event_id'] };
+
+export const commands = [
+  defineCommand({
+    path: ['events', 'register'],
+    summary: 'register an event queue and print its ID',
+    description:
+      'Registers an event queue (POST /register) and prints its queue_id and last_event_id, so a script can read ' +
+      'events with GET /events (chatctl api GET /events -f queue_id=... -f last_event_id=...) and delete the queue ' +
+      'when done. No initial state is fetched. Without --event-types the queue gets every event type. An idle queue ' +
+      'expires after --lifespan (the server\'s default is 10 minutes).',
+    examples: [
+      'chatctl events register --json',
+      'Q=$(chatctl events register --event-types message,reaction --fields queue_id)',
+      'chatctl events register --event-types presence --lifespan 1h --json',
+    ],
+    options: [
+      { flags: '--event-types <types>', description: 'comma-separated event types to queue (default: all)' },
+      { flags: '--lifespan <duration>', description: 'delete the queue after it is idle this long (e.g. 30m, 1h)' },
+    ],
+    output: QUEUE_OUTPUT,
+    mutating: true,
+    async run(opts, ctx) {
+      const raw = opt.str(opts, 'eventTypes');
+      const types = raw?.split(',').map((t) => t.trim()).filter(Boolean);
+      if (raw !== undefined && !types!.length) throw usageError('--event-types takes comma-separated event types, e.g. message,reaction');
+      const lifespan = opt.str(opts, 'lifespan');
+      const params = {
+        event_types: types,
+        // Only the queue is wanted: fetching no initial state keeps the response small.
+        fetch_event_types: [],
+        queue_lifespan_secs: lifespan !== undefined ? parseDuration(lifespan, '--lifespan') : undefined,
+      };
+      const out = ctx.output(QUEUE_OUTPUT, opts as OutputFlags);
+      const client = await ctx.client();
+      if (opt.bool(opts, 'dryRun')) {
+        printDryRun(ctx, [client.encode(register, params)]);
+        return;
+      }
+      const res = await client.call(register, params, { signal: ctx.signal });
+      await out.item({ queue_id: res.queue_id, last_event_id: res.last_event_id });
+      if (!out.isJson) ctx.info(`chatctl: delete it when done: chatctl events delete ${res.queue_id} --yes`);
+    },
+  }),
+
+  defineCommand({
+    path: ['events', 'delete'],
+    aliases: ['rm'],
+    summary: 'delete event queues',
+    description:
+      'Deletes event queues by ID (DELETE /events), e.g. those a script registered. Each ID\'s outcome is printed ' +
+      '(one JSON line each with --json); exit 3 when some failed, and 6 when the one ID given does not exist or ' +
+      'has expired (BAD_EVENT_QUEUE_ID). Asks for confirmation on a terminal; elsewhere --yes is required.',
+    examples: ['chatctl events delete 1517975029:0 --yes', 'chatctl events delete "$Q" --yes --json'],
+    args: [{ name: 'queue_ids', description: 'queue IDs (from events register or POST /register)', required: true, variadic: true }],
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    destructive: true,
+    async run(opts, ctx) {
+      const ids = opt.list(opts, 'queueIds').map((q) => q.trim());
+      if (ids.some((q) => !q)) throw usageError('queue IDs cannot be empty');
+      const calls: RowCall[] = ids.map((queueId, i) => ({
+        row: i + 1,
+        target: queueId,
+        status: 'deleted',
+        idOf: () => queueId,
+        call: { op: deleteQueue, params: { queue_id: queueId } },
+      }));
+      if (!opt.bool(opts, 'dryRun')) await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Delete ${ids.length === 1 ? `event queue ${ids[0]}` : `${ids.length} event queues`}?`);
+      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'deleted');
+    },
+  }),
+];

@@ -1,3 +1,204 @@
-import type { CommandSpec } from '../command.js';
+import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
+import { getOwnUser } from '../../api/operations/users.js';
+import type { ChatClient } from '../../client/client.js';
+import { defineCommand, opt, type CommandOptions } from '../command.js';
+import type { Context } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import type { OutputFlags, OutputSpec } from '../output/output.js';
+import { parseIdArgs } from '../units.js';
+import { deliver } from '../webhook/deliver.js';
+import { listenForPayloads } from '../webhook/listen.js';
+import {
+  buildPayload,
+  fetchBotToken,
+  fetchUser,
+  fetchWebhookMessage,
+  sampleMessage,
+  SAMPLE_BOT,
+  SAMPLE_SENDER,
+  triggerOf,
+  TRIGGERS,
+  type Person,
+} from '../webhook/payload.js';
 
-export const commands: CommandSpec[] = [];
+/** JSON for a person on a terminal, one line for a pipe. */
+const writeJson = (ctx: Context, value: unknown): void => {
+  ctx.io.stdout.write(`${JSON.stringify(value, null, ctx.io.stdoutIsTTY ? 2 : undefined)}\n`);
+};
+
+/** The bot named by --bot: it must be a bot, and should be one a message can trigger. */
+async function botOf(ctx: Context, client: ChatClient, ref: string): Promise<Person & { bot_type: number | null }> {
+  const bot = await fetchUser(client, ref, ctx.signal);
+  if (!bot.is_bot) throw usageError(`${ref} is not a bot`, 'name an outgoing-webhook bot (users list --bots)');
+  if (bot.bot_type !== 3 && bot.bot_type !== 4) ctx.warn(`${bot.email} is not an outgoing-webhook bot (bot_type ${bot.bot_type}); no server would send it this payload`);
+  return bot;
+}
+
+/** The bot's token, or null with a note on stderr saying why. */
+async function tokenOf(ctx: Context, client: ChatClient, bot: Person & { bot_type: number | null }): Promise<string | null> {
+  // Only service bots have a token; botOf has already said this is not one.
+  if (bot.bot_type !== 3 && bot.bot_type !== 4) return null;
+  const { token, why } = await fetchBotToken(client, bot.user_id, ctx.signal);
+  if (token === null) ctx.warn(`token is null: the token of ${bot.email} is not available (${why})`);
+  return token;
+}
+
+/** The trigger for a real message: what the server would decide, or --trigger; warns when the two disagree. */
+function messageTrigger(ctx: Context, message: OutgoingWebhookMessage, bot: Person, asked: OutgoingWebhookTrigger | undefined): OutgoingWebhookTrigger {
+  const actual = triggerOf(message, bot.user_id);
+  if (!actual) ctx.warn(`message ${message.id} does not trigger ${bot.email}: it is neither a direct message to the bot nor mentions it`);
+  else if (asked && asked !== actual) ctx.warn(`message ${message.id} triggers ${bot.email} as ${actual}, not ${asked}`);
+  return asked ?? actual ?? (message.type === 'private' ? 'direct_message' : 'mention');
+}
+
+function askedTrigger(opts: CommandOptions): OutgoingWebhookTrigger | undefined {
+  return opt.str(opts, 'trigger') as OutgoingWebhookTrigger | undefined;
+}
+
+const DELIVERY_OUTPUT: OutputSpec = { fields: ['status', 'body', 'effect'] };
+
+export const commands = [
+  defineCommand({
+    path: ['webhook', 'payload'],
+    summary: 'show the payload an outgoing-webhook bot would receive for a message',
+    description:
+      'Prints, as JSON, the payload a Zulip-compatible server POSTs to an outgoing-webhook bot for MESSAGE_ID: ' +
+      'bot_email, bot_full_name, data (the raw message), trigger, token, and the message as GET /messages shows it ' +
+      'with apply_markdown false, plus rendered_content. The trigger is the one the server would use (a mention in ' +
+      'a channel, or a direct message to the bot); a warning says so when the message would not trigger the bot. ' +
+      'The bot\'s token is shown only to its owner and administrators (POST /register realm_bots); for anyone else ' +
+      'token is null and a note goes to stderr.',
+    examples: [
+      'chatctl webhook payload 1234 --bot helper-bot@example.com',
+      'chatctl webhook payload 1234 --bot 42 | jq .message.content',
+      'chatctl webhook payload 1234 --bot 42 > payload.json && curl -d @payload.json -H "Content-Type: application/json" http://localhost:8080/',
+    ],
+    args: [{ name: 'message_id', description: 'the message (ID)', required: true }],
+    options: [
+      { flags: '--bot <bot>', description: 'the outgoing-webhook bot (ID or e-mail)' },
+      { flags: '--trigger <trigger>', description: 'override the trigger', choices: TRIGGERS },
+    ],
+    async run(opts, ctx) {
+      const [messageId] = parseIdArgs([opt.str(opts, 'messageId')!], 'message');
+      const botRef = opt.str(opts, 'bot');
+      if (!botRef) throw usageError('--bot is required: the payload names the bot it is for');
+      const client = await ctx.client();
+      const bot = await botOf(ctx, client, botRef);
+      const message = await fetchWebhookMessage(client, messageId!, ctx.signal);
+      const trigger = messageTrigger(ctx, message, bot, askedTrigger(opts));
+      writeJson(ctx, buildPayload(bot, message, trigger, await tokenOf(ctx, client, bot)));
+    },
+  }),
+
+  defineCommand({
+    path: ['webhook', 'trigger'],
+    summary: 'POST a realistic outgoing-webhook payload to an integration, to test it',
+    description:
+      'Sends an integration at --url what a Zulip-compatible server would: a JSON POST of the outgoing-webhook ' +
+      'payload, given up after 10 seconds. The message is --message-id\'s (read from the server), or a sample ' +
+      'that mentions the bot (--trigger direct_message: a direct message to it). The bot is --bot\'s (its token ' +
+      'too, when you may see it), or a sample bot; --token sets the token. Without --bot and --message-id ' +
+      'nothing is read from a server.\n\n' +
+      'Prints the integration\'s reply: HTTP status, body, and what the server would do with it (post the ' +
+      'content, post nothing, or report a failure such as "Invalid JSON in response"). Exit 1 when the server ' +
+      'would report a failure, 75 when the integration cannot be reached. --dry-run prints the request, token masked.',
+    examples: [
+      'chatctl webhook trigger --url http://localhost:8080/',
+      'chatctl webhook trigger --url https://bots.example.com/zulip --bot helper-bot@example.com --trigger direct_message',
+      'chatctl webhook trigger --url http://localhost:8080/ --message-id 1234 --bot 42 --json',
+      'chatctl webhook trigger --url http://localhost:8080/ --token "$TOKEN" --dry-run',
+    ],
+    options: [
+      { flags: '--url <url>', description: "the integration's URL (the bot's payload URL)" },
+      { flags: '--bot <bot>', description: 'the outgoing-webhook bot (ID or e-mail); default: a sample bot' },
+      { flags: '--trigger <trigger>', description: 'mention (a channel message) or direct_message', choices: TRIGGERS },
+      { flags: '--message-id <id>', description: 'send this message instead of a sample' },
+      { flags: '--token <token>', description: "the token to send (default: the bot's, when you may see it)" },
+    ],
+    output: DELIVERY_OUTPUT,
+    mutating: true,
+    async run(opts, ctx) {
+      const url = opt.str(opts, 'url');
+      if (!url) throw usageError('--url is required: where the integration listens');
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw usageError(`--url takes an http or https URL, not "${url}"`);
+      }
+      if (!['http:', 'https:'].includes(parsed.protocol)) throw usageError(`--url takes an http or https URL, not "${url}"`);
+      const messageRef = opt.str(opts, 'messageId');
+      const messageId = messageRef !== undefined ? parseIdArgs([messageRef], 'message')[0] : undefined;
+      const botRef = opt.str(opts, 'bot');
+      const asked = askedTrigger(opts);
+      const out = ctx.output(DELIVERY_OUTPUT, opts as OutputFlags);
+
+      const client = botRef !== undefined || messageId !== undefined ? await ctx.client() : null;
+      const named = client && botRef !== undefined ? await botOf(ctx, client, botRef) : null;
+      const bot: Person = named ?? SAMPLE_BOT;
+      let message: OutgoingWebhookMessage;
+      let trigger: OutgoingWebhookTrigger;
+      if (client && messageId !== undefined) {
+        message = await fetchWebhookMessage(client, messageId, ctx.signal);
+        trigger = named ? messageTrigger(ctx, message, named, asked) : (asked ?? (message.type === 'private' ? 'direct_message' : 'mention'));
+      } else {
+        const sender = client ? await client.call(getOwnUser, {}, { signal: ctx.signal }) : SAMPLE_SENDER;
+        trigger = asked ?? 'mention';
+        message = sampleMessage(sender, bot, trigger, ctx.now());
+      }
+      const token = opt.str(opts, 'token') ?? (client && named ? await tokenOf(ctx, client, named) : null);
+      const payload = buildPayload(bot, message, trigger, token);
+
+      if (opt.bool(opts, 'dryRun')) {
+        ctx.io.stdout.write(`${JSON.stringify({ method: 'POST', url, body: { ...payload, token: token === null ? null : '********' } })}\n`);
+        ctx.info('chatctl: dry run: 1 request not sent');
+        return;
+      }
+      const delivery = await deliver(url, payload, ctx.signal);
+      await out.item({ status: delivery.status, body: delivery.body, effect: delivery.effect });
+      if (delivery.failed) throw new CliError(`the server would report: ${delivery.effect}`);
+    },
+  }),
+
+  defineCommand({
+    path: ['webhook', 'listen'],
+    summary: 'receive outgoing-webhook payloads and print them',
+    description:
+      'Listens for outgoing-webhook payloads on http://HOST:PORT/ (any path), as an integration would: point a ' +
+      'bot\'s payload URL here, or send to it with webhook trigger. Each accepted payload is printed: indented ' +
+      'JSON on a terminal, one JSON line (NDJSON) otherwise. With --token, payloads carrying another token are ' +
+      'refused with 401 and a warning on stderr. Replies {"response_not_required": true}, or with --reply TEXT ' +
+      '{"content": TEXT}, which the bot posts back to the conversation. Stops on Ctrl-C, or after --count payloads.',
+    examples: [
+      'chatctl webhook listen',
+      'chatctl webhook listen --port 9000 --token "$TOKEN" --reply "Got it!"',
+      'chatctl webhook listen --count 1 | jq .data',
+    ],
+    options: [
+      { flags: '--port <port>', description: 'the port to listen on (0: any free port)', default: '8080' },
+      { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
+      { flags: '--token <token>', description: 'accept only payloads carrying this token' },
+      { flags: '--reply <text>', description: 'answer with this content, which the bot posts back' },
+      { flags: '--count <n>', description: 'stop after this many payloads' },
+    ],
+    async run(opts, ctx) {
+      const port = Number(opt.str(opts, 'port'));
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port takes a port number, not "${opt.str(opts, 'port')}"`);
+      const countRef = opt.str(opts, 'count');
+      const count = countRef !== undefined ? Number(countRef) : undefined;
+      if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw usageError(`--count takes a number of payloads (1 or more), not "${countRef}"`);
+      const received = await listenForPayloads({
+        host: opt.str(opts, 'host')!,
+        port,
+        token: opt.str(opts, 'token'),
+        reply: opt.str(opts, 'reply'),
+        count,
+        signal: ctx.signal,
+        onListening: (url) => ctx.info(`chatctl: listening for outgoing-webhook payloads at ${url} (Ctrl-C to stop)`),
+        onPayload: (payload) => writeJson(ctx, payload),
+        onReject: (reason) => ctx.warn(reason),
+      });
+      ctx.info(`chatctl: received ${received} payload${received === 1 ? '' : 's'}`);
+    },
+  }),
+];
