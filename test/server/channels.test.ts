@@ -268,6 +268,17 @@ describe.each(TRANSPORTS)('channels over %s', (kind) => {
       expect(all.streams.find((s) => s.name === name)).toMatchObject({ is_archived: true });
     });
 
+    it("adds a bot's owner's channels with include_owner_subscribed, and accessible ones with include_can_access_content", async () => {
+      const ownerUser = org.addUser();
+      const name = unique('owned');
+      await (await as(ownerUser)).call(subscribe, { subscriptions: [{ name }], invite_only: true });
+      const bot = await as(org.addUser({ bot: { type: 1, ownerId: ownerUser.id } }));
+      expect((await bot.call(getStreams, {})).streams.map((s) => s.name)).not.toContain(name);
+      expect((await bot.call(getStreams, { include_owner_subscribed: true })).streams.map((s) => s.name)).toContain(name);
+      const content = await (await as(ownerUser)).call(getStreams, { include_public: false, include_subscribed: false, include_can_access_content: true });
+      expect(content.streams.map((s) => s.name)).toEqual(expect.arrayContaining(['general', name]));
+    });
+
     it('shows web-public channels to guests', async () => {
       const name = unique('web');
       await owner.call(subscribe, { subscriptions: [{ name }] });

@@ -98,6 +98,9 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
       const name = unique('team');
       const res = await owner.call(createUserGroup, { name, description: 'The team', members: [a.id], subgroups: [sub] });
       expect(typeof res.group_id).toBe('number');
+      // group_id is newer (feature level 317) than the description, whose other groups use the name.
+      const { group_id: _id, ...documented } = res;
+      expect(openapiErrors('post', '/user_groups/create', 200, documented)).toEqual([]);
       const created = (await owner.call(getUserGroups, {})).user_groups.find((g) => g.id === res.group_id)!;
       expect(created).toEqual({
         id: res.group_id,

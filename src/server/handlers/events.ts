@@ -28,53 +28,48 @@ const HEARTBEAT_BASE_SECS = 45;
 const HEARTBEAT_JITTER_SECS = 10;
 
 /**
- * Waits until the queue has events, a heartbeat is due (by the context's clock, so tests can move time) or
- * the client goes away (then nothing is sent, and an empty list is as good as any).
+ * Waits until the queue has events, a heartbeat is due (by the context's clock, so tests can move time),
+ * the queue is deleted, or the client goes away (then nothing is sent, and an empty list is as good as any).
  */
 function waitForEvents(ctx: HandlerContext, queueId: string, since: number): Promise<QueueEvent[]> {
   const heartbeatAfter = HEARTBEAT_BASE_SECS + Math.random() * HEARTBEAT_JITTER_SECS;
+  const deliver = (): QueueEvent[] =>
+    ctx.tx(() => {
+      touchQueue(ctx.db, queueId, ctx.now());
+      return pendingEvents(ctx.db, queueId);
+    });
+  /** What the poll answers now, or null to keep waiting. */
+  const outcome = (): QueueEvent[] | null => {
+    if (ctx.signal.aborted) return [];
+    if (!queueExists(ctx.db, queueId)) throw badQueue(queueId);
+    if (pendingEvents(ctx.db, queueId).length) return deliver();
+    if (ctx.clock.now() - since < heartbeatAfter) return null;
+    ctx.tx(() => pushHeartbeat(ctx.db, queueId));
+    return deliver();
+  };
   return new Promise((resolve, reject) => {
     let done = false;
-    const finish = (outcome: () => QueueEvent[]) => {
+    const check = () => {
       if (done) return;
+      try {
+        const events = outcome();
+        if (events === null) return;
+        stop();
+        resolve(events);
+      } catch (e) {
+        stop();
+        reject(e);
+      }
+    };
+    const stopListening = onQueueEvent(queueId, check);
+    const timer = setInterval(check, STORE_POLL_MS);
+    ctx.signal.addEventListener('abort', check, { once: true });
+    const stop = () => {
       done = true;
       stopListening();
       clearInterval(timer);
       ctx.signal.removeEventListener('abort', check);
-      try {
-        resolve(outcome());
-      } catch (e) {
-        reject(e);
-      }
     };
-    const deliver = () =>
-      ctx.tx(() => {
-        touchQueue(ctx.db, queueId, ctx.now());
-        return pendingEvents(ctx.db, queueId);
-      });
-    function check() {
-      if (done) return;
-      if (ctx.signal.aborted) return finish(() => []);
-      try {
-        if (!queueExists(ctx.db, queueId)) return finish(() => {
-          throw badQueue(queueId);
-        });
-        if (pendingEvents(ctx.db, queueId).length) return finish(deliver);
-        if (ctx.clock.now() - since >= heartbeatAfter) {
-          return finish(() => {
-            ctx.tx(() => pushHeartbeat(ctx.db, queueId));
-            return deliver();
-          });
-        }
-      } catch (e) {
-        finish(() => {
-          throw e;
-        });
-      }
-    }
-    const stopListening = onQueueEvent(queueId, check);
-    const timer = setInterval(check, STORE_POLL_MS);
-    ctx.signal.addEventListener('abort', check, { once: true });
     check();
   });
 }

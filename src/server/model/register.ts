@@ -236,7 +236,7 @@ function linkifierState(db: Db, o: StateOptions): State {
   };
 }
 
-function emojiState(db: Db, o: StateOptions): State {
+function emojiState(db: Db): State {
   const rows = db.prepare('SELECT * FROM realm_emoji ORDER BY id').all() as { id: number; name: string; file_name: string; author_id: number | null; deactivated: number }[];
   return {
     realm_emoji: Object.fromEntries(
@@ -298,7 +298,7 @@ const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
       (r) => ({ domain: r.domain, allow_subdomains: r.allow_subdomains === 1 }),
     ),
   }),
-  realm_emoji: emojiState,
+  realm_emoji: (db) => emojiState(db),
   realm_user_groups: (db, o) => ({ realm_user_groups: new GroupGraph(db).list(o.capabilities.include_deactivated_groups === true) }),
   channel_folders: (db) => ({ channel_folders: listFolders(db, true) }),
   custom_profile_fields: (db) => profileFieldState(db),
