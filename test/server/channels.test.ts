@@ -221,6 +221,12 @@ describe.each(TRANSPORTS)('channels over %s', (kind) => {
       expect(res.subscriptions.map((s) => s.name)).toContain('general');
       const bare = await client.call(getSubscriptions, {});
       expect(bare.subscriptions[0]).not.toHaveProperty('subscribers');
+      // Sorted by name in code-point order, as a Zulip server sorts: capitals first.
+      const [lower, upper] = [unique('aa sorted'), unique('ZZ sorted')];
+      await client.call(subscribe, { subscriptions: [{ name: lower }, { name: upper }] });
+      const names = (await client.call(getSubscriptions, {})).subscriptions.map((s) => s.name);
+      expect(names.indexOf(upper)).toBeLessThan(names.indexOf(lower));
+      expect(names).toEqual([...names].sort());
     });
   });
 

@@ -257,7 +257,7 @@ export const bindings: Binding[] = [
   bind(getStreams, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
-    const all = (db.prepare('SELECT * FROM streams ORDER BY name COLLATE NOCASE, id').all() as StreamRow[]).filter(
+    const all = (db.prepare('SELECT * FROM streams ORDER BY name COLLATE BINARY, id').all() as StreamRow[]).filter(
       (s) => !p.exclude_archived || !s.is_archived,
     );
     const subscribed = new Set(activeSubscriptionRows(db, me.id).map((r) => r.stream_id));

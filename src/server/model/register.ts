@@ -154,14 +154,14 @@ function subscriptionState(db: Db, o: StateOptions): State {
   const rows = db
     .prepare(
       `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
-       WHERE s.user_id = ? AND c.is_archived = 0 ORDER BY c.name COLLATE NOCASE, c.id`,
+       WHERE s.user_id = ? AND c.is_archived = 0 ORDER BY c.name COLLATE BINARY, c.id`,
     )
     .all(o.user.id) as SubscriptionRow[];
   const active = rows.filter((r) => r.active);
   const inactive = rows.filter((r) => !r.active);
   const known = new Set(rows.map((r) => r.stream_id));
   const view = channelView(db);
-  const never = (db.prepare('SELECT * FROM streams WHERE is_archived = 0 ORDER BY name COLLATE NOCASE, id').all() as StreamRow[])
+  const never = (db.prepare('SELECT * FROM streams WHERE is_archived = 0 ORDER BY name COLLATE BINARY, id').all() as StreamRow[])
     .filter((s) => !known.has(s.id) && hasMetadataAccess(o.user, s, false))
     .map((s) => (withSubscribers ? { ...view(s), subscribers: subscriberIds(db, s.id) } : view(s)));
   return {
@@ -177,7 +177,7 @@ function streamState(db: Db, o: StateOptions): State {
   );
   const archived = o.capabilities.archived_channels === true;
   const view = channelView(db);
-  const streams = (db.prepare('SELECT * FROM streams ORDER BY name COLLATE NOCASE, id').all() as StreamRow[]).filter(
+  const streams = (db.prepare('SELECT * FROM streams ORDER BY name COLLATE BINARY, id').all() as StreamRow[]).filter(
     (s) => (archived || !s.is_archived) && hasMetadataAccess(o.user, s, subscribed.has(s.id)),
   );
   return { streams: streams.map(view) };

@@ -60,12 +60,12 @@ export function subscriptionViews(db: Db, rows: readonly SubscriptionRow[], incl
   });
 }
 
-/** A user's active subscriptions (to channels that are not archived), by channel name. */
+/** A user's active subscriptions (to channels that are not archived), by name in code-point order as Zulip sorts. */
 export function activeSubscriptionRows(db: Db, userId: number): SubscriptionRow[] {
   return db
     .prepare(
       `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
-       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE NOCASE, c.id`,
+       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE BINARY, c.id`,
     )
     .all(userId) as SubscriptionRow[];
 }
