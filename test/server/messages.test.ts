@@ -121,6 +121,7 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       ['an unknown user ID', { type: 'direct', to: '[99999]', content: 'x' }, 'Invalid user ID 99999'],
       ['an unknown e-mail', { type: 'direct', to: '["nobody@example.com"]', content: 'x' }, "Invalid email 'nobody@example.com'"],
       ['no recipients', { type: 'direct', to: '[]', content: 'x' }, 'Message must have recipients'],
+      ['a bare number as recipients', { type: 'direct', to: '5', content: 'x' }, 'Invalid data type for recipients'],
       ['IDs and e-mails mixed', { type: 'direct', to: '[1, "a@b.c"]', content: 'x' }, 'Recipient lists may contain emails or user IDs, but not both.'],
       ['empty content', { type: 'stream', to: 'general', topic: 't', content: '' }, 'Message must not be empty'],
       ['blank content', { type: 'stream', to: 'general', topic: 't', content: '  \n\n ' }, 'Message must not be empty'],

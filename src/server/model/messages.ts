@@ -8,11 +8,11 @@ import type { HandlerContext } from '../context.js';
 import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
 import { linkAttachments } from './attachments.js';
-import { flagNames, FLAG_BITS } from './flags.js';
 import { isSubscribed, streamById, streamByName, subscriberIds, type StreamRow } from './channels.js';
+import { flagNames, FLAG_BITS } from './flags.js';
 import { GroupGraph } from './groups.js';
 import { messageById, type MessageRow } from './message-access.js';
-import { renderMarkdown, topicLinks, type Rendered } from './render.js';
+import { renderMarkdown, topicLinker, type Rendered } from './render.js';
 import { apiEmail, userByEmail, userById, userView, type UserRow } from './users.js';
 import { afterMessageSent } from '../webhooks.js';
 
@@ -129,7 +129,7 @@ function channelIndicator(to: SendRequest['to']): string | number {
 }
 
 function directRecipients(to: SendRequest['to']): readonly number[] | readonly string[] {
-  let data: unknown = to;
+  let data: unknown = typeof to === 'number' ? [to] : to;
   if (typeof to === 'string') {
     try {
       data = JSON.parse(to);
@@ -138,7 +138,6 @@ function directRecipients(to: SendRequest['to']): readonly number[] | readonly s
     }
   }
   if (typeof data === 'string') data = data.split(',');
-  if (typeof data === 'number') data = [data];
   if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients');
   if (data.length === 0) return [];
   if (typeof data[0] === 'string') {
@@ -347,6 +346,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
     }
   }
   const topicOf = (t: string) => displayTopic(db, t, opts.allowEmptyTopicName ?? false);
+  const linksOf = topicLinker(db);
   const html = opts.applyMarkdown ?? true;
   return rows.map((r) => {
     const sender = users.get(r.sender_id);
@@ -365,7 +365,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
       timestamp: r.date_sent,
       client: r.client,
       subject: r.type === 'stream' ? topicOf(r.topic) : '',
-      topic_links: r.type === 'stream' ? topicLinks(db, r.topic) : [],
+      topic_links: r.type === 'stream' ? linksOf(r.topic) : [],
       is_me_message: r.is_me_message === 1,
       reactions: reactions.get(r.id) ?? [],
       submessages: [],

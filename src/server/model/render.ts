@@ -9,6 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import type { MarkdownIt, StateCore, StateInline, Token } from 'markdown-it';
+import type { TopicLink } from '../../api/operations/messages.js';
 import type { Db } from '../store/db.js';
 import { realmEmojiSourceUrl, unicodeEmojiCode, ZULIP_EXTRA_EMOJI } from './emoji.js';
 import { compilePattern } from './linkifiers.js';
@@ -28,11 +29,6 @@ export interface Rendered {
 export interface RenderOptions {
   /** Who writes: `#**channel**` links private channels only for their subscribers. */
   senderId?: number;
-}
-
-export interface TopicLink {
-  text: string;
-  url: string;
 }
 
 /** The per-render state markdown-it carries through its rules as `env`. */
@@ -327,14 +323,19 @@ function linkifierRule(state: StateCore): void {
   }
 }
 
-/** The links of a topic name: linkifier matches and bare URLs, in order. */
-export function topicLinks(db: Db, topic: string): TopicLink[] {
-  if (topic === '') return [];
-  const found = linkifierMatches(compileLinkifiers(db), topic).map((m) => ({ ...m, text: topic.slice(m.start, m.end) }));
-  for (const m of topic.matchAll(/https?:\/\/[^\s<>"]+/g)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    if (!found.some((f) => start < f.end && end > f.start)) found.push({ start, end, url: m[0], text: m[0] });
-  }
-  return found.sort((a, b) => a.start - b.start).map(({ text, url }) => ({ text, url }));
+/** A function giving the links of topic names (linkifier matches and bare URLs, in order), linkifiers read once. */
+export function topicLinker(db: Db): (topic: string) => TopicLink[] {
+  const linkifiers = compileLinkifiers(db);
+  return (topic) => {
+    if (topic === '') return [];
+    const found = linkifierMatches(linkifiers, topic).map((m) => ({ ...m, text: topic.slice(m.start, m.end) }));
+    for (const m of topic.matchAll(/https?:\/\/[^\s<>"]+/g)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (!found.some((f) => start < f.end && end > f.start)) found.push({ start, end, url: m[0], text: m[0] });
+    }
+    return found.sort((a, b) => a.start - b.start).map(({ text, url }) => ({ text, url }));
+  };
 }
+
+export const topicLinks = (db: Db, topic: string): TopicLink[] => topicLinker(db)(topic);
