@@ -3,6 +3,11 @@ import { basicAuthHeader } from '../../src/api/wire.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { ANONYMOUS_MSG, CALLERS, DEACTIVATED_MSG, type Caller, type Fixture, type PermissionCase } from './permissions/matrix.js';
 import { userCases } from './permissions/users.js';
+import { statusCases } from './permissions/status.js';
+import { botCases } from './permissions/bots.js';
+import { profileFieldCases } from './permissions/profile-fields.js';
+import { inviteCases } from './permissions/invites.js';
+import { domainCases } from './permissions/domains.js';
 import { typingCases } from './permissions/typing.js';
 import { webhookCases } from './permissions/webhooks.js';
 import { attachmentCases } from './permissions/attachments.js';
@@ -24,6 +29,11 @@ const AREAS: Record<string, PermissionCase[]> = {
   presence: presenceCases,
   events: eventCases,
   users: userCases,
+  status: statusCases,
+  bots: botCases,
+  'profile-fields': profileFieldCases,
+  invites: inviteCases,
+  domains: domainCases,
   typing: typingCases,
   webhooks: webhookCases,
   attachments: attachmentCases,

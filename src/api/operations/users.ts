@@ -1,6 +1,9 @@
+/** Users: listing and reading them, creating, updating, deactivating and reactivating accounts. */
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 import { ROLES, type User } from '../types.js';
+
+export const roleParam = s.intOf(ROLES);
 
 export const getUsers = operation<{ members: User[] }>()({
   name: 'get-users',
@@ -16,7 +19,10 @@ export const getUsers = operation<{ members: User[] }>()({
   openapiPath: '/users',
 });
 
-export const getOwnUser = operation<Omit<User, 'profile_data'> & { max_message_id: number }>()({
+/** GET /users/me: the user object without the bot fields and profile data, plus max_message_id. */
+export type OwnUser = Omit<User, 'profile_data' | 'bot_type' | 'bot_owner_id'> & { max_message_id: number };
+
+export const getOwnUser = operation<OwnUser>()({
   name: 'get-own-user',
   method: 'GET',
   path: '/users/me',
@@ -66,4 +72,66 @@ export const createUser = operation<{ user_id: number }>()({
   openapiPath: '/users',
 });
 
-export const roleParam = s.intOf(ROLES);
+/** One entry of `profile_data`: a field ID and its new value; null (or empty) removes the value. */
+export interface ProfileDataUpdate {
+  id: number;
+  value: string | number[] | null;
+}
+
+export const profileDataParam = s.list(
+  s.object({ id: s.int(), value: s.nullable(s.union(s.string(), s.list(s.int()), 'a string or a list of user IDs')) }),
+);
+
+// Access is checked per target in the handler: an administrator, or the owner of the bot being edited.
+const updateUserParams = {
+  full_name: p.opt(s.string(), { doc: 'new full name' }),
+  role: p.opt(roleParam, { doc: '100 owner, 200 administrator, 300 moderator, 400 member, 600 guest' }),
+  profile_data: p.opt(profileDataParam, { doc: 'JSON list of {"id": field ID, "value": ...}; null clears' }),
+  new_email: p.opt(s.string(), { doc: 'new e-mail address (owners allowed to change e-mails)' }),
+  // Replaced by `role` at feature level 8; still read so that old clients get the documented error.
+  is_admin: p.opt(s.bool(), { doc: 'legacy: make or unmake an administrator' }),
+  is_guest: p.opt(s.bool(), { doc: 'legacy: make or unmake a guest' }),
+};
+
+export const updateUser = operation<Record<string, never>>()({
+  name: 'update-user',
+  method: 'PATCH',
+  path: '/users/{user_id}',
+  summary: "Change a user's name, role, custom profile fields or e-mail (administrators, or a bot's owner)",
+  access: 'user',
+  params: { user_id: p.path(s.int()), ...updateUserParams },
+  openapiPath: '/users/{user_id}',
+});
+
+export const updateUserByEmail = operation<Record<string, never>>()({
+  name: 'update-user-by-email',
+  method: 'PATCH',
+  path: '/users/{email}',
+  summary: 'The same as update-user, the user given by e-mail address',
+  access: 'user',
+  params: { email: p.path(s.string()), ...updateUserParams },
+  minFeatureLevel: 313,
+});
+
+export const deactivateUser = operation<Record<string, never>>()({
+  name: 'deactivate-user',
+  method: 'DELETE',
+  path: '/users/{user_id}',
+  summary: 'Deactivate a user account and its bots (administrators)',
+  access: 'admin',
+  params: {
+    user_id: p.path(s.int()),
+    deactivation_notification_comment: p.opt(s.string({ maxLength: 2000 }), { doc: 'text for the notification e-mail' }),
+  },
+  openapiPath: '/users/{user_id}',
+});
+
+export const reactivateUser = operation<Record<string, never>>()({
+  name: 'reactivate-user',
+  method: 'POST',
+  path: '/users/{user_id}/reactivate',
+  summary: 'Reactivate a deactivated user or bot (administrators)',
+  access: 'admin',
+  params: { user_id: p.path(s.int()) },
+  openapiPath: '/users/{user_id}/reactivate',
+});

@@ -68,17 +68,19 @@ export const serverHandlers = [
         'retry-after': String(retryAfter),
       });
     }
+    // Every refusal past this point counts against the username, as a server's authentication rate limit does.
+    const refuse = (error: ApiError): never => {
+      ctx.tx(() => db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)').run(username.trim(), now));
+      throw error;
+    };
+    if (!getSetting(db, 'email_auth_enabled')) {
+      refuse(new ApiError('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED', 401));
+    }
     const user = userByEmail(db, username);
     // A real server reports deactivation before it looks at the password.
-    if (user && !user.is_active) throw new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401);
-    if (!getSetting(db, 'email_auth_enabled')) {
-      throw new ApiError('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED', 401);
-    }
+    if (user && !user.is_active) refuse(new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401));
     const ok = password !== '' && verifyPassword(password, user && !user.is_bot ? user.password_hash : null);
-    if (!ok || !user) {
-      ctx.tx(() => db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)').run(username.trim(), now));
-      throw new ApiError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
-    }
+    if (!ok || !user) return refuse(new ApiError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401));
     ctx.tx(() => db.prepare('DELETE FROM login_failures WHERE username = ?').run(username.trim()));
     return { api_key: user.api_key, email: user.email, user_id: user.id };
   }),

@@ -1,8 +1,11 @@
 /** Users in the store, and their wire form as a given viewer may see it. */
 import { createHash } from 'node:crypto';
+import { badRequest, insufficientPermission, mustBe } from '../../api/errors.js';
 import type { BotType, Role, User } from '../../api/types.js';
+import type { EventSink } from '../context.js';
 import { getSetting, realmHost } from '../realm.js';
 import { hashPassword, newApiKey } from '../secrets.js';
+import { SYSTEM_GROUPS } from '../setup.js';
 import type { Db } from '../store/db.js';
 
 export interface UserRow {
@@ -105,7 +108,7 @@ export function insertUser(db: Db, u: NewUser, now: number): UserRow {
 }
 
 /** Whether `viewer` may see the real (delivery) e-mail addresses of humans under a visibility policy. */
-function policyLetsSee(policy: number, viewer: UserRow | null): boolean {
+export function policyLetsSee(policy: number, viewer: UserRow | null): boolean {
   if (!viewer) return false;
   switch (policy) {
     case 1:
@@ -121,7 +124,7 @@ function policyLetsSee(policy: number, viewer: UserRow | null): boolean {
   }
 }
 
-const gravatarUrl = (email: string, version: number): string =>
+export const gravatarUrl = (email: string, version: number): string =>
   `https://secure.gravatar.com/avatar/${createHash('md5').update(email.toLowerCase()).digest('hex')}?d=identicon&version=${version}`;
 
 export interface UserViewOptions {
@@ -189,4 +192,140 @@ export function userView(db: Db, viewer: UserRow | null, opts: UserViewOptions, 
 export function apiEmail(db: Db, target: UserViewRow, realmUrl: string): string {
   if (target.is_bot || getSetting(db, 'email_address_visibility') === 1) return target.email;
   return `user${target.id}@${realmHost(realmUrl)}`;
+}
+
+/** Whether `caller` may administer `target`, as a server's can_admin_user: administrators, and a bot's owner. */
+export const canAdminUser = (caller: UserRow, target: UserRow): boolean => target.bot_owner_id === caller.id || isAdmin(caller);
+
+export interface AccessOptions {
+  allowDeactivated?: boolean;
+  allowBots?: boolean;
+  /** Administrative access: the caller must be able to administer the target. */
+  forAdmin: boolean;
+}
+
+/** The target of an operation on a user, with a server's checks and messages in its order (access_user_by_id). */
+export function accessUser(caller: UserRow, target: UserRow | undefined, o: AccessOptions): UserRow {
+  if (!target) throw badRequest('No such user');
+  if (target.is_bot && !o.allowBots) throw badRequest('No such user');
+  if (!target.is_active && !o.allowDeactivated) throw badRequest('User is deactivated');
+  if (o.forAdmin && !canAdminUser(caller, target)) throw insufficientPermission();
+  return target;
+}
+
+/** The user an `{email}` path names: the real address, or the `user{id}@host` placeholder newer servers accept too. */
+export function userByPathEmail(db: Db, email: string): UserRow | undefined {
+  const placeholder = /^user(\d+)@/i.exec(email);
+  return userByEmail(db, email) ?? (placeholder ? userById(db, Number(placeholder[1])) : undefined);
+}
+
+/** Whether `user` is the only active human owner: the owner role must stay with someone. */
+export function isLastOwner(db: Db, user: Pick<UserRow, 'id' | 'role' | 'is_bot'>): boolean {
+  if (user.role !== 100 || user.is_bot) return false;
+  const others = db.prepare('SELECT count(*) FROM users WHERE role = 100 AND is_bot = 0 AND is_active = 1 AND id != ?').pluck().get(user.id) as number;
+  return others === 0;
+}
+
+/** Active human administrators, owners included. */
+export const adminIds = (db: Db): number[] =>
+  db.prepare('SELECT id FROM users WHERE role <= 200 AND is_bot = 0 AND is_active = 1').pluck().all() as number[];
+
+/** Who administers a bot, and so gets its `realm_bot` events: its owner and the human administrators. */
+export function botAdminIds(db: Db, bot: Pick<UserRow, 'bot_owner_id'>): number[] {
+  const ids = new Set(adminIds(db));
+  if (bot.bot_owner_id !== null) ids.add(bot.bot_owner_id);
+  return [...ids];
+}
+
+/**
+ * Whether a user belongs to the system group a permission setting names (`role:members` ...). System group
+ * membership is derived from the role: `role:members` holds members and above, `role:everyone` guests too.
+ */
+export function inSystemGroup(user: Pick<UserRow, 'role'>, groupName: string): boolean {
+  const group = SYSTEM_GROUPS.find((g) => g.name === groupName);
+  return group?.maxRole != null && user.role <= group.maxRole;
+}
+
+/**
+ * The system groups a role makes a user a DIRECT member of (the others hold it through subgroups): what
+ * `user_group` member events report when the role changes. Members are full members here (no waiting period).
+ */
+export function directSystemGroups(role: Role): string[] {
+  switch (role) {
+    case 100:
+      return ['role:owners'];
+    case 200:
+      return ['role:administrators'];
+    case 300:
+      return ['role:moderators'];
+    case 400:
+      return ['role:members', 'role:fullmembers'];
+    case 600:
+      return ['role:everyone'];
+  }
+}
+
+export const activeUsers = (db: Db): UserRow[] => db.prepare('SELECT * FROM users WHERE is_active = 1').all() as UserRow[];
+
+/**
+ * Sends an event carrying a user object (`realm_user` add ...) to every active user, each seeing the real
+ * e-mail address only where the organization's visibility policy lets them.
+ */
+export function emitWithPerson(
+  db: Db,
+  sink: EventSink,
+  realmUrl: string,
+  target: UserRow,
+  event: (person: User) => Record<string, unknown> & { type: string },
+): void {
+  const policy = getSetting(db, 'email_address_visibility');
+  const groups = new Map<boolean, UserRow[]>();
+  for (const viewer of activeUsers(db)) {
+    const sees = target.is_bot === 1 || viewer.id === target.id || policyLetsSee(policy, viewer);
+    groups.set(sees, [...(groups.get(sees) ?? []), viewer]);
+  }
+  for (const viewers of groups.values()) {
+    const person = userView(db, viewers[0]!, { clientGravatar: false, includeCustomProfileFields: !target.is_bot }, realmUrl)(target);
+    sink.emit(event(person), viewers.map((v) => v.id));
+  }
+}
+
+/** Sends a `realm_user` update about one user to every active user (everyone may see every user here). */
+export function notifyPersonUpdate(db: Db, sink: EventSink, person: { user_id: number } & Record<string, unknown>): void {
+  sink.emit({ type: 'realm_user', op: 'update', person }, activeUserIds(db));
+}
+
+/**
+ * Who may create bots, as system group names. A Zulip server has these as realm settings; until realm.ts
+ * carries them, a stored value under the same key is honoured and the server defaults apply otherwise.
+ */
+const BOT_PERMISSION_DEFAULTS = { can_create_bots_group: 'role:members', can_create_write_only_bots_group: 'role:members' };
+
+function botPermissionGroup(db: Db, key: keyof typeof BOT_PERMISSION_DEFAULTS): string {
+  const stored = db.prepare('SELECT value FROM realm_settings WHERE key = ?').pluck().get(key) as string | undefined;
+  return stored === undefined ? BOT_PERMISSION_DEFAULTS[key] : (JSON.parse(stored) as string);
+}
+
+/** Whether the realm's bot permissions let `caller` create a bot of this type (administrators always). */
+export function canCreateBot(db: Db, caller: UserRow, botType: number): boolean {
+  if (isAdmin(caller) || inSystemGroup(caller, botPermissionGroup(db, 'can_create_bots_group'))) return true;
+  // Incoming-webhook bots can only post, so a realm may let more people create them.
+  return botType === 2 && inSystemGroup(caller, botPermissionGroup(db, 'can_create_write_only_bots_group'));
+}
+
+/** A server's check_bot_creation_policy. */
+export function checkBotCreationPolicy(db: Db, caller: UserRow, botType: number): void {
+  if (!canCreateBot(db, caller, botType)) throw mustBe('administrator');
+}
+
+/** Two active accounts with one name would be confusing; bots are refused one (a server's check_bot_name_available). */
+export function checkBotNameAvailable(db: Db, fullName: string, isActivation: boolean): void {
+  const taken = db.prepare('SELECT 1 FROM users WHERE full_name = ? AND is_active = 1').get(fullName.trim());
+  if (!taken) return;
+  if (isActivation) {
+    throw badRequest(
+      `There is already an active bot named "${fullName}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`,
+    );
+  }
+  throw badRequest('Name is already in use!');
 }

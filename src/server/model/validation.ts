@@ -6,18 +6,21 @@ import type { Db } from '../store/db.js';
 export const MAX_NAME_LENGTH = 100;
 export const MIN_NAME_LENGTH = 2;
 
+/** A name's key for uniqueness: names equal up to compatibility forms and case are the same name. */
+const nameKey = (name: string): string => name.normalize('NFKC').toLowerCase();
+
 export function validateFullName(db: Db, raw: string, exceptUserId?: number): string {
   const name = raw.trim();
   if ([...name].length > MAX_NAME_LENGTH) throw badRequest('Name too long!');
   if ([...name].length < MIN_NAME_LENGTH) throw badRequest('Name too short!');
-  // Control characters and the characters Zulip's mention syntax would trip over.
-  if (/[\u0000-\u001f\u007f*`\\>"@]/.test(name)) throw badRequest('Invalid characters in name!');
-  if (/\|\d+$/.test(name)) throw badRequest('Invalid format!');
+  // Control, format and unassigned characters, and the characters Zulip's mention syntax would trip over.
+  if (/[\p{C}*`\\>"@]/u.test(name)) throw badRequest('Invalid characters in name!');
+  // `Name|15` would read as a mention of user 15 to a sloppy parser of the mention syntax.
+  if (/\|\d+$/.test(raw)) throw badRequest('Invalid format!');
   if (getSetting(db, 'require_unique_names')) {
-    const clash = db
-      .prepare('SELECT id FROM users WHERE full_name = ? COLLATE NOCASE AND id IS NOT ?')
-      .get(name, exceptUserId ?? null);
-    if (clash) throw badRequest('Unique names required in this organization.');
+    const key = nameKey(name);
+    const names = db.prepare('SELECT full_name FROM users WHERE id IS NOT ?').pluck().all(exceptUserId ?? null) as string[];
+    if (names.some((other) => nameKey(other) === key)) throw badRequest('Unique names required in this organization.');
   }
   return name;
 }
@@ -56,4 +59,20 @@ export function validateNewEmail(db: Db, raw: string): string {
     throw badRequest(`Email '${email}' already in use`);
   }
   return email;
+}
+
+const URL_SCHEMES = new Set(['http:', 'https:', 'ftp:', 'ftps:']);
+
+/** Whether a string is an absolute web URL with a plausible host, as a Zulip server's URL validator requires. */
+export function isValidUrl(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (!URL_SCHEMES.has(url.protocol)) return false;
+  const host = url.hostname;
+  return host === 'localhost' || host.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || /^([a-z0-9-]+\.)+[a-z0-9-]{2,}$/i.test(host);
 }

@@ -1,16 +1,89 @@
 import type { PermissionCase } from './matrix.js';
 
+const unique = () => Math.random().toString(36).slice(2);
+const everyone = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const;
+const administrators = ['owner', 'admin'] as const;
+
 export const userCases: PermissionCase[] = [
   {
     name: 'list users',
     request: () => ({ method: 'GET', path: '/users' }),
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+    allowed: everyone,
+    denied: {},
+  },
+  {
+    name: 'get a user by ID',
+    request: (f) => ({ method: 'GET', path: `/users/${f.others.member.id}` }),
+    allowed: everyone,
+    denied: {},
+  },
+  {
+    name: 'get a user by e-mail',
+    request: (f) => ({ method: 'GET', path: `/users/${encodeURIComponent(f.others.member.email)}` }),
+    allowed: everyone,
+    denied: {},
+  },
+  {
+    name: 'get the own user',
+    request: () => ({ method: 'GET', path: '/users/me' }),
+    allowed: everyone,
     denied: {},
   },
   {
     name: 'create a user',
-    request: () => ({ method: 'POST', path: '/users', body: [['email', `new${Math.random().toString(36).slice(2)}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] }),
-    allowed: ['owner', 'admin'],
+    request: () => ({ method: 'POST', path: '/users', body: [['email', `new${unique()}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] }),
+    allowed: administrators,
+    denied: 'Must be an organization administrator',
+  },
+  {
+    name: "rename a member",
+    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['full_name', `Renamed ${unique()}`]] }),
+    allowed: administrators,
+    denied: 'Insufficient permission',
+  },
+  {
+    name: 'rename a member named by e-mail',
+    request: (f) => ({ method: 'PATCH', path: `/users/${encodeURIComponent(f.others.member.email)}`, body: [['full_name', `Renamed ${unique()}`]] }),
+    allowed: administrators,
+    denied: 'Insufficient permission',
+  },
+  {
+    name: 'make a member a moderator',
+    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['role', '300']] }),
+    allowed: administrators,
+    denied: 'Insufficient permission',
+  },
+  {
+    name: 'make a member an owner',
+    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['role', '100']] }),
+    allowed: ['owner'],
+    denied: { admin: 'Must be an organization owner', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
+  },
+  {
+    name: "change a member's e-mail address",
+    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['new_email', `moved${unique()}@example.com`]] }),
+    allowed: ['owner'],
+    denied: { admin: 'User not authorized to change user emails', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
+  },
+  {
+    name: 'deactivate a member',
+    request: (f) => ({ method: 'DELETE', path: `/users/${f.others.member.id}` }),
+    allowed: administrators,
+    denied: 'Must be an organization administrator',
+  },
+  {
+    name: 'deactivate an owner',
+    request: (f) => ({ method: 'DELETE', path: `/users/${f.others.owner.id}` }),
+    allowed: ['owner'],
+    denied: { admin: 'Must be an organization owner', moderator: 'Must be an organization administrator', member: 'Must be an organization administrator', guest: 'Must be an organization administrator', bot: 'Must be an organization administrator' },
+  },
+  {
+    name: 'reactivate a deactivated member',
+    request: (f) => {
+      const gone = f.org.addUser({ active: false });
+      return { method: 'POST', path: `/users/${gone.id}/reactivate` };
+    },
+    allowed: administrators,
     denied: 'Must be an organization administrator',
   },
 ];

@@ -1,0 +1,75 @@
+/** E-mail invitations in the store (`invites`), and the checks a Zulip server makes before sending them. */
+import { ApiError } from '../../api/errors.js';
+import type { Invite, InvitationFailure } from '../../api/operations/invites.js';
+import type { Role } from '../../api/types.js';
+import type { Db } from '../store/db.js';
+import type { UserRow } from './users.js';
+
+export interface InviteRow {
+  id: number;
+  email: string;
+  referrer_id: number;
+  invited_as: Role;
+  invited: number;
+  expiry_date: number | null;
+  stream_ids: string;
+  group_ids: string;
+  include_realm_default_subscriptions: number;
+  notify_referrer_on_join: number;
+  welcome_message_custom_text: string | null;
+  status: number;
+}
+
+export const INVITE_PENDING = 0;
+export const INVITE_REVOKED = 2;
+
+export const inviteToWire = (row: InviteRow): Invite => ({
+  id: row.id,
+  invited_by_user_id: row.referrer_id,
+  invited: row.invited,
+  expiry_date: row.expiry_date,
+  invited_as: row.invited_as,
+  email: row.email,
+  is_multiuse: false,
+});
+
+/**
+ * The addresses of an `invitee_emails` value: separated by commas or newlines, `Name <address>` reduced to
+ * the address, stripped, each once. Empty entries (a trailing newline) are skipped, as a server skips them.
+ */
+export function parseInviteeEmails(raw: string): string[] {
+  const out = new Set<string>();
+  for (const part of raw.split(/[,\n]/)) {
+    const named = /<(.*)>/.exec(part);
+    const email = (named ? named[1]! : part).trim();
+    if (email) out.add(email);
+  }
+  return [...out];
+}
+
+/** Why each address that already belongs to an account cannot be invited: [address, reason, deactivated]. */
+export function existingAccountErrors(db: Db, emails: readonly string[]): [string, string, boolean][] {
+  const errors: [string, string, boolean][] = [];
+  const lookup = db.prepare('SELECT is_active FROM users WHERE email = ? COLLATE NOCASE');
+  for (const email of emails) {
+    const user = lookup.get(email) as Pick<UserRow, 'is_active'> | undefined;
+    if (!user) continue;
+    errors.push(user.is_active ? [email, 'Already has an account.', false] : [email, 'Account has been deactivated.', true]);
+  }
+  return errors;
+}
+
+/** Invitations created in the last day, against the organization's daily limit. */
+export const recentInviteCount = (db: Db, now: number): number =>
+  db.prepare('SELECT count(*) FROM invites WHERE invited > ?').pluck().get(now - 86400) as number;
+
+export const DAILY_LIMIT_MESSAGE =
+  'To protect users, Zulip limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.';
+
+/** The INVITATION_FAILED error, with the fields a client needs to tell what happened to each address. */
+export function invitationFailed(msg: string, failure: Partial<InvitationFailure> & Pick<InvitationFailure, 'errors' | 'sent_invitations'>): ApiError {
+  return new ApiError(msg, 'INVITATION_FAILED', 400, { license_limit_reached: false, daily_limit_reached: false, ...failure });
+}
+
+export const inviteById = (db: Db, id: number): InviteRow | undefined =>
+  db.prepare('SELECT * FROM invites WHERE id = ?').get(id) as InviteRow | undefined;

@@ -1,0 +1,252 @@
+/**
+ * Custom profile fields: their definitions, and users' values of them, validated per field type with a Zulip
+ * server's messages (the field's name stands in the messages, as there).
+ */
+import { badRequest } from '../../api/errors.js';
+import type { ProfileDataUpdate } from '../../api/operations/users.js';
+import type { CustomProfileField, ProfileFieldType } from '../../api/operations/profile-fields.js';
+import type { EventSink } from '../context.js';
+import type { Db } from '../store/db.js';
+import { renderHtml } from './render.js';
+import { isValidUrl } from './validation.js';
+import { notifyPersonUpdate, type UserRow } from './users.js';
+
+export interface FieldRow {
+  id: number;
+  type: ProfileFieldType;
+  name: string;
+  hint: string;
+  field_data: string;
+  order: number;
+  required: number;
+  editable_by_user: number;
+  display_in_profile_summary: number;
+}
+
+export const NAME_MAX_LENGTH = 40;
+export const HINT_MAX_LENGTH = 80;
+export const MAX_SUMMARY_FIELDS = 2;
+const SHORT_VALUE_MAX_LENGTH = 50;
+const LONG_VALUE_MAX_LENGTH = 500;
+
+/** External-account subtypes a server knows, with the name and hint their fields get. */
+export const DEFAULT_EXTERNAL_ACCOUNTS: Record<string, { name: string; hint: string }> = {
+  github: { name: 'GitHub', hint: 'Enter your GitHub username' },
+  twitter: { name: 'Twitter', hint: 'Enter your Twitter username' },
+};
+
+export const allFields = (db: Db): FieldRow[] =>
+  db.prepare('SELECT * FROM custom_profile_fields ORDER BY "order", id').all() as FieldRow[];
+
+export const fieldById = (db: Db, id: number): FieldRow | undefined =>
+  db.prepare('SELECT * FROM custom_profile_fields WHERE id = ?').get(id) as FieldRow | undefined;
+
+export function fieldToWire(row: FieldRow): CustomProfileField {
+  const field: CustomProfileField = {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    hint: row.hint,
+    field_data: row.field_data,
+    order: row.order,
+    required: row.required === 1,
+    editable_by_user: row.editable_by_user === 1,
+  };
+  if (row.display_in_profile_summary) field.display_in_profile_summary = true;
+  return field;
+}
+
+/** The full list of definitions, which a `custom_profile_fields` event carries after any change. */
+export function notifyFieldsChanged(db: Db, sink: EventSink, to: number[]): void {
+  sink.emit({ type: 'custom_profile_fields', fields: allFields(db).map(fieldToWire) }, to);
+}
+
+const codePoints = (s: string): number => [...s].length;
+
+function checkCappedString(name: string, value: unknown, max: number): string {
+  if (typeof value !== 'string') throw badRequest(`${name} is not a string`);
+  if (codePoints(value) > max) throw badRequest(`${name} is too long (limit: ${max} characters)`);
+  return value;
+}
+
+/** A calendar date written exactly as YYYY-MM-DD (the form that reads back the same). */
+function checkDate(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw badRequest(`${name} is not a string`);
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const date = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
+  if (!date || date.toISOString().slice(0, 10) !== value) throw badRequest(`${name} is not a date`);
+  return value;
+}
+
+function checkUserIds(db: Db, value: unknown): string {
+  if (!Array.isArray(value)) throw badRequest('User IDs is not a list');
+  value.forEach((id, i) => {
+    if (typeof id !== 'number' || !Number.isInteger(id)) throw badRequest(`User IDs[${i}] is not an integer`);
+  });
+  const ids = value as number[];
+  const rows = db
+    .prepare('SELECT id, is_active, is_bot FROM users WHERE id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(ids)) as Pick<UserRow, 'id' | 'is_active' | 'is_bot'>[];
+  const known = new Set(rows.map((r) => r.id));
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length) throw badRequest(`Invalid user IDs: ${unknown.join(', ')}`);
+  for (const r of rows) {
+    if (!r.is_active) throw badRequest(`User with ID ${r.id} is deactivated`);
+    if (r.is_bot) throw badRequest(`User with ID ${r.id} is a bot`);
+  }
+  // Stored as its JSON text, the form the wire shows (`"[11]"`).
+  return JSON.stringify(ids);
+}
+
+/** A user's new value of a field, checked against the field's type; returns the text to store. */
+export function validateProfileValue(db: Db, field: FieldRow, value: unknown): string {
+  switch (field.type) {
+    case 1:
+    case 7:
+    case 8:
+      return checkCappedString(field.name, value, SHORT_VALUE_MAX_LENGTH);
+    case 2:
+      return checkCappedString(field.name, value, LONG_VALUE_MAX_LENGTH);
+    case 3: {
+      if (typeof value !== 'string') throw badRequest(`${field.name} is not a string`);
+      const choices = JSON.parse(field.field_data || '{}') as Record<string, unknown>;
+      if (!Object.hasOwn(choices, value)) throw badRequest(`'${value}' is not a valid choice for '${field.name}'.`);
+      return value;
+    }
+    case 4:
+      return checkDate(field.name, value);
+    case 5:
+      if (typeof value !== 'string') throw badRequest(`${field.name} is not a string`);
+      if (!isValidUrl(value)) throw badRequest(`${field.name} is not a URL`);
+      return value;
+    case 6:
+      return checkUserIds(db, value);
+  }
+}
+
+/** Short and long text values are Markdown; a server stores their HTML beside them. */
+const isRenderable = (field: Pick<FieldRow, 'type'>): boolean => field.type === 1 || field.type === 2;
+
+const isEmptyValue = (v: ProfileDataUpdate['value']): boolean => v === null || v.length === 0;
+
+/**
+ * Applies a `profile_data` update to a user, as a server's update_user does: empty values remove the
+ * field's value first, then every other entry is validated, then changed values are stored and announced.
+ */
+export function updateProfileData(db: Db, sink: EventSink, target: UserRow, entries: readonly ProfileDataUpdate[]): void {
+  const updates: { field: FieldRow; value: string }[] = [];
+  for (const entry of entries) {
+    if (!isEmptyValue(entry.value)) continue;
+    const field = fieldById(db, entry.id);
+    if (!field) throw badRequest(`Field id ${entry.id} not found.`);
+    const removed = db.prepare('DELETE FROM profile_values WHERE user_id = ? AND field_id = ?').run(target.id, field.id);
+    if (removed.changes) notifyPersonUpdate(db, sink, { user_id: target.id, custom_profile_field: { id: field.id, value: null } });
+  }
+  for (const entry of entries) {
+    if (isEmptyValue(entry.value)) continue;
+    const field = fieldById(db, entry.id);
+    if (!field) throw badRequest(`Field id ${entry.id} not found.`);
+    updates.push({ field, value: validateProfileValue(db, field, entry.value) });
+  }
+  for (const { field, value } of updates) {
+    const current = db.prepare('SELECT value FROM profile_values WHERE user_id = ? AND field_id = ?').pluck().get(target.id, field.id);
+    if (current === value) continue;
+    const rendered = isRenderable(field) ? renderHtml(db, value) : null;
+    db.prepare(
+      `INSERT INTO profile_values (user_id, field_id, value, rendered_value) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id, field_id) DO UPDATE SET value = excluded.value, rendered_value = excluded.rendered_value`,
+    ).run(target.id, field.id, value, rendered);
+    const change: Record<string, unknown> = { id: field.id, value };
+    if (rendered !== null) change.rendered_value = rendered;
+    notifyPersonUpdate(db, sink, { user_id: target.id, custom_profile_field: change });
+  }
+}
+
+export interface NewField {
+  name: string;
+  hint: string;
+  field_type: number;
+  field_data: Record<string, unknown>;
+  display_in_profile_summary: boolean;
+  required: boolean;
+  editable_by_user: boolean;
+}
+
+const isDefaultExternalAccount = (f: Pick<NewField, 'field_type' | 'field_data'>): boolean =>
+  f.field_type === 7 && typeof f.field_data.subtype === 'string' && Object.hasOwn(DEFAULT_EXTERNAL_ACCOUNTS, f.field_data.subtype);
+
+function checkRequiredString(path: string, value: unknown): string {
+  if (typeof value !== 'string') throw badRequest(`${path} is not a string`);
+  if (!value.trim()) throw badRequest(`${path} cannot be blank.`);
+  return value;
+}
+
+/** A server's check_dict_only: the listed keys and no others. */
+function checkKeys(obj: Record<string, unknown>, required: readonly string[], optional: readonly string[] = []): void {
+  for (const key of required) if (!(key in obj)) throw badRequest(`${key} key is missing from field_data`);
+  const extra = Object.keys(obj).filter((k) => !required.includes(k) && !optional.includes(k));
+  if (extra.length) throw badRequest(`Unexpected arguments: ${extra.join(', ')}`);
+}
+
+function checkSelectChoices(data: Record<string, unknown>): void {
+  if (Object.keys(data).length < 1) throw badRequest('Field must have at least one choice.');
+  const texts = new Set<string>();
+  for (const [key, choice] of Object.entries(data)) {
+    if (!key.trim()) throw badRequest("'value' cannot be blank.");
+    if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) throw badRequest('field_data is not a dict');
+    const c = choice as Record<string, unknown>;
+    checkKeys(c, ['text', 'order']);
+    texts.add(checkRequiredString('field_data["text"]', c.text));
+    checkRequiredString('field_data["order"]', c.order);
+  }
+  if (texts.size !== Object.keys(data).length) throw badRequest('Field must not have duplicate choices.');
+}
+
+function checkExternalAccount(data: Record<string, unknown>): void {
+  checkKeys(data, ['subtype'], ['url_pattern']);
+  const subtype = checkRequiredString('field_data["subtype"]', data.subtype);
+  if ('url_pattern' in data) {
+    const pattern = data.url_pattern;
+    if (typeof pattern !== 'string') throw badRequest('field_data["url_pattern"] is not a string');
+    if (pattern.split('%(username)s').length !== 2) throw badRequest("URL pattern must contain '%(username)s'.");
+    if (!isValidUrl(pattern.replace('%(username)s', 'username'))) throw badRequest('field_data["url_pattern"] is not a URL');
+  }
+  if (Object.hasOwn(DEFAULT_EXTERNAL_ACCOUNTS, subtype)) return;
+  if (subtype !== 'custom') throw badRequest('Invalid external account type');
+  if (!('url_pattern' in data)) throw badRequest('Custom external account must define URL pattern');
+}
+
+/**
+ * Checks a new field's definition in a server's order (type, label and hint, type-specific data, summary
+ * rules) and stores it last in display order. Default external accounts (GitHub ...) take their own name.
+ */
+export function createField(db: Db, f: NewField): FieldRow {
+  if (!Number.isInteger(f.field_type) || f.field_type < 1 || f.field_type > 8) throw badRequest('Invalid field type.');
+  const isDefault = isDefaultExternalAccount(f);
+  if (!isDefault) {
+    if (!f.name.trim()) throw badRequest('Label cannot be blank.');
+    if (codePoints(f.hint) > HINT_MAX_LENGTH) throw badRequest(`hint is too long (limit: ${HINT_MAX_LENGTH} characters)`);
+    if (codePoints(f.name) > NAME_MAX_LENGTH) throw badRequest(`name is too long (limit: ${NAME_MAX_LENGTH} characters)`);
+  }
+  if (f.field_type === 3) checkSelectChoices(f.field_data);
+  if (f.field_type === 7) checkExternalAccount(f.field_data);
+  if (f.display_in_profile_summary) {
+    // Long text does not fit a summary; a list of users needs client support first.
+    if (f.field_type === 2 || f.field_type === 6) throw badRequest('Field type not supported for display in profile summary.');
+    const shown = db.prepare('SELECT count(*) FROM custom_profile_fields WHERE display_in_profile_summary = 1').pluck().get() as number;
+    if (shown >= MAX_SUMMARY_FIELDS) throw badRequest(`Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`);
+  }
+  const preset = isDefault ? DEFAULT_EXTERNAL_ACCOUNTS[f.field_data.subtype as string]! : null;
+  const name = preset?.name ?? f.name;
+  if (db.prepare('SELECT 1 FROM custom_profile_fields WHERE name = ?').get(name)) throw badRequest('A field with that label already exists.');
+  // Only select and external-account fields carry data; the others store the empty string.
+  const fieldData = f.field_type === 3 || f.field_type === 7 ? JSON.stringify(preset ? { subtype: f.field_data.subtype } : f.field_data) : '';
+  const next = db.prepare('SELECT coalesce(max("order"), 0) + 1 FROM custom_profile_fields').pluck().get() as number;
+  const info = db
+    .prepare(
+      `INSERT INTO custom_profile_fields (type, name, hint, field_data, "order", required, editable_by_user, display_in_profile_summary)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(f.field_type, name, preset?.hint ?? f.hint, fieldData, next, f.required ? 1 : 0, f.editable_by_user ? 1 : 0, f.display_in_profile_summary ? 1 : 0);
+  return fieldById(db, Number(info.lastInsertRowid))!;
+}

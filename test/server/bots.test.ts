@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors.js';
+import { createBot } from '../../src/api/operations/bots.js';
+import { getUser } from '../../src/api/operations/users.js';
+import { openapiErrors } from '../helpers/openapi.js';
+import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
+import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+
+type Event = Record<string, unknown> & { type: string };
+
+function openQueue(org: TestOrg, user: TestUser): string {
+  const id = `bots-${user.id}-${Math.random().toString(36).slice(2)}`;
+  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
+  return id;
+}
+
+const takeEvents = (org: TestOrg, queueId: string): Event[] =>
+  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
+
+const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }], queue_id: 'q' });
+
+async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
+  try {
+    await call;
+  } catch (e) {
+    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status };
+    throw e;
+  }
+  throw new Error('the call succeeded');
+}
+
+const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
+
+interface BotRow {
+  email: string;
+  is_bot: number;
+  bot_type: number;
+  bot_owner_id: number;
+  service_base_url: string | null;
+  service_interface: number | null;
+  service_token: string | null;
+}
+
+describe.each(TRANSPORTS)('bots over %s', (kind) => {
+  let org: TestOrg;
+  let admin: TestUser;
+  let member: TestUser;
+  let n = 0;
+  beforeAll(() => {
+    org = createTestOrg();
+    admin = org.addUser({ role: 200 });
+    member = org.addUser();
+  });
+  afterAll(() => org.close());
+
+  const as = (user: TestUser) => clientFor(org, kind, user);
+  const unique = () => `${kind}${++n}`;
+  const row = (id: number) => org.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as BotRow;
+
+  it('creates a generic bot owned by the caller, with the documented response and both events', async () => {
+    const adminQueue = openQueue(org, admin);
+    const otherQueue = openQueue(org, org.addUser());
+    const name = unique();
+    const res = await (await as(member)).call(createBot, { full_name: `Helper ${name}`, short_name: `helper${name}` });
+    expect(Object.keys(res).sort()).toEqual(
+      ['api_key', 'avatar_url', 'default_all_public_streams', 'default_events_register_stream', 'default_sending_stream', 'msg', 'result', 'user_id'].sort(),
+    );
+    expect(res).toMatchObject({ default_sending_stream: null, default_events_register_stream: null, default_all_public_streams: false });
+    expect(res.api_key).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(res.avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\//);
+    expect(row(res.user_id)).toMatchObject({ email: `helper${name}-bot@127.0.0.1`, is_bot: 1, bot_type: 1, bot_owner_id: member.id, service_token: null });
+    const view = await (await as(member)).call(getUser, { user_id: res.user_id });
+    expect(view.user).toMatchObject({ is_bot: true, bot_type: 1, bot_owner_id: member.id, full_name: `Helper ${name}` });
+    // Everyone learns of the new user; only administrators and the owner get the bot's credentials.
+    expect(takeEvents(org, otherQueue).map((e) => [e.type, e.op])).toEqual([['realm_user', 'add']]);
+    const events = takeEvents(org, adminQueue);
+    expect(events.map((e) => [e.type, e.op])).toEqual([
+      ['realm_user', 'add'],
+      ['realm_bot', 'add'],
+    ]);
+    expect(events[1]!.bot).toMatchObject({ user_id: res.user_id, api_key: res.api_key, owner_id: member.id, services: [], is_active: true });
+    for (const e of events) expect(eventErrors(e)).toEqual([]);
+  });
+
+  it('creates an outgoing-webhook bot with its URL, interface and a 32-character token', async () => {
+    const name = unique();
+    const res = await (await as(member)).call(createBot, {
+      full_name: `Hook ${name}`,
+      short_name: `hook${name}`,
+      bot_type: 3,
+      payload_url: 'https://bots.example.com/hook',
+      interface_type: 2,
+    });
+    const bot = row(res.user_id);
+    expect(bot).toMatchObject({ bot_type: 3, service_base_url: 'https://bots.example.com/hook', service_interface: 2 });
+    expect(bot.service_token).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(bot.service_token).not.toBe(res.api_key);
+  });
+
+  it('takes payload_url JSON-encoded, as a server does', async () => {
+    const name = unique();
+    const raw = await rawRequest(
+      org,
+      kind,
+      {
+        method: 'POST',
+        path: '/bots',
+        body: [
+          ['full_name', `Raw ${name}`],
+          ['short_name', `raw${name}`],
+          ['bot_type', '3'],
+          ['payload_url', 'https://bots.example.com/raw'],
+        ],
+      },
+      member,
+    );
+    expect(raw.body).toEqual({ result: 'error', msg: 'payload_url is not valid JSON', code: 'BAD_REQUEST' });
+  });
+
+  it('creates an embedded bot only for a known embedded bot name', async () => {
+    const name = unique();
+    const client = await as(admin);
+    const res = await client.call(createBot, { full_name: `Converter ${name}`, short_name: `conv${name}`, bot_type: 4, service_name: 'converter' });
+    expect(row(res.user_id).bot_type).toBe(4);
+    expect(await failure(client.call(createBot, { full_name: `Odd ${name}`, short_name: `odd${name}`, bot_type: 4 }))).toEqual(bad('Invalid embedded bot name.'));
+  });
+
+  it.each([
+    ['a blank short name', { short_name: '   ' }, 'Bad name or username'],
+    ['a short name no address can hold', { short_name: 'two words' }, 'Bad name or username'],
+    ['a one-letter name', { full_name: 'B' }, 'Name too short!'],
+    ['an unknown bot type', { bot_type: 7 }, 'Invalid bot type'],
+    ['an unknown interface', { bot_type: 3, payload_url: 'https://x.example.com/', interface_type: 3 }, 'Invalid interface type'],
+    ['a payload URL that is not one', { bot_type: 3, payload_url: 'not a url' }, 'payload_url is not a URL'],
+  ])('refuses %s', async (_what, change, msg) => {
+    const name = unique();
+    const params = { full_name: `Bot ${name}`, short_name: `bot${name}`, ...change };
+    expect(await failure((await as(member)).call(createBot, params))).toEqual(bad(msg));
+  });
+
+  it('requires a payload URL for an outgoing webhook', async () => {
+    const name = unique();
+    const err = await failure((await as(member)).call(createBot, { full_name: `Nowhere ${name}`, short_name: `nowhere${name}`, bot_type: 3 }));
+    expect(err).toEqual({ msg: "Missing 'payload_url' argument", code: 'REQUEST_VARIABLE_MISSING', status: 400 });
+  });
+
+  it('refuses a taken address and a name an active account has', async () => {
+    const name = unique();
+    const client = await as(member);
+    await client.call(createBot, { full_name: `Taken ${name}`, short_name: `taken${name}` });
+    expect(await failure(client.call(createBot, { full_name: `Other ${name}`, short_name: `taken${name}` }))).toEqual(bad('Username already in use'));
+    expect(await failure(client.call(createBot, { full_name: `Taken ${name}`, short_name: `fresh${name}` }))).toEqual(bad('Name is already in use!'));
+  });
+
+  it('follows the bot permissions of the organization', async () => {
+    org.db.prepare("INSERT INTO realm_settings (key, value) VALUES ('can_create_bots_group', '\"role:administrators\"')").run();
+    try {
+      const client = await as(member);
+      const name = unique();
+      expect(await failure(client.call(createBot, { full_name: `Gen ${name}`, short_name: `gen${name}` }))).toEqual({
+        msg: 'Must be an organization administrator',
+        code: 'UNAUTHORIZED_PRINCIPAL',
+        status: 400,
+      });
+      // Incoming webhooks can only post: the write-only permission (members by default) suffices.
+      const res = await client.call(createBot, { full_name: `Incoming ${name}`, short_name: `in${name}`, bot_type: 2 });
+      expect(row(res.user_id).bot_type).toBe(2);
+      await (await as(admin)).call(createBot, { full_name: `Admin Gen ${name}`, short_name: `admingen${name}` });
+    } finally {
+      org.db.prepare("DELETE FROM realm_settings WHERE key = 'can_create_bots_group'").run();
+    }
+  });
+});

@@ -1,0 +1,336 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors.js';
+import { getInvites, revokeInvite, sendInvites } from '../../src/api/operations/invites.js';
+import { setSetting } from '../../src/server/realm.js';
+import { openapiErrors } from '../helpers/openapi.js';
+import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
+import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+
+type Event = Record<string, unknown> & { type: string };
+
+function openQueue(org: TestOrg, user: TestUser): string {
+  const id = `invites-${user.id}-${Math.random().toString(36).slice(2)}`;
+  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
+  return id;
+}
+
+const takeEvents = (org: TestOrg, queueId: string): Event[] =>
+  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
+
+async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
+  try {
+    await call;
+  } catch (e) {
+    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status, ...e.extra };
+    throw e;
+  }
+  throw new Error('the call succeeded');
+}
+
+const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
+
+interface InviteRow {
+  id: number;
+  email: string;
+  referrer_id: number;
+  invited_as: number;
+  invited: number;
+  expiry_date: number | null;
+  stream_ids: string;
+  group_ids: string;
+  include_realm_default_subscriptions: number;
+  notify_referrer_on_join: number;
+  welcome_message_custom_text: string | null;
+  status: number;
+}
+
+function newStream(org: TestOrg, name: string, opts: { inviteOnly?: boolean; subscribers?: TestUser[] } = {}): number {
+  const id = Number(org.db.prepare('INSERT INTO streams (name, invite_only, date_created) VALUES (?, ?, ?)').run(name, opts.inviteOnly ? 1 : 0, org.clock.now()).lastInsertRowid);
+  org.db.prepare('INSERT INTO recipients (stream_id) VALUES (?)').run(id);
+  for (const u of opts.subscribers ?? []) org.db.prepare('INSERT INTO subscriptions (user_id, stream_id) VALUES (?, ?)').run(u.id, id);
+  return id;
+}
+
+describe.each(TRANSPORTS)('invitations over %s', (kind) => {
+  let org: TestOrg;
+  let admin: TestUser;
+  let moderator: TestUser;
+  let member: TestUser;
+  let other: TestUser;
+  let general: number;
+  let n = 0;
+  beforeAll(() => {
+    org = createTestOrg();
+    admin = org.addUser({ role: 200 });
+    moderator = org.addUser({ role: 300 });
+    member = org.addUser();
+    other = org.addUser();
+    general = org.db.prepare("SELECT id FROM streams WHERE name = 'general'").pluck().get() as number;
+  });
+  afterAll(() => org.close());
+  // Each test starts a new day, away from the daily limit.
+  beforeEach(() => org.clock.advance(86401));
+
+  const as = (user: TestUser) => clientFor(org, kind, user);
+  const address = (base = 'guest') => `${base}-${kind}-${++n}@example.com`;
+  const rowsFor = (email: string) => org.db.prepare('SELECT * FROM invites WHERE email = ?').all(email) as InviteRow[];
+
+  it('stores one invitation per address, with its settings, and tells administrators and the inviter', async () => {
+    const adminQueue = openQueue(org, admin);
+    const inviterQueue = openQueue(org, member);
+    const otherQueue = openQueue(org, other);
+    const [a, b] = [address(), address()];
+    const res = await (await as(member)).call(sendInvites, {
+      invitee_emails: `${a}, Bea Person <${b}>\n${a}\n`,
+      stream_ids: [general],
+      include_realm_default_subscriptions: true,
+      notify_referrer_on_join: false,
+    });
+    expect(openapiErrors('post', '/invites', 200, res)).toEqual([]);
+    const now = org.clock.now();
+    expect(rowsFor(a)).toEqual([
+      {
+        id: expect.any(Number),
+        email: a,
+        referrer_id: member.id,
+        invited_as: 400,
+        invited: now,
+        expiry_date: now + 14400 * 60,
+        stream_ids: `[${general}]`,
+        group_ids: '[]',
+        include_realm_default_subscriptions: 1,
+        notify_referrer_on_join: 0,
+        welcome_message_custom_text: null,
+        status: 0,
+      },
+    ]);
+    expect(rowsFor(b)).toHaveLength(1);
+    expect(takeEvents(org, adminQueue)).toEqual([{ type: 'invites_changed' }]);
+    expect(takeEvents(org, inviterQueue)).toEqual([{ type: 'invites_changed' }]);
+    expect(takeEvents(org, otherQueue)).toEqual([]);
+  });
+
+  it('sets the expiry in minutes, or never', async () => {
+    const [soon, never] = [address(), address()];
+    const client = await as(member);
+    await client.call(sendInvites, { invitee_emails: soon, stream_ids: [], invite_expires_in_minutes: 60 });
+    await client.call(sendInvites, { invitee_emails: never, stream_ids: [], invite_expires_in_minutes: null });
+    expect(rowsFor(soon)[0]!.expiry_date).toBe(org.clock.now() + 3600);
+    expect(rowsFor(never)[0]!.expiry_date).toBeNull();
+  });
+
+  it("keeps the welcome message of administrators only, at most 8000 characters", async () => {
+    const [fromAdmin, fromMember] = [address(), address()];
+    await (await as(admin)).call(sendInvites, { invitee_emails: fromAdmin, stream_ids: [], welcome_message_custom_text: 'Welcome aboard' });
+    await (await as(member)).call(sendInvites, { invitee_emails: fromMember, stream_ids: [], welcome_message_custom_text: 'Hi' });
+    expect(rowsFor(fromAdmin)[0]!.welcome_message_custom_text).toBe('Welcome aboard');
+    expect(rowsFor(fromMember)[0]!.welcome_message_custom_text).toBeNull();
+    const res = await rawRequest(
+      org,
+      kind,
+      { method: 'POST', path: '/invites', body: [['invitee_emails', address()], ['stream_ids', '[]'], ['welcome_message_custom_text', 'w'.repeat(8001)]] },
+      admin,
+    );
+    expect(res.body).toEqual({ result: 'error', msg: 'welcome_message_custom_text is too long (limit: 8000 characters)', code: 'BAD_REQUEST' });
+  });
+
+  it('limits invite_as to the caller’s role or a more restricted one', async () => {
+    expect(await failure((await as(admin)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 100 }))).toEqual({
+      msg: 'Must be an organization owner',
+      code: 'UNAUTHORIZED_PRINCIPAL',
+      status: 400,
+    });
+    expect(await failure((await as(moderator)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 200 }))).toEqual(
+      bad('Must be an organization administrator'),
+    );
+    expect(await failure((await as(member)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 300 }))).toEqual(
+      bad('Must be an organization administrator'),
+    );
+    const asModerator = address();
+    await (await as(moderator)).call(sendInvites, { invitee_emails: asModerator, stream_ids: [], invite_as: 300 });
+    const asOwner = address();
+    await (await as(org.owner)).call(sendInvites, { invitee_emails: asOwner, stream_ids: [], invite_as: 100 });
+    expect([rowsFor(asModerator)[0]!.invited_as, rowsFor(asOwner)[0]!.invited_as]).toEqual([300, 100]);
+  });
+
+  it('checks, in order: permission, role, addresses, channels, subscribing others, groups', async () => {
+    const client = await as(member);
+    const secret = newStream(org, `secret-${kind}`, { inviteOnly: true, subscribers: [admin] });
+    const open = newStream(org, `open-${kind}`);
+    setSetting(org.db, 'can_invite_users_group', 'role:administrators');
+    try {
+      expect(await failure(client.call(sendInvites, { invitee_emails: '', stream_ids: [999] }))).toEqual(bad('Insufficient permission'));
+    } finally {
+      setSetting(org.db, 'can_invite_users_group', 'role:members');
+    }
+    expect(await failure(client.call(sendInvites, { invitee_emails: '  ', stream_ids: [999] }))).toEqual(bad('You must specify at least one email address.'));
+    expect(await failure(client.call(sendInvites, { invitee_emails: ',\n', stream_ids: [] }))).toEqual(bad('You must specify at least one email address.'));
+    expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [general, 999] }))).toEqual(
+      bad('Invalid channel ID 999. No invites were sent.'),
+    );
+    expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [secret] }))).toEqual(
+      bad(`Invalid channel ID ${secret}. No invites were sent.`),
+    );
+    await (await as(admin)).call(sendInvites, { invitee_emails: address(), stream_ids: [secret] });
+    setSetting(org.db, 'can_add_subscribers_group', 'role:administrators');
+    try {
+      expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [open] }))).toEqual(
+        bad('You do not have permission to subscribe other users to channels.'),
+      );
+      // Default channels are every new user's anyway.
+      await client.call(sendInvites, { invitee_emails: address(), stream_ids: [general] });
+    } finally {
+      setSetting(org.db, 'can_add_subscribers_group', 'role:members');
+    }
+    const team = Number(
+      org.db.prepare("INSERT INTO user_groups (name, creator_id, date_created) VALUES (?, ?, ?)").run(`team-${kind}`, member.id, org.clock.now()).lastInsertRowid,
+    );
+    const members = org.db.prepare("SELECT id FROM user_groups WHERE name = 'role:members'").pluck().get() as number;
+    expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [999] }))).toEqual(bad('Invalid user group'));
+    expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [members] }))).toEqual(bad('Insufficient permission'));
+    expect(await failure((await as(other)).call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [team] }))).toEqual(
+      bad('Insufficient permission'),
+    );
+    const joiner = address();
+    await client.call(sendInvites, { invitee_emails: joiner, stream_ids: [], group_ids: [team] });
+    expect(rowsFor(joiner)[0]!.group_ids).toBe(`[${team}]`);
+  });
+
+  it('sends nothing when an address does not validate, listing existing accounts too', async () => {
+    const fresh = address();
+    const err = await failure((await as(member)).call(sendInvites, { invitee_emails: `${fresh}, not-an-address, ${other.email}`, stream_ids: [] }));
+    expect(err).toEqual({
+      msg: "Some emails did not validate, so we didn't send any invitations.",
+      code: 'INVITATION_FAILED',
+      status: 400,
+      errors: [
+        ['not-an-address', 'Invalid address.', false],
+        [other.email, 'Already has an account.', false],
+      ],
+      sent_invitations: false,
+      license_limit_reached: false,
+      daily_limit_reached: false,
+    });
+    expect(rowsFor(fresh)).toEqual([]);
+  });
+
+  it('refuses addresses outside the allowed domains', async () => {
+    setSetting(org.db, 'emails_restricted_to_domains', true);
+    org.db.prepare("INSERT INTO realm_domains (domain) VALUES ('example.com')").run();
+    try {
+      const err = await failure((await as(member)).call(sendInvites, { invitee_emails: `someone-${kind}@elsewhere.org`, stream_ids: [] }));
+      expect(err).toMatchObject({ code: 'INVITATION_FAILED', errors: [[`someone-${kind}@elsewhere.org`, 'Outside your domain.', false]] });
+    } finally {
+      setSetting(org.db, 'emails_restricted_to_domains', false);
+      org.db.prepare('DELETE FROM realm_domains').run();
+    }
+  });
+
+  it('invites nobody when every address has an account, and says which are deactivated', async () => {
+    const gone = org.addUser({ active: false });
+    const err = await failure((await as(member)).call(sendInvites, { invitee_emails: `${other.email},${gone.email}`, stream_ids: [] }));
+    expect(err).toEqual({
+      msg: "We weren't able to invite anyone.",
+      code: 'INVITATION_FAILED',
+      status: 400,
+      errors: [
+        [other.email, 'Already has an account.', false],
+        [gone.email, 'Account has been deactivated.', true],
+      ],
+      sent_invitations: false,
+      license_limit_reached: false,
+      daily_limit_reached: false,
+    });
+    const raw = await rawRequest(org, kind, { method: 'POST', path: '/invites', body: [['invitee_emails', other.email], ['stream_ids', '[]']] }, member);
+    expect(openapiErrors('post', '/invites', 400, raw.body)).toEqual([]);
+  });
+
+  it('invites the others when some addresses have accounts, and still reports an error', async () => {
+    const fresh = address();
+    const q = openQueue(org, admin);
+    const err = await failure((await as(member)).call(sendInvites, { invitee_emails: `${fresh}\n${other.email}`, stream_ids: [] }));
+    expect(err).toMatchObject({
+      msg: "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",
+      code: 'INVITATION_FAILED',
+      errors: [[other.email, 'Already has an account.', false]],
+      sent_invitations: true,
+    });
+    expect(rowsFor(fresh)).toHaveLength(1);
+    expect(takeEvents(org, q)).toEqual([{ type: 'invites_changed' }]);
+  });
+
+  it('stops at the daily limit of the organization, sending nothing', async () => {
+    setSetting(org.db, 'max_invites_per_day', 2);
+    try {
+      const client = await as(member);
+      await client.call(sendInvites, { invitee_emails: address(), stream_ids: [] });
+      const [a, b] = [address(), address()];
+      const err = await failure(client.call(sendInvites, { invitee_emails: `${a},${b}`, stream_ids: [] }));
+      expect(err).toEqual({
+        msg: 'To protect users, Zulip limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.',
+        code: 'INVITATION_FAILED',
+        status: 400,
+        errors: [],
+        sent_invitations: false,
+        license_limit_reached: false,
+        daily_limit_reached: true,
+      });
+      expect([...rowsFor(a), ...rowsFor(b)]).toEqual([]);
+      org.clock.advance(86401);
+      await client.call(sendInvites, { invitee_emails: `${a},${b}`, stream_ids: [] });
+    } finally {
+      setSetting(org.db, 'max_invites_per_day', 100);
+    }
+  });
+
+  it('lists pending, unexpired invitations: all for administrators, their own for others', async () => {
+    const [mine, theirs, expiring] = [address(), address(), address()];
+    await (await as(member)).call(sendInvites, { invitee_emails: mine, stream_ids: [] });
+    await (await as(other)).call(sendInvites, { invitee_emails: theirs, stream_ids: [] });
+    await (await as(member)).call(sendInvites, { invitee_emails: expiring, stream_ids: [], invite_expires_in_minutes: 1 });
+    const forMember = await (await as(member)).call(getInvites, {});
+    expect(openapiErrors('get', '/invites', 200, forMember)).toEqual([]);
+    const emails = forMember.invites.map((i) => i.email);
+    expect(emails).toContain(mine);
+    expect(emails).toContain(expiring);
+    expect(emails).not.toContain(theirs);
+    expect(forMember.invites.find((i) => i.email === mine)).toEqual({
+      id: rowsFor(mine)[0]!.id,
+      invited_by_user_id: member.id,
+      invited: org.clock.now(),
+      expiry_date: org.clock.now() + 14400 * 60,
+      invited_as: 400,
+      email: mine,
+      is_multiuse: false,
+    });
+    org.clock.advance(61);
+    const forAdmin = (await (await as(admin)).call(getInvites, {})).invites.map((i) => i.email);
+    expect(forAdmin).toEqual(expect.arrayContaining([mine, theirs]));
+    expect(forAdmin).not.toContain(expiring);
+  });
+
+  it('revokes: the inviter and administrators; owners for owner invitations', async () => {
+    const [byMember, byOwner] = [address(), address()];
+    await (await as(member)).call(sendInvites, { invitee_emails: byMember, stream_ids: [] });
+    await (await as(org.owner)).call(sendInvites, { invitee_emails: byOwner, stream_ids: [], invite_as: 100 });
+    const memberInvite = rowsFor(byMember)[0]!.id;
+    const ownerInvite = rowsFor(byOwner)[0]!.id;
+    expect(await failure((await as(other)).call(revokeInvite, { invite_id: memberInvite }))).toEqual(bad('Must be an organization administrator'));
+    expect(await failure((await as(admin)).call(revokeInvite, { invite_id: ownerInvite }))).toEqual({
+      msg: 'Must be an organization owner',
+      code: 'UNAUTHORIZED_PRINCIPAL',
+      status: 400,
+    });
+    const q = openQueue(org, member);
+    const res = await (await as(admin)).call(revokeInvite, { invite_id: memberInvite });
+    expect(openapiErrors('delete', '/invites/{invite_id}', 200, res)).toEqual([]);
+    expect(rowsFor(byMember)[0]!.status).toBe(2);
+    expect(takeEvents(org, q)).toEqual([{ type: 'invites_changed' }]);
+    expect(await failure((await as(admin)).call(revokeInvite, { invite_id: memberInvite }))).toEqual(bad('No such invitation'));
+    expect(await failure((await as(admin)).call(revokeInvite, { invite_id: 999999 }))).toEqual(bad('No such invitation'));
+    await (await as(org.owner)).call(revokeInvite, { invite_id: ownerInvite });
+    const own = address();
+    await (await as(member)).call(sendInvites, { invitee_emails: own, stream_ids: [] });
+    await (await as(member)).call(revokeInvite, { invite_id: rowsFor(own)[0]!.id });
+  });
+});

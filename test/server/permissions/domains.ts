@@ -1,0 +1,37 @@
+import type { Fixture, PermissionCase } from './matrix.js';
+
+const unique = () => Math.random().toString(36).slice(2, 10);
+
+/** An allowed domain stored directly, for the operations that change one. */
+function storedDomain(f: Fixture): string {
+  const domain = `d${unique()}.example.com`;
+  f.org.db.prepare('INSERT INTO realm_domains (domain) VALUES (?)').run(domain);
+  return domain;
+}
+
+export const domainCases: PermissionCase[] = [
+  {
+    name: 'list allowed domains',
+    request: () => ({ method: 'GET', path: '/realm/domains' }),
+    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+    denied: {},
+  },
+  {
+    name: 'add an allowed domain',
+    request: () => ({ method: 'POST', path: '/realm/domains', body: [['domain', `a${unique()}.example.com`], ['allow_subdomains', 'false']] }),
+    allowed: ['owner'],
+    denied: 'Must be an organization owner',
+  },
+  {
+    name: 'change an allowed domain',
+    request: (f) => ({ method: 'PATCH', path: `/realm/domains/${storedDomain(f)}`, body: [['allow_subdomains', 'true']] }),
+    allowed: ['owner'],
+    denied: 'Must be an organization owner',
+  },
+  {
+    name: 'remove an allowed domain',
+    request: (f) => ({ method: 'DELETE', path: `/realm/domains/${storedDomain(f)}` }),
+    allowed: ['owner'],
+    denied: 'Must be an organization owner',
+  },
+];

@@ -1,0 +1,18 @@
+import type { PermissionCase } from './matrix.js';
+
+const unique = () => Math.random().toString(36).slice(2, 10);
+
+export const profileFieldCases: PermissionCase[] = [
+  {
+    name: 'list the custom profile fields',
+    request: () => ({ method: 'GET', path: '/realm/profile_fields' }),
+    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+    denied: {},
+  },
+  {
+    name: 'create a custom profile field',
+    request: () => ({ method: 'POST', path: '/realm/profile_fields', body: [['name', `Field ${unique()}`], ['field_type', '1']] }),
+    allowed: ['owner', 'admin'],
+    denied: 'Must be an organization administrator',
+  },
+];

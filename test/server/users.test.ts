@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors.js';
+import { createCustomProfileField } from '../../src/api/operations/profile-fields.js';
+import { createUser, getOwnUser, getUser, getUserByEmail, getUsers, updateUser, updateUserByEmail } from '../../src/api/operations/users.js';
+import { setSetting } from '../../src/server/realm.js';
+import { openapiErrors } from '../helpers/openapi.js';
+import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
+import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+
+type Event = Record<string, unknown> & { type: string };
+
+/** A queue for `user` straight in the store, so a test sees exactly what was emitted to them. */
+function openQueue(org: TestOrg, user: TestUser): string {
+  const id = `users-test-${user.id}-${Math.random().toString(36).slice(2)}`;
+  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
+  return id;
+}
+
+const takeEvents = (org: TestOrg, queueId: string): Event[] =>
+  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
+
+const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }], queue_id: 'q' });
+
+/** The error a call ends with, flattened for comparison. */
+async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
+  try {
+    await call;
+  } catch (e) {
+    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status, ...e.extra };
+    throw e;
+  }
+  throw new Error('the call succeeded');
+}
+
+const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
+const role = (org: TestOrg, user: TestUser) => org.db.prepare('SELECT role FROM users WHERE id = ?').pluck().get(user.id);
+const nameOf = (org: TestOrg, user: TestUser) => org.db.prepare('SELECT full_name FROM users WHERE id = ?').pluck().get(user.id);
+
+describe.each(TRANSPORTS)('users over %s', (kind) => {
+  let org: TestOrg;
+  let admin: TestUser;
+  let member: TestUser;
+  beforeAll(() => {
+    org = createTestOrg();
+    admin = org.addUser({ role: 200, name: 'Ada Admin' });
+    member = org.addUser({ name: 'Mel Member' });
+  });
+  afterAll(() => org.close());
+
+  const as = (user: TestUser) => clientFor(org, kind, user);
+
+  describe('reading users', () => {
+    it('lists custom profile values with rendered_value for Markdown fields only, valid against OpenAPI', async () => {
+      const owner = await as(org.owner);
+      const bio = (await owner.call(createCustomProfileField, { name: `Bio ${kind}`, field_type: 2 })).id;
+      const editor = (
+        await owner.call(createCustomProfileField, { name: `Editor ${kind}`, field_type: 3, field_data: { vim: { text: 'Vim', order: '1' } } })
+      ).id;
+      await owner.call(updateUser, { user_id: member.id, profile_data: [{ id: bio, value: 'I *like* tea' }, { id: editor, value: 'vim' }] });
+      const res = await owner.call(getUsers, { include_custom_profile_fields: true, user_ids: [member.id, admin.id] });
+      expect(openapiErrors('get', '/users', 200, res)).toEqual([]);
+      expect(res.members.map((m) => m.user_id)).toEqual([admin.id, member.id]);
+      const mel = res.members.find((m) => m.user_id === member.id)!;
+      expect(mel.profile_data).toEqual({
+        [bio]: { value: 'I *like* tea', rendered_value: '<p>I <em>like</em> tea</p>' },
+        [editor]: { value: 'vim' },
+      });
+      expect(res.members.find((m) => m.user_id === admin.id)!.profile_data).toEqual({});
+      const without = await owner.call(getUsers, { user_ids: [member.id] });
+      expect(without.members[0]).not.toHaveProperty('profile_data');
+    });
+
+    it('refuses an unknown ID in user_ids', async () => {
+      expect(await failure((await as(member)).call(getUsers, { user_ids: [member.id, 999999] }))).toEqual(bad('Invalid user ID: 999999'));
+    });
+
+    it('reads one user by ID or e-mail, deactivated users and bots included', async () => {
+      const gone = org.addUser({ active: false, name: 'Gone Person' });
+      const bot = org.addUser({ bot: { type: 1, ownerId: member.id }, name: 'Some Bot' });
+      const client = await as(member);
+      const byId = await client.call(getUser, { user_id: gone.id });
+      expect(openapiErrors('get', '/users/{user_id}', 200, byId)).toEqual([]);
+      expect(byId.user).toMatchObject({ user_id: gone.id, is_active: false, full_name: 'Gone Person' });
+      const botView = await client.call(getUser, { user_id: bot.id });
+      expect(botView.user).toMatchObject({ is_bot: true, bot_type: 1, bot_owner_id: member.id, delivery_email: bot.email });
+      const byEmail = await client.call(getUserByEmail, { email: admin.email.toUpperCase() });
+      expect(openapiErrors('get', '/users/{email}', 200, byEmail)).toEqual([]);
+      expect(byEmail.user.user_id).toBe(admin.id);
+      expect((await client.call(getUserByEmail, { email: `user${admin.id}@127.0.0.1` })).user.user_id).toBe(admin.id);
+      expect(await failure(client.call(getUser, { user_id: 999999 }))).toEqual(bad('No such user'));
+      expect(await failure(client.call(getUserByEmail, { email: 'nobody@example.com' }))).toEqual(bad('No such user'));
+    });
+
+    it('shows the caller with max_message_id and a non-null avatar_url', async () => {
+      const me = await (await as(member)).call(getOwnUser, {});
+      expect(openapiErrors('get', '/users/me', 200, me)).toEqual([]);
+      expect(me).toMatchObject({ user_id: member.id, max_message_id: -1 });
+      expect(me.avatar_url).toMatch(/^https:\/\//);
+    });
+  });
+
+  describe('creating users', () => {
+    it('creates an account subscribed to the default channels, and tells everyone', async () => {
+      const q = openQueue(org, member);
+      const res = await (await as(admin)).call(createUser, { email: `new-${kind}@example.com`, password: 'long-enough-1', full_name: 'Newton New' });
+      expect(openapiErrors('post', '/users', 200, res)).toEqual([]);
+      const general = org.db.prepare("SELECT id FROM streams WHERE name = 'general'").pluck().get();
+      expect(org.db.prepare('SELECT stream_id FROM subscriptions WHERE user_id = ?').pluck().all(res.user_id)).toEqual([general]);
+      const [event] = takeEvents(org, q);
+      expect(event).toMatchObject({ type: 'realm_user', op: 'add', person: { user_id: res.user_id, full_name: 'Newton New', profile_data: {} } });
+      expect(eventErrors(event!)).toEqual([]);
+    });
+
+    it.each([
+      ['a used address', { email: 'owner@example.com' }, "Email 'owner@example.com' already in use"],
+      ['an invalid address', { email: 'not-an-address' }, 'Bad name or username'],
+      ['a one-letter name', { full_name: 'X' }, 'Name too short!'],
+      ['a name with @', { full_name: 'Ann @ Home' }, 'Invalid characters in name!'],
+      ['a weak password', { password: 'abc' }, 'The password is too weak.'],
+    ])('refuses %s', async (_what, change, msg) => {
+      const params = { email: `fresh-${Math.random().toString(36).slice(2)}@example.com`, password: 'long-enough-1', full_name: 'Fresh Person', ...change };
+      expect(await failure((await as(admin)).call(createUser, params))).toEqual(bad(msg));
+    });
+
+    it('needs the permission to create users besides being an administrator', async () => {
+      setSetting(org.db, 'can_create_users', false);
+      try {
+        const err = await failure((await as(admin)).call(createUser, { email: 'perm@example.com', password: 'long-enough-1', full_name: 'Perm Person' }));
+        expect(err).toEqual(bad('User not authorized to create users'));
+      } finally {
+        setSetting(org.db, 'can_create_users', true);
+      }
+    });
+  });
+
+  describe('updating users', () => {
+    it('changes a role, with realm_user and system group events, valid against OpenAPI', async () => {
+      const target = org.addUser();
+      const q = openQueue(org, member);
+      const res = await (await as(admin)).call(updateUser, { user_id: target.id, role: 300 });
+      expect(openapiErrors('patch', '/users/{user_id}', 200, res)).toEqual([]);
+      expect(role(org, target)).toBe(300);
+      const events = takeEvents(org, q);
+      const groupId = (name: string) => org.db.prepare('SELECT id FROM user_groups WHERE name = ?').pluck().get(name);
+      expect(events).toEqual([
+        { type: 'realm_user', op: 'update', person: { user_id: target.id, role: 300 } },
+        { type: 'user_group', op: 'remove_members', group_id: groupId('role:members'), user_ids: [target.id] },
+        { type: 'user_group', op: 'remove_members', group_id: groupId('role:fullmembers'), user_ids: [target.id] },
+        { type: 'user_group', op: 'add_members', group_id: groupId('role:moderators'), user_ids: [target.id] },
+      ]);
+      for (const e of events) expect(eventErrors(e)).toEqual([]);
+    });
+
+    it('lets only owners grant or remove the owner role', async () => {
+      const target = org.addUser();
+      const owner2 = org.addUser({ role: 100 });
+      const client = await as(admin);
+      expect(await failure(client.call(updateUser, { user_id: target.id, role: 100 }))).toEqual({
+        msg: 'Must be an organization owner',
+        code: 'UNAUTHORIZED_PRINCIPAL',
+        status: 400,
+      });
+      expect(await failure(client.call(updateUser, { user_id: owner2.id, role: 400 }))).toMatchObject({ msg: 'Must be an organization owner' });
+      await (await as(org.owner)).call(updateUser, { user_id: target.id, role: 100 });
+      expect(role(org, target)).toBe(100);
+    });
+
+    it('keeps the owner role with the only owner', async () => {
+      const solo = createTestOrg();
+      try {
+        const err = await failure((await clientFor(solo, kind, solo.owner)).call(updateUser, { user_id: solo.owner.id, role: 200 }));
+        expect(err).toEqual(bad('The owner permission cannot be removed from the only organization owner.'));
+      } finally {
+        await solo.close();
+      }
+    });
+
+    it('refuses a role outside the five', async () => {
+      const res = await rawRequest(org, kind, { method: 'PATCH', path: `/users/${member.id}`, body: [['role', '500']] });
+      expect(res.body).toEqual({ result: 'error', msg: 'Invalid role: Value error, Not in the list of possible values', code: 'BAD_REQUEST' });
+    });
+
+    it('maps the legacy is_admin/is_guest pair, refusing a guest administrator', async () => {
+      const target = org.addUser();
+      const guest = org.addUser({ role: 600 });
+      const client = await as(admin);
+      const err = await failure(client.call(updateUser, { user_id: target.id, is_admin: true, is_guest: true }));
+      expect(err).toEqual(bad('Guests cannot be organization administrators'));
+      expect(await failure(client.call(updateUser, { user_id: guest.id, is_admin: true }))).toEqual(bad('Guests cannot be organization administrators'));
+      await client.call(updateUser, { user_id: target.id, is_guest: true });
+      expect(role(org, target)).toBe(600);
+      await client.call(updateUser, { user_id: target.id, is_guest: false, is_admin: true });
+      expect(role(org, target)).toBe(200);
+      await client.call(updateUser, { user_id: target.id, is_admin: false });
+      expect(role(org, target)).toBe(400);
+    });
+
+    it('renames with every name check, ignoring a blank name', async () => {
+      const target = org.addUser({ name: 'Old Name' });
+      const q = openQueue(org, member);
+      const client = await as(admin);
+      await client.call(updateUser, { user_id: target.id, full_name: '  New Name  ' });
+      expect(nameOf(org, target)).toBe('New Name');
+      const [event] = takeEvents(org, q);
+      expect(event).toEqual({ type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: 'New Name' } });
+      expect(eventErrors(event!)).toEqual([]);
+      await client.call(updateUser, { user_id: target.id, full_name: '   ' });
+      expect(nameOf(org, target)).toBe('New Name');
+      for (const [name, msg] of [
+        ['x'.repeat(101), 'Name too long!'],
+        ['A', 'Name too short!'],
+        ['Back`tick', 'Invalid characters in name!'],
+        ['Tab\tName', 'Invalid characters in name!'],
+        ['Zero\u200bWidth', 'Invalid characters in name!'],
+        ['Someone|15', 'Invalid format!'],
+      ]) {
+        expect(await failure(client.call(updateUser, { user_id: target.id, full_name: name! }))).toEqual(bad(msg!));
+      }
+    });
+
+    it('requires unique names when the organization does, up to case and compatibility forms', async () => {
+      const target = org.addUser({ name: 'Unique Person' });
+      setSetting(org.db, 'require_unique_names', true);
+      try {
+        const err = await failure((await as(admin)).call(updateUser, { user_id: target.id, full_name: 'ＭＥＬ member' }));
+        expect(err).toEqual(bad('Unique names required in this organization.'));
+        await (await as(admin)).call(updateUser, { user_id: target.id, full_name: 'Unique Person' });
+      } finally {
+        setSetting(org.db, 'require_unique_names', false);
+      }
+    });
+
+    it("lets a member rename their own bot but not change its role or anyone else", async () => {
+      const bot = org.addUser({ bot: { type: 1, ownerId: member.id }, name: 'Mel Bot' });
+      const q = openQueue(org, member);
+      const client = await as(member);
+      await client.call(updateUser, { user_id: bot.id, full_name: 'Mel Helper' });
+      expect(takeEvents(org, q)).toEqual([
+        { type: 'realm_user', op: 'update', person: { user_id: bot.id, full_name: 'Mel Helper' } },
+        { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, full_name: 'Mel Helper' } },
+      ]);
+      expect(await failure(client.call(updateUser, { user_id: bot.id, role: 200 }))).toMatchObject({ msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
+      expect(await failure(client.call(updateUser, { user_id: admin.id, full_name: 'Hacked' }))).toEqual(bad('Insufficient permission'));
+      expect(await failure(client.call(updateUser, { user_id: 999999, full_name: 'Nobody' }))).toEqual(bad('No such user'));
+    });
+
+    it('changes an e-mail address (owners allowed to), telling who may see it', async () => {
+      const target = org.addUser({ email: `before-${kind}@example.com` });
+      const q = openQueue(org, member);
+      await (await as(org.owner)).call(updateUser, { user_id: target.id, new_email: `after-${kind}@example.com` });
+      expect(org.db.prepare('SELECT email FROM users WHERE id = ?').pluck().get(target.id)).toBe(`after-${kind}@example.com`);
+      const events = takeEvents(org, q);
+      expect(events.map((e) => Object.keys(e.person as object).sort())).toEqual([
+        ['delivery_email', 'user_id'],
+        ['new_email', 'user_id'],
+        ['avatar_source', 'avatar_url', 'avatar_url_medium', 'avatar_version', 'user_id'],
+      ]);
+      for (const e of events) expect(eventErrors(e)).toEqual([]);
+    });
+
+    it('refuses e-mail changes to administrators, to owners without the permission, and bad or used addresses', async () => {
+      const target = org.addUser();
+      const owner = await as(org.owner);
+      expect(await failure((await as(admin)).call(updateUser, { user_id: target.id, new_email: 'x@example.com' }))).toEqual(
+        bad('User not authorized to change user emails'),
+      );
+      expect(await failure(owner.call(updateUser, { user_id: target.id, new_email: admin.email }))).toEqual(bad(`Email '${admin.email}' already in use`));
+      expect(await failure(owner.call(updateUser, { user_id: target.id, new_email: 'no-at-sign' }))).toEqual(bad('Invalid address.'));
+      setSetting(org.db, 'can_change_user_emails', false);
+      try {
+        expect(await failure(owner.call(updateUser, { user_id: target.id, new_email: 'y@example.com' }))).toEqual(bad('User not authorized to change user emails'));
+      } finally {
+        setSetting(org.db, 'can_change_user_emails', true);
+      }
+    });
+
+    it('updates a user named by e-mail (feature level 313)', async () => {
+      const target = org.addUser({ name: 'By Email' });
+      await (await as(admin)).call(updateUserByEmail, { email: target.email, full_name: 'By Address' });
+      expect(nameOf(org, target)).toBe('By Address');
+      expect(await failure((await as(admin)).call(updateUserByEmail, { email: 'ghost@example.com', full_name: 'Ghost' }))).toEqual(bad('No such user'));
+    });
+  });
+});
