@@ -1,3 +1,177 @@
-import type { CommandSpec } from '../command.js';
+import { updateMessageFlagsForNarrow, type FlagsForNarrowResult, type NarrowTerm } from '../../api/operations/messages.js';
+import type { ChatClient } from '../../client/client.js';
+import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import type { Context } from '../context.js';
+import { printDryRun } from '../dry-run.js';
+import { usageError } from '../errors.js';
+import { hasTerm, parseNarrow } from '../narrow.js';
+import type { OutputFlags } from '../output/output.js';
 
-export const commands: CommandSpec[] = [];
+/** Flags a user may change on their own messages (the others are the server's to set). */
+export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
+
+const RESULT_FIELDS = [
+  'processed_count', 'updated_count', 'first_processed_id', 'last_processed_id', 'found_oldest', 'found_newest',
+  'ignored_because_not_subscribed_channels',
+] as const;
+/** With --all: one row per batch, numbered. */
+const BATCH_FIELDS = ['batch', ...RESULT_FIELDS] as const;
+
+const DEFAULT_BATCH = 1000;
+
+interface Plan {
+  flag: string;
+  op: 'add' | 'remove';
+  narrow: NarrowTerm[];
+  anchor: string;
+  before: number;
+  after: number;
+}
+
+function count(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw usageError(`${flag} takes a number of messages, not "${value}"`);
+  return Number(value);
+}
+
+function planOf(opts: CommandOptions, op: 'add' | 'remove'): Plan {
+  const flag = opt.str(opts, 'flag')!;
+  if (!(EDITABLE_FLAGS as readonly string[]).includes(flag)) throw usageError(`unknown flag "${flag}"`, `flags: ${EDITABLE_FLAGS.join(', ')}`);
+  const anchor = opt.str(opts, 'anchor') ?? 'oldest';
+  if (!/^(newest|oldest|first_unread|\d+)$/.test(anchor)) throw usageError(`--anchor takes newest, oldest, first_unread or a message ID, not "${anchor}"`);
+  const before = count(opt.str(opts, 'before'), '--before', 0);
+  const after = count(opt.str(opts, 'after'), '--after', DEFAULT_BATCH);
+  if (opt.bool(opts, 'all')) {
+    if (before > 0) throw usageError('--all walks forward from the anchor: --before must be 0');
+    if (after === 0) throw usageError('--all needs --after > 0 (the batch size)');
+  }
+  const narrow = parseNarrow(opt.str(opts, 'narrow'));
+  // The server's advice: marking read only needs to look at unread messages.
+  if (op === 'add' && flag === 'read' && !hasTerm(narrow, 'is', 'unread')) narrow.push({ operator: 'is', operand: 'unread' });
+  return { flag, op, narrow, anchor, before, after };
+}
+
+const params = (p: Plan, anchor: string, includeAnchor: boolean) => ({
+  anchor,
+  include_anchor: includeAnchor ? undefined : false,
+  num_before: p.before,
+  num_after: p.after,
+  narrow: p.narrow,
+  op: p.op,
+  flag: p.flag,
+});
+
+const rowOf = (r: FlagsForNarrowResult) => Object.fromEntries(RESULT_FIELDS.map((f) => [f, r[f] ?? null]));
+
+/** A count on stderr while batches go by (the total is not known in advance); only on a terminal. */
+function batchProgress(ctx: Context): { show(batch: number, processed: number): void; done(): void } {
+  const on = ctx.io.stderrIsTTY && !ctx.globals.quiet;
+  let shown = false;
+  return {
+    show(batch, processed) {
+      if (!on) return;
+      shown = true;
+      ctx.io.stderr.write(`\r\u001b[2Kbatch ${batch}: ${processed} messages processed`);
+    },
+    done() {
+      if (shown) ctx.io.stderr.write('\r\u001b[2K');
+    },
+  };
+}
+
+/** Batches until the narrow's newest message is reached: each starts after the last one processed. */
+async function* walk(ctx: Context, client: ChatClient, p: Plan): AsyncGenerator<FlagsForNarrowResult> {
+  let anchor = p.anchor;
+  let includeAnchor = true;
+  for (;;) {
+    const res = await client.call(updateMessageFlagsForNarrow, params(p, anchor, includeAnchor), { signal: ctx.signal });
+    yield res;
+    if (res.found_newest || res.last_processed_id === null || res.processed_count === 0) return;
+    anchor = String(res.last_processed_id);
+    includeAnchor = false;
+  }
+}
+
+async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Promise<void> {
+  const p = planOf(opts, op);
+  const all = opt.bool(opts, 'all');
+  // One field list for --fields either way; a single request has no batch number to show by default.
+  const spec = all ? { fields: BATCH_FIELDS } : { fields: BATCH_FIELDS, columns: RESULT_FIELDS };
+  const out = ctx.output(spec, all && opts.json ? { ...(opts as OutputFlags), json: false, format: 'ndjson' } : (opts as OutputFlags));
+  const client = await ctx.client();
+  if (opt.bool(opts, 'dryRun')) {
+    printDryRun(ctx, [client.encode(updateMessageFlagsForNarrow, params(p, p.anchor, true))]);
+    if (all) ctx.info('chatctl: with --all, later batches start after the last message each batch processed');
+    return;
+  }
+  if (!all) {
+    await out.item(rowOf(await client.call(updateMessageFlagsForNarrow, params(p, p.anchor, true), { signal: ctx.signal })));
+    return;
+  }
+  const progress = batchProgress(ctx);
+  let batches = 0;
+  let processed = 0;
+  let updated = 0;
+  async function* rows() {
+    for await (const res of walk(ctx, client, p)) {
+      batches++;
+      processed += res.processed_count;
+      updated += res.updated_count;
+      progress.show(batches, processed);
+      yield { batch: batches, ...rowOf(res) };
+    }
+  }
+  try {
+    await out.list(rows());
+  } finally {
+    progress.done();
+  }
+  const verb = op === 'add' ? 'added to' : 'removed from';
+  ctx.info(`chatctl: ${processed} message${processed === 1 ? '' : 's'} processed in ${batches} batch${batches === 1 ? '' : 'es'}; "${p.flag}" ${verb} ${updated}`);
+}
+
+const OPTIONS = [
+  { flags: '--narrow <narrow>', description: 'which messages: \'channel:general topic:"x" is:unread -sender:ada@example.com\', or a JSON list (default: all)' },
+  { flags: '--anchor <anchor>', description: 'where the range starts: newest, oldest, first_unread or a message ID (default oldest)' },
+  { flags: '--before <n>', description: 'messages before the anchor (default 0)' },
+  { flags: '--after <n>', description: `messages after the anchor; with --all the batch size (default ${DEFAULT_BATCH})` },
+  { flags: '--all', description: 'walk the whole narrow batch by batch, until its newest message' },
+];
+
+const DESCRIPTION = (verb: string) =>
+  `${verb} a personal flag (read, starred, collapsed) on the messages of a narrow (POST /messages/flags/narrow). ` +
+  'One request covers the range around --anchor: --before messages before it, the anchor, and --after messages ' +
+  'after it (the server may lower both). --all repeats the request, each batch starting after the last message ' +
+  'the previous one processed, until the newest message of the narrow: one row per batch (JSON lines with ' +
+  '--json) and a summary on stderr.\n\n' +
+  'Narrow syntax, as in a Zulip search box: channel:NAME|ID topic:NAME is:unread|starred|mentioned|dm ' +
+  'sender:EMAIL|ID dm:EMAIL,EMAIL has:link|image|attachment search:WORDS id:ID; a leading - negates a term; ' +
+  'quote values with spaces (topic:"release notes"); topic:"" is the empty topic; bare words are searched for. ' +
+  'Or the API\'s own JSON list. Adding "read" also narrows to is:unread, as the API advises.';
+
+function flagCommand(op: 'add' | 'remove'): CommandSpec {
+  return defineCommand({
+    path: ['flags', op],
+    summary: op === 'add' ? 'add a flag (read, starred ...) to the messages of a narrow' : 'remove a flag (read, starred ...) from the messages of a narrow',
+    description: DESCRIPTION(op === 'add' ? 'Adds' : 'Removes'),
+    examples:
+      op === 'add'
+        ? [
+            "chatctl flags add read --narrow 'channel:general topic:\"release notes\"' --all",
+            "chatctl flags add starred --narrow 'sender:ada@example.com has:link' --anchor newest --before 50 --after 0",
+            'chatctl flags add read --all --json',
+            'chatctl flags add read --narrow \'[{"operator":"channel","operand":"general"}]\' --dry-run',
+          ]
+        : [
+            "chatctl flags remove read --narrow 'channel:general' --anchor newest --before 20 --after 0",
+            "chatctl flags remove starred --narrow 'is:starred' --all",
+          ],
+    args: [{ name: 'flag', description: `the flag: ${EDITABLE_FLAGS.join(', ')}`, required: true }],
+    options: OPTIONS,
+    output: { fields: BATCH_FIELDS },
+    mutating: true,
+    run: (opts, ctx) => run(opts, ctx, op),
+  });
+}
+
+export const commands: CommandSpec[] = [flagCommand('add'), flagCommand('remove')];

@@ -1,3 +1,158 @@
-import type { CommandSpec } from '../command.js';
+import { getMessageHistory, sendMessage, updateMessage, type HistorySnapshot } from '../../api/operations/messages.js';
+import { getUsers } from '../../api/operations/users.js';
+import { supportsAt } from '../../client/features.js';
+import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import type { Context } from '../context.js';
+import { printDryRun } from '../dry-run.js';
+import { usageError } from '../errors.js';
+import { readAll } from '../io.js';
+import type { OutputFlags } from '../output/output.js';
+import { resolveUserIds } from '../resolve-channel.js';
+import { topicName } from './topics.js';
 
-export const commands: CommandSpec[] = [];
+const HISTORY_FIELDS = [
+  'timestamp', 'user_id', 'user', 'topic', 'changes', 'content', 'rendered_content', 'prev_topic', 'stream', 'prev_stream',
+  'prev_content', 'prev_rendered_content', 'content_html_diff',
+] as const;
+const HISTORY_COLUMNS = ['timestamp', 'user', 'topic', 'changes'] as const;
+
+/** What one snapshot changed, for a person: "sent" for the original, else the edited parts. */
+export function changesOf(s: HistorySnapshot, first: boolean): string {
+  if (first) return 'sent';
+  const parts: string[] = [];
+  if (s.prev_content !== undefined) parts.push('content');
+  if (s.prev_topic !== undefined) parts.push(`topic: ${JSON.stringify(s.prev_topic)} → ${JSON.stringify(s.topic)}`);
+  if (s.prev_stream !== undefined) parts.push(`channel: ${s.prev_stream} → ${s.stream ?? '?'}`);
+  return parts.join('; ') || 'edited';
+}
+
+function messageId(value: string | undefined): number {
+  if (value === undefined || !/^\d+$/.test(value)) throw usageError(`a message ID is a number, not "${value ?? ''}"`);
+  return Number(value);
+}
+
+/** --content TEXT, or - for stdin (one trailing newline dropped: what `echo` adds). */
+async function contentOf(ctx: Context, opts: CommandOptions): Promise<string | undefined> {
+  const content = opt.str(opts, 'content');
+  if (content !== '-') return content;
+  if (ctx.io.stdinIsTTY) ctx.info('chatctl: reading the content from stdin (end with Ctrl-D)');
+  return (await readAll(ctx.io.stdin)).replace(/\r?\n$/, '');
+}
+
+export const commands: CommandSpec[] = [
+  defineCommand({
+    path: ['messages', 'history'],
+    summary: "show a message's edit history",
+    description:
+      'Shows every version of a message (GET /messages/{id}/history), oldest first: when, by whom, its topic, ' +
+      'and what the edit changed (content, topic, channel). --json prints the snapshots as the server gives ' +
+      'them; --fields picks from the snapshot fields (content, prev_content, content_html_diff ...) and the ' +
+      'added user and changes.',
+    examples: ['chatctl messages history 1234', 'chatctl messages history 1234 --json', 'chatctl messages history 1234 --fields timestamp,content --format csv'],
+    args: [{ name: 'message', description: 'message ID', required: true }],
+    output: { fields: HISTORY_FIELDS, columns: HISTORY_COLUMNS },
+    async run(opts, ctx) {
+      const id = messageId(opt.str(opts, 'message'));
+      const out = ctx.output({ fields: HISTORY_FIELDS, columns: HISTORY_COLUMNS }, opts as OutputFlags);
+      const client = await ctx.client();
+      const { message_history } = await client.call(getMessageHistory, { message_id: id });
+      if (out.isJson && opt.str(opts, 'fields') === undefined) {
+        await out.list(message_history);
+        return;
+      }
+      const { members } = await client.call(getUsers, {});
+      const emails = new Map(members.map((u) => [u.user_id, u.email]));
+      await out.list(
+        message_history.map((s, i) => ({ ...s, user: s.user_id === null ? null : (emails.get(s.user_id) ?? null), changes: changesOf(s, i === 0) })),
+      );
+    },
+  }),
+
+  defineCommand({
+    path: ['messages', 'send'],
+    summary: 'send a message to a channel topic or a direct conversation',
+    description:
+      'Sends a message (POST /messages) to a channel topic (--channel and --topic) or to users (--to, by ID or ' +
+      'e-mail). --content - reads the content from stdin. Prints the new message\'s ID. Meant for scripts and ' +
+      'tests: notifications from cron jobs, fixtures.',
+    examples: [
+      'chatctl messages send --channel general --topic "deploys" --content "v2.3 is live"',
+      'chatctl messages send --to ada@example.com 12 --content "lunch?"',
+      'git log -1 --format=%B | chatctl messages send --channel dev --topic commits --content -',
+    ],
+    options: [
+      { flags: '--channel <channel>', description: 'the channel, by ID or name (with --topic)' },
+      { flags: '--topic <topic>', description: 'the topic (\'\' for the general-chat topic)' },
+      { flags: '--to <users...>', description: 'direct message recipients (IDs or e-mails)' },
+      { flags: '--content <text>', description: 'the message (Markdown); - reads stdin' },
+    ],
+    output: { fields: ['id'] },
+    mutating: true,
+    async run(opts, ctx) {
+      const to = opt.list(opts, 'to');
+      const channel = opt.str(opts, 'channel');
+      const topic = opt.str(opts, 'topic');
+      if ((channel !== undefined) === (to.length > 0)) throw usageError('send to --channel C --topic T, or --to USER...');
+      if (channel !== undefined && topic === undefined) throw usageError('--channel needs --topic (\'\' for the general-chat topic)');
+      if (to.length && topic !== undefined) throw usageError('--topic goes with --channel');
+      if (opt.str(opts, 'content') === undefined) throw usageError('--content is required (- reads stdin)');
+      const out = ctx.output({ fields: ['id'] }, opts as OutputFlags);
+      const content = (await contentOf(ctx, opts))!;
+      const client = await ctx.client();
+      const level = await client.featureLevel();
+      // A channel goes by name or ID as it is (the server resolves both); users become IDs.
+      const params =
+        channel !== undefined
+          ? { type: 'stream' as const, to: channel.trim().replace(/^#/, ''), topic: topicName(topic!, level), content }
+          : { type: supportsAt(level, 'typing.direct') ? ('direct' as const) : ('private' as const), to: JSON.stringify(await resolveUserIds(client, to)), content };
+      if (opt.bool(opts, 'dryRun')) {
+        printDryRun(ctx, [client.encode(sendMessage, params)]);
+        return;
+      }
+      const { id } = await client.call(sendMessage, params, { signal: ctx.signal });
+      await out.item({ id });
+    },
+  }),
+
+  defineCommand({
+    path: ['messages', 'edit'],
+    summary: "edit a message's content or topic",
+    description:
+      'Changes the content and/or the topic of a message (PATCH /messages/{id}). --content - reads the new ' +
+      'content from stdin. A topic change applies to this message only unless --propagate later (this and ' +
+      'the following messages of the topic) or all (the whole topic).',
+    examples: [
+      'chatctl messages edit 1234 --content "fixed typo"',
+      'chatctl messages edit 1234 --topic "release notes" --propagate all',
+      'cat note.md | chatctl messages edit 1234 --content -',
+    ],
+    args: [{ name: 'message', description: 'message ID', required: true }],
+    options: [
+      { flags: '--content <text>', description: 'new content (Markdown); - reads stdin' },
+      { flags: '--topic <topic>', description: 'new topic (\'\' for the general-chat topic)' },
+      { flags: '--propagate <which>', description: 'topic change for: one, later or all messages of the topic', choices: ['one', 'later', 'all'] },
+    ],
+    mutating: true,
+    async run(opts, ctx) {
+      const id = messageId(opt.str(opts, 'message'));
+      const topic = opt.str(opts, 'topic');
+      const propagate = opt.str(opts, 'propagate');
+      if (opt.str(opts, 'content') === undefined && topic === undefined) throw usageError('nothing to change: pass --content or --topic');
+      if (propagate !== undefined && topic === undefined) throw usageError('--propagate goes with --topic');
+      const content = await contentOf(ctx, opts);
+      const client = await ctx.client();
+      const params = {
+        message_id: id,
+        content,
+        topic: topic === undefined ? undefined : topicName(topic, await client.featureLevel()),
+        propagate_mode: propagate === undefined ? undefined : (`change_${propagate}` as 'change_one' | 'change_later' | 'change_all'),
+      };
+      if (opt.bool(opts, 'dryRun')) {
+        printDryRun(ctx, [client.encode(updateMessage, params)]);
+        return;
+      }
+      await client.call(updateMessage, params, { signal: ctx.signal });
+      ctx.info(`chatctl: message ${id} edited`);
+    },
+  }),
+];

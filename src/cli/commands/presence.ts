@@ -1,3 +1,164 @@
-import type { CommandSpec } from '../command.js';
+import { updatePresence, type ModernPresence } from '../../api/operations/presence.js';
+import type { User } from '../../api/types.js';
+import { choose } from '../../client/features.js';
+import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import { printDryRun } from '../dry-run.js';
+import { usageError } from '../errors.js';
+import type { OutputFlags } from '../output/output.js';
+import { fetchState } from './topics.js';
 
-export const commands: CommandSpec[] = [];
+const PRESENCE_FIELDS = ['user_id', 'email', 'full_name', 'status', 'active_timestamp', 'idle_timestamp'] as const;
+const OUTPUT = { fields: PRESENCE_FIELDS };
+
+/**
+ * The threshold of servers that do not report server_presence_offline_threshold_seconds (below feature
+ * level 164): what Zulip clients hard-coded before. Current servers report 200 s by default.
+ */
+export const LEGACY_OFFLINE_THRESHOLD = 140;
+
+export type PresenceStatus = 'active' | 'idle' | 'offline';
+
+/**
+ * What a Zulip client shows: active when the user was active within the threshold; else idle when a
+ * client of theirs was connected (idle_timestamp) within it; else offline. `now` is the server's clock.
+ */
+export function presenceStatus(p: ModernPresence, now: number, threshold: number): PresenceStatus {
+  if (now - p.active_timestamp < threshold) return 'active';
+  if (now - p.idle_timestamp < threshold) return 'idle';
+  return 'offline';
+}
+
+function thresholdOption(opts: CommandOptions): number | undefined {
+  const v = opt.str(opts, 'offlineAfter');
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) === 0) throw usageError(`--offline-after takes a number of seconds, not "${v}"`);
+  return Number(v);
+}
+
+function historyDays(opts: CommandOptions): number | undefined {
+  const v = opt.str(opts, 'days');
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw usageError(`--days takes a number of days, not "${v}"`);
+  return Number(v);
+}
+
+interface Snapshot {
+  presences: Record<string, ModernPresence>;
+  serverTimestamp: number;
+  threshold: number;
+  users: readonly Pick<User, 'user_id' | 'email' | 'full_name'>[];
+}
+
+/** One row per user with presence data, by user ID. */
+function rowsOf(s: Snapshot) {
+  const users = new Map(s.users.map((u) => [u.user_id, u]));
+  return Object.entries(s.presences)
+    .map(([id, p]) => ({ id: Number(id), p }))
+    .sort((a, b) => a.id - b.id)
+    .map(({ id, p }) => ({
+      user_id: id,
+      email: users.get(id)?.email ?? null,
+      full_name: users.get(id)?.full_name ?? null,
+      status: presenceStatus(p, s.serverTimestamp, s.threshold),
+      active_timestamp: p.active_timestamp,
+      idle_timestamp: p.idle_timestamp,
+    }));
+}
+
+const THRESHOLD_HELP =
+  'Status per user, as Zulip clients show it: active when the user was active (active_timestamp) less than the ' +
+  'offline threshold ago; otherwise idle when one of their clients was connected (idle_timestamp) less than the ' +
+  'threshold ago; otherwise offline. The threshold is the server\'s server_presence_offline_threshold_seconds ' +
+  `(200 s by default; ${LEGACY_OFFLINE_THRESHOLD} s for servers below feature level 164, which do not report it) ` +
+  'unless --offline-after says otherwise, and "now" is the server\'s clock. Users sharing no presence, and those ' +
+  'with no data in the history window, are not listed.';
+
+const LIST_OPTIONS = [
+  { flags: '--days <n>', description: 'history window: users seen within this many days (server default 14)' },
+  { flags: '--offline-after <seconds>', description: 'offline threshold (default: the server\'s)' },
+];
+
+export const commands: CommandSpec[] = [
+  defineCommand({
+    path: ['presence', 'list'],
+    aliases: ['ls'],
+    summary: 'list who is active, idle or offline',
+    description:
+      'Lists the presence of every user with presence data, in the modern format (user ID, last active and ' +
+      'last connected times), from the initial state of an event queue (POST /register with presence and ' +
+      'slim_presence; the queue is deleted at once), so your own presence is not changed and bots may use it.\n\n' +
+      THRESHOLD_HELP,
+    examples: [
+      'chatctl presence list',
+      "chatctl presence list --json | jq -r '.[] | select(.status == \"active\") | .email'",
+      'chatctl presence list --days 1 --offline-after 600 --fields email,status',
+    ],
+    options: LIST_OPTIONS,
+    output: OUTPUT,
+    async run(opts, ctx) {
+      const out = ctx.output(OUTPUT, opts as OutputFlags);
+      const override = thresholdOption(opts);
+      const days = historyDays(opts);
+      const client = await ctx.client();
+      const types = ['presence', 'realm_user', ...(override === undefined ? ['realm'] : [])];
+      const state = await fetchState(client, types, { slim_presence: true, presence_history_limit_days: days });
+      await out.list(
+        rowsOf({
+          presences: (state.presences as Record<string, ModernPresence> | undefined) ?? {},
+          serverTimestamp: Math.floor((state.server_timestamp as number | undefined) ?? ctx.now() / 1000),
+          threshold: override ?? (state.server_presence_offline_threshold_seconds as number | undefined) ?? LEGACY_OFFLINE_THRESHOLD,
+          users: (state.realm_users as User[] | undefined) ?? [],
+        }),
+      );
+    },
+  }),
+
+  defineCommand({
+    path: ['presence', 'set'],
+    summary: 'report your presence: active or idle',
+    description:
+      'Reports your presence (POST /users/me/presence), as a client does every minute. "active": you are using ' +
+      'the device; "idle": a client is open but you are not using it. The server answers with everyone\'s ' +
+      'presence, printed as presence list does; --ping-only records yours and asks for nothing back (for ' +
+      'keep-alive scripts). Bots have no presence.\n\n' +
+      THRESHOLD_HELP,
+    examples: ['chatctl presence set active --ping-only', 'chatctl presence set idle --json'],
+    args: [{ name: 'status', description: 'active or idle', required: true }],
+    options: [{ flags: '--ping-only', description: 'record your presence only; print nothing' }, ...LIST_OPTIONS],
+    output: OUTPUT,
+    mutating: true,
+    async run(opts, ctx) {
+      const status = opt.str(opts, 'status')!;
+      if (status !== 'active' && status !== 'idle') throw usageError(`presence is active or idle, not "${status}"`);
+      const pingOnly = opt.bool(opts, 'pingOnly');
+      const out = ctx.output(OUTPUT, opts as OutputFlags);
+      const override = thresholdOption(opts);
+      const days = historyDays(opts);
+      const client = await ctx.client();
+      const modern = choose.presenceFormat(await client.featureLevel());
+      const params = {
+        status,
+        ping_only: pingOnly || undefined,
+        last_update_id: !pingOnly && modern === 'last_update_id' ? -1 : undefined,
+        slim_presence: !pingOnly && modern === 'slim_presence' ? true : undefined,
+        history_limit_days: pingOnly ? undefined : days,
+      };
+      if (opt.bool(opts, 'dryRun')) {
+        printDryRun(ctx, [client.encode(updatePresence, params)]);
+        return;
+      }
+      const res = await client.call(updatePresence, params, { signal: ctx.signal });
+      ctx.info(`chatctl: presence reported: ${status}`);
+      if (pingOnly) return;
+      const extra = await fetchState(client, override === undefined ? ['realm_user', 'realm'] : ['realm_user']);
+      await out.list(
+        rowsOf({
+          presences: (res.presences as Record<string, ModernPresence> | undefined) ?? {},
+          serverTimestamp: Math.floor(res.server_timestamp ?? ctx.now() / 1000),
+          threshold: override ?? (extra.server_presence_offline_threshold_seconds as number | undefined) ?? LEGACY_OFFLINE_THRESHOLD,
+          users: (extra.realm_users as User[] | undefined) ?? [],
+        }),
+      );
+    },
+  }),
+];

@@ -1,3 +1,87 @@
-import type { CommandSpec } from '../command.js';
+import {
+  getSubscriptions,
+  SUBSCRIPTION_PROPERTIES,
+  updateSubscriptionSettings,
+  type SubscriptionProperty,
+} from '../../api/operations/channels.js';
+import { defineCommand, opt, type CommandSpec } from '../command.js';
+import { printDryRun } from '../dry-run.js';
+import { usageError } from '../errors.js';
+import type { OutputFlags } from '../output/output.js';
+import { resolveChannelIds } from '../resolve-channel.js';
 
-export const commands: CommandSpec[] = [];
+const SUBSCRIPTION_FIELDS = [
+  'stream_id', 'name', ...SUBSCRIPTION_PROPERTIES, 'description', 'invite_only', 'is_web_public', 'is_archived', 'folder_id',
+  'date_created', 'creator_id', 'stream_weekly_traffic', 'subscribers',
+] as const;
+const SUBSCRIPTION_COLUMNS = ['stream_id', 'name', 'color', 'is_muted', 'pin_to_top', 'desktop_notifications', 'push_notifications', 'email_notifications'] as const;
+
+/** `PROPERTY=VALUE`: a colour as #rrggbb, every other property true or false. */
+export function parseSetting(text: string): { property: SubscriptionProperty; value: string | boolean } {
+  const m = /^([a-z_]+)=(.*)$/s.exec(text.trim());
+  if (!m) throw usageError(`settings are PROPERTY=VALUE, not "${text}"`, `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
+  const [, property, value] = m as unknown as [string, string, string];
+  if (!(SUBSCRIPTION_PROPERTIES as readonly string[]).includes(property)) {
+    throw usageError(`unknown subscription property "${property}"`, `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
+  }
+  if (property === 'color') {
+    if (!/^#[0-9a-f]{6}$/i.test(value)) throw usageError(`color is a hex colour such as #76ce90, not "${value}"`);
+    return { property, value: value.toLowerCase() };
+  }
+  if (value !== 'true' && value !== 'false') throw usageError(`${property} is true or false, not "${value}"`);
+  return { property: property as SubscriptionProperty, value: value === 'true' };
+}
+
+export const commands: CommandSpec[] = [
+  defineCommand({
+    path: ['subscriptions', 'list'],
+    aliases: ['ls'],
+    summary: 'list your subscriptions and their personal settings',
+    description:
+      'Lists the channels you are subscribed to (GET /users/me/subscriptions) with your settings for each: ' +
+      'colour, muted, pinned, and the notification settings (empty: the organization default applies). ' +
+      '--json prints the subscription objects as the server gives them.',
+    examples: ['chatctl subscriptions list', 'chatctl subscriptions list --fields name,is_muted --format csv', 'chatctl subscriptions list --subscribers --json'],
+    options: [{ flags: '--subscribers', description: 'include the subscriber IDs of each channel' }],
+    output: { fields: SUBSCRIPTION_FIELDS, columns: SUBSCRIPTION_COLUMNS },
+    async run(opts, ctx) {
+      const out = ctx.output({ fields: SUBSCRIPTION_FIELDS, columns: SUBSCRIPTION_COLUMNS }, opts as OutputFlags);
+      const client = await ctx.client();
+      const { subscriptions } = await client.call(getSubscriptions, { include_subscribers: opt.bool(opts, 'subscribers') || undefined });
+      await out.list(subscriptions);
+    },
+  }),
+
+  defineCommand({
+    path: ['subscriptions', 'set'],
+    summary: 'change personal settings of your subscriptions, several at once',
+    description:
+      'Sets each PROPERTY=VALUE on each --channel, in one request (POST /users/me/subscriptions/properties): ' +
+      'all of them change, or none when one is refused. Properties: color (#rrggbb), is_muted, pin_to_top, ' +
+      'desktop_notifications, audible_notifications, push_notifications, email_notifications, ' +
+      'wildcard_mentions_notify (true or false), and in_home_view (the legacy inverse of is_muted).',
+    examples: [
+      'chatctl subscriptions set --channel general is_muted=true',
+      'chatctl subscriptions set --channel design --channel 12 color=#76ce90 pin_to_top=true',
+      'chatctl subscriptions set --channel general push_notifications=false --dry-run',
+    ],
+    args: [{ name: 'settings', description: 'PROPERTY=VALUE pairs', variadic: true }],
+    options: [{ flags: '--channel <channel>', description: 'a channel, by ID or name (repeatable)', repeatable: true }],
+    mutating: true,
+    async run(opts, ctx) {
+      const channels = opt.list(opts, 'channel');
+      const settings = opt.list(opts, 'settings').map(parseSetting);
+      if (!channels.length) throw usageError('name at least one channel with --channel');
+      if (!settings.length) throw usageError('nothing to change: give PROPERTY=VALUE settings', `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
+      const client = await ctx.client();
+      const ids = await resolveChannelIds(client, channels);
+      const data = [...new Set(ids)].flatMap((stream_id) => settings.map((s) => ({ stream_id, ...s })));
+      if (opt.bool(opts, 'dryRun')) {
+        printDryRun(ctx, [client.encode(updateSubscriptionSettings, { subscription_data: data })]);
+        return;
+      }
+      await client.call(updateSubscriptionSettings, { subscription_data: data }, { signal: ctx.signal });
+      ctx.info(`chatctl: ${data.length} setting${data.length === 1 ? '' : 's'} changed on ${new Set(ids).size} channel${new Set(ids).size === 1 ? '' : 's'}`);
+    },
+  }),
+];

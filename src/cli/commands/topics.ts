@@ -1,3 +1,165 @@
-import type { CommandSpec } from '../command.js';
+import { getStreams, getSubscriptions, muteTopic, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
+import { deleteQueue, register, type RegisterResponse } from '../../api/operations/events.js';
+import type { ChatClient } from '../../client/client.js';
+import { choose, FeatureLevelError, FEATURES } from '../../client/features.js';
+import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import type { Context } from '../context.js';
+import { printDryRun } from '../dry-run.js';
+import { usageError } from '../errors.js';
+import type { OutputFlags } from '../output/output.js';
+import { matchIdsOrNames } from '../resolve.js';
+import { requireResolved, resolveChannel } from '../resolve-channel.js';
 
-export const commands: CommandSpec[] = [];
+/**
+ * The initial state of some event types (POST /register with fetch_event_types), read from a queue that is
+ * deleted at once: how a client reads state that has no GET of its own (topic policies, thresholds).
+ */
+export async function fetchState(client: ChatClient, types: string[], extra: { slim_presence?: boolean; presence_history_limit_days?: number } = {}): Promise<RegisterResponse> {
+  const state = await client.call(register, { event_types: types, fetch_event_types: types, ...extra });
+  // A queue left behind expires on its own; failing to delete it does not spoil what was read.
+  if (state.queue_id) await client.call(deleteQueue, { queue_id: state.queue_id }).catch(() => undefined);
+  return state;
+}
+
+export const POLICY_NAMES: Record<VisibilityPolicy, string> = { 0: 'inherit', 1: 'muted', 2: 'unmuted', 3: 'followed' };
+
+/** Empty topic names became valid at this level; before, the "(no topic)" topic was stored under that name. */
+const EMPTY_TOPIC_LEVEL = 334;
+
+/** `--topic ''` and `--topic '(no topic)'` both name the general-chat topic, spelled as the server wants it. */
+export function topicName(value: string, level: number): string {
+  if (value === '' || value === '(no topic)') return level >= EMPTY_TOPIC_LEVEL ? '' : '(no topic)';
+  return value;
+}
+
+const TOPIC_OPTIONS = [
+  { flags: '--channel <channel>', description: 'the channel, by ID or name (required)' },
+  { flags: '--topic <topic>', description: 'the topic; \'\' or "(no topic)" is the general-chat topic (required)' },
+];
+
+function target(opts: CommandOptions): { channel: string; topic: string } {
+  const channel = opt.str(opts, 'channel');
+  const topic = opt.str(opts, 'topic');
+  if (channel === undefined || channel.trim() === '') throw usageError('--channel is required');
+  if (topic === undefined) throw usageError('--topic is required (\'\' for the general-chat topic)');
+  return { channel, topic };
+}
+
+type Verb = 'mute' | 'unmute' | 'follow' | 'unfollow' | 'reset';
+
+const PAST: Record<Verb, string> = { mute: 'muted', unmute: 'unmuted', follow: 'followed', unfollow: 'unfollowed', reset: 'reset' };
+
+/** What `unmute` means to a person: not muted. In a muted channel that takes the explicit "unmuted" policy. */
+async function unmutePolicy(client: ChatClient, streamId: number): Promise<VisibilityPolicy> {
+  const { subscriptions } = await client.call(getSubscriptions, {});
+  return subscriptions.find((s) => s.stream_id === streamId)?.is_muted ? 2 : 0;
+}
+
+async function setPolicy(opts: CommandOptions, ctx: Context, verb: Verb): Promise<void> {
+  const t = target(opts);
+  const client = await ctx.client();
+  const streamId = await resolveChannel(client, t.channel);
+  const level = await client.featureLevel();
+  const topic = topicName(t.topic, level);
+  let request;
+  if (choose.userTopics(level) === 'user_topics') {
+    const policy: VisibilityPolicy = verb === 'mute' ? 1 : verb === 'follow' ? 3 : verb === 'unmute' ? await unmutePolicy(client, streamId) : 0;
+    request = { op: updateUserTopic, params: { stream_id: streamId, topic, visibility_policy: policy } } as const;
+  } else {
+    // Older servers know only muted or not: following is not there to set or clear.
+    if (verb === 'follow' || verb === 'unfollow') throw new FeatureLevelError(`topics ${verb}`, FEATURES.user_topics, level);
+    request = { op: muteTopic, params: { stream_id: streamId, topic, op: verb === 'mute' ? 'add' : 'remove' } } as const;
+  }
+  if (opt.bool(opts, 'dryRun')) {
+    printDryRun(ctx, [client.encode(request.op, request.params as never)]);
+    return;
+  }
+  await client.call(request.op, request.params as never, { signal: ctx.signal });
+  ctx.info(`chatctl: ${t.channel} > ${topic === '' ? '(no topic)' : topic}: ${PAST[verb]}`);
+}
+
+function policyCommand(verb: Verb, summary: string, description: string, examples: string[]): CommandSpec {
+  return defineCommand({
+    path: ['topics', verb],
+    summary,
+    description:
+      `${description}\n\nTopic policies (POST /user_topics): inherit (0: follow the channel), muted (1), unmuted (2: shown ` +
+      'even in a muted channel), followed (3). The general-chat topic is --topic \'\' (or "(no topic)"). ' +
+      'Servers below feature level 170 only mute and unmute (PATCH /users/me/subscriptions/muted_topics).',
+    examples,
+    options: TOPIC_OPTIONS,
+    mutating: true,
+    run: (opts, ctx) => setPolicy(opts, ctx, verb),
+  });
+}
+
+const TOPIC_FIELDS = ['stream_id', 'channel', 'topic_name', 'visibility_policy', 'policy', 'last_updated'] as const;
+const TOPIC_COLUMNS = ['channel', 'topic_name', 'policy', 'last_updated'] as const;
+
+interface TopicRow extends UserTopic {
+  channel: string | null;
+  policy: string;
+}
+
+/** Policies from the initial state: `user_topics`, or on older servers `muted_topics` ([channel name, topic, time]). */
+async function topicPolicies(client: ChatClient, level: number, channelIndex: { id: number; name: string }[]): Promise<UserTopic[]> {
+  if (choose.userTopics(level) === 'user_topics') return ((await fetchState(client, ['user_topic'])).user_topics as UserTopic[] | undefined) ?? [];
+  const muted = ((await fetchState(client, ['muted_topics'])).muted_topics as [string, string, number][] | undefined) ?? [];
+  const ids = matchIdsOrNames(muted.map((m) => m[0]), channelIndex, (n) => n);
+  return muted.flatMap(([name, topic, time]) => {
+    const r = ids.get(name)!;
+    return r.ok ? [{ stream_id: r.id, topic_name: topic, last_updated: time, visibility_policy: 1 as const }] : [];
+  });
+}
+
+export const commands: CommandSpec[] = [
+  policyCommand('mute', 'mute a topic: no notifications, hidden from unread counts', 'Mutes the topic for you (policy muted).', [
+    'chatctl topics mute --channel general --topic "lunch orders"',
+    "chatctl topics mute --channel 5 --topic ''",
+  ]),
+  policyCommand(
+    'unmute',
+    'unmute a topic',
+    'Makes the topic not muted. In an unmuted channel that is policy inherit (nothing set); in a muted channel it ' +
+      'is policy unmuted, so the topic shows although the channel is muted. The channel\'s state is read from your ' +
+      'subscriptions.',
+    ['chatctl topics unmute --channel general --topic "lunch orders"'],
+  ),
+  policyCommand('follow', 'follow a topic: notifications for every message', 'Follows the topic (policy followed).', [
+    'chatctl topics follow --channel design --topic "release notes"',
+  ]),
+  policyCommand('unfollow', 'stop following a topic', 'Stops following the topic: policy inherit, so it behaves as the channel does.', [
+    'chatctl topics unfollow --channel design --topic "release notes"',
+  ]),
+  policyCommand('reset', 'forget any policy for a topic (muted, unmuted or followed)', 'Removes the topic\'s policy (inherit): it behaves as its channel does.', [
+    'chatctl topics reset --channel design --topic "release notes"',
+  ]),
+  defineCommand({
+    path: ['topics', 'list'],
+    aliases: ['ls'],
+    summary: 'list your topic policies (muted, unmuted, followed)',
+    description:
+      'Lists the topics you set a policy for, read from the initial state of an event queue (POST /register with ' +
+      'user_topic; the queue is deleted at once). Topics of channels you can no longer see show no channel name.',
+    examples: ['chatctl topics list', 'chatctl topics list --channel general --policy muted', 'chatctl topics list --json'],
+    options: [
+      { flags: '--channel <channel>', description: 'only this channel (ID or name)' },
+      { flags: '--policy <policy>', description: 'only this policy', choices: ['muted', 'unmuted', 'followed'] },
+    ],
+    output: { fields: TOPIC_FIELDS, columns: TOPIC_COLUMNS },
+    async run(opts, ctx) {
+      const out = ctx.output({ fields: TOPIC_FIELDS, columns: TOPIC_COLUMNS }, opts as OutputFlags);
+      const client = await ctx.client();
+      const { streams } = await client.call(getStreams, {});
+      const index = streams.map((s) => ({ id: s.stream_id, name: s.name }));
+      const channelRef = opt.str(opts, 'channel');
+      const only = channelRef === undefined ? undefined : requireResolved(matchIdsOrNames([channelRef], index, (n) => `Channel '${n}' does not exist`), [channelRef])[0];
+      const policy = opt.str(opts, 'policy');
+      const names = new Map(index.map((c) => [c.id, c.name]));
+      const rows: TopicRow[] = (await topicPolicies(client, await client.featureLevel(), index))
+        .filter((t) => (only === undefined || t.stream_id === only) && (policy === undefined || POLICY_NAMES[t.visibility_policy] === policy))
+        .map((t) => ({ ...t, channel: names.get(t.stream_id) ?? null, policy: POLICY_NAMES[t.visibility_policy] }));
+      await out.list(rows);
+    },
+  }),
+];
