@@ -36,6 +36,8 @@ export interface CommandSpec {
   output?: OutputSpec;
   /** Changes something on the server: adds --dry-run. */
   mutating?: boolean;
+  /** What --dry-run prints, for its help line (default: the requests that would be sent). */
+  dryRunHelp?: string;
   /** Deletes or deactivates: adds --yes, and asks on a TTY. */
   destructive?: boolean;
   run(opts: CommandOptions, ctx: Context): Promise<void>;

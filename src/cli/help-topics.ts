@@ -14,6 +14,7 @@ export const ENVIRONMENT: readonly { name: string; description: string }[] = [
   { name: 'ZULIP_CERT, ZULIP_CERT_KEY', description: 'a client certificate and its key' },
   { name: 'ZULIP_ALLOW_INSECURE', description: 'true: do not verify the server certificate (warns); must be true or false' },
   { name: 'HTTPS_PROXY, HTTP_PROXY, NO_PROXY', description: 'proxies for remote servers' },
+  { name: 'CHATCTL_WEBHOOK_TOKEN', description: 'the outgoing-webhook token for webhook trigger and listen (like --token, but not visible in ps)' },
   { name: 'NO_COLOR', description: 'set: no colour' },
   { name: 'FORCE_COLOR, CLICOLOR_FORCE', description: 'set (not 0): colour even when not on a terminal' },
   { name: 'CI', description: 'set: never prompt' },

@@ -1,8 +1,10 @@
 /**
- * A lock file for jobs that must not run twice at once (cron's attachments clean). It holds the owner's
- * PID; a lock whose process is gone is taken over.
+ * A lock file for jobs that must not run twice at once (cron's attachments clean). The lock appears with
+ * its owner's PID already in it (written to a private file, then hard-linked into place, which fails when
+ * the lock exists), so no run ever sees an empty lock. A lock whose process is gone is taken over; a run
+ * releases only a lock that still holds its own PID.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface Lock {
@@ -18,21 +20,39 @@ function alive(pid: number): boolean {
   }
 }
 
+const holder = (path: string): number | null => {
+  try {
+    const pid = Number(readFileSync(path, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+};
+
 /** Takes the lock at `path`, or returns the PID that holds it. */
 export function tryLock(path: string): Lock | { heldBy: number } {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return { release: () => rmSync(path, { force: true }) };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) return { heldBy: pid };
-      rmSync(path, { force: true });
+  const mine = `${path}.${process.pid}`;
+  writeFileSync(mine, String(process.pid), { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        linkSync(mine, path);
+        return {
+          release: () => {
+            if (holder(path) === process.pid) rmSync(path, { force: true });
+          },
+        };
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const pid = holder(path);
+        if (pid !== null && (pid === process.pid || alive(pid))) return { heldBy: pid };
+        // The holder is gone: remove its lock, unless another run took it over meanwhile.
+        if (holder(path) === pid) rmSync(path, { force: true });
+      }
     }
+    return { heldBy: holder(path) ?? -1 };
+  } finally {
+    rmSync(mine, { force: true });
   }
-  return { heldBy: -1 };
 }

@@ -84,7 +84,7 @@ export function optionsOf(spec: CommandSpec): OptionSpec[] {
       { flags: '--fields <list>', description: `comma-separated fields to print (of: ${spec.output.fields.join(', ')})` },
     );
   }
-  if (spec.mutating) extra.push({ flags: '--dry-run', description: 'print the requests that would be sent, send nothing' });
+  if (spec.mutating) extra.push({ flags: '--dry-run', description: spec.dryRunHelp ?? 'print the requests that would be sent, send nothing' });
   if (spec.destructive) extra.push({ flags: '-y, --yes', description: 'do not ask for confirmation (required when not on a terminal)' });
   return [...(spec.options ?? []), ...extra];
 }

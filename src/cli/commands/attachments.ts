@@ -243,6 +243,7 @@ export const commands = [
     ],
     output: ATTACHMENT_OUTPUT,
     mutating: true,
+    dryRunHelp: 'print the attachments that would be deleted, delete nothing',
     destructive: true,
     run: clean,
   }),

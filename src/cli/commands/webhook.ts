@@ -106,14 +106,14 @@ export const commands = [
       'chatctl webhook trigger --url http://localhost:8080/',
       'chatctl webhook trigger --url https://bots.example.com/zulip --bot helper-bot@example.com --trigger direct_message',
       'chatctl webhook trigger --url http://localhost:8080/ --message-id 1234 --bot 42 --json',
-      'chatctl webhook trigger --url http://localhost:8080/ --token "$TOKEN" --dry-run',
+      'CHATCTL_WEBHOOK_TOKEN="$TOKEN" chatctl webhook trigger --url http://localhost:8080/ --dry-run',
     ],
     options: [
       { flags: '--url <url>', description: "the integration's URL (the bot's payload URL)" },
       { flags: '--bot <bot>', description: 'the outgoing-webhook bot (ID or e-mail); default: a sample bot' },
       { flags: '--trigger <trigger>', description: 'mention (a channel message) or direct_message', choices: TRIGGERS },
       { flags: '--message-id <id>', description: 'send this message instead of a sample' },
-      { flags: '--token <token>', description: "the token to send (default: the bot's, when you may see it)" },
+      { flags: '--token <token>', description: "the token to send (default: $CHATCTL_WEBHOOK_TOKEN, else the bot's when you may see it); the variable keeps it out of ps" },
     ],
     output: DELIVERY_OUTPUT,
     mutating: true,
@@ -146,7 +146,7 @@ export const commands = [
         trigger = asked ?? 'mention';
         message = sampleMessage(sender, bot, trigger, ctx.now());
       }
-      const token = opt.str(opts, 'token') ?? (client && named ? await tokenOf(ctx, client, named) : null);
+      const token = opt.str(opts, 'token') ?? ctx.env.CHATCTL_WEBHOOK_TOKEN ?? (client && named ? await tokenOf(ctx, client, named) : null);
       const payload = buildPayload(bot, message, trigger, token);
 
       if (opt.bool(opts, 'dryRun')) {
@@ -171,13 +171,13 @@ export const commands = [
       '{"content": TEXT}, which the bot posts back to the conversation. Stops on Ctrl-C, or after --count payloads.',
     examples: [
       'chatctl webhook listen',
-      'chatctl webhook listen --port 9000 --token "$TOKEN" --reply "Got it!"',
+      'CHATCTL_WEBHOOK_TOKEN="$TOKEN" chatctl webhook listen --port 9000 --reply "Got it!"',
       'chatctl webhook listen --count 1 | jq .data',
     ],
     options: [
       { flags: '--port <port>', description: 'the port to listen on (0: any free port)', default: '8080' },
       { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
-      { flags: '--token <token>', description: 'accept only payloads carrying this token' },
+      { flags: '--token <token>', description: 'accept only payloads carrying this token (default: $CHATCTL_WEBHOOK_TOKEN; the variable keeps it out of ps)' },
       { flags: '--reply <text>', description: 'answer with this content, which the bot posts back' },
       { flags: '--count <n>', description: 'stop after this many payloads' },
     ],
@@ -190,7 +190,7 @@ export const commands = [
       const received = await listenForPayloads({
         host: opt.str(opts, 'host')!,
         port,
-        token: opt.str(opts, 'token'),
+        token: opt.str(opts, 'token') ?? ctx.env.CHATCTL_WEBHOOK_TOKEN,
         reply: opt.str(opts, 'reply'),
         count,
         signal: ctx.signal,
