@@ -45,10 +45,10 @@ export class CliError extends Error {
 export const usageError = (message: string, hint?: string): CliError => new CliError(message, 'usage', hint);
 
 const NOT_FOUND =
-  /^(No such user|Invalid user ID|Invalid message\(s\)|Invalid channel ID|Invalid channel name|Invalid user group|Invalid attachment|Linkifier not found|Invalid channel folder ID|No entry found for domain|Bad event queue ID|Reaction doesn't exist|No such invitation|Invalid invitation ID|Invalid stream ID|Channel with ID|Channel '.*' does not exist|Invalid custom emoji\.$|Emoji '.*' does not exist)/;
+  /^(No such user|Invalid user ID|Invalid message\(s\)|Invalid channel ID|Invalid channel name|Invalid user group|Invalid attachment|Linkifier not found|Invalid channel folder ID|No entry found for domain|Bad event queue ID|Reaction doesn't exist|No such invitation|Invalid invitation ID|Invalid stream ID|Channel with ID|Channel '.*' does not exist|Invalid custom emoji\.$|Emoji '.*' does not exist|Invalid narrow operator: unknown (channel|user))/;
 const NOT_FOUND_CODES = new Set(['BAD_EVENT_QUEUE_ID', 'STREAM_DOES_NOT_EXIST', 'REACTION_DOES_NOT_EXIST']);
 const PERMISSION =
-  /^(Insufficient permission|Must be an organization|Not allowed for guest users|This endpoint does not accept bot requests|You do not have permission|User not authorized|Access denied|Only organization)/;
+  /^(Insufficient permission|Must be an organization|Not allowed for guest users|This endpoint does not accept bot requests|You do not have permission|You don't have permission|User not authorized|Access denied|Only organization)/;
 const AUTH_CODES = new Set(['UNAUTHORIZED', 'INVALID_API_KEY', 'USER_DEACTIVATED', 'REALM_DEACTIVATED', 'AUTHENTICATION_FAILED', 'PASSWORD_AUTH_DISABLED', 'PASSWORD_RESET_REQUIRED']);
 
 /** Network-level failures of fetch and sockets: worth rescheduling. */

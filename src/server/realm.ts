@@ -25,6 +25,12 @@ export const realmDefaults = {
   presence_disabled: false,
   /** Who may invite: a system group name. */
   can_invite_users_group: 'role:members',
+  /** Who may create bots, and who may create incoming-webhook (write-only) bots. */
+  can_create_bots_group: 'role:members',
+  can_create_write_only_bots_group: 'role:members',
+  /** Who may manage every user group, and who may create groups. */
+  can_manage_all_groups: 'role:owners',
+  can_create_groups: 'role:members',
   /** Who may add others to channels. */
   can_add_subscribers_group: 'role:members',
   /** Who may change other users' e-mail addresses (besides being an owner). */

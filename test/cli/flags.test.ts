@@ -175,10 +175,10 @@ describe.each(TRANSPORTS)('flags commands over %s', (kind) => {
     expect(unread(c.ids)).toEqual(c.ids);
   });
 
-  it('passes the server\'s refusal through (an unknown channel in the narrow)', async () => {
+  it('an unknown channel in the narrow is not found: exit 6 with the server\'s message', async () => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'flags', 'add', 'starred', '--narrow', 'channel:no-such-channel'], { env: t.env });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(6);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('chatctl: Invalid narrow operator: unknown channel');
     expect(r.stderr).toContain('(BAD_NARROW)');

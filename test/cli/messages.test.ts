@@ -129,7 +129,7 @@ describe.each(TRANSPORTS)('messages commands over %s', (kind) => {
     const id = (await runCli([...t.args, 'messages', 'send', '--channel', 'general', '--topic', 't', '--content', 'mine'], { env: t.env })).stdout.trim();
     const o = await cliTarget(org, kind, other);
     const refused = await runCli([...o.args, 'messages', 'edit', id, '--content', 'theirs'], { env: o.env });
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(5);
     expect(refused.stderr).toContain("chatctl: You don't have permission to edit this message (BAD_REQUEST)");
   });
 });

@@ -7,6 +7,7 @@
 import { badRequest, insufficientPermission } from '../../api/errors.js';
 import type { GroupSettingValue } from '../../api/operations/channels.js';
 import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting, type UserGroup } from '../../api/operations/groups.js';
+import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
 import type { UserRow } from './users.js';
 
@@ -63,14 +64,8 @@ export const GROUP_SETTING_RULES: Record<GroupPermissionSetting, SettingRules> =
   can_remove_members_group: { default: 'role:nobody', allowEveryone: false },
 };
 
-/**
- * Organization-wide group permissions with a new organization's defaults. They are not organization
- * settings in realm.ts (yet), so they hold their defaults.
- */
-export const REALM_GROUP_SETTINGS = {
-  can_manage_all_groups: 'role:owners',
-  can_create_groups: 'role:members',
-} as const;
+/** Organization-wide group permissions (settings in realm.ts). */
+type RealmGroupSetting = 'can_manage_all_groups' | 'can_create_groups';
 
 /** Everything about groups, read once per request: groups, direct members, direct subgroups, active users. */
 export class GroupGraph {
@@ -80,7 +75,7 @@ export class GroupGraph {
   private readonly subgroups = new Map<number, number[]>();
   private readonly roles = new Map<number, number>();
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     for (const g of db.prepare('SELECT * FROM user_groups ORDER BY id').all() as GroupRow[]) {
       this.groups.set(g.id, g);
       this.byName.set(g.name, g);
@@ -205,8 +200,8 @@ export class GroupGraph {
   }
 
   /** Whether a user may use an organization-wide group permission (none of them admit `role:everyone`). */
-  realmAllows(user: Pick<UserRow, 'id' | 'role'>, setting: keyof typeof REALM_GROUP_SETTINGS): boolean {
-    return this.allows(user, this.systemId(REALM_GROUP_SETTINGS[setting]), false);
+  realmAllows(user: Pick<UserRow, 'id' | 'role'>, setting: RealmGroupSetting): boolean {
+    return this.allows(user, this.systemId(getSetting(this.db, setting)), false);
   }
 
   /**

@@ -295,22 +295,12 @@ export function notifyPersonUpdate(db: Db, sink: EventSink, person: { user_id: n
   sink.emit({ type: 'realm_user', op: 'update', person }, activeUserIds(db));
 }
 
-/**
- * Who may create bots, as system group names. A Zulip server has these as realm settings; until realm.ts
- * carries them, a stored value under the same key is honoured and the server defaults apply otherwise.
- */
-const BOT_PERMISSION_DEFAULTS = { can_create_bots_group: 'role:members', can_create_write_only_bots_group: 'role:members' };
-
-function botPermissionGroup(db: Db, key: keyof typeof BOT_PERMISSION_DEFAULTS): string {
-  const stored = db.prepare('SELECT value FROM realm_settings WHERE key = ?').pluck().get(key) as string | undefined;
-  return stored === undefined ? BOT_PERMISSION_DEFAULTS[key] : (JSON.parse(stored) as string);
-}
 
 /** Whether the realm's bot permissions let `caller` create a bot of this type (administrators always). */
 export function canCreateBot(db: Db, caller: UserRow, botType: number): boolean {
-  if (isAdmin(caller) || inSystemGroup(caller, botPermissionGroup(db, 'can_create_bots_group'))) return true;
+  if (isAdmin(caller) || inSystemGroup(caller, getSetting(db, 'can_create_bots_group'))) return true;
   // Incoming-webhook bots can only post, so a realm may let more people create them.
-  return botType === 2 && inSystemGroup(caller, botPermissionGroup(db, 'can_create_write_only_bots_group'));
+  return botType === 2 && inSystemGroup(caller, getSetting(db, 'can_create_write_only_bots_group'));
 }
 
 /** A server's check_bot_creation_policy. */
