@@ -7,18 +7,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Credentials } from '../client/client.js';
+import type { TlsSettings } from '../client/tls.js';
 import { defaultDataDir, defaultZuliprc, type Env } from '../config/paths.js';
 import { readConfig, type ConfigFile, type Profile } from '../config/profiles.js';
 import { readZuliprc, type Zuliprc } from '../config/zuliprc.js';
 import type { GlobalOptions } from './context.js';
 import { usageError } from './errors.js';
 
-export interface TlsSettings {
-  caFile?: string;
-  clientCert?: string;
-  clientKey?: string;
-  insecure?: boolean;
-}
+export type { TlsSettings };
 
 interface TargetBase {
   credentials?: Credentials;
@@ -45,15 +41,16 @@ export const normalizeSite = (site: string): string => {
   return withScheme.replace(/\/+$/, '');
 };
 
-function tlsFrom(env: Env, rc: Zuliprc = {}): TlsSettings {
+/** TLS settings: environment > zuliprc > the profile's files. `--ca-file`/`--insecure` go on top (connect.ts). */
+export function tlsFrom(env: Env, rc: Zuliprc = {}, profile?: Profile): TlsSettings {
   const insecure = env.ZULIP_ALLOW_INSECURE ?? rc.insecure;
   if (insecure !== undefined && !['true', 'false'].includes(insecure.toLowerCase())) {
     throw usageError(`ZULIP_ALLOW_INSECURE must be true or false, not "${insecure}"`);
   }
   return {
-    caFile: env.ZULIP_CERT_BUNDLE ?? rc.cert_bundle,
-    clientCert: env.ZULIP_CERT ?? rc.client_cert,
-    clientKey: env.ZULIP_CERT_KEY ?? rc.client_cert_key,
+    caFile: env.ZULIP_CERT_BUNDLE ?? rc.cert_bundle ?? profile?.caFile,
+    clientCert: env.ZULIP_CERT ?? rc.client_cert ?? profile?.clientCert,
+    clientKey: env.ZULIP_CERT_KEY ?? rc.client_cert_key ?? profile?.clientKey,
     insecure: insecure?.toLowerCase() === 'true',
   };
 }
@@ -86,7 +83,7 @@ export function resolveTarget(globals: GlobalOptions, env: Env): Target {
     return {
       kind: 'remote',
       site: normalized,
-      tls: tlsFrom(env),
+      tls: tlsFrom(env, {}, match?.[1]),
       credentials: fromEnv ?? profileCredentials(match?.[1]),
       profile: match?.[1],
       profileName: match?.[0] ?? name,
@@ -116,7 +113,7 @@ export function resolveTarget(globals: GlobalOptions, env: Env): Target {
   if (selected) {
     const credentials = fromEnv ?? profileCredentials(selected);
     if (selected.server) {
-      return { kind: 'remote', site: selected.server, tls: tlsFrom(env), credentials, profile: selected, profileName: name, fromProfile: true, source: `profile ${name}` };
+      return { kind: 'remote', site: selected.server, tls: tlsFrom(env, {}, selected), credentials, profile: selected, profileName: name, fromProfile: true, source: `profile ${name}` };
     }
     return { kind: 'embedded', dataDir: selected.embedded ?? defaultDataDir(env), credentials, profileName: name, fromProfile: true, source: `profile ${name}` };
   }

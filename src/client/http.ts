@@ -1,41 +1,45 @@
 /**
  * The HTTP transport: any Zulip-compatible server at `{site}/api/v1`. Requests go through the global
  * `fetch`, looked up at every call (the one path nock intercepts on Node 20, and undici underneath); the
- * connection behaviour is set once on undici's global dispatcher.
+ * connection behaviour (keep-alive pool, timeouts, TLS, proxies) is set on undici's global dispatcher,
+ * acquired on the first request and released when the transport closes. One attempt per `send`: retries
+ * and rate limits are the client's business.
  */
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import { USER_AGENT } from '../version.js';
+import { acquireDispatcher, type DispatcherConfig, type ProxySettings } from './dispatcher.js';
+import { errorCodes } from './retry.js';
+import { isCertificateError, TlsError, type TlsOptions } from './tls.js';
 import type { Transport } from './transport.js';
 
 export interface HttpOptions {
-  /** Connect timeout, ms. */
+  /** Connect timeout, ms (default 10 s). */
   connectTimeout?: number;
-  /** Time to the response headers and between body chunks, ms (long polls need more than 90 s). */
+  /** Time to the response headers and between body chunks, ms (default 120 s: long polls need > 90 s). */
   responseTimeout?: number;
+  /** Idle keep-alive, ms (default 4 s, below the usual 5 s of Node servers and proxies). */
+  keepAliveTimeout?: number;
+  /** Connections per origin (default 16). */
+  connections?: number;
+  tls?: TlsOptions;
+  proxy?: ProxySettings;
 }
 
-let dispatcherConfigured = false;
-
-/** Sets undici's global dispatcher once: keep-alive pool, timeouts, proxies from the environment. */
-async function configureDispatcher(opts: HttpOptions): Promise<void> {
-  if (dispatcherConfigured) return;
-  dispatcherConfigured = true;
-  const undici = await import('undici');
-  const common = {
-    connect: { timeout: opts.connectTimeout ?? 10_000 },
-    headersTimeout: opts.responseTimeout ?? 120_000,
-    bodyTimeout: opts.responseTimeout ?? 120_000,
-    keepAliveTimeout: 4_000,
-    connections: 16,
+export function dispatcherConfig(opts: HttpOptions): DispatcherConfig {
+  return {
+    connectTimeout: opts.connectTimeout ?? 10_000,
+    responseTimeout: opts.responseTimeout ?? 120_000,
+    keepAliveTimeout: opts.keepAliveTimeout ?? 4_000,
+    connections: opts.connections ?? 16,
+    tls: opts.tls ?? {},
+    proxy: opts.proxy ?? {},
   };
-  const env = process.env;
-  const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => env[k]);
-  undici.setGlobalDispatcher(proxied ? new undici.EnvHttpProxyAgent(common) : new undici.Agent(common));
 }
 
 export class HttpTransport implements Transport {
   readonly kind = 'http' as const;
   readonly base: string;
+  private release: Promise<() => Promise<void>> | undefined;
 
   constructor(
     readonly target: string,
@@ -45,7 +49,8 @@ export class HttpTransport implements Transport {
   }
 
   async send(req: WireRequest, signal?: AbortSignal): Promise<WireResponse> {
-    await configureDispatcher(this.opts);
+    this.release ??= acquireDispatcher(dispatcherConfig(this.opts));
+    await this.release;
     const url = new URL(this.base + req.path);
     for (const [k, v] of req.query) url.searchParams.append(k, v);
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json', ...req.headers };
@@ -58,14 +63,24 @@ export class HttpTransport implements Transport {
     } else if (req.body.length || !['GET', 'HEAD'].includes(req.method)) {
       body = new URLSearchParams(req.body);
     }
-    const res = await globalThis.fetch(url, { method: req.method, headers, body, signal, redirect: 'follow' });
-    const text = await res.text();
-    const out: Record<string, string> = {};
-    res.headers.forEach((v, k) => (out[k] = v));
-    return { status: res.status, headers: out, body: parseBody(text) };
+    try {
+      const res = await globalThis.fetch(url, { method: req.method, headers, body, signal, redirect: 'follow' });
+      const text = await res.text();
+      const out: Record<string, string> = {};
+      res.headers.forEach((v, k) => (out[k] = v));
+      return { status: res.status, headers: out, body: parseBody(text) };
+    } catch (e) {
+      const codes = errorCodes(e);
+      if (isCertificateError(codes)) throw new TlsError(this.target, codes[codes.length - 1]!);
+      throw e;
+    }
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    const release = this.release;
+    this.release = undefined;
+    if (release) await (await release)();
+  }
 }
 
 /** JSON when it parses; otherwise the text itself (an HTML page from a proxy, say), for the error message. */

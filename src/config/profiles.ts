@@ -16,10 +16,14 @@ export interface Profile {
   embedded?: string;
   email: string;
   apiKey: string;
-  /** Cached GET /server_settings facts (remote profiles). */
+  /** Cached GET /server_settings facts (remote profiles); `checkedAt` in UNIX seconds. */
   featureLevel?: number;
   serverVersion?: string;
   checkedAt?: number;
+  /** TLS files given at login (absolute paths), used when neither flags nor environment name others. */
+  caFile?: string;
+  clientCert?: string;
+  clientKey?: string;
 }
 
 export interface ConfigFile {
@@ -55,6 +59,9 @@ const profileSchema = {
     featureLevel: { type: 'integer' },
     serverVersion: { type: 'string' },
     checkedAt: { type: 'number' },
+    caFile: { type: 'string' },
+    clientCert: { type: 'string' },
+    clientKey: { type: 'string' },
   },
   required: ['email', 'apiKey'],
 } as const;
@@ -86,6 +93,26 @@ export async function saveProfile(env: Env, name: string, profile: Profile, make
     defaultProfile: makeDefault || !c.defaultProfile ? name : c.defaultProfile,
     profiles: { ...(c.profiles ?? {}), [name]: profile },
   }));
+}
+
+/**
+ * Stores freshly read server facts in a profile's cache, if the profile still points at `server` (another
+ * command may have logged in elsewhere meanwhile). The file is written only when the facts are read,
+ * not on every command.
+ */
+export async function cacheServerFacts(
+  env: Env,
+  name: string,
+  server: string,
+  facts: { featureLevel: number; serverVersion?: string; checkedAt: number },
+): Promise<void> {
+  await updateConfig(env, (c) => {
+    const current = c.profiles?.[name];
+    if (!current || current.server !== server) return c;
+    const next: Profile = { ...current, featureLevel: facts.featureLevel, checkedAt: facts.checkedAt };
+    if (facts.serverVersion !== undefined) next.serverVersion = facts.serverVersion;
+    return { ...c, profiles: { ...c.profiles, [name]: next } };
+  });
 }
 
 export async function removeProfile(env: Env, name: string): Promise<boolean> {

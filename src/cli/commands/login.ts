@@ -1,21 +1,166 @@
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
-import { ChatClient } from '../../client/client.js';
+import { getOwnUser } from '../../api/operations/users.js';
+import type { ServerSettings } from '../../api/types.js';
+import type { ChatClient, Credentials } from '../../client/client.js';
+import { factsFromSettings } from '../../client/features.js';
 import { defaultDataDir } from '../../config/paths.js';
-import { readConfig, saveProfile } from '../../config/profiles.js';
+import { readConfig, saveProfile, type Profile } from '../../config/profiles.js';
 import { defineCommand, opt } from '../command.js';
+import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { readSecret } from '../io.js';
-import { normalizeSite, selectedProfileName } from '../target.js';
+import { normalizeSite, selectedProfileName, tlsFrom } from '../target.js';
 
-async function readPassword(ctx: Context, fromStdin: boolean): Promise<string> {
+const API_KEY = /^[A-Za-z0-9]{32}$/;
+
+async function readPassword(ctx: Context, fromStdin: boolean, prompt = 'Password:'): Promise<string> {
   if (fromStdin) {
     const password = await readSecret(ctx.io.stdin);
     if (!password) throw usageError('--password-stdin read an empty password');
     return password;
   }
-  return ctx.prompter.password('Password:', '--password-stdin');
+  return ctx.prompter.password(prompt, '--password-stdin');
+}
+
+async function readApiKey(ctx: Context): Promise<string> {
+  const key = (await readSecret(ctx.io.stdin)).trim();
+  if (!API_KEY.test(key)) throw usageError('--api-key-stdin read no API key (32 letters and digits)');
+  return key;
+}
+
+/** Verifies pasted credentials with GET /users/me; the e-mail the server knows the user by comes back. */
+async function verifyKey(client: ChatClient): Promise<Credentials> {
+  const me = await client.call(getOwnUser, {});
+  return { email: me.delivery_email ?? me.email, apiKey: client.credentials!.apiKey };
+}
+
+/** Whether fetch_api_key can work: e-mail/password or directory (LDAP) login. */
+function passwordLoginAllowed(s: ServerSettings): boolean {
+  return s.email_auth_enabled || s.authentication_methods?.password === true || s.authentication_methods?.ldap === true;
+}
+
+/** The other ways in a server offers, by their display names. */
+function otherMethods(s: ServerSettings): string[] {
+  const external = (s.external_authentication_methods ?? []).map((m) => m.display_name);
+  if (external.length) return external;
+  return Object.entries(s.authentication_methods ?? {})
+    .filter(([name, on]) => on && !['password', 'email', 'dev', 'ldap'].includes(name))
+    .map(([name]) => name);
+}
+
+/**
+ * Reads the server settings, following `realm_url` once when the organization lives at another URL (a
+ * server answering for its organization's canonical address), never from https to plain http.
+ */
+async function settingsOf(ctx: Context, given: string, tlsBase: ReturnType<typeof tlsFrom>): Promise<{ site: string; client: ChatClient; settings: ServerSettings }> {
+  let client = await remoteClient(ctx, given, tlsBase);
+  let settings: ServerSettings = await client.call(getServerSettings, {});
+  const realm = settings.realm_url ?? settings.realm_uri;
+  if (!realm) return { site: given, client, settings };
+  const canonical = normalizeSite(realm);
+  if (canonical === given) return { site: given, client, settings };
+  if (given.startsWith('https:') && canonical.startsWith('http:')) {
+    ctx.warn(`${given} names its organization URL as ${canonical}; not following it from https to plain http`);
+    return { site: given, client, settings };
+  }
+  ctx.info(`chatctl: ${given} is the organization at ${canonical}; logging in there`);
+  await client.close();
+  client = await remoteClient(ctx, canonical, tlsBase);
+  settings = await client.call(getServerSettings, {});
+  return { site: canonical, client, settings };
+}
+
+/** TLS files to remember in the profile, as absolute paths. */
+function tlsFiles(ctx: Context, tls: ReturnType<typeof tlsFrom>): Pick<Profile, 'caFile' | 'clientCert' | 'clientKey'> {
+  const { caFile, clientCert, clientKey } = tlsSettings(ctx, tls);
+  const abs = (p: string | undefined) => (p === undefined ? undefined : isAbsolute(p) ? p : resolve(p));
+  const out: Pick<Profile, 'caFile' | 'clientCert' | 'clientKey'> = {};
+  if (caFile) out.caFile = abs(caFile);
+  if (clientCert) out.clientCert = abs(clientCert);
+  if (clientKey) out.clientKey = abs(clientKey);
+  return out;
+}
+
+async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileName: string): Promise<void> {
+  const tls = tlsFrom(ctx.env);
+  const { site, client, settings } = await settingsOf(ctx, normalizeSite(ctx.globals.server!), tls);
+  try {
+    const email = opt.str(opts, 'email');
+    let credentials: Credentials;
+    if (opt.bool(opts, 'apiKeyStdin')) {
+      if (!email) throw usageError('--api-key-stdin needs --email: the key is checked as EMAIL:KEY');
+      const apiKey = await readApiKey(ctx);
+      const keyed = await remoteClient(ctx, site, tls, { email, apiKey });
+      try {
+        credentials = await verifyKey(keyed);
+      } finally {
+        await keyed.close();
+      }
+    } else {
+      if (!passwordLoginAllowed(settings)) {
+        const methods = otherMethods(settings);
+        throw new CliError(
+          `${site} does not allow password login${methods.length ? `; it offers ${methods.join(', ')}` : ''}`,
+          'auth',
+          `log in on the web, copy your API key (Settings > Account & privacy > API key), then: chatctl login --server ${site} --email EMAIL --api-key-stdin < key-file`,
+        );
+      }
+      const directory = settings.require_email_format_usernames === false;
+      if (!email) throw usageError(directory ? '--email is required (on this server, a directory username works too)' : '--email is required');
+      if (!directory && !email.includes('@')) throw usageError(`${site} logs in with e-mail addresses, not "${email}"`);
+      const prompt = directory ? `Password for ${email} (directory login: the username need not be an e-mail address):` : `Password for ${email}:`;
+      const password = await readPassword(ctx, opt.bool(opts, 'passwordStdin'), prompt);
+      const res = await client.call(fetchApiKey, { username: email, password });
+      credentials = { email: res.email, apiKey: res.api_key };
+    }
+    const facts = factsFromSettings(settings, Math.floor(ctx.now() / 1000));
+    await saveProfile(
+      ctx.env,
+      profileName,
+      {
+        server: site,
+        ...credentials,
+        featureLevel: facts.featureLevel,
+        ...(facts.version !== undefined ? { serverVersion: facts.version } : {}),
+        checkedAt: facts.checkedAt,
+        ...tlsFiles(ctx, tls),
+      },
+      true,
+    );
+    const version = facts.version ? `, server ${facts.version}` : '';
+    ctx.info(`chatctl: logged in to ${site} as ${credentials.email} (profile "${profileName}", feature level ${facts.featureLevel}${version})`);
+  } finally {
+    await client.close();
+  }
+}
+
+async function loginEmbeddedDir(ctx: Context, opts: Record<string, unknown>, profileName: string): Promise<void> {
+  const dataDir = resolve(ctx.globals.dataDir ?? ctx.env.CHATCTL_DATA_DIR ?? defaultDataDir(ctx.env));
+  const email = opt.str(opts, 'email') ?? 'owner@localhost';
+  const [{ openEmbedded }, { loginEmbedded }, { isInitialized }, { ChatClient }] = await Promise.all([
+    import('../../client/embedded.js'),
+    import('../embedded-org.js'),
+    import('../../server/realm.js'),
+    import('../../client/client.js'),
+  ]);
+  const transport = await openEmbedded(dataDir);
+  try {
+    if (!isInitialized(transport.router.db)) {
+      throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one: chatctl init --data-dir ${dataDir}`);
+    }
+    let creds: Credentials;
+    if (opt.bool(opts, 'apiKeyStdin')) {
+      creds = await verifyKey(new ChatClient(transport, { email, apiKey: await readApiKey(ctx) }));
+      await saveProfile(ctx.env, profileName, { embedded: dataDir, ...creds }, true);
+    } else {
+      creds = await loginEmbedded(ctx, transport, email, await readPassword(ctx, opt.bool(opts, 'passwordStdin')), profileName);
+    }
+    ctx.info(`chatctl: logged in to the embedded organization in ${dataDir} as ${creds.email} (profile "${profileName}")`);
+  } finally {
+    await transport.close();
+  }
 }
 
 export const commands = [
@@ -23,18 +168,24 @@ export const commands = [
     path: ['login'],
     summary: 'log in and store the credentials in a profile',
     description:
-      'Reads the server settings, exchanges the e-mail and password for an API key (fetch_api_key), and stores ' +
-      'the e-mail the server returned and the key, never the password, in the profile (file mode 0600). ' +
+      'Reads the server settings first: follows the organization URL (realm_url) when the server names another ' +
+      'one, tells whether usernames must be e-mail addresses, and lists the login methods when password login is ' +
+      'off. Then exchanges the e-mail and password for an API key (fetch_api_key), or checks a pasted API key ' +
+      '(--api-key-stdin, with GET /users/me), and stores the e-mail the server returned and the key, never the ' +
+      'password, in the profile (file mode 0600), with the server\'s feature level and the TLS files given. ' +
       '--embedded logs in to the embedded organization in --data-dir instead of a server.',
     examples: [
       'chatctl login --server https://chat.example.com --email admin@example.com',
       'printf %s "$PASSWORD" | chatctl login --server https://chat.example.com --email admin@example.com --password-stdin',
+      'chatctl login --server https://chat.example.com --email admin@example.com --api-key-stdin < api-key.txt',
+      'chatctl login --server https://chat.internal --ca-file corp-ca.pem --email me@corp.example',
       'chatctl login --embedded --data-dir ~/chat --email owner@localhost',
       'chatctl login --profile work --server https://chat.work.test --email me@work.test',
     ],
     options: [
-      { flags: '--email <email>', description: 'the e-mail address (username) to log in as' },
+      { flags: '--email <email>', description: 'the e-mail address to log in as (or the directory username, where the server allows one)' },
       { flags: '--password-stdin', description: 'read the password from stdin' },
+      { flags: '--api-key-stdin', description: 'read an API key from stdin instead of a password (for servers without password login)' },
       { flags: '--embedded', description: 'log in to the embedded organization (in --data-dir or the default data dir)' },
     ],
     async run(opts, ctx) {
@@ -43,56 +194,9 @@ export const commands = [
       const embedded = opt.bool(opts, 'embedded');
       if (embedded && g.server) throw usageError('--embedded and --server exclude each other');
       if (!embedded && !g.server) throw usageError('say where to log in: --server URL, or --embedded');
-      const email = opt.str(opts, 'email') ?? (embedded ? 'owner@localhost' : undefined);
-      if (!email) throw usageError('--email is required');
-      if (embedded) {
-        const dataDir = resolve(g.dataDir ?? ctx.env.CHATCTL_DATA_DIR ?? defaultDataDir(ctx.env));
-        const password = await readPassword(ctx, opt.bool(opts, 'passwordStdin'));
-        const [{ openEmbedded }, { loginEmbedded }, { isInitialized }] = await Promise.all([
-          import('../../client/embedded.js'),
-          import('../embedded-org.js'),
-          import('../../server/realm.js'),
-        ]);
-        const transport = await openEmbedded(dataDir);
-        try {
-          if (!isInitialized(transport.router.db)) {
-            throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one: chatctl init --data-dir ${dataDir}`);
-          }
-          const creds = await loginEmbedded(ctx, transport, email, password, profileName);
-          ctx.info(`chatctl: logged in to the embedded organization in ${dataDir} as ${creds.email} (profile "${profileName}")`);
-        } finally {
-          await transport.close();
-        }
-        return;
-      }
-      const site = normalizeSite(g.server!);
-      const { HttpTransport } = await import('../../client/http.js');
-      const client = new ChatClient(new HttpTransport(site), null, { warn: (m) => ctx.warn(m) });
-      try {
-        const settings = await client.call(getServerSettings, {});
-        if (settings.email_auth_enabled === false) {
-          throw new CliError(`${site} does not allow password login`, 'auth', 'paste an API key instead: chatctl login --api-key-stdin');
-        }
-        const password = await readPassword(ctx, opt.bool(opts, 'passwordStdin'));
-        const res = await client.call(fetchApiKey, { username: email, password });
-        const featureLevel = settings.zulip_feature_level ?? settings.svc_feature_level ?? 0;
-        await saveProfile(
-          ctx.env,
-          profileName,
-          {
-            server: site,
-            email: res.email,
-            apiKey: res.api_key,
-            featureLevel,
-            serverVersion: settings.zulip_version ?? settings.svc_version,
-            checkedAt: Math.floor(ctx.now() / 1000),
-          },
-          true,
-        );
-        ctx.info(`chatctl: logged in to ${site} as ${res.email} (profile "${profileName}", feature level ${featureLevel})`);
-      } finally {
-        await client.close();
-      }
+      if (opt.bool(opts, 'passwordStdin') && opt.bool(opts, 'apiKeyStdin')) throw usageError('--password-stdin and --api-key-stdin exclude each other');
+      if (embedded) return loginEmbeddedDir(ctx, opts, profileName);
+      return loginRemote(ctx, opts, profileName);
     },
   }),
 ];

@@ -1,0 +1,99 @@
+/**
+ * A bounded pool for bulk commands: runs `worker` over `items` with at most `concurrency` at a time, over
+ * the keep-alive connection pool, and never gives up the whole run for one item's failure.
+ *
+ *   const results = await runPool(ids, (id) => client.call(removeAttachment, { attachment_id: id }), {
+ *     concurrency: 4,              // default 4 (`--concurrency`)
+ *     pacer: client.pacer,         // waits before starting an item while the rate limit is nearly used up
+ *     signal: ctx.signal,          // Ctrl-C: start nothing more; items not started come back `skipped`
+ *     stopWhen: (e) => exitKindOf(e) === 'auth',   // one such failure skips the rest
+ *     onProgress: ({ done, total }) => ...,        // after each item settles, in completion order
+ *   });
+ *   // results[i] belongs to items[i]: { ok: true, value } | { ok: false, error, skipped }
+ *
+ * Results come back in the order of `items`, whatever order the items finished in, so a command can
+ * print per-item lines and choose its exit code (0, or 3 for a partial failure) from them.
+ */
+import type { Pacer } from './pacing.js';
+
+export const DEFAULT_CONCURRENCY = 4;
+
+export type PoolResult<T, R> =
+  | { item: T; index: number; ok: true; value: R }
+  | { item: T; index: number; ok: false; error: unknown; skipped: boolean };
+
+export interface PoolProgress<T, R> {
+  done: number;
+  failed: number;
+  total: number;
+  result: PoolResult<T, R>;
+}
+
+export interface PoolOptions<T, R> {
+  /** Items in flight at once; at least 1. */
+  concurrency?: number;
+  /** Consulted before each item starts. */
+  pacer?: Pick<Pacer, 'ready'>;
+  signal?: AbortSignal;
+  /** A failure for which the items not yet started are skipped. */
+  stopWhen?: (error: unknown) => boolean;
+  onProgress?: (progress: PoolProgress<T, R>) => void;
+}
+
+export async function runPool<T, R>(
+  items: readonly T[],
+  worker: (item: T, index: number, signal?: AbortSignal) => Promise<R>,
+  opts: PoolOptions<T, R> = {},
+): Promise<PoolResult<T, R>[]> {
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY));
+  const results = new Array<PoolResult<T, R>>(items.length);
+  let next = 0;
+  let done = 0;
+  let failed = 0;
+  let stopReason: unknown;
+  let stopped = false;
+
+  const settle = (result: PoolResult<T, R>) => {
+    results[result.index] = result;
+    done++;
+    if (!result.ok) failed++;
+    opts.onProgress?.({ done, failed, total: items.length, result });
+  };
+
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      if (opts.signal?.aborted) {
+        stopped = true;
+        stopReason = opts.signal.reason;
+      }
+      if (stopped) return;
+      if (opts.pacer) {
+        try {
+          await opts.pacer.ready(opts.signal);
+        } catch (e) {
+          stopped = true;
+          stopReason = e;
+          return;
+        }
+        if (stopped || next >= items.length) return;
+      }
+      const index = next++;
+      const item = items[index] as T;
+      try {
+        settle({ item, index, ok: true, value: await worker(item, index, opts.signal) });
+      } catch (error) {
+        settle({ item, index, ok: false, error, skipped: false });
+        if (opts.stopWhen?.(error)) {
+          stopped = true;
+          stopReason = error;
+        }
+      }
+    }
+  };
+
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
+  for (let index = 0; index < items.length; index++) {
+    if (!results[index]) settle({ item: items[index] as T, index, ok: false, error: stopReason, skipped: true });
+  }
+  return results;
+}

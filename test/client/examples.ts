@@ -1,0 +1,56 @@
+/**
+ * Response bodies as the real Zulip server documents them: the `example` objects of zulip.yaml, so mocked
+ * servers answer with the documented shapes rather than shapes made up for the test.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+const SPEC_PATH = fileURLToPath(new URL('../../../shared/zulip-openapi/zulip.yaml', import.meta.url));
+
+type Node = Record<string, unknown>;
+let spec: Node | undefined;
+
+const load = (): Node => (spec ??= parse(readFileSync(SPEC_PATH, 'utf8')) as Node);
+
+function resolveRef(node: unknown): Node {
+  let cur = node as Node;
+  while (cur && typeof cur.$ref === 'string') {
+    cur = (cur.$ref as string)
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((n, key) => (n as Node)[key.replace(/~1/g, '/').replace(/~0/g, '~')], load()) as Node;
+  }
+  return cur;
+}
+
+/** The first `example` in a schema, looking through $ref, allOf, oneOf and anyOf. */
+function exampleOf(schema: unknown): Record<string, unknown> | undefined {
+  const s = resolveRef(schema);
+  if (!s) return undefined;
+  if (s.example && typeof s.example === 'object') return structuredClone(s.example) as Record<string, unknown>;
+  for (const key of ['allOf', 'oneOf', 'anyOf']) {
+    for (const part of (s[key] as unknown[] | undefined) ?? []) {
+      const found = exampleOf(part);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** The documented example body of `METHOD path` answering `status`. */
+export function documentedExample(method: string, path: string, status = 200): Record<string, unknown> {
+  const paths = load().paths as Record<string, Node>;
+  const response = resolveRef((((paths[path]?.[method.toLowerCase()] as Node | undefined)?.responses as Node | undefined) ?? {})[String(status)]);
+  const content = (response?.content as Node | undefined)?.['application/json'] as Node | undefined;
+  const example = content && (content.example ? structuredClone(content.example as Record<string, unknown>) : exampleOf(content.schema));
+  if (!example) throw new Error(`zulip.yaml documents no example for ${method} ${path} ${status}`);
+  return example;
+}
+
+/** The example of a named component schema (RateLimitedError ...). */
+export function schemaExample(name: string): Record<string, unknown> {
+  const example = exampleOf({ $ref: `#/components/schemas/${name}` });
+  if (!example) throw new Error(`zulip.yaml has no example for ${name}`);
+  return example;
+}

@@ -1,0 +1,172 @@
+/**
+ * Pacing by X-RateLimit-Remaining / X-RateLimit-Reset: the pacer's decisions on a clock the test moves,
+ * then a bulk run through the pool against a real rate-limited server on 127.0.0.1 that must never have to
+ * answer 429.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { operation, p } from '../../src/api/operation.js';
+import { s } from '../../src/api/schema.js';
+import { ChatClient } from '../../src/client/client.js';
+import { HttpTransport } from '../../src/client/http.js';
+import { Pacer } from '../../src/client/pacing.js';
+import { runPool } from '../../src/client/pool.js';
+import { retryPolicy } from '../../src/client/retry.js';
+import { json, startServer, SUCCESS, type TestServer } from './servers.js';
+
+/** A pacer on a fake clock whose sleeps move the clock and are recorded. */
+function fakePacer(opts: ConstructorParameters<typeof Pacer>[0] = {}) {
+  const clock = { t: 1_700_000_000_000 };
+  const sleeps: number[] = [];
+  const notes: string[] = [];
+  const pacer = new Pacer({
+    now: () => clock.t,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock.t += ms;
+    },
+    onWait: (m) => notes.push(m),
+    ...opts,
+  });
+  const headers = (remaining: number, resetInSeconds: number, limit = 200, serverOffsetMs = 0): Record<string, string> => ({
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String((clock.t + serverOffsetMs) / 1000 + resetInSeconds),
+    date: new Date(clock.t + serverOffsetMs).toUTCString(),
+  });
+  return { pacer, clock, sleeps, notes, headers };
+}
+
+describe('Pacer', () => {
+  it('lets requests go while the server reports nothing, or plenty left', async () => {
+    const f = fakePacer();
+    await f.pacer.take();
+    f.pacer.observe({});
+    await f.pacer.take();
+    f.pacer.observe(f.headers(150, 30));
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([]);
+    expect(f.notes).toEqual([]);
+  });
+
+  it('waits for the reset when the budget is used up, and says so once', async () => {
+    const f = fakePacer({ reserve: 1 });
+    await f.pacer.take();
+    f.pacer.observe(f.headers(1, 12));
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([12_000]);
+    expect(f.notes).toEqual(['rate limit nearly used up; waiting 12.0 s for it to reset']);
+  });
+
+  it('counts requests in flight against what the last response reported', async () => {
+    const f = fakePacer({ reserve: 0, lowWater: 0 });
+    await f.pacer.take();
+    f.pacer.observe(f.headers(3, 20));
+    await Promise.all([f.pacer.take(), f.pacer.take(), f.pacer.take()]);
+    expect(f.sleeps).toEqual([]);
+    expect(f.pacer.budget).toBe(0);
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([20_000]);
+  });
+
+  it('spreads the last requests of a window over the time left before the reset', async () => {
+    const f = fakePacer({ reserve: 1, lowWater: 10 });
+    await f.pacer.take();
+    f.pacer.observe(f.headers(6, 10));
+    // 6 left, 1 reserved: 5 sends over the 10 s left, one every 2 s after the last one.
+    await f.pacer.take();
+    f.pacer.observe(f.headers(5, 10));
+    // 5 left: 4 over the next 10 s.
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([2000, 2500]);
+    expect(f.notes).toEqual(['rate limit running low (6 requests left for the next 10.0 s); slowing down']);
+  });
+
+  it("reads the reset against the server's clock (Date), not the local one", async () => {
+    const f = fakePacer({ reserve: 0 });
+    await f.pacer.take();
+    // The server's clock is an hour behind; its reset is still 8 s away.
+    f.pacer.observe(f.headers(0, 8, 200, -3_600_000));
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([8000]);
+  });
+
+  it('does not wait longer than its cap; the request goes and meets the server', async () => {
+    const f = fakePacer({ reserve: 0, maxWaitMs: 5000 });
+    await f.pacer.take();
+    f.pacer.observe(f.headers(0, 50));
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([]);
+  });
+
+  it('forgets the budget once the window has reset', async () => {
+    const f = fakePacer({ reserve: 0 });
+    await f.pacer.take();
+    f.pacer.observe(f.headers(0, 5));
+    f.clock.t += 6000;
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([]);
+  });
+});
+
+const removeThing = operation<Record<string, never>>()({ name: 'remove-thing', method: 'DELETE', path: '/things/{id}', summary: 'removes', access: 'user', params: { id: p.path(s.int()) } });
+
+/**
+ * A server with a fixed-window limit of `limit` requests per `windowMs`, reporting the X-RateLimit-*
+ * headers as a Zulip server does, and 429 with retry-after when exceeded.
+ */
+async function rateLimitedServer(limit: number, windowMs: number) {
+  let windowStart = 0;
+  let used = 0;
+  const stats = { ok: 0, limited: 0 };
+  const t = await startServer((_req, res) => {
+    const now = Date.now();
+    if (now >= windowStart + windowMs) {
+      windowStart = now - (now % windowMs);
+      used = 0;
+    }
+    const reset = Math.ceil((windowStart + windowMs) / 1000);
+    const headers = { 'x-ratelimit-limit': String(limit), 'x-ratelimit-reset': String(reset) };
+    if (used >= limit) {
+      stats.limited++;
+      const after = (windowStart + windowMs - now) / 1000;
+      json(res, 429, { result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT', 'retry-after': after }, { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': String(after) });
+      return;
+    }
+    used++;
+    stats.ok++;
+    json(res, 200, SUCCESS, { ...headers, 'x-ratelimit-remaining': String(limit - used) });
+  });
+  return { t, stats };
+}
+
+describe('a bulk run against a rate-limited server', () => {
+  let server: TestServer | undefined;
+  let client: ChatClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it('paces itself through the pool so the server never answers 429', async () => {
+    const { t, stats } = await rateLimitedServer(8, 1000);
+    server = t;
+    const notes: string[] = [];
+    client = new ChatClient(new HttpTransport(t.url), { email: 'a@example.com', apiKey: 'k'.repeat(32) }, {}, { retry: retryPolicy(), pacer: new Pacer({ onWait: (m) => notes.push(m) }) });
+    const ids = Array.from({ length: 20 }, (_, i) => i + 1);
+    const results = await runPool(ids, (id) => client!.call(removeThing, { id }), { concurrency: 4, pacer: client.pacer });
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(stats).toEqual({ ok: 20, limited: 0 });
+    expect(notes.some((n) => n.startsWith('rate limit nearly used up; waiting'))).toBe(true);
+  });
+
+  it('without pacing a like run meets 429s, and the retries still finish it', async () => {
+    const { t, stats } = await rateLimitedServer(5, 1000);
+    server = t;
+    client = new ChatClient(new HttpTransport(t.url), { email: 'a@example.com', apiKey: 'k'.repeat(32) }, {}, { retry: retryPolicy() });
+    const ids = Array.from({ length: 20 }, (_, i) => i + 1);
+    const results = await runPool(ids, (id) => client!.call(removeThing, { id }), { concurrency: 4 });
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(stats.ok).toBe(20);
+    expect(stats.limited).toBeGreaterThan(0);
+  });
+});
