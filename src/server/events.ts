@@ -35,9 +35,11 @@ export function onQueueEvent(queueId: string, listener: () => void): () => void 
   return () => wakeups.off(queueId, listener);
 }
 
-/** Queue options that decide whether a queue receives an event at all. */
+/** Queue options that decide whether a queue receives an event, and in which form. */
 interface DeliveryOptions {
   client_capabilities?: Record<string, boolean>;
+  apply_markdown?: boolean;
+  client_gravatar?: boolean;
 }
 
 /** Events some clients must not get: linkifier lists only go to clients that understand URL templates. */
@@ -55,15 +57,31 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
   const queues = db
     .prepare('SELECT id, event_types, options, last_event_id FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))')
     .all(JSON.stringify(ids)) as Pick<QueueRow, 'id' | 'event_types' | 'options' | 'last_event_id'>[];
-  const json = JSON.stringify(event);
+  const plain = JSON.stringify(event);
   const woken: string[] = [];
   for (const q of queues) {
     if (!wants(q, event.type)) continue;
-    appendEvent(db, q, json);
+    appendEvent(db, q, event.type === 'message' ? JSON.stringify(messageEventFor(db, event, JSON.parse(q.options) as DeliveryOptions)) : plain);
     woken.push(q.id);
   }
   // Wake after the caller's transaction has had its chance to commit.
   if (woken.length) setImmediate(() => woken.forEach((id) => wakeups.emit(id)));
+}
+
+/**
+ * A message event as the queue registered for it: rendered HTML or the raw Markdown (apply_markdown, false
+ * by default at registration), and Gravatar URLs left to the client (client_gravatar).
+ */
+function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOptions): Record<string, unknown> {
+  const message = { ...(event.message as Record<string, unknown>) };
+  if (o.apply_markdown === false) {
+    message.content = db.prepare('SELECT content FROM messages WHERE id = ?').pluck().get(message.id) ?? message.content;
+    message.content_type = 'text/x-markdown';
+  }
+  if (o.client_gravatar === true && typeof message.avatar_url === 'string' && message.avatar_url.startsWith('https://secure.gravatar.com/')) {
+    message.avatar_url = null;
+  }
+  return { ...event, message };
 }
 
 function appendEvent(db: Db, q: Pick<QueueRow, 'id' | 'last_event_id'>, json: string): number {

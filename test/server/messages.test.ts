@@ -43,8 +43,8 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     return { id: row.id, name };
   }
 
-  async function listen(client: ChatClient, types: string[]): Promise<() => Promise<QueueEvent[]>> {
-    const { queue_id } = await client.call(register, { event_types: types, fetch_event_types: [] });
+  async function listen(client: ChatClient, types: string[], applyMarkdown = true): Promise<() => Promise<QueueEvent[]>> {
+    const { queue_id } = await client.call(register, { event_types: types, fetch_event_types: [], apply_markdown: applyMarkdown });
     return async () => (await client.call(getEvents, { queue_id: queue_id!, last_event_id: -1, dont_block: true })).events;
   }
 
@@ -70,6 +70,14 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       expect(event).toMatchObject({ type: 'message', flags: [], message: { id: res.id, subject: 'greetings', display_recipient: c.name, stream_id: c.id, type: 'stream', content: '<p>Hello <strong>world</strong></p>', content_type: 'text/html' } });
       expect(openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [event] })).toEqual([]);
       expect((await ownerEvents())[0]).toMatchObject({ type: 'message', flags: ['read'] });
+    });
+
+    it('gives queues registered without apply_markdown the raw Markdown', async () => {
+      const c = await channel([]);
+      const raw = await listen(owner, ['message'], false);
+      const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'raw', content: 'Hello **world**' });
+      const [event] = await raw();
+      expect(event).toMatchObject({ type: 'message', message: { id: res.id, content: 'Hello **world**', content_type: 'text/x-markdown' } });
     });
 
     it('takes the channel by ID, by JSON-encoded name, as type "channel" and with the legacy "subject"', async () => {
