@@ -129,6 +129,21 @@ describe('against mocked Zulip servers', () => {
     nock.enableNetConnect();
   });
 
+  it('filters users list --ids itself on servers before feature level 384, which ignore user_ids', async () => {
+    const example = documentedExample('GET', '/users') as { members: { user_id: number }[] };
+    const wanted = example.members[1]!.user_id;
+    nock(SITE).get('/api/v1/server_settings').reply(200, settings());
+    nock(SITE)
+      .get('/api/v1/users')
+      .query((q) => !('user_ids' in q))
+      .reply(200, example);
+    const r = await runCli(['--server', SITE, 'users', 'list', '--ids', String(wanted), '--json'], { env: { ...tempHome().env, ...creds } });
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as { user_id: number }[]).map((u) => u.user_id)).toEqual([wanted]);
+    expect(r.stderr).toBe('');
+    expect(nock.isDone()).toBe(true);
+  });
+
   describe('login', () => {
     it('follows realm_url to the organization, logs in there, and stores that URL and the returned e-mail', async () => {
       const env = tempHome().env;

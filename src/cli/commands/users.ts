@@ -89,7 +89,8 @@ export const commands = [
     aliases: ['ls'],
     summary: 'list the users of the organization',
     description:
-      'Lists active and deactivated users and bots (GET /users). Filters apply on top; --ids asks the server for just those users.',
+      'Lists active and deactivated users and bots (GET /users). Filters apply on top; --ids asks the server for ' +
+      'just those users (filtered by chatctl on servers before feature level 384).',
     examples: [
       'chatctl users list',
       'chatctl users list --role admin --active',
@@ -115,12 +116,16 @@ export const commands = [
       const client = await ctx.client();
       // The API's default (client_gravatar) leaves Gravatar URLs to the client; compute them only when asked.
       const wantsAvatars = (opt.str(opts, 'fields') ?? '').split(',').includes('avatar_url');
+      // Servers before feature level 384 do not filter by user_ids: chatctl does it then.
+      const byServer = ids !== undefined && (await client.supports('getUsers.user_ids'));
+      const wanted = ids && new Set(ids);
       const { members } = await client.call(getUsers, {
         client_gravatar: wantsAvatars ? false : undefined,
         include_custom_profile_fields: opt.bool(opts, 'customFields') || undefined,
-        user_ids: ids,
+        user_ids: byServer ? ids : undefined,
       });
       const keep = (u: User) =>
+        (!wanted || wanted.has(u.user_id)) &&
         (role === undefined || u.role === role) &&
         (!opt.bool(opts, 'active') || u.is_active) &&
         (!opt.bool(opts, 'deactivated') || !u.is_active) &&
