@@ -89,7 +89,7 @@ describe.each(TRANSPORTS)('domains commands over %s', (kind) => {
     await runCli([...t.args, 'domains', 'add', domain], { env: t.env });
     const on = await runCli([...t.args, 'domains', 'update', domain.toUpperCase(), '--subdomains', '--json'], { env: t.env });
     expect(on.code).toBe(0);
-    expect(JSON.parse(on.stdout)).toEqual({ row: 1, target: domain, ok: true, status: 'updated', id: null });
+    expect(JSON.parse(on.stdout)).toEqual({ row: 1, target: domain, ok: true, status: 'updated', id: null, error: null, code: null });
     expect(org.db.prepare('SELECT allow_subdomains FROM realm_domains WHERE domain = ?').pluck().get(domain)).toBe(1);
     expect((await runCli([...t.args, 'domains', 'update', domain, '--no-subdomains'], { env: t.env })).code).toBe(0);
     expect(org.db.prepare('SELECT allow_subdomains FROM realm_domains WHERE domain = ?').pluck().get(domain)).toBe(0);
