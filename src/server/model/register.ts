@@ -9,9 +9,11 @@ import type { Db } from '../store/db.js';
 import { channelView, hasMetadataAccess, MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, subscriberIds, type StreamRow } from './channels.js';
 import { listFolders } from './folders.js';
 import { GroupGraph } from './groups.js';
+import { listLinkifiers } from './linkifiers.js';
+import { allFields, fieldToWire } from './profile-fields.js';
 import { DEFAULT_HISTORY_LIMIT_DAYS, PRESENCE_OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS, realmPresence } from './presence.js';
 import { subscriptionViews, userTopics, type SubscriptionRow } from './subscriptions.js';
-import { allUsers, userView, type UserRow } from './users.js';
+import { allUsers, isAdmin, userView, type UserRow } from './users.js';
 
 export const MAX_TOPIC_LENGTH = 60;
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -215,25 +217,7 @@ function presenceState(db: Db, o: StateOptions): State {
 }
 
 function linkifierState(db: Db, o: StateOptions): State {
-  if (o.capabilities.linkifier_url_template !== true) return { realm_linkifiers: [] };
-  const rows = db.prepare('SELECT * FROM linkifiers ORDER BY "order", id').all() as {
-    id: number;
-    pattern: string;
-    url_template: string;
-    example_input: string | null;
-    reverse_template: string | null;
-    alternative_url_templates: string;
-  }[];
-  return {
-    realm_linkifiers: rows.map((r) => ({
-      id: r.id,
-      pattern: r.pattern,
-      url_template: r.url_template,
-      example_input: r.example_input,
-      reverse_template: r.reverse_template,
-      alternative_url_templates: JSON.parse(r.alternative_url_templates) as string[],
-    })),
-  };
+  return { realm_linkifiers: o.capabilities.linkifier_url_template === true ? listLinkifiers(db) : [] };
 }
 
 function emojiState(db: Db): State {
@@ -249,33 +233,32 @@ function emojiState(db: Db): State {
 }
 
 function profileFieldState(db: Db): State {
-  const rows = db.prepare('SELECT * FROM custom_profile_fields ORDER BY "order", id').all() as {
-    id: number;
-    type: number;
-    name: string;
-    hint: string;
-    field_data: string;
-    order: number;
-    required: number;
-    editable_by_user: number;
-    display_in_profile_summary: number;
-  }[];
+  return { custom_profile_fields: allFields(db).map(fieldToWire), custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES };
+}
+
+/** The bots the caller can administer (all of them for administrators), with their services. */
+function botState(db: Db, o: StateOptions): State {
+  const bots = (
+    isAdmin(o.user)
+      ? db.prepare('SELECT * FROM users WHERE is_bot = 1 ORDER BY id').all()
+      : db.prepare('SELECT * FROM users WHERE is_bot = 1 AND bot_owner_id = ? ORDER BY id').all(o.user.id)
+  ) as UserRow[];
+  const view = userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl);
   return {
-    custom_profile_fields: rows.map((r) => {
-      const field: Record<string, unknown> = {
-        id: r.id,
-        type: r.type,
-        order: r.order,
-        name: r.name,
-        hint: r.hint,
-        field_data: r.field_data,
-        required: r.required === 1,
-        editable_by_user: r.editable_by_user === 1,
-      };
-      if (r.display_in_profile_summary) field.display_in_profile_summary = true;
-      return field;
-    }),
-    custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES,
+    realm_bots: bots.map((b) => ({
+      user_id: b.id,
+      full_name: b.full_name,
+      api_key: b.api_key,
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: false,
+      avatar_url: view(b).avatar_url,
+      owner_id: b.bot_owner_id,
+      services: b.bot_type === 3 && b.service_base_url ? [{ base_url: b.service_base_url, token: b.service_token ?? '', interface: b.service_interface ?? 1 }] : [],
+      email: b.email,
+      bot_type: b.bot_type,
+      is_active: b.is_active === 1,
+    })),
   };
 }
 
@@ -286,6 +269,7 @@ const maxMessageId = (db: Db, userId: number): number =>
 const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
   realm: realmState,
   realm_user: realmUserState,
+  realm_bot: botState,
   subscription: subscriptionState,
   stream: streamState,
   user_topic: (db, o) => ({ user_topics: userTopics(db, o.user.id) }),
