@@ -1,4 +1,7 @@
-/** Progress of long operations on stderr: counts and an ETA, only when stderr is a terminal. */
+/**
+ * Progress of long operations on stderr, only when stderr is a terminal (and not --quiet): a count, and
+ * with a known total a percentage and an ETA.
+ */
 import type { Context } from './context.js';
 
 export interface Progress {
@@ -8,16 +11,20 @@ export interface Progress {
 
 const SILENT: Progress = { tick: () => {}, done: () => {} };
 
-export function startProgress(ctx: Context, total: number): Progress {
-  if (!ctx.io.stderrIsTTY || ctx.globals.quiet || total < 2) return SILENT;
+/** `total` null: the end is not known in advance (walking a narrow batch by batch). */
+export function startProgress(ctx: Context, total: number | null, unit = ''): Progress {
+  if (!ctx.io.stderrIsTTY || ctx.globals.quiet || (total !== null && total < 2)) return SILENT;
   const started = ctx.now();
   let count = 0;
   let last = 0;
   const draw = (final: boolean) => {
-    const elapsed = (ctx.now() - started) / 1000;
-    const eta = count > 0 && count < total ? Math.ceil((elapsed / count) * (total - count)) : 0;
-    const pct = Math.floor((count / total) * 100);
-    ctx.io.stderr.write(`\r\u001b[2K${count}/${total} (${pct}%)${eta ? ` ETA ${eta}s` : ''}${final ? '\n' : ''}`);
+    let text = String(count);
+    if (total !== null) {
+      const elapsed = (ctx.now() - started) / 1000;
+      const eta = count > 0 && count < total ? Math.ceil((elapsed / count) * (total - count)) : 0;
+      text += `/${total} (${Math.floor((count / total) * 100)}%)${eta ? ` ETA ${eta}s` : ''}`;
+    }
+    ctx.io.stderr.write(`\r\u001b[2K${text}${unit ? ` ${unit}` : ''}${final ? '\n' : ''}`);
   };
   return {
     tick(n = 1) {

@@ -4,6 +4,8 @@
  * 500 rows makes one extra request, not 500.
  */
 import { getStreams } from '../api/operations/channels.js';
+import { ApiError } from '../api/errors.js';
+import { getUserGroups } from '../api/operations/groups.js';
 import { getUsers } from '../api/operations/users.js';
 import type { User } from '../api/types.js';
 import type { ChatClient } from '../client/client.js';
@@ -38,18 +40,31 @@ async function emailIndex(client: ChatClient): Promise<Map<string, User>> {
   return index;
 }
 
-/** One reference; throws the server's own "No such user" error when unknown. */
-export async function resolveUser(client: ChatClient, ref: string): Promise<number> {
-  const r = (await resolveUsers(client, [ref])).get(ref)!;
-  if (!r.ok) {
-    const { ApiError } = await import('../api/errors.js');
-    throw new ApiError(r.error, 'BAD_REQUEST', 400);
-  }
-  return r.id;
-}
-
 /** A channel or group reference, resolved to its ID or to the reason it cannot be. */
 export type ResolvedId = { ok: true; id: number } | { ok: false; error: string };
+
+/**
+ * The IDs of `refs`, in order, or the error of the first that did not resolve: for commands that act on
+ * all of them together (one request naming several users or channels), failing with the server's kind of
+ * error (exit 6).
+ */
+export function requireResolved(resolved: ReadonlyMap<string, ResolvedId>, refs: readonly string[]): number[] {
+  return refs.map((ref) => {
+    const r = resolved.get(ref)!;
+    if (!r.ok) throw new ApiError(r.error, 'BAD_REQUEST', 400);
+    return r.id;
+  });
+}
+
+/** Users by ID or e-mail, all of them or an error. */
+export async function resolveUserIds(client: ChatClient, refs: readonly string[]): Promise<number[]> {
+  return requireResolved(await resolveUsers(client, refs), refs);
+}
+
+/** One user by ID or e-mail; throws the server's own "No such user" error when unknown. */
+export async function resolveUser(client: ChatClient, ref: string): Promise<number> {
+  return (await resolveUserIds(client, [ref]))[0]!;
+}
 
 /**
  * Resolves references against named things: digits are taken as IDs as they are (the server checks them),
@@ -77,4 +92,19 @@ export async function resolveChannels(client: ChatClient, refs: readonly string[
   const streams = refs.some((r) => !isId(bare(r))) ? (await client.call(getStreams, {})).streams : [];
   const matched = matchIdsOrNames(refs.map(bare), streams.map((s) => ({ id: s.stream_id, name: s.name })), (name) => `Channel '${name}' does not exist`);
   return new Map(refs.map((ref) => [ref, matched.get(bare(ref))!]));
+}
+
+export async function resolveChannelIds(client: ChatClient, refs: readonly string[]): Promise<number[]> {
+  return requireResolved(await resolveChannels(client, refs), refs);
+}
+
+/** One channel by ID, name or #name. */
+export async function resolveChannel(client: ChatClient, ref: string): Promise<number> {
+  return (await resolveChannelIds(client, [ref]))[0]!;
+}
+
+/** User groups by ID or name (system groups have names such as role:administrators), with one GET /user_groups. */
+export async function resolveGroups(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
+  const groups = refs.some((r) => !isId(r)) ? (await client.call(getUserGroups, { include_deactivated_groups: true })).user_groups : [];
+  return matchIdsOrNames(refs, groups, (name) => `Invalid user group: ${name}`);
 }

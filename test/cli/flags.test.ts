@@ -148,7 +148,7 @@ describe.each(TRANSPORTS)('flags commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'flags', 'add', 'read', '--narrow', `channel:${c.name}`, '--all', '--after', '1', '--format', 'ndjson'], { env: t.env, tty: true });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('batch 2: 2 messages processed');
+    expect(r.stderr).toContain('\r\u001b[2K3 messages processed\n');
     // The batch that reaches the last message cannot tell it was the last: one more, empty, says so.
     expect(lines(r.stdout).map((b) => b.processed_count)).toEqual([1, 1, 1, 0]);
     expect(r.stderr).toContain('3 messages processed in 4 batches');

@@ -6,6 +6,7 @@ import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { hasTerm, parseNarrow } from '../narrow.js';
 import type { OutputFlags } from '../output/output.js';
+import { startProgress } from '../progress.js';
 
 /** Flags a user may change on their own messages (the others are the server's to set). */
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
@@ -63,22 +64,6 @@ const params = (p: Plan, anchor: string, includeAnchor: boolean) => ({
 
 const rowOf = (r: FlagsForNarrowResult) => Object.fromEntries(RESULT_FIELDS.map((f) => [f, r[f] ?? null]));
 
-/** A count on stderr while batches go by (the total is not known in advance); only on a terminal. */
-function batchProgress(ctx: Context): { show(batch: number, processed: number): void; done(): void } {
-  const on = ctx.io.stderrIsTTY && !ctx.globals.quiet;
-  let shown = false;
-  return {
-    show(batch, processed) {
-      if (!on) return;
-      shown = true;
-      ctx.io.stderr.write(`\r\u001b[2Kbatch ${batch}: ${processed} messages processed`);
-    },
-    done() {
-      if (shown) ctx.io.stderr.write('\r\u001b[2K');
-    },
-  };
-}
-
 /** Batches until the narrow's newest message is reached: each starts after the last one processed. */
 async function* walk(ctx: Context, client: ChatClient, p: Plan): AsyncGenerator<FlagsForNarrowResult> {
   let anchor = p.anchor;
@@ -108,7 +93,7 @@ async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Pr
     await out.item(rowOf(await client.call(updateMessageFlagsForNarrow, params(p, p.anchor, true), { signal: ctx.signal })));
     return;
   }
-  const progress = batchProgress(ctx);
+  const progress = startProgress(ctx, null, 'messages processed');
   let batches = 0;
   let processed = 0;
   let updated = 0;
@@ -117,7 +102,7 @@ async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Pr
       batches++;
       processed += res.processed_count;
       updated += res.updated_count;
-      progress.show(batches, processed);
+      progress.tick(res.processed_count);
       yield { batch: batches, ...rowOf(res) };
     }
   }

@@ -3,8 +3,7 @@ import { defineCommand, opt, type CommandSpec } from '../command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
-import { isId, matchIdsOrNames } from '../resolve.js';
-import { requireResolved } from '../resolve-channel.js';
+import { isId, matchIdsOrNames, requireResolved } from '../resolve.js';
 
 const FOLDER_FIELDS = ['id', 'name', 'description', 'rendered_description', 'order', 'is_archived', 'date_created', 'creator_id'] as const;
 const FOLDER_COLUMNS = ['id', 'name', 'description', 'is_archived'] as const;

@@ -13,8 +13,7 @@ import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
-import { matchIdsOrNames } from '../resolve.js';
-import { requireResolved, resolveUserIds } from '../resolve-channel.js';
+import { matchIdsOrNames, requireResolved, resolveUserIds } from '../resolve.js';
 
 const GROUP_FIELDS = [
   'id', 'name', 'description', 'members', 'direct_subgroup_ids', 'is_system_group', 'deactivated', 'date_created', 'creator_id',

@@ -7,7 +7,7 @@ import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { readAll } from '../io.js';
 import type { OutputFlags } from '../output/output.js';
-import { resolveUserIds } from '../resolve-channel.js';
+import { resolveUserIds } from '../resolve.js';
 import { topicName } from './topics.js';
 
 const HISTORY_FIELDS = [

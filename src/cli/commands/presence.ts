@@ -5,7 +5,7 @@ import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../co
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
-import { fetchState } from './topics.js';
+import { fetchState } from '../state.js';
 
 const PRESENCE_FIELDS = ['user_id', 'email', 'full_name', 'status', 'active_timestamp', 'idle_timestamp'] as const;
 const OUTPUT = { fields: PRESENCE_FIELDS };

@@ -8,7 +8,7 @@ import { defineCommand, opt, type CommandSpec } from '../command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
-import { resolveChannelIds } from '../resolve-channel.js';
+import { resolveChannelIds } from '../resolve.js';
 
 const SUBSCRIPTION_FIELDS = [
   'stream_id', 'name', ...SUBSCRIPTION_PROPERTIES, 'description', 'invite_only', 'is_web_public', 'is_archived', 'folder_id',

@@ -1,5 +1,4 @@
 import { getStreams, getSubscriptions, muteTopic, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
-import { deleteQueue, register, type RegisterResponse } from '../../api/operations/events.js';
 import type { ChatClient } from '../../client/client.js';
 import { choose, FeatureLevelError, FEATURES } from '../../client/features.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
@@ -7,19 +6,9 @@ import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
-import { matchIdsOrNames } from '../resolve.js';
-import { requireResolved, resolveChannel } from '../resolve-channel.js';
+import { matchIdsOrNames, requireResolved, resolveChannel } from '../resolve.js';
+import { fetchState } from '../state.js';
 
-/**
- * The initial state of some event types (POST /register with fetch_event_types), read from a queue that is
- * deleted at once: how a client reads state that has no GET of its own (topic policies, thresholds).
- */
-export async function fetchState(client: ChatClient, types: string[], extra: { slim_presence?: boolean; presence_history_limit_days?: number } = {}): Promise<RegisterResponse> {
-  const state = await client.call(register, { event_types: types, fetch_event_types: types, ...extra });
-  // A queue left behind expires on its own; failing to delete it does not spoil what was read.
-  if (state.queue_id) await client.call(deleteQueue, { queue_id: state.queue_id }).catch(() => undefined);
-  return state;
-}
 
 export const POLICY_NAMES: Record<VisibilityPolicy, string> = { 0: 'inherit', 1: 'muted', 2: 'unmuted', 3: 'followed' };
 

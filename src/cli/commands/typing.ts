@@ -6,7 +6,7 @@ import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../co
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import { resolveChannel, resolveUserIds } from '../resolve-channel.js';
+import { resolveChannel, resolveUserIds } from '../resolve.js';
 import { topicName } from './topics.js';
 
 type Conversation =

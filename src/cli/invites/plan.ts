@@ -5,14 +5,13 @@
  * (a channel that does not exist, a bad expiry) is planned as a failure of its own, so it never holds up
  * the others.
  */
-import { getUserGroups } from '../../api/operations/groups.js';
 import { sendInvites } from '../../api/operations/invites.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
 import { cell, type Columns, type InputRow } from '../bulk-input.js';
 import { parseRole } from '../commands/users.js';
 import { usageError } from '../errors.js';
-import { isId, matchIdsOrNames, resolveChannels, type ResolvedId } from '../resolve.js';
+import { resolveChannels, resolveGroups, type ResolvedId } from '../resolve.js';
 import { parseDuration } from '../units.js';
 
 export const INVITE_COLUMNS: Columns = {
@@ -97,11 +96,6 @@ export function specOfRow(row: InputRow, defaults: InviteSpec): InviteSpec {
     notify: boolCell(row, 'notify') ?? defaults.notify,
     welcomeText: cell(row, 'welcome_text') || defaults.welcomeText,
   };
-}
-
-async function resolveGroups(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
-  const groups = refs.some((r) => !isId(r)) ? (await client.call(getUserGroups, {})).user_groups : [];
-  return matchIdsOrNames(refs, groups, (name) => `Invalid user group '${name}'`);
 }
 
 const ids = (refs: readonly string[], resolved: Map<string, ResolvedId>): number[] => {
