@@ -40,6 +40,11 @@ export interface OperationDecl {
   readonly params: Readonly<Record<string, ParamDef>>;
   /** The feature level at which a Zulip server gained this operation (absent: always there). */
   readonly minFeatureLevel?: number;
+  /**
+   * A shape only servers before this feature level accept (a parameter or path since renamed). The client
+   * sends it to such servers; the embedded server, at the current level, does not route it.
+   */
+  readonly before?: number;
   /** Safe to repeat after a failure (GET always is). */
   readonly idempotent?: boolean;
   /** The request carries a file (multipart/form-data). */

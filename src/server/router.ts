@@ -69,7 +69,7 @@ export class Router {
 
   constructor(private readonly opts: RouterOptions) {
     this.routes = (Object.entries(operationsByArea) as [AreaName, readonly Operation[]][])
-      .flatMap(([area, ops]) => ops.map((op) => compile(op, area)))
+      .flatMap(([area, ops]) => ops.filter((op) => op.before === undefined).map((op) => compile(op, area)))
       .sort((a, b) => b.rank - a.rank);
   }
 

@@ -35,3 +35,18 @@ export const setMessageEditTypingStatus = operation<Record<string, never>>()({
   // Added as /message_edit_typing at 351, moved under /messages/{message_id} at 361.
   minFeatureLevel: 361,
 });
+
+/** Typing while editing as servers from feature level 351 to 360 take it: its own path, the ID in the body. */
+export const setMessageEditTypingStatusBefore361 = operation<Record<string, never>>()({
+  name: 'set-message-edit-typing-status-before-361',
+  method: 'POST',
+  path: '/message_edit_typing',
+  summary: 'Tell the recipients of a message that the caller started or stopped editing it (servers before feature level 361)',
+  access: 'user',
+  params: {
+    message_id: p.req(s.int(), { doc: 'the message being edited' }),
+    op: p.req(s.literal(TYPING_OPS), { doc: 'start or stop' }),
+  },
+  minFeatureLevel: 351,
+  before: 361,
+});

@@ -1,5 +1,5 @@
 import { ApiError } from '../../api/errors.js';
-import { getInvites, revokeInvite, sendInvites, type Invite } from '../../api/operations/invites.js';
+import { getInvites, revokeInvite, type Invite } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import { describeColumns, readRows, type InputRow } from '../bulk-input.js';
 import { OUTCOME_FIELDS, printPlan, runBulk, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
@@ -12,7 +12,7 @@ import {
   INVITE_COLUMNS,
   parseExpires,
   planInvites,
-  requestOf,
+  encodeBatch,
   specOfRow,
   type InviteBatch,
   type InviteSpec,
@@ -108,8 +108,9 @@ export const commands = [
       const rows = await rowsOf(ctx, opts, specOfFlags(opts));
       const client = await ctx.client();
       const batches = await planInvites(client, rows);
+      const level = await client.featureLevel();
       if (opt.bool(opts, 'dryRun')) {
-        printPlanned(ctx, batches, (b) => client.encode(sendInvites, requestOf(b)));
+        printPlanned(ctx, batches, (b) => encodeBatch(client, level, b));
         return;
       }
       await runBulk(ctx, opts as BulkFlags, {
@@ -119,7 +120,7 @@ export const commands = [
         rows: (b) => b.recipients.map((r) => ({ row: r.row, target: r.email })),
         act: async (b) => {
           if ('error' in b) throw new ApiError(b.error, 'BAD_REQUEST', 400);
-          return deliver(client, b, ctx.signal);
+          return deliver(client, level, b, ctx.signal);
         },
       });
     },

@@ -1,5 +1,5 @@
 import type { WireRequest } from '../../api/wire.js';
-import { setMessageEditTypingStatus, setTypingStatus, type TypingOp } from '../../api/operations/typing.js';
+import { setMessageEditTypingStatus, setMessageEditTypingStatusBefore361, setTypingStatus, type TypingOp } from '../../api/operations/typing.js';
 import { unwrap, type ChatClient } from '../../client/client.js';
 import { choose, FeatureLevelError, FEATURES, supportsAt } from '../../client/features.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
@@ -51,9 +51,9 @@ async function requestFor(client: ChatClient, c: Conversation, op: TypingOp): Pr
     }
     case 'edit': {
       if (!supportsAt(level, 'typing.edit')) throw new FeatureLevelError('typing notifications for message edits', FEATURES['typing.edit'], level);
-      const req = client.encode(setMessageEditTypingStatus, { message_id: c.messageId, op });
-      const where = choose.editTyping(level);
-      return where.messageIdIn === 'path' ? req : { ...req, path: where.path, body: [['message_id', String(c.messageId)], ...req.body] };
+      return choose.editTyping(level).messageIdIn === 'path'
+        ? client.encode(setMessageEditTypingStatus, { message_id: c.messageId, op })
+        : client.encode(setMessageEditTypingStatusBefore361, { message_id: c.messageId, op });
     }
   }
 }

@@ -6,10 +6,9 @@
  * safe, and one bad address does not keep everyone else from being invited.
  */
 import { ApiError } from '../../api/errors.js';
-import { sendInvites } from '../../api/operations/invites.js';
 import type { ChatClient } from '../../client/client.js';
 import { failure, type Outcome } from '../bulk.js';
-import { requestOf, type Recipient, type SendableBatch } from './plan.js';
+import { sendBatch, type Recipient, type SendableBatch } from './plan.js';
 
 /** How a server names an address in `errors`: `Name <address>` reduced to the address, any case. */
 const addressKey = (email: string): string => (/<(.*)>/.exec(email)?.[1] ?? email).trim().toLowerCase();
@@ -27,12 +26,12 @@ function refusedBy(e: ApiError): Map<string, string> {
 const invited = (r: Recipient): Outcome => ({ row: r.row, target: r.email, ok: true, status: 'invited', id: null });
 const failed = (r: Recipient, error: string, code: string | null): Outcome => ({ row: r.row, target: r.email, ok: false, status: 'failed', error, code });
 
-export async function deliver(client: ChatClient, batch: SendableBatch, signal?: AbortSignal): Promise<Outcome[]> {
+export async function deliver(client: ChatClient, level: number, batch: SendableBatch, signal?: AbortSignal): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   let pending = batch.recipients;
   while (pending.length) {
     try {
-      await client.call(sendInvites, requestOf({ recipients: pending, params: batch.params }), { signal });
+      await sendBatch(client, level, { recipients: pending, params: batch.params }, signal);
       outcomes.push(...pending.map(invited));
       break;
     } catch (e) {

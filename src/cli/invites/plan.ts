@@ -5,7 +5,9 @@
  * (a channel that does not exist, a bad expiry) is planned as a failure of its own, so it never holds up
  * the others.
  */
-import { sendInvites } from '../../api/operations/invites.js';
+import { sendInvites, sendInvitesInDays } from '../../api/operations/invites.js';
+import type { WireRequest } from '../../api/wire.js';
+import { choose } from '../../client/features.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
 import { cell, type Columns, type InputRow } from '../bulk-input.js';
@@ -159,3 +161,28 @@ export const requestOf = (batch: SendableBatch): CallParamsOf<typeof sendInvites
   ...batch.params,
   invitee_emails: batch.recipients.map((r) => r.email).join(','),
 });
+
+/** The request for a server at `level`: before 126 the expiry goes in whole days (rounded up). */
+type InviteCall =
+  | { legacy: false; params: CallParamsOf<typeof sendInvites> }
+  | { legacy: true; params: CallParamsOf<typeof sendInvitesInDays> };
+
+function inviteCall(level: number, batch: SendableBatch): InviteCall {
+  const { invite_expires_in_minutes: minutes, ...rest } = requestOf(batch);
+  const expiry = choose.inviteExpiry(level, minutes ?? null);
+  if (minutes === undefined || expiry.name === 'invite_expires_in_minutes') return { legacy: false, params: requestOf(batch) };
+  return { legacy: true, params: { ...rest, invite_expires_in_days: expiry.value } };
+}
+
+/** Sends a batch's request in the form its server takes. */
+export async function sendBatch(client: ChatClient, level: number, batch: SendableBatch, signal?: AbortSignal): Promise<void> {
+  const c = inviteCall(level, batch);
+  if (c.legacy) await client.call(sendInvitesInDays, c.params, { signal });
+  else await client.call(sendInvites, c.params, { signal });
+}
+
+/** The request `sendBatch` would send (--dry-run). */
+export function encodeBatch(client: ChatClient, level: number, batch: SendableBatch): WireRequest {
+  const c = inviteCall(level, batch);
+  return c.legacy ? client.encode(sendInvitesInDays, c.params) : client.encode(sendInvites, c.params);
+}
