@@ -26,6 +26,8 @@ export const FEATURES = {
   user_topics: 170,
   /** Typing type `direct`, replacing `private`. */
   'typing.direct': 174,
+  /** Message type `direct` on POST /messages, replacing `private`. */
+  'messages.direct': 174,
   /** Linkifiers' `url_template`, replacing `url_format`. */
   'linkifiers.url_template': 176,
   /** Channel typing names the channel with `stream_id` (before: `to: [stream_id]`); `private` removed. */
@@ -34,6 +36,8 @@ export const FEATURES = {
   'typing.channel_type': 248,
   /** Presence `last_update_id`, replacing `slim_presence`. */
   'presence.last_update_id': 263,
+  /** Empty topic names (the general-chat topic); before, it was the topic "(no topic)". */
+  'topics.empty_name': 334,
   /** Typing while editing a message, at POST /message_edit_typing. */
   'typing.edit': 351,
   /** ... moved to POST /messages/{message_id}/typing. */

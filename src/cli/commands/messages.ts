@@ -104,7 +104,7 @@ export const commands: CommandSpec[] = [
       const params =
         channel !== undefined
           ? { type: 'stream' as const, to: channel.trim().replace(/^#/, ''), topic: topicName(topic!, level), content }
-          : { type: supportsAt(level, 'typing.direct') ? ('direct' as const) : ('private' as const), to: JSON.stringify(await resolveUserIds(client, to)), content };
+          : { type: supportsAt(level, 'messages.direct') ? ('direct' as const) : ('private' as const), to: JSON.stringify(await resolveUserIds(client, to)), content };
       if (opt.bool(opts, 'dryRun')) {
         printDryRun(ctx, [client.encode(sendMessage, params)]);
         return;

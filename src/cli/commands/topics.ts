@@ -1,6 +1,6 @@
 import { getStreams, getSubscriptions, muteTopic, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { choose, FeatureLevelError, FEATURES } from '../../client/features.js';
+import { choose, FeatureLevelError, FEATURES, supportsAt } from '../../client/features.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -12,12 +12,10 @@ import { fetchState } from '../state.js';
 
 export const POLICY_NAMES: Record<VisibilityPolicy, string> = { 0: 'inherit', 1: 'muted', 2: 'unmuted', 3: 'followed' };
 
-/** Empty topic names became valid at this level; before, the "(no topic)" topic was stored under that name. */
-const EMPTY_TOPIC_LEVEL = 334;
 
 /** `--topic ''` and `--topic '(no topic)'` both name the general-chat topic, spelled as the server wants it. */
 export function topicName(value: string, level: number): string {
-  if (value === '' || value === '(no topic)') return level >= EMPTY_TOPIC_LEVEL ? '' : '(no topic)';
+  if (value === '' || value === '(no topic)') return supportsAt(level, 'topics.empty_name') ? '' : '(no topic)';
   return value;
 }
 
