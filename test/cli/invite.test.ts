@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { createUserGroup } from '../../src/api/operations/groups.js';
 import { parse } from '../../src/cli/main.js';
+import type { InviteRow } from '../../src/server/model/invites.js';
 import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
@@ -11,20 +12,6 @@ import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
 const fakeCreds = () => ({ ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) });
-
-interface StoredInvite {
-  id: number;
-  email: string;
-  invited_as: number;
-  invited: number;
-  expiry_date: number | null;
-  stream_ids: string;
-  group_ids: string;
-  include_realm_default_subscriptions: number;
-  notify_referrer_on_join: number;
-  welcome_message_custom_text: string | null;
-  status: number;
-}
 
 describe('invite: parsing', () => {
   it('maps argv to options', async () => {
@@ -81,7 +68,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
   let design: number;
   let engineering: number;
   const invites = (where = '1 = 1', ...args: unknown[]) =>
-    org.db.prepare(`SELECT * FROM invites WHERE ${where} ORDER BY id`).all(...args) as StoredInvite[];
+    org.db.prepare(`SELECT * FROM invites WHERE ${where} ORDER BY id`).all(...args) as InviteRow[];
   const invitedEmails = () => invites('status = 0').map((i) => i.email);
 
   beforeAll(async () => {

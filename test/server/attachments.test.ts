@@ -3,28 +3,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAttachments, removeAttachment, uploadFile } from '../../src/api/operations/attachments.js';
 import { sendMessage, updateMessage } from '../../src/api/operations/messages.js';
+import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
-type Event = Record<string, unknown> & { type: string };
-
 /** A queue of `attachment` events only (sending and editing also produce message events). */
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `attachments-test-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db
-    .prepare(`INSERT INTO event_queues (id, user_id, event_types, lifespan_secs, last_access) VALUES (?, ?, '["attachment"]', 600, ?)`)
-    .run(id, user.id, org.clock.now());
-  return id;
-}
-
-function takeEvents(org: TestOrg, queueId: string): Event[] {
-  const rows = org.db.prepare('SELECT event FROM events WHERE queue_id = ? ORDER BY id').all(queueId) as { event: string }[];
-  org.db.prepare('DELETE FROM events WHERE queue_id = ?').run(queueId);
-  return rows.map((r) => JSON.parse(r.event) as Event);
-}
-
-const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }] });
+const attachmentQueue = (org: TestOrg, user: TestUser) => openQueue(org, user, { eventTypes: ['attachment'] });
 
 describe.each(TRANSPORTS)('attachments over %s', (kind) => {
   let org: TestOrg;
@@ -71,7 +56,7 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
 
     it('lists the messages linking each upload, with date_sent in milliseconds', async () => {
       const file = await upload(ann, 'plan.txt', 'plan');
-      const q = openQueue(org, ann);
+      const q = attachmentQueue(org, ann);
       org.clock.advance(30);
       const first = await sendDirect(ann, bob, `see [plan](${file.uri})`);
       org.clock.advance(30);
@@ -109,7 +94,7 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
       const a = await upload(ann, 'a.txt', 'a');
       const b = await upload(ann, 'b.txt', 'b');
       const id = await sendDirect(ann, bob, `[a](${a.uri})`);
-      const q = openQueue(org, ann);
+      const q = attachmentQueue(org, ann);
       await edit(ann, id, `[a](${a.uri}) [b](${b.uri})`);
       expect(takeEvents(org, q)).toMatchObject([{ op: 'update', attachment: { id: b.id } }]);
       await edit(ann, id, `[b](${b.uri})`);
@@ -124,7 +109,7 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
     it('deletes the record and the file, and tells the owner', async () => {
       const file = await upload(ann, 'gone.txt', 'bye');
       await sendDirect(ann, bob, file.uri);
-      const q = openQueue(org, ann);
+      const q = attachmentQueue(org, ann);
       const res = await (await clientFor(org, kind, ann)).call(removeAttachment, { attachment_id: file.id });
       expect(res).toEqual({ result: 'success', msg: '' });
       expect(existsSync(join(org.dataDir, 'uploads', file.pathId))).toBe(false);

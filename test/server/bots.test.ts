@@ -1,35 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { createBot } from '../../src/api/operations/bots.js';
 import { getUser } from '../../src/api/operations/users.js';
-import { openapiErrors } from '../helpers/openapi.js';
+import { bad, flatFailure } from '../helpers/api.js';
+import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-type Event = Record<string, unknown> & { type: string };
-
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `bots-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
-  return id;
-}
-
-const takeEvents = (org: TestOrg, queueId: string): Event[] =>
-  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
-
-const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }], queue_id: 'q' });
-
-async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status };
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
-
-const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
 
 interface BotRow {
   email: string;
@@ -122,7 +97,7 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
     const client = await as(admin);
     const res = await client.call(createBot, { full_name: `Converter ${name}`, short_name: `conv${name}`, bot_type: 4, service_name: 'converter' });
     expect(row(res.user_id).bot_type).toBe(4);
-    expect(await failure(client.call(createBot, { full_name: `Odd ${name}`, short_name: `odd${name}`, bot_type: 4 }))).toEqual(bad('Invalid embedded bot name.'));
+    expect(await flatFailure(client.call(createBot, { full_name: `Odd ${name}`, short_name: `odd${name}`, bot_type: 4 }))).toEqual(bad('Invalid embedded bot name.'));
   });
 
   it.each([
@@ -135,12 +110,12 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
   ])('refuses %s', async (_what, change, msg) => {
     const name = unique();
     const params = { full_name: `Bot ${name}`, short_name: `bot${name}`, ...change };
-    expect(await failure((await as(member)).call(createBot, params))).toEqual(bad(msg));
+    expect(await flatFailure((await as(member)).call(createBot, params))).toEqual(bad(msg));
   });
 
   it('requires a payload URL for an outgoing webhook', async () => {
     const name = unique();
-    const err = await failure((await as(member)).call(createBot, { full_name: `Nowhere ${name}`, short_name: `nowhere${name}`, bot_type: 3 }));
+    const err = await flatFailure((await as(member)).call(createBot, { full_name: `Nowhere ${name}`, short_name: `nowhere${name}`, bot_type: 3 }));
     expect(err).toEqual({ msg: "Missing 'payload_url' argument", code: 'REQUEST_VARIABLE_MISSING', status: 400 });
   });
 
@@ -148,8 +123,8 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
     const name = unique();
     const client = await as(member);
     await client.call(createBot, { full_name: `Taken ${name}`, short_name: `taken${name}` });
-    expect(await failure(client.call(createBot, { full_name: `Other ${name}`, short_name: `taken${name}` }))).toEqual(bad('Username already in use'));
-    expect(await failure(client.call(createBot, { full_name: `Taken ${name}`, short_name: `fresh${name}` }))).toEqual(bad('Name is already in use!'));
+    expect(await flatFailure(client.call(createBot, { full_name: `Other ${name}`, short_name: `taken${name}` }))).toEqual(bad('Username already in use'));
+    expect(await flatFailure(client.call(createBot, { full_name: `Taken ${name}`, short_name: `fresh${name}` }))).toEqual(bad('Name is already in use!'));
   });
 
   it('follows the bot permissions of the organization', async () => {
@@ -157,7 +132,7 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
     try {
       const client = await as(member);
       const name = unique();
-      expect(await failure(client.call(createBot, { full_name: `Gen ${name}`, short_name: `gen${name}` }))).toEqual({
+      expect(await flatFailure(client.call(createBot, { full_name: `Gen ${name}`, short_name: `gen${name}` }))).toEqual({
         msg: 'Must be an organization administrator',
         code: 'UNAUTHORIZED_PRINCIPAL',
         status: 400,

@@ -1,22 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { getStream, getStreams, getSubscriptions, subscribe, unsubscribe } from '../../src/api/operations/channels.js';
 import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import { createChannelFolder } from '../../src/api/operations/folders.js';
 import type { ChatClient } from '../../src/client/client.js';
+import { failure } from '../helpers/api.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
 
 /** A queue of `client`'s user for the given event types, and a way to read what it received. */
 async function listen(client: ChatClient, eventTypes: string[]): Promise<() => Promise<QueueEvent[]>> {

@@ -1,35 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { addRealmDomain, getRealmDomains, removeRealmDomain, updateRealmDomain } from '../../src/api/operations/domains.js';
 import { getSetting, setSetting } from '../../src/server/realm.js';
-import { openapiErrors } from '../helpers/openapi.js';
+import { bad, flatFailure } from '../helpers/api.js';
+import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-type Event = Record<string, unknown> & { type: string };
-
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `domains-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
-  return id;
-}
-
-const takeEvents = (org: TestOrg, queueId: string): Event[] =>
-  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
-
-const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }], queue_id: 'q' });
-
-async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status };
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
-
-const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
 
 describe.each(TRANSPORTS)('allowed domains over %s', (kind) => {
   let org: TestOrg;
@@ -95,24 +70,24 @@ describe.each(TRANSPORTS)('allowed domains over %s', (kind) => {
     ['-bad.example.com', "Subdomains cannot start or end with a '-'."],
     ['under_score.example.com', "Domain can only have letters, numbers, '.' and '-'s."],
   ])('refuses the domain %j', async (domain, reason) => {
-    expect(await failure((await as(org.owner)).call(addRealmDomain, { domain, allow_subdomains: false }))).toEqual(bad(`Invalid domain: ${reason}`));
+    expect(await flatFailure((await as(org.owner)).call(addRealmDomain, { domain, allow_subdomains: false }))).toEqual(bad(`Invalid domain: ${reason}`));
   });
 
   it('refuses a domain twice, and unknown domains (matched exactly) to change or remove', async () => {
     const owner = await as(org.owner);
     await owner.call(addRealmDomain, { domain: 'twice.example', allow_subdomains: false });
-    expect(await failure(owner.call(addRealmDomain, { domain: 'TWICE.example', allow_subdomains: true }))).toEqual(
+    expect(await flatFailure(owner.call(addRealmDomain, { domain: 'TWICE.example', allow_subdomains: true }))).toEqual(
       bad('The domain twice.example is already a part of your organization.'),
     );
-    expect(await failure(owner.call(updateRealmDomain, { domain: 'TWICE.example', allow_subdomains: true }))).toEqual(
+    expect(await flatFailure(owner.call(updateRealmDomain, { domain: 'TWICE.example', allow_subdomains: true }))).toEqual(
       bad('No entry found for domain TWICE.example.'),
     );
-    expect(await failure(owner.call(removeRealmDomain, { domain: 'never.example' }))).toEqual(bad('No entry found for domain never.example.'));
+    expect(await flatFailure(owner.call(removeRealmDomain, { domain: 'never.example' }))).toEqual(bad('No entry found for domain never.example.'));
     await owner.call(removeRealmDomain, { domain: 'twice.example' });
   });
 
   it('is for owners only, administrators included', async () => {
-    expect(await failure((await as(admin)).call(addRealmDomain, { domain: 'admin.example', allow_subdomains: false }))).toEqual({
+    expect(await flatFailure((await as(admin)).call(addRealmDomain, { domain: 'admin.example', allow_subdomains: false }))).toEqual({
       msg: 'Must be an organization owner',
       code: 'UNAUTHORIZED_PRINCIPAL',
       status: 400,

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { subscribe, updateUserTopic } from '../../src/api/operations/channels.js';
 import { deleteQueue, getEvents, register, type RegisterResponse } from '../../src/api/operations/events.js';
 import { createChannelFolder } from '../../src/api/operations/folders.js';
@@ -10,19 +9,10 @@ import type { ChatClient } from '../../src/client/client.js';
 import { FEATURE_LEVEL, SERVER_VERSION } from '../../src/server/realm.js';
 import { Router } from '../../src/server/router.js';
 import { openDb } from '../../src/server/store/db.js';
+import { failure } from '../helpers/api.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
 
 /**
  * Resolves once a poll on the queue is waiting: a poll marks the queue accessed at the current time just

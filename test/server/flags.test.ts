@@ -1,22 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { subscribe, unsubscribe } from '../../src/api/operations/channels.js';
 import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import { getMessages, sendMessage, updateMessageFlags, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
+import { failure } from '../helpers/api.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;

@@ -1,21 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { getEvents, register } from '../../src/api/operations/events.js';
 import { createChannelFolder, getChannelFolders, reorderChannelFolders, updateChannelFolder } from '../../src/api/operations/folders.js';
 import type { ChatClient } from '../../src/client/client.js';
+import { failure } from '../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix} ${++counter}`;

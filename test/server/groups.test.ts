@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { getEvents, register } from '../../src/api/operations/events.js';
 import {
   createUserGroup,
@@ -12,20 +11,10 @@ import {
   type UserGroup,
 } from '../../src/api/operations/groups.js';
 import type { ChatClient } from '../../src/client/client.js';
+import { failure } from '../helpers/api.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
-
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;

@@ -1,55 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { getInvites, revokeInvite, sendInvites } from '../../src/api/operations/invites.js';
+import type { InviteRow } from '../../src/server/model/invites.js';
 import { setSetting } from '../../src/server/realm.js';
+import { bad, flatFailureWithExtra } from '../helpers/api.js';
+import { newStream } from '../helpers/channels.js';
+import { openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-type Event = Record<string, unknown> & { type: string };
-
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `invites-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
-  return id;
-}
-
-const takeEvents = (org: TestOrg, queueId: string): Event[] =>
-  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
-
-async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status, ...e.extra };
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
-
-const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
-
-interface InviteRow {
-  id: number;
-  email: string;
-  referrer_id: number;
-  invited_as: number;
-  invited: number;
-  expiry_date: number | null;
-  stream_ids: string;
-  group_ids: string;
-  include_realm_default_subscriptions: number;
-  notify_referrer_on_join: number;
-  welcome_message_custom_text: string | null;
-  status: number;
-}
-
-function newStream(org: TestOrg, name: string, opts: { inviteOnly?: boolean; subscribers?: TestUser[] } = {}): number {
-  const id = Number(org.db.prepare('INSERT INTO streams (name, invite_only, date_created) VALUES (?, ?, ?)').run(name, opts.inviteOnly ? 1 : 0, org.clock.now()).lastInsertRowid);
-  org.db.prepare('INSERT INTO recipients (stream_id) VALUES (?)').run(id);
-  for (const u of opts.subscribers ?? []) org.db.prepare('INSERT INTO subscriptions (user_id, stream_id) VALUES (?, ?)').run(u.id, id);
-  return id;
-}
 
 describe.each(TRANSPORTS)('invitations over %s', (kind) => {
   let org: TestOrg;
@@ -135,15 +93,15 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
   });
 
   it('limits invite_as to the caller’s role or a more restricted one', async () => {
-    expect(await failure((await as(admin)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 100 }))).toEqual({
+    expect(await flatFailureWithExtra((await as(admin)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 100 }))).toEqual({
       msg: 'Must be an organization owner',
       code: 'UNAUTHORIZED_PRINCIPAL',
       status: 400,
     });
-    expect(await failure((await as(moderator)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 200 }))).toEqual(
+    expect(await flatFailureWithExtra((await as(moderator)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 200 }))).toEqual(
       bad('Must be an organization administrator'),
     );
-    expect(await failure((await as(member)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 300 }))).toEqual(
+    expect(await flatFailureWithExtra((await as(member)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 300 }))).toEqual(
       bad('Must be an organization administrator'),
     );
     const asModerator = address();
@@ -159,22 +117,22 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     const open = newStream(org, `open-${kind}`);
     setSetting(org.db, 'can_invite_users_group', 'role:administrators');
     try {
-      expect(await failure(client.call(sendInvites, { invitee_emails: '', stream_ids: [999] }))).toEqual(bad('Insufficient permission'));
+      expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: '', stream_ids: [999] }))).toEqual(bad('Insufficient permission'));
     } finally {
       setSetting(org.db, 'can_invite_users_group', 'role:members');
     }
-    expect(await failure(client.call(sendInvites, { invitee_emails: '  ', stream_ids: [999] }))).toEqual(bad('You must specify at least one email address.'));
-    expect(await failure(client.call(sendInvites, { invitee_emails: ',\n', stream_ids: [] }))).toEqual(bad('You must specify at least one email address.'));
-    expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [general, 999] }))).toEqual(
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: '  ', stream_ids: [999] }))).toEqual(bad('You must specify at least one email address.'));
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: ',\n', stream_ids: [] }))).toEqual(bad('You must specify at least one email address.'));
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [general, 999] }))).toEqual(
       bad('Invalid channel ID 999. No invites were sent.'),
     );
-    expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [secret] }))).toEqual(
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [secret] }))).toEqual(
       bad(`Invalid channel ID ${secret}. No invites were sent.`),
     );
     await (await as(admin)).call(sendInvites, { invitee_emails: address(), stream_ids: [secret] });
     setSetting(org.db, 'can_add_subscribers_group', 'role:administrators');
     try {
-      expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [open] }))).toEqual(
+      expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [open] }))).toEqual(
         bad('You do not have permission to subscribe other users to channels.'),
       );
       // Default channels are every new user's anyway.
@@ -186,9 +144,9 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
       org.db.prepare("INSERT INTO user_groups (name, creator_id, date_created) VALUES (?, ?, ?)").run(`team-${kind}`, member.id, org.clock.now()).lastInsertRowid,
     );
     const members = org.db.prepare("SELECT id FROM user_groups WHERE name = 'role:members'").pluck().get() as number;
-    expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [999] }))).toEqual(bad('Invalid user group'));
-    expect(await failure(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [members] }))).toEqual(bad('Insufficient permission'));
-    expect(await failure((await as(other)).call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [team] }))).toEqual(
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [999] }))).toEqual(bad('Invalid user group'));
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [members] }))).toEqual(bad('Insufficient permission'));
+    expect(await flatFailureWithExtra((await as(other)).call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [team] }))).toEqual(
       bad('Insufficient permission'),
     );
     const joiner = address();
@@ -198,7 +156,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
 
   it('sends nothing when an address does not validate, listing existing accounts too', async () => {
     const fresh = address();
-    const err = await failure((await as(member)).call(sendInvites, { invitee_emails: `${fresh}, not-an-address, ${other.email}`, stream_ids: [] }));
+    const err = await flatFailureWithExtra((await as(member)).call(sendInvites, { invitee_emails: `${fresh}, not-an-address, ${other.email}`, stream_ids: [] }));
     expect(err).toEqual({
       msg: "Some emails did not validate, so we didn't send any invitations.",
       code: 'INVITATION_FAILED',
@@ -218,7 +176,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     setSetting(org.db, 'emails_restricted_to_domains', true);
     org.db.prepare("INSERT INTO realm_domains (domain) VALUES ('example.com')").run();
     try {
-      const err = await failure((await as(member)).call(sendInvites, { invitee_emails: `someone-${kind}@elsewhere.org`, stream_ids: [] }));
+      const err = await flatFailureWithExtra((await as(member)).call(sendInvites, { invitee_emails: `someone-${kind}@elsewhere.org`, stream_ids: [] }));
       expect(err).toMatchObject({ code: 'INVITATION_FAILED', errors: [[`someone-${kind}@elsewhere.org`, 'Outside your domain.', false]] });
     } finally {
       setSetting(org.db, 'emails_restricted_to_domains', false);
@@ -228,7 +186,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
 
   it('invites nobody when every address has an account, and says which are deactivated', async () => {
     const gone = org.addUser({ active: false });
-    const err = await failure((await as(member)).call(sendInvites, { invitee_emails: `${other.email},${gone.email}`, stream_ids: [] }));
+    const err = await flatFailureWithExtra((await as(member)).call(sendInvites, { invitee_emails: `${other.email},${gone.email}`, stream_ids: [] }));
     expect(err).toEqual({
       msg: "We weren't able to invite anyone.",
       code: 'INVITATION_FAILED',
@@ -248,7 +206,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
   it('invites the others when some addresses have accounts, and still reports an error', async () => {
     const fresh = address();
     const q = openQueue(org, admin);
-    const err = await failure((await as(member)).call(sendInvites, { invitee_emails: `${fresh}\n${other.email}`, stream_ids: [] }));
+    const err = await flatFailureWithExtra((await as(member)).call(sendInvites, { invitee_emails: `${fresh}\n${other.email}`, stream_ids: [] }));
     expect(err).toMatchObject({
       msg: "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",
       code: 'INVITATION_FAILED',
@@ -265,7 +223,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
       const client = await as(member);
       await client.call(sendInvites, { invitee_emails: address(), stream_ids: [] });
       const [a, b] = [address(), address()];
-      const err = await failure(client.call(sendInvites, { invitee_emails: `${a},${b}`, stream_ids: [] }));
+      const err = await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: `${a},${b}`, stream_ids: [] }));
       expect(err).toEqual({
         msg: 'To protect users, Zulip limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.',
         code: 'INVITATION_FAILED',
@@ -315,8 +273,8 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     await (await as(org.owner)).call(sendInvites, { invitee_emails: byOwner, stream_ids: [], invite_as: 100 });
     const memberInvite = rowsFor(byMember)[0]!.id;
     const ownerInvite = rowsFor(byOwner)[0]!.id;
-    expect(await failure((await as(other)).call(revokeInvite, { invite_id: memberInvite }))).toEqual(bad('Must be an organization administrator'));
-    expect(await failure((await as(admin)).call(revokeInvite, { invite_id: ownerInvite }))).toEqual({
+    expect(await flatFailureWithExtra((await as(other)).call(revokeInvite, { invite_id: memberInvite }))).toEqual(bad('Must be an organization administrator'));
+    expect(await flatFailureWithExtra((await as(admin)).call(revokeInvite, { invite_id: ownerInvite }))).toEqual({
       msg: 'Must be an organization owner',
       code: 'UNAUTHORIZED_PRINCIPAL',
       status: 400,
@@ -326,8 +284,8 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     expect(openapiErrors('delete', '/invites/{invite_id}', 200, res)).toEqual([]);
     expect(rowsFor(byMember)[0]!.status).toBe(2);
     expect(takeEvents(org, q)).toEqual([{ type: 'invites_changed' }]);
-    expect(await failure((await as(admin)).call(revokeInvite, { invite_id: memberInvite }))).toEqual(bad('No such invitation'));
-    expect(await failure((await as(admin)).call(revokeInvite, { invite_id: 999999 }))).toEqual(bad('No such invitation'));
+    expect(await flatFailureWithExtra((await as(admin)).call(revokeInvite, { invite_id: memberInvite }))).toEqual(bad('No such invitation'));
+    expect(await flatFailureWithExtra((await as(admin)).call(revokeInvite, { invite_id: 999999 }))).toEqual(bad('No such invitation'));
     await (await as(org.owner)).call(revokeInvite, { invite_id: ownerInvite });
     const own = address();
     await (await as(member)).call(sendInvites, { invitee_emails: own, stream_ids: [] });

@@ -2,25 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../src/api/operations/linkifiers.js';
 import type { WireResponse } from '../../src/api/wire.js';
 import { compilePattern, urlTemplateVariables } from '../../src/server/model/linkifiers.js';
+import { openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
-type Event = Record<string, unknown> & { type: string };
-
 /** A queue of a client that understands URL templates (the only ones sent `realm_linkifiers`), unless told otherwise. */
-function openQueue(org: TestOrg, user: TestUser, linkifierUrlTemplate = true): string {
-  const id = `linkifiers-test-${user.id}-${Math.random().toString(36).slice(2)}`;
-  const options = JSON.stringify({ client_capabilities: { linkifier_url_template: linkifierUrlTemplate } });
-  org.db.prepare('INSERT INTO event_queues (id, user_id, options, lifespan_secs, last_access) VALUES (?, ?, ?, 600, ?)').run(id, user.id, options, org.clock.now());
-  return id;
-}
-
-function takeEvents(org: TestOrg, queueId: string): Event[] {
-  const rows = org.db.prepare('SELECT event FROM events WHERE queue_id = ? ORDER BY id').all(queueId) as { event: string }[];
-  org.db.prepare('DELETE FROM events WHERE queue_id = ?').run(queueId);
-  return rows.map((r) => JSON.parse(r.event) as Event);
-}
+const linkifierQueue = (org: TestOrg, user: TestUser, linkifierUrlTemplate = true) =>
+  openQueue(org, user, { options: { client_capabilities: { linkifier_url_template: linkifierUrlTemplate } } });
 
 describe('linkifier patterns', () => {
   it.each([
@@ -115,8 +104,8 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
     });
 
     it('sends every active user the full list, then the empty legacy realm_filters', async () => {
-      const [qOwner, qAnn] = [org.owner, ann].map((u) => openQueue(org, u));
-      const qOldClient = openQueue(org, ann, false);
+      const [qOwner, qAnn] = [org.owner, ann].map((u) => linkifierQueue(org, u));
+      const qOldClient = linkifierQueue(org, ann, false);
       const { id } = await (await admin()).call(addLinkifier, { pattern: 'PR(?P<n>\\d+)', url_template: 'https://x.example/pr/{n}' });
       const expected = [
         { type: 'realm_linkifiers', realm_linkifiers: [{ id, pattern: 'PR(?P<n>\\d+)', url_template: 'https://x.example/pr/{n}', example_input: null, reverse_template: null, alternative_url_templates: [] }] },
@@ -165,7 +154,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       const client = await admin();
       const a = await client.call(addLinkifier, { pattern: 'A(?P<n>\\d)', url_template: 'https://a.example/{n}' });
       const b = await client.call(addLinkifier, { pattern: 'B(?P<n>\\d)', url_template: 'https://b.example/{n}' });
-      const q = openQueue(org, ann);
+      const q = linkifierQueue(org, ann);
       const res = await client.call(updateLinkifier, { filter_id: a.id, pattern: 'AA(?P<m>\\d)', url_template: 'https://aa.example/{m}' });
       expect(res).toEqual({ result: 'success', msg: '' });
       const listed = (await client.call(getLinkifiers, {})).linkifiers;
@@ -196,7 +185,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       const client = await admin();
       const a = await client.call(addLinkifier, { pattern: 'E(?P<n>\\d)', url_template: 'https://e.example/{n}' });
       const b = await client.call(addLinkifier, { pattern: 'F(?P<n>\\d)', url_template: 'https://f.example/{n}' });
-      const q = openQueue(org, ann);
+      const q = linkifierQueue(org, ann);
       expect(await client.call(removeLinkifier, { filter_id: a.id })).toEqual({ result: 'success', msg: '' });
       expect(all()).toEqual([b.id]);
       expect(takeEvents(org, q)[0]).toMatchObject({ type: 'realm_linkifiers', realm_linkifiers: [{ id: b.id }] });
@@ -210,7 +199,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       const client = await admin();
       const ids: number[] = [];
       for (const name of ['G', 'H', 'I']) ids.push((await client.call(addLinkifier, { pattern: `${name}(?P<n>\\d)`, url_template: `https://${name}.example/{n}` })).id);
-      const q = openQueue(org, ann);
+      const q = linkifierQueue(org, ann);
       const order = [ids[2]!, ids[0]!, ids[1]!];
       expect(await client.call(reorderLinkifiers, { ordered_linkifier_ids: order })).toEqual({ result: 'success', msg: '' });
       expect((await client.call(getLinkifiers, {})).linkifiers.map((l) => l.id)).toEqual(order);

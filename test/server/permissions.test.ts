@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuthHeader } from '../../src/api/wire.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { ANONYMOUS_MSG, CALLERS, DEACTIVATED_MSG, type Caller, type Fixture, type PermissionCase } from './permissions/matrix.js';
+import { serverCases } from './permissions/server.js';
 import { userCases } from './permissions/users.js';
 import { statusCases } from './permissions/status.js';
 import { botCases } from './permissions/bots.js';
@@ -21,6 +22,7 @@ import { messageCases } from './permissions/messages.js';
 import { reactionCases } from './permissions/reactions.js';
 
 const AREAS: Record<string, PermissionCase[]> = {
+  server: serverCases,
   messages: messageCases,
   reactions: reactionCases,
   channels: channelCases,

@@ -1,21 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { getEvents, register } from '../../src/api/operations/events.js';
 import { getRealmPresence, getUserPresence, updatePresence } from '../../src/api/operations/presence.js';
 import { setSetting } from '../../src/server/realm.js';
+import { failure } from '../helpers/api.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, TestClock, type TestOrg } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
 
 const DAY = 86400;
 

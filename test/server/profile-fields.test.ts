@@ -1,35 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { createCustomProfileField, getCustomProfileFields } from '../../src/api/operations/profile-fields.js';
 import { getUser, updateUser } from '../../src/api/operations/users.js';
+import { bad, flatFailure } from '../helpers/api.js';
+import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-type Event = Record<string, unknown> & { type: string };
-
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `fields-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
-  return id;
-}
-
-const takeEvents = (org: TestOrg, queueId: string): Event[] =>
-  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
-
-const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }], queue_id: 'q' });
-
-async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status };
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
-
-const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
 
 describe.each(TRANSPORTS)('custom profile fields over %s', (kind) => {
   let org: TestOrg;
@@ -109,15 +85,15 @@ describe.each(TRANSPORTS)('custom profile fields over %s', (kind) => {
       ],
       ['long text in the summary', { name: 'Long summary', field_type: 2, display_in_profile_summary: true }, 'Field type not supported for display in profile summary.'],
     ])('refuses %s', async (_what, params, msg) => {
-      expect(await failure((await as(admin)).call(createCustomProfileField, params))).toEqual(bad(msg));
+      expect(await flatFailure((await as(admin)).call(createCustomProfileField, params))).toEqual(bad(msg));
     });
 
     it('refuses a label in use and a third summary field', async () => {
       const client = await as(admin);
       const name = label('Twice');
       await client.call(createCustomProfileField, { name, field_type: 1, display_in_profile_summary: true });
-      expect(await failure(client.call(createCustomProfileField, { name: name.toUpperCase(), field_type: 1 }))).toEqual(bad('A field with that label already exists.'));
-      expect(await failure(client.call(createCustomProfileField, { name: label('Third'), field_type: 1, display_in_profile_summary: true }))).toEqual(
+      expect(await flatFailure(client.call(createCustomProfileField, { name: name.toUpperCase(), field_type: 1 }))).toEqual(bad('A field with that label already exists.'));
+      expect(await flatFailure(client.call(createCustomProfileField, { name: label('Third'), field_type: 1, display_in_profile_summary: true }))).toEqual(
         bad('Only 2 custom profile fields can be displayed in the profile summary.'),
       );
     });
@@ -227,7 +203,7 @@ describe.each(TRANSPORTS)('custom profile fields over %s', (kind) => {
         [987654, null, 'Field id 987654 not found.'],
       ];
       for (const [id, value, msg] of cases) {
-        const err = await failure(client.call(updateUser, { user_id: target.id, profile_data: [{ id, value: value as string }] }));
+        const err = await flatFailure(client.call(updateUser, { user_id: target.id, profile_data: [{ id, value: value as string }] }));
         expect(err, `${id} ${JSON.stringify(value)}`).toEqual(bad(msg));
       }
     });

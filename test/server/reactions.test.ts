@@ -1,26 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import { getMessages, sendMessage } from '../../src/api/operations/messages.js';
 import { addReaction, deactivateCustomEmoji, getCustomEmoji, removeReaction, uploadCustomEmoji } from '../../src/api/operations/reactions.js';
 import type { UploadedFile } from '../../src/api/wire.js';
 import type { ChatClient } from '../../src/client/client.js';
+import { failure } from '../helpers/api.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const png = (filename = 'emoji.png', data: Uint8Array = PNG): UploadedFile => ({ field: 'file', filename, contentType: 'image/png', data });

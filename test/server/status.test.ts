@@ -1,34 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { getUserStatus, updateOwnStatus, updateUserStatus } from '../../src/api/operations/status.js';
+import { bad, flatFailure } from '../helpers/api.js';
+import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-type Event = Record<string, unknown> & { type: string };
-
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `status-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
-  return id;
-}
-
-const takeEvents = (org: TestOrg, queueId: string): Event[] =>
-  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
-
-const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }], queue_id: 'q' });
-
-async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status };
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
-
-const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
 
 function addRealmEmoji(org: TestOrg, name: string, deactivated = false): number {
   const info = org.db
@@ -125,7 +101,7 @@ describe.each(TRANSPORTS)('user status over %s', (kind) => {
     const resolved = Object.fromEntries(
       Object.entries(params).map(([k, v]) => [k, v === 'PARROT' ? String(parrot) : v === 'OLD' ? String(oldParrot) : v]),
     );
-    expect(await failure((await as(member)).call(updateOwnStatus, resolved))).toEqual(bad(msg));
+    expect(await flatFailure((await as(member)).call(updateOwnStatus, resolved))).toEqual(bad(msg));
   });
 
   it('counts status_text in code points after stripping, at most 60', async () => {
@@ -150,11 +126,11 @@ describe.each(TRANSPORTS)('user status over %s', (kind) => {
     const bot = org.addUser({ bot: { type: 1, ownerId: admin.id } });
     const gone = org.addUser({ active: false });
     const adminClient = await as(admin);
-    expect(await failure((await as(member)).call(updateUserStatus, { user_id: admin.id, status_text: 'x' }))).toEqual(bad('Insufficient permission'));
-    expect(await failure(adminClient.call(updateUserStatus, { user_id: bot.id, status_text: 'x' }))).toEqual(bad('No such user'));
-    expect(await failure(adminClient.call(updateUserStatus, { user_id: gone.id, status_text: 'x' }))).toEqual(bad('User is deactivated'));
-    expect(await failure(adminClient.call(updateUserStatus, { user_id: 999999, status_text: 'x' }))).toEqual(bad('No such user'));
-    expect(await failure(adminClient.call(getUserStatus, { user_id: 999999 }))).toEqual(bad('No such user'));
-    expect(await failure(adminClient.call(getUserStatus, { user_id: bot.id }))).toEqual(bad('No such user'));
+    expect(await flatFailure((await as(member)).call(updateUserStatus, { user_id: admin.id, status_text: 'x' }))).toEqual(bad('Insufficient permission'));
+    expect(await flatFailure(adminClient.call(updateUserStatus, { user_id: bot.id, status_text: 'x' }))).toEqual(bad('No such user'));
+    expect(await flatFailure(adminClient.call(updateUserStatus, { user_id: gone.id, status_text: 'x' }))).toEqual(bad('User is deactivated'));
+    expect(await flatFailure(adminClient.call(updateUserStatus, { user_id: 999999, status_text: 'x' }))).toEqual(bad('No such user'));
+    expect(await flatFailure(adminClient.call(getUserStatus, { user_id: 999999 }))).toEqual(bad('No such user'));
+    expect(await flatFailure(adminClient.call(getUserStatus, { user_id: bot.id }))).toEqual(bad('No such user'));
   });
 });

@@ -1,21 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { getSubscriptions, subscribe, updateSubscription, updateSubscriptionSettings } from '../../src/api/operations/channels.js';
 import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import type { ChatClient } from '../../src/client/client.js';
+import { failure } from '../helpers/api.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
 
 let counter = 0;
 

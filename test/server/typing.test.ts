@@ -3,37 +3,10 @@ import { sendMessage } from '../../src/api/operations/messages.js';
 import { setMessageEditTypingStatus, setTypingStatus } from '../../src/api/operations/typing.js';
 import type { WireResponse } from '../../src/api/wire.js';
 import { setSetting } from '../../src/server/realm.js';
-import { openapiErrors } from '../helpers/openapi.js';
+import { newStream } from '../helpers/channels.js';
+import { eventErrors, openQueue, takeNumberedEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-type Event = Record<string, unknown> & { type: string; id: number };
-
-/** A queue for `user` straight in the store, so the test sees exactly what was emitted to them. */
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `typing-test-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
-  return id;
-}
-
-function takeEvents(org: TestOrg, queueId: string): Event[] {
-  const rows = org.db.prepare('SELECT id, event FROM events WHERE queue_id = ? ORDER BY id').all(queueId) as { id: number; event: string }[];
-  org.db.prepare('DELETE FROM events WHERE queue_id = ?').run(queueId);
-  return rows.map((r) => ({ ...(JSON.parse(r.event) as Event), id: r.id }));
-}
-
-/** Errors of an event against the GET /events description. */
-const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [event], queue_id: 'q' });
-
-function newStream(org: TestOrg, name: string, opts: { inviteOnly?: boolean; archived?: boolean; subscribers?: TestUser[] } = {}): number {
-  const info = org.db
-    .prepare('INSERT INTO streams (name, invite_only, is_archived, date_created) VALUES (?, ?, ?, ?)')
-    .run(name, opts.inviteOnly ? 1 : 0, opts.archived ? 1 : 0, org.clock.now());
-  const id = Number(info.lastInsertRowid);
-  org.db.prepare('INSERT INTO recipients (stream_id) VALUES (?)').run(id);
-  for (const u of opts.subscribers ?? []) org.db.prepare('INSERT INTO subscriptions (user_id, stream_id) VALUES (?, ?)').run(u.id, id);
-  return id;
-}
 
 const error = (res: WireResponse) => ({ status: res.status, body: res.body });
 const badRequest = (msg: string) => ({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });
@@ -77,7 +50,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
           { user_id: ann.id, email: ann.email },
         ],
       };
-      const [ownerEvents, annEvents, bobEvents] = queues.map((q) => takeEvents(org, q));
+      const [ownerEvents, annEvents, bobEvents] = queues.map((q) => takeNumberedEvents(org, q));
       expect(ownerEvents).toEqual([]);
       expect(annEvents).toMatchObject([expected]);
       expect(bobEvents).toMatchObject([expected]);
@@ -87,7 +60,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
     it('sends stop the same way, defaulting type to direct, and keeps the sender where the list has them', async () => {
       const q = openQueue(org, bob);
       await (await clientFor(org, kind, ann)).call(setTypingStatus, { op: 'stop', to: [ann.id, bob.id] });
-      const [event] = takeEvents(org, q);
+      const [event] = takeNumberedEvents(org, q);
       expect(event).toMatchObject({ op: 'stop', message_type: 'direct', recipients: [{ user_id: ann.id }, { user_id: bob.id }] });
       expect(eventErrors(event!)).toEqual([]);
     });
@@ -97,7 +70,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       try {
         const q = openQueue(org, bob);
         await post(ann, [['op', 'start'], ['to', `[${bob.id}]`]]);
-        const [event] = takeEvents(org, q);
+        const [event] = takeNumberedEvents(org, q);
         // Both transports reach the organization at 127.0.0.1, the host of the placeholder addresses.
         expect(event).toMatchObject({ sender: { user_id: ann.id, email: `user${ann.id}@127.0.0.1` } });
       } finally {
@@ -112,9 +85,9 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const [qQuiet, qGone, qAnn] = [quiet, gone, ann].map((u) => openQueue(org, u));
       const res = await post(ann, [['op', 'start'], ['to', `[${quiet.id},${gone.id}]`]]);
       expect(res.status).toBe(200);
-      expect(takeEvents(org, qQuiet)).toEqual([]);
-      expect(takeEvents(org, qGone)).toEqual([]);
-      const [event] = takeEvents(org, qAnn);
+      expect(takeNumberedEvents(org, qQuiet)).toEqual([]);
+      expect(takeNumberedEvents(org, qGone)).toEqual([]);
+      const [event] = takeNumberedEvents(org, qAnn);
       expect((event!.recipients as { user_id: number }[]).map((r) => r.user_id)).toEqual([quiet.id, gone.id, ann.id]);
     });
 
@@ -140,13 +113,13 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       org.db.prepare('UPDATE users SET send_private_typing_notifications = 0 WHERE id = ?').run(shy.id);
       const q = openQueue(org, bob);
       expect(error(await post(shy, [['op', 'start'], ['to', `[${bob.id}]`]]))).toEqual(badRequest('User has disabled typing notifications for direct messages'));
-      expect(takeEvents(org, q)).toEqual([]);
+      expect(takeNumberedEvents(org, q)).toEqual([]);
     });
 
     it('rejects the whole request when one ID is unknown', async () => {
       const q = openQueue(org, bob);
       expect(error(await post(ann, [['op', 'start'], ['to', `[${bob.id},424242]`]]))).toEqual(badRequest('Invalid user ID 424242'));
-      expect(takeEvents(org, q)).toEqual([]);
+      expect(takeNumberedEvents(org, q)).toEqual([]);
     });
   });
 
@@ -161,12 +134,12 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const res = await post(ann, [['type', type], ['op', 'start'], ['stream_id', String(streamId)], ['topic', '  plans  ']]);
       expect(res.body).toEqual({ result: 'success', msg: '' });
       const expected = { type: 'typing', op: 'start', message_type: 'stream', sender: { user_id: ann.id, email: ann.email }, stream_id: streamId, topic: 'plans' };
-      const [annEvents, bobEvents] = [takeEvents(org, qAnn), takeEvents(org, qBob)];
+      const [annEvents, bobEvents] = [takeNumberedEvents(org, qAnn), takeNumberedEvents(org, qBob)];
       expect(annEvents).toMatchObject([expected]);
       expect(bobEvents).toMatchObject([expected]);
       expect(Object.keys(bobEvents[0]!).sort()).toEqual([...Object.keys(expected), 'id'].sort());
       expect(eventErrors(bobEvents[0]!)).toEqual([]);
-      expect(takeEvents(org, qOwner)).toEqual([]);
+      expect(takeNumberedEvents(org, qOwner)).toEqual([]);
     });
 
     it('ignores to for a channel', async () => {
@@ -177,7 +150,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
     it.each(['(no topic)', 'general chat'])('reads the topic %j as the empty topic, and accepts subject', async (alias) => {
       const q = openQueue(org, bob);
       await post(ann, [['type', 'channel'], ['op', 'start'], ['stream_id', String(streamId)], ['subject', alias]]);
-      expect(takeEvents(org, q)).toMatchObject([{ topic: '' }]);
+      expect(takeNumberedEvents(org, q)).toMatchObject([{ topic: '' }]);
     });
 
     it('sends nothing, successfully, in a channel of more than 100 subscribers', async () => {
@@ -186,11 +159,11 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const q = openQueue(org, crowd[0]!);
       const res = await post(ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(big)], ['topic', 't']]);
       expect(res.body).toEqual({ result: 'success', msg: '' });
-      expect(takeEvents(org, q)).toEqual([]);
+      expect(takeNumberedEvents(org, q)).toEqual([]);
       // At exactly 100 the events still go out.
       org.db.prepare('UPDATE subscriptions SET active = 0 WHERE user_id = ? AND stream_id = ?').run(crowd[99]!.id, big);
       await post(ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(big)], ['topic', 't']]);
-      expect(takeEvents(org, q)).toHaveLength(1);
+      expect(takeNumberedEvents(org, q)).toHaveLength(1);
     });
 
     it('checks in order: stream_id, topic, the sender setting, channel access', async () => {
@@ -217,7 +190,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const hidden = newStream(org, `club-${kind}`, { inviteOnly: true, subscribers: [bob, gus] });
       const q = openQueue(org, gus);
       expect((await post(bob, [['type', 'stream'], ['op', 'start'], ['stream_id', String(hidden)], ['topic', 't']])).status).toBe(200);
-      expect(takeEvents(org, q)).toHaveLength(1);
+      expect(takeNumberedEvents(org, q)).toHaveLength(1);
       expect((await post(gus, [['type', 'stream'], ['op', 'stop'], ['stream_id', String(hidden)], ['topic', 't']])).status).toBe(200);
     });
   });
@@ -236,9 +209,9 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const res = await (await clientFor(org, kind, ann)).call(setMessageEditTypingStatus, { message_id: id, op: 'start' });
       expect(res).toEqual({ result: 'success', msg: '' });
       const expected = { type: 'typing_edit_message', op: 'start', sender_id: ann.id, message_id: id, recipient: { type: 'direct', user_ids: [ann.id, bob.id].sort((a, b) => a - b) } };
-      expect(takeEvents(org, qAnn)).toEqual([{ ...expected, id: expect.any(Number) }]);
-      expect(takeEvents(org, qBob)).toEqual([{ ...expected, id: expect.any(Number) }]);
-      expect(takeEvents(org, qOwner)).toEqual([]);
+      expect(takeNumberedEvents(org, qAnn)).toEqual([{ ...expected, id: expect.any(Number) }]);
+      expect(takeNumberedEvents(org, qBob)).toEqual([{ ...expected, id: expect.any(Number) }]);
+      expect(takeNumberedEvents(org, qOwner)).toEqual([]);
     });
 
     it('leaves out members who do not receive typing notifications, from the audience and the list', async () => {
@@ -247,25 +220,25 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const id = await storeMessage(ann, { userIds: [quiet.id] });
       const [qAnn, qQuiet] = [ann, quiet].map((u) => openQueue(org, u));
       await editTyping(ann, id, 'stop');
-      expect(takeEvents(org, qAnn)).toMatchObject([{ op: 'stop', recipient: { type: 'direct', user_ids: [ann.id] } }]);
-      expect(takeEvents(org, qQuiet)).toEqual([]);
+      expect(takeNumberedEvents(org, qAnn)).toMatchObject([{ op: 'stop', recipient: { type: 'direct', user_ids: [ann.id] } }]);
+      expect(takeNumberedEvents(org, qQuiet)).toEqual([]);
     });
 
     it('sends a message to oneself to oneself only', async () => {
       const id = await storeMessage(bob, { userIds: [bob.id] });
       const q = openQueue(org, bob);
       await editTyping(bob, id);
-      expect(takeEvents(org, q)).toMatchObject([{ recipient: { type: 'direct', user_ids: [bob.id] } }]);
+      expect(takeNumberedEvents(org, q)).toMatchObject([{ recipient: { type: 'direct', user_ids: [bob.id] } }]);
     });
 
     it('tells the subscribers of the channel, with the topic', async () => {
       const id = await storeMessage(bob, { streamId, topic: 'launch' });
       const [qAnn, qOwner] = [ann, org.owner].map((u) => openQueue(org, u));
       await editTyping(bob, id);
-      expect(takeEvents(org, qAnn)).toEqual([
+      expect(takeNumberedEvents(org, qAnn)).toEqual([
         { type: 'typing_edit_message', op: 'start', sender_id: bob.id, message_id: id, recipient: { type: 'channel', channel_id: streamId, topic: 'launch' }, id: expect.any(Number) },
       ]);
-      expect(takeEvents(org, qOwner)).toEqual([]);
+      expect(takeNumberedEvents(org, qOwner)).toEqual([]);
     });
 
     it('refuses messages the caller cannot see, then those they may not edit', async () => {

@@ -1,34 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { getUsers, deactivateUser, reactivateUser } from '../../src/api/operations/users.js';
+import { bad, flatFailure } from '../helpers/api.js';
+import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
-type Event = Record<string, unknown> & { type: string };
-
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `lifecycle-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
-  return id;
-}
-
-const takeEvents = (org: TestOrg, queueId: string): Event[] =>
-  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
-
-const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }], queue_id: 'q' });
-
-async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status };
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
-
-const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
 const isActive = (org: TestOrg, id: number) => org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(id);
 
 describe.each(TRANSPORTS)('deactivating and reactivating users over %s', (kind) => {
@@ -72,21 +49,21 @@ describe.each(TRANSPORTS)('deactivating and reactivating users over %s', (kind) 
     const client = await as(admin);
     const bot = org.addUser({ bot: { type: 1, ownerId: admin.id } });
     const gone = org.addUser({ active: false });
-    expect(await failure(client.call(deactivateUser, { user_id: bot.id }))).toEqual(bad('No such user'));
-    expect(await failure(client.call(deactivateUser, { user_id: gone.id }))).toEqual(bad('User is deactivated'));
-    expect(await failure(client.call(deactivateUser, { user_id: 999999 }))).toEqual(bad('No such user'));
+    expect(await flatFailure(client.call(deactivateUser, { user_id: bot.id }))).toEqual(bad('No such user'));
+    expect(await flatFailure(client.call(deactivateUser, { user_id: gone.id }))).toEqual(bad('User is deactivated'));
+    expect(await flatFailure(client.call(deactivateUser, { user_id: 999999 }))).toEqual(bad('No such user'));
   });
 
   it('needs an owner to deactivate an owner, and never the only one', async () => {
     const owner2 = org.addUser({ role: 100 });
-    expect(await failure((await as(admin)).call(deactivateUser, { user_id: owner2.id }))).toEqual({
+    expect(await flatFailure((await as(admin)).call(deactivateUser, { user_id: owner2.id }))).toEqual({
       msg: 'Must be an organization owner',
       code: 'UNAUTHORIZED_PRINCIPAL',
       status: 400,
     });
     await (await as(org.owner)).call(deactivateUser, { user_id: owner2.id });
     expect(isActive(org, owner2.id)).toBe(0);
-    expect(await failure((await as(org.owner)).call(deactivateUser, { user_id: org.owner.id }))).toEqual(bad('Cannot deactivate the only organization owner'));
+    expect(await flatFailure((await as(org.owner)).call(deactivateUser, { user_id: org.owner.id }))).toEqual(bad('Cannot deactivate the only organization owner'));
   });
 
   it('caps the notification comment at 2000 characters', async () => {
@@ -127,12 +104,12 @@ describe.each(TRANSPORTS)('deactivating and reactivating users over %s', (kind) 
   it('refuses to reactivate a bot while an active account has its name', async () => {
     const bot = org.addUser({ bot: { type: 1, ownerId: admin.id }, active: false, name: `Twin Name ${kind}` });
     org.addUser({ name: `Twin Name ${kind}` });
-    expect(await failure((await as(admin)).call(reactivateUser, { user_id: bot.id }))).toEqual(
+    expect(await flatFailure((await as(admin)).call(reactivateUser, { user_id: bot.id }))).toEqual(
       bad(`There is already an active bot named "Twin Name ${kind}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`),
     );
   });
 
   it('refuses unknown IDs', async () => {
-    expect(await failure((await as(admin)).call(reactivateUser, { user_id: 999999 }))).toEqual(bad('No such user'));
+    expect(await flatFailure((await as(admin)).call(reactivateUser, { user_id: 999999 }))).toEqual(bad('No such user'));
   });
 });

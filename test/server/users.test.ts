@@ -1,38 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
 import { createCustomProfileField } from '../../src/api/operations/profile-fields.js';
 import { createUser, getOwnUser, getUser, getUserByEmail, getUsers, updateUser, updateUserByEmail } from '../../src/api/operations/users.js';
 import { setSetting } from '../../src/server/realm.js';
+import { bad, flatFailureWithExtra } from '../helpers/api.js';
+import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
-type Event = Record<string, unknown> & { type: string };
-
-/** A queue for `user` straight in the store, so a test sees exactly what was emitted to them. */
-function openQueue(org: TestOrg, user: TestUser): string {
-  const id = `users-test-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, org.clock.now());
-  return id;
-}
-
-const takeEvents = (org: TestOrg, queueId: string): Event[] =>
-  (org.db.prepare('DELETE FROM events WHERE queue_id = ? RETURNING event').pluck().all(queueId) as string[]).map((e) => JSON.parse(e) as Event);
-
-const eventErrors = (event: Event) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ ...event, id: 0 }], queue_id: 'q' });
-
-/** The error a call ends with, flattened for comparison. */
-async function failure(call: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiError) return { msg: e.msg, code: e.code, status: e.status, ...e.extra };
-    throw e;
-  }
-  throw new Error('the call succeeded');
-}
-
-const bad = (msg: string) => ({ msg, code: 'BAD_REQUEST', status: 400 });
 const role = (org: TestOrg, user: TestUser) => org.db.prepare('SELECT role FROM users WHERE id = ?').pluck().get(user.id);
 const nameOf = (org: TestOrg, user: TestUser) => org.db.prepare('SELECT full_name FROM users WHERE id = ?').pluck().get(user.id);
 
@@ -71,7 +46,7 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
     });
 
     it('refuses an unknown ID in user_ids', async () => {
-      expect(await failure((await as(member)).call(getUsers, { user_ids: [member.id, 999999] }))).toEqual(bad('Invalid user ID: 999999'));
+      expect(await flatFailureWithExtra((await as(member)).call(getUsers, { user_ids: [member.id, 999999] }))).toEqual(bad('Invalid user ID: 999999'));
     });
 
     it('reads one user by ID or e-mail, deactivated users and bots included', async () => {
@@ -87,8 +62,8 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       expect(openapiErrors('get', '/users/{email}', 200, byEmail)).toEqual([]);
       expect(byEmail.user.user_id).toBe(admin.id);
       expect((await client.call(getUserByEmail, { email: `user${admin.id}@127.0.0.1` })).user.user_id).toBe(admin.id);
-      expect(await failure(client.call(getUser, { user_id: 999999 }))).toEqual(bad('No such user'));
-      expect(await failure(client.call(getUserByEmail, { email: 'nobody@example.com' }))).toEqual(bad('No such user'));
+      expect(await flatFailureWithExtra(client.call(getUser, { user_id: 999999 }))).toEqual(bad('No such user'));
+      expect(await flatFailureWithExtra(client.call(getUserByEmail, { email: 'nobody@example.com' }))).toEqual(bad('No such user'));
     });
 
     it('shows the caller with max_message_id and a non-null avatar_url', async () => {
@@ -119,13 +94,13 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       ['a weak password', { password: 'abc' }, 'The password is too weak.'],
     ])('refuses %s', async (_what, change, msg) => {
       const params = { email: `fresh-${Math.random().toString(36).slice(2)}@example.com`, password: 'long-enough-1', full_name: 'Fresh Person', ...change };
-      expect(await failure((await as(admin)).call(createUser, params))).toEqual(bad(msg));
+      expect(await flatFailureWithExtra((await as(admin)).call(createUser, params))).toEqual(bad(msg));
     });
 
     it('needs the permission to create users besides being an administrator', async () => {
       setSetting(org.db, 'can_create_users', false);
       try {
-        const err = await failure((await as(admin)).call(createUser, { email: 'perm@example.com', password: 'long-enough-1', full_name: 'Perm Person' }));
+        const err = await flatFailureWithExtra((await as(admin)).call(createUser, { email: 'perm@example.com', password: 'long-enough-1', full_name: 'Perm Person' }));
         expect(err).toEqual(bad('User not authorized to create users'));
       } finally {
         setSetting(org.db, 'can_create_users', true);
@@ -155,12 +130,12 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       const target = org.addUser();
       const owner2 = org.addUser({ role: 100 });
       const client = await as(admin);
-      expect(await failure(client.call(updateUser, { user_id: target.id, role: 100 }))).toEqual({
+      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: target.id, role: 100 }))).toEqual({
         msg: 'Must be an organization owner',
         code: 'UNAUTHORIZED_PRINCIPAL',
         status: 400,
       });
-      expect(await failure(client.call(updateUser, { user_id: owner2.id, role: 400 }))).toMatchObject({ msg: 'Must be an organization owner' });
+      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: owner2.id, role: 400 }))).toMatchObject({ msg: 'Must be an organization owner' });
       await (await as(org.owner)).call(updateUser, { user_id: target.id, role: 100 });
       expect(role(org, target)).toBe(100);
     });
@@ -168,7 +143,7 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
     it('keeps the owner role with the only owner', async () => {
       const solo = createTestOrg();
       try {
-        const err = await failure((await clientFor(solo, kind, solo.owner)).call(updateUser, { user_id: solo.owner.id, role: 200 }));
+        const err = await flatFailureWithExtra((await clientFor(solo, kind, solo.owner)).call(updateUser, { user_id: solo.owner.id, role: 200 }));
         expect(err).toEqual(bad('The owner permission cannot be removed from the only organization owner.'));
       } finally {
         await solo.close();
@@ -184,9 +159,9 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       const target = org.addUser();
       const guest = org.addUser({ role: 600 });
       const client = await as(admin);
-      const err = await failure(client.call(updateUser, { user_id: target.id, is_admin: true, is_guest: true }));
+      const err = await flatFailureWithExtra(client.call(updateUser, { user_id: target.id, is_admin: true, is_guest: true }));
       expect(err).toEqual(bad('Guests cannot be organization administrators'));
-      expect(await failure(client.call(updateUser, { user_id: guest.id, is_admin: true }))).toEqual(bad('Guests cannot be organization administrators'));
+      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: guest.id, is_admin: true }))).toEqual(bad('Guests cannot be organization administrators'));
       await client.call(updateUser, { user_id: target.id, is_guest: true });
       expect(role(org, target)).toBe(600);
       await client.call(updateUser, { user_id: target.id, is_guest: false, is_admin: true });
@@ -214,7 +189,7 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
         ['Zero\u200bWidth', 'Invalid characters in name!'],
         ['Someone|15', 'Invalid format!'],
       ]) {
-        expect(await failure(client.call(updateUser, { user_id: target.id, full_name: name! }))).toEqual(bad(msg!));
+        expect(await flatFailureWithExtra(client.call(updateUser, { user_id: target.id, full_name: name! }))).toEqual(bad(msg!));
       }
     });
 
@@ -222,7 +197,7 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       const target = org.addUser({ name: 'Unique Person' });
       setSetting(org.db, 'require_unique_names', true);
       try {
-        const err = await failure((await as(admin)).call(updateUser, { user_id: target.id, full_name: 'ＭＥＬ member' }));
+        const err = await flatFailureWithExtra((await as(admin)).call(updateUser, { user_id: target.id, full_name: 'ＭＥＬ member' }));
         expect(err).toEqual(bad('Unique names required in this organization.'));
         await (await as(admin)).call(updateUser, { user_id: target.id, full_name: 'Unique Person' });
       } finally {
@@ -239,9 +214,9 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
         { type: 'realm_user', op: 'update', person: { user_id: bot.id, full_name: 'Mel Helper' } },
         { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, full_name: 'Mel Helper' } },
       ]);
-      expect(await failure(client.call(updateUser, { user_id: bot.id, role: 200 }))).toMatchObject({ msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
-      expect(await failure(client.call(updateUser, { user_id: admin.id, full_name: 'Hacked' }))).toEqual(bad('Insufficient permission'));
-      expect(await failure(client.call(updateUser, { user_id: 999999, full_name: 'Nobody' }))).toEqual(bad('No such user'));
+      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: bot.id, role: 200 }))).toMatchObject({ msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
+      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: admin.id, full_name: 'Hacked' }))).toEqual(bad('Insufficient permission'));
+      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: 999999, full_name: 'Nobody' }))).toEqual(bad('No such user'));
     });
 
     it('changes an e-mail address (owners allowed to), telling who may see it', async () => {
@@ -261,14 +236,14 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
     it('refuses e-mail changes to administrators, to owners without the permission, and bad or used addresses', async () => {
       const target = org.addUser();
       const owner = await as(org.owner);
-      expect(await failure((await as(admin)).call(updateUser, { user_id: target.id, new_email: 'x@example.com' }))).toEqual(
+      expect(await flatFailureWithExtra((await as(admin)).call(updateUser, { user_id: target.id, new_email: 'x@example.com' }))).toEqual(
         bad('User not authorized to change user emails'),
       );
-      expect(await failure(owner.call(updateUser, { user_id: target.id, new_email: admin.email }))).toEqual(bad(`Email '${admin.email}' already in use`));
-      expect(await failure(owner.call(updateUser, { user_id: target.id, new_email: 'no-at-sign' }))).toEqual(bad('Invalid address.'));
+      expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: admin.email }))).toEqual(bad(`Email '${admin.email}' already in use`));
+      expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: 'no-at-sign' }))).toEqual(bad('Invalid address.'));
       setSetting(org.db, 'can_change_user_emails', false);
       try {
-        expect(await failure(owner.call(updateUser, { user_id: target.id, new_email: 'y@example.com' }))).toEqual(bad('User not authorized to change user emails'));
+        expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: 'y@example.com' }))).toEqual(bad('User not authorized to change user emails'));
       } finally {
         setSetting(org.db, 'can_change_user_emails', true);
       }
@@ -278,7 +253,7 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       const target = org.addUser({ name: 'By Email' });
       await (await as(admin)).call(updateUserByEmail, { email: target.email, full_name: 'By Address' });
       expect(nameOf(org, target)).toBe('By Address');
-      expect(await failure((await as(admin)).call(updateUserByEmail, { email: 'ghost@example.com', full_name: 'Ghost' }))).toEqual(bad('No such user'));
+      expect(await flatFailureWithExtra((await as(admin)).call(updateUserByEmail, { email: 'ghost@example.com', full_name: 'Ghost' }))).toEqual(bad('No such user'));
     });
   });
 });
