@@ -104,16 +104,26 @@ export class Router {
     }
   }
 
+  /** The routes whose path template matches, best-ranked first. */
+  private candidates(path: string): { route: Route; match: RegExpExecArray }[] {
+    const out: { route: Route; match: RegExpExecArray }[] = [];
+    for (const route of this.routes) {
+      const match = route.regex.exec(path);
+      if (match) out.push({ route, match });
+    }
+    return out;
+  }
+
+  /** The operation a request reaches, if any (several templates can match one path: the best-ranked one that takes the method wins). */
+  match(method: string, path: string): Operation | undefined {
+    const lookup = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+    return this.candidates(path).find((c) => c.route.op.method === lookup)?.route.op;
+  }
+
   private async dispatch(req: WireRequest, signal: AbortSignal): Promise<WireResponse> {
     const method = req.method.toUpperCase();
-    const candidates: { route: Route; match: RegExpExecArray }[] = [];
-    for (const route of this.routes) {
-      const match = route.regex.exec(req.path);
-      if (match) candidates.push({ route, match });
-    }
+    const candidates = this.candidates(req.path);
     if (candidates.length === 0) return json(404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
-    // Several templates can match one path (`/users/{id}` and `/users/{email}`); the best-ranked one that
-    // takes this method wins.
     const lookup = method === 'HEAD' ? 'GET' : method;
     const hit = candidates.find((c) => c.route.op.method === lookup);
     const allowed = [...new Set(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method))];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogue } from '../../src/api/catalogue.js';
 import { basicAuthHeader } from '../../src/api/wire.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { ANONYMOUS_MSG, CALLERS, DEACTIVATED_MSG, type Caller, type Fixture, type PermissionCase } from './permissions/matrix.js';
@@ -97,5 +98,27 @@ describe.each(Object.entries(AREAS))('permissions: %s', (_area, cases) => {
       else if (kind === 'deactivated') expect(body.msg).toBe(DEACTIVATED_MSG);
       else expect(body.msg).toBe(typeof c.denied === 'string' ? c.denied : c.denied[kind]);
     });
+  });
+});
+
+describe('the permission matrix', () => {
+  it('has a case for every operation the embedded server serves', () => {
+    const org = createTestOrg();
+    try {
+      const covered = new Set<string>();
+      for (const cases of Object.values(AREAS)) {
+        for (const c of cases) {
+          const caller = org.addUser({ role: 100 });
+          const others = { owner: org.addUser({ role: 100 }), admin: org.addUser({ role: 200 }), moderator: org.addUser({ role: 300 }), member: org.addUser({ role: 400 }), guest: org.addUser({ role: 600 }) };
+          const req = c.request({ org, caller, others });
+          const op = org.router.match(req.method, req.path);
+          if (op) covered.add(op.name);
+        }
+      }
+      const served = catalogue.filter((op) => op.before === undefined).map((op) => op.name);
+      expect(served.filter((name) => !covered.has(name))).toEqual([]);
+    } finally {
+      void org.close();
+    }
   });
 });

@@ -80,6 +80,12 @@ export const channelCases: PermissionCase[] = [
     denied: {},
   },
   {
+    name: 'pin a subscription (the POST form of the same)',
+    request: (f) => ({ method: 'POST', path: `/users/me/subscriptions/${generalId(f)}`, body: [['property', 'pin_to_top'], ['value', 'true']] }),
+    allowed: EVERYONE,
+    denied: {},
+  },
+  {
     name: 'list channels',
     request: () => ({ method: 'GET', path: '/streams' }),
     allowed: EVERYONE,
