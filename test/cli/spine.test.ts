@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from '../../src/cli/main.js';
 import { createTestOrg, OWNER_PASSWORD, type TestOrg } from '../helpers/org.js';
 import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { TRANSPORTS } from '../helpers/transports.js';
@@ -275,5 +276,51 @@ describe('help', () => {
     const env = await runCli(['help', 'environment']);
     expect(env.stdout).toContain('ZULIP_API_KEY');
     expect((await runCli(['help', 'users'])).stdout).toContain('list the users of the organization');
+  });
+});
+
+describe('parsing the first commands', () => {
+  const quiet = { stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 } as never;
+
+  it.each([
+    [['init', '--data-dir', '/tmp/x', '--org-name', 'Acme', '--email', 'a@b.test', '--password-stdin', '--demo'], ['init'], { orgName: 'Acme', email: 'a@b.test', passwordStdin: true, demo: true }, { dataDir: '/tmp/x' }],
+    [['init'], ['init'], { orgName: 'Embedded organization', email: 'owner@localhost', name: 'Owner' }, {}],
+    [['login', '--server', 'https://chat.example.com', '--email', 'a@b.test', '--password-stdin'], ['login'], { email: 'a@b.test', passwordStdin: true }, { server: 'https://chat.example.com' }],
+    [['--profile', 'work', 'logout'], ['logout'], {}, { profile: 'work' }],
+    [['whoami', '--json'], ['whoami'], { json: true }, {}],
+    [['serve', '--port', '0', '--host', '::1'], ['serve'], { port: '0', host: '::1' }, {}],
+    [['server', 'settings', '--fields', 'zulip_version'], ['server', 'settings'], { fields: 'zulip_version' }, {}],
+    [['api', 'post', '/users/me/presence', '-f', 'status=active', '-f', 'ping_only=true'], ['api'], { method: 'post', path: '/users/me/presence', field: ['status=active', 'ping_only=true'] }, {}],
+    [['users', 'list', '--verbose', '--max-wait', '5'], ['users', 'list'], {}, { verbose: true, maxWait: '5' }],
+    [['completion', 'fish'], ['completion'], { shell: 'fish' }, {}],
+  ] as const)('%j', async (argv, path, opts, globals) => {
+    const parsed = await parse([...argv], quiet);
+    expect(parsed!.spec.path).toEqual(path);
+    expect(parsed!.opts).toMatchObject(opts);
+    expect(parsed!.globals).toMatchObject(globals);
+  });
+
+  it.each([
+    [['api'], "chatctl: missing required argument 'method'"],
+    [['api', 'GET'], "chatctl: missing required argument 'path'"],
+    [['login', '--email'], "chatctl: option '--email <email>' argument missing"],
+    [['users', 'lst'], "chatctl: unknown command 'lst'"],
+    [['--color', 'pink', 'whoami'], "chatctl: option '--color <when>' argument 'pink' is invalid"],
+  ])('%j is a usage error', async (argv, message) => {
+    const r = await runCli(argv);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it.each([
+    [['serve', '--port', 'eighty'], '--port takes a port number, not "eighty"'],
+    [['login'], 'say where to log in: --server URL, or --embedded'],
+    [['login', '--embedded', '--server', 'https://x.test'], '--embedded and --server exclude each other'],
+    [['api', 'FETCH', '/users'], 'unknown method "FETCH"'],
+    [['api', 'GET', '/users', '-f', 'novalue'], '-f takes key=value, not "novalue"'],
+  ])('%j is refused before anything is sent (exit 2)', async (argv, message) => {
+    const r = await runCli(argv);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
   });
 });
