@@ -19,13 +19,14 @@ export async function createChannel(
   return { id: streamId(org, name), name };
 }
 
+export interface ChannelOptions {
+  invite_only?: boolean;
+  history_public_to_subscribers?: boolean;
+}
+
 /** A new channel made through `owner`, the organization owner's client, with the owner and `members` subscribed. */
-export const ownerChannel = (
-  org: TestOrg,
-  owner: ChatClient,
-  members: TestUser[],
-  opts: { invite_only?: boolean; history_public_to_subscribers?: boolean } = {},
-): Promise<{ id: number; name: string }> => createChannel(org, owner, unique('chan', '-'), { principals: [org.owner.id, ...members.map((m) => m.id)], ...opts });
+export const ownerChannel = (org: TestOrg, owner: ChatClient, members: TestUser[], opts: ChannelOptions = {}): Promise<{ id: number; name: string }> =>
+  createChannel(org, owner, unique('chan', '-'), { principals: [org.owner.id, ...members.map((m) => m.id)], ...opts });
 
 /** A channel inserted straight in the store, with these subscribers; returns its ID. */
 export function newStream(org: TestOrg, name: string, opts: { inviteOnly?: boolean; archived?: boolean; subscribers?: TestUser[] } = {}): number {

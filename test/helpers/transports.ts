@@ -44,3 +44,6 @@ export async function rawRequest(org: TestOrg, kind: TransportKind, req: Partial
   if (user && !('authorization' in headers)) headers.authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
   return client.send({ query: [], body: [], ...req, headers });
 }
+
+/** The status and body of a response, to compare an error answer whole. */
+export const statusAndBody = (res: WireResponse) => ({ status: res.status, body: res.body });

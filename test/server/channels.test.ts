@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getStream, getStreams, getSubscriptions, subscribe, unsubscribe } from '../../src/api/operations/channels.js';
-import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
+import { register } from '../../src/api/operations/events.js';
 import { createChannelFolder } from '../../src/api/operations/folders.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { failure } from '../helpers/api.js';
+import { listen } from '../helpers/events.js';
+import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-/** A queue of `client`'s user for the given event types, and a way to read what it received. */
-async function listen(client: ChatClient, eventTypes: string[]): Promise<() => Promise<QueueEvent[]>> {
-  const { queue_id } = await client.call(register, { event_types: eventTypes, fetch_event_types: [] });
-  return async () => (await client.call(getEvents, { queue_id: queue_id!, last_event_id: -1, dont_block: true })).events;
-}
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix} ${++counter}`;
 
 describe.each(TRANSPORTS)('channels over %s', (kind) => {
   let org: TestOrg;

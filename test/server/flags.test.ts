@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscribe, unsubscribe } from '../../src/api/operations/channels.js';
-import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
+import { unsubscribe } from '../../src/api/operations/channels.js';
 import { getMessages, sendMessage, updateMessageFlags, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { failure } from '../helpers/api.js';
+import { ownerChannel } from '../helpers/channels.js';
+import { listen } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${++counter}`;
 
 const READ = 1;
 const STARRED = 2;
@@ -25,22 +23,12 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
   afterAll(() => org.close());
 
   const as = (user: TestUser) => clientFor(org, kind, user);
-
-  async function channel(members: TestUser[]): Promise<{ id: number; name: string }> {
-    const name = unique('chan');
-    await owner.call(subscribe, { subscriptions: [{ name }], principals: [org.owner.id, ...members.map((m) => m.id)] });
-    return { id: (org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number }).id, name };
-  }
+  const channel = (members: TestUser[]) => ownerChannel(org, owner, members);
 
   async function post(c: { name: string }, n: number, topic = 't'): Promise<number[]> {
     const ids: number[] = [];
     for (let i = 0; i < n; i++) ids.push((await owner.call(sendMessage, { type: 'stream', to: c.name, topic, content: `m${i}` })).id);
     return ids;
-  }
-
-  async function listen(client: ChatClient): Promise<() => Promise<QueueEvent[]>> {
-    const { queue_id } = await client.call(register, { event_types: ['update_message_flags'], fetch_event_types: [] });
-    return async () => (await client.call(getEvents, { queue_id: queue_id!, last_event_id: -1, dont_block: true })).events;
   }
 
   const flagsOf = (userId: number, messageId: number) =>
@@ -52,7 +40,7 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       const c = await channel([reader]);
       const ids = await post(c, 2);
       const client = await as(reader);
-      const events = await listen(client);
+      const events = await listen(client, ['update_message_flags']);
       await client.call(updateMessageFlags, { messages: [ids[0]!], op: 'add', flag: 'starred' });
       const res = await client.call(updateMessageFlags, { messages: [ids[1]!, ids[0]!], op: 'add', flag: 'starred' });
       expect(openapiErrors('post', '/messages/flags', 200, res)).toEqual([]);
@@ -74,7 +62,7 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       const client = await as(reader);
       await client.call(updateMessageFlags, { messages: [keptId!, leftId!], op: 'add', flag: 'read' });
       await client.call(unsubscribe, { subscriptions: [left.name] });
-      const events = await listen(client);
+      const events = await listen(client, ['update_message_flags']);
       const res = await client.call(updateMessageFlags, { messages: [keptId!, leftId!], op: 'remove', flag: 'read' });
       expect(openapiErrors('post', '/messages/flags', 200, res)).toEqual([]);
       expect(res.ignored_because_not_subscribed_channels).toEqual([left.id]);

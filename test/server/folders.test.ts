@@ -4,11 +4,9 @@ import { getEvents, register } from '../../src/api/operations/events.js';
 import { createChannelFolder, getChannelFolders, reorderChannelFolders, updateChannelFolder } from '../../src/api/operations/folders.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { failure } from '../helpers/api.js';
+import { unique } from '../helpers/names.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix} ${++counter}`;
 
 // Channel folders are newer than the OpenAPI description (feature level 389), so bodies are checked field by field.
 describe.each(TRANSPORTS)('channel folders over %s', (kind) => {

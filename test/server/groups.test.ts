@@ -12,12 +12,10 @@ import {
 } from '../../src/api/operations/groups.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { failure } from '../helpers/api.js';
+import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${++counter}`;
 
 describe.each(TRANSPORTS)('user groups over %s', (kind) => {
   let org: TestOrg;
@@ -33,7 +31,7 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
 
   /** A group created by `creator` (default the owner) with these members. */
   async function group(members: number[] = [], creator: ChatClient = owner): Promise<number> {
-    return (await creator.call(createUserGroup, { name: unique('group'), description: 'A group', members })).group_id;
+    return (await creator.call(createUserGroup, { name: unique('group', '-'), description: 'A group', members })).group_id;
   }
 
   describe('GET /user_groups', () => {
@@ -76,7 +74,7 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
       const sub = await group([b.id]);
       const listener = await as(org.addUser());
       const { queue_id } = await listener.call(register, { event_types: ['user_group'], fetch_event_types: [] });
-      const name = unique('team');
+      const name = unique('team', '-');
       const res = await owner.call(createUserGroup, { name, description: 'The team', members: [a.id], subgroups: [sub] });
       expect(typeof res.group_id).toBe('number');
       // group_id is newer (feature level 317) than the description, whose other groups use the name.
@@ -109,7 +107,7 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
       const m = org.addUser();
       const admins = systemId('role:administrators');
       const { group_id } = await owner.call(createUserGroup, {
-        name: unique('configured'),
+        name: unique('configured', '-'),
         description: '',
         members: [],
         can_join_group: { direct_members: [], direct_subgroups: [admins] },
@@ -122,15 +120,15 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
         can_manage_group: { direct_members: [m.id], direct_subgroups: [admins] },
         can_mention_group: systemId('role:nobody'),
       });
-      const internet = await failure(owner.call(createUserGroup, { name: unique('x'), description: '', members: [], can_mention_group: systemId('role:internet') }));
+      const internet = await failure(owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_mention_group: systemId('role:internet') }));
       expect(internet.msg).toBe("'can_mention_group' setting cannot be set to 'role:internet' group.");
-      const everyone = await failure(owner.call(createUserGroup, { name: unique('x'), description: '', members: [], can_join_group: systemId('role:everyone') }));
+      const everyone = await failure(owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_join_group: systemId('role:everyone') }));
       expect(everyone.msg).toBe("'can_join_group' setting cannot be set to 'role:everyone' group.");
-      expect((await failure(owner.call(createUserGroup, { name: unique('x'), description: '', members: [], can_join_group: 99999 }))).msg).toBe('Invalid user group');
+      expect((await failure(owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_join_group: 99999 }))).msg).toBe('Invalid user group');
     });
 
     it('refuses bad names, duplicates, unknown or deactivated members and subgroups', async () => {
-      const name = unique('dup');
+      const name = unique('dup', '-');
       await owner.call(createUserGroup, { name, description: '', members: [] });
       const gone = org.addUser({ active: false });
       const cases: [Parameters<typeof owner.call<typeof createUserGroup>>[1], string][] = [
@@ -139,9 +137,9 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
         [{ name: 'g'.repeat(101), description: '', members: [] }, 'User group name cannot exceed 100 characters.'],
         [{ name: 'role:mine', description: '', members: [] }, "User group name cannot start with 'role:'."],
         [{ name: '@all', description: '', members: [] }, "User group name cannot start with '@'."],
-        [{ name: unique('m'), description: '', members: [424242] }, 'Invalid user ID: 424242'],
-        [{ name: unique('m'), description: '', members: [gone.id] }, `Invalid user ID: ${gone.id}`],
-        [{ name: unique('m'), description: '', members: [], subgroups: [777777] }, 'Invalid user group ID: 777777'],
+        [{ name: unique('m', '-'), description: '', members: [424242] }, 'Invalid user ID: 424242'],
+        [{ name: unique('m', '-'), description: '', members: [gone.id] }, `Invalid user ID: ${gone.id}`],
+        [{ name: unique('m', '-'), description: '', members: [], subgroups: [777777] }, 'Invalid user group ID: 777777'],
       ];
       for (const [params, msg] of cases) {
         expect(await failure(owner.call(createUserGroup, params))).toMatchObject({ msg, code: 'BAD_REQUEST' });
@@ -206,7 +204,7 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
       // Joining is allowed by can_join_group.
       const joiner = org.addUser();
       const joinable = (
-        await owner.call(createUserGroup, { name: unique('open'), description: '', members: [], can_join_group: systemId('role:members') })
+        await owner.call(createUserGroup, { name: unique('open', '-'), description: '', members: [], can_join_group: systemId('role:members') })
       ).group_id;
       await (await as(joiner)).call(updateUserGroupMembers, { user_group_id: joinable, add: [joiner.id] });
       expect((await owner.call(getIsUserGroupMember, { user_group_id: joinable, user_id: joiner.id })).is_user_group_member).toBe(true);

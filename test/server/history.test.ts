@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscribe } from '../../src/api/operations/channels.js';
-import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
+import type { QueueEvent } from '../../src/api/operations/events.js';
 import { getMessageHistory, getMessages, sendMessage, updateMessage } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { setSetting } from '../../src/server/realm.js';
 import { failure } from '../helpers/api.js';
+import { ownerChannel, type ChannelOptions } from '../helpers/channels.js';
+import { listen } from '../helpers/events.js';
+import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${++counter}`;
 
 const validEvents = (events: QueueEvent[]) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events });
 
@@ -24,17 +23,7 @@ describe.each(TRANSPORTS)('message editing and history over %s', (kind) => {
   afterAll(() => org.close());
 
   const as = (user: TestUser) => clientFor(org, kind, user);
-
-  async function channel(members: TestUser[], opts: { invite_only?: boolean } = {}): Promise<{ id: number; name: string }> {
-    const name = unique('chan');
-    await owner.call(subscribe, { subscriptions: [{ name }], principals: [org.owner.id, ...members.map((m) => m.id)], ...opts });
-    return { id: (org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number }).id, name };
-  }
-
-  async function listen(client: ChatClient, types: string[]): Promise<() => Promise<QueueEvent[]>> {
-    const { queue_id } = await client.call(register, { event_types: types, fetch_event_types: [] });
-    return async () => (await client.call(getEvents, { queue_id: queue_id!, last_event_id: -1, dont_block: true })).events;
-  }
+  const channel = (members: TestUser[], opts?: ChannelOptions) => ownerChannel(org, owner, members, opts);
 
   const row = (id: number) => org.db.prepare('SELECT * FROM messages WHERE id = ?').get(id) as Record<string, unknown>;
   const flagsOf = (userId: number, messageId: number) =>
@@ -42,7 +31,7 @@ describe.each(TRANSPORTS)('message editing and history over %s', (kind) => {
 
   describe('PATCH /messages/{message_id}', () => {
     it('lets the sender edit the content: re-rendered, recorded, announced with each reader’s flags', async () => {
-      const reader = org.addUser({ name: unique('Rhea Reader') });
+      const reader = org.addUser({ name: unique('Rhea Reader', '-') });
       const c = await channel([reader]);
       const sent = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: 'content before edit' });
       const events = await listen(await as(reader), ['update_message']);

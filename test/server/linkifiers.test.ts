@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../src/api/operations/linkifiers.js';
-import type { WireResponse } from '../../src/api/wire.js';
 import { compilePattern, urlTemplateVariables } from '../../src/server/model/linkifiers.js';
 import { openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
-import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+import { clientFor, rawRequest, statusAndBody, TRANSPORTS } from '../helpers/transports.js';
 
 /** A queue of a client that understands URL templates (the only ones sent `realm_linkifiers`), unless told otherwise. */
 const linkifierQueue = (org: TestOrg, user: TestUser, linkifierUrlTemplate = true) =>
@@ -73,7 +72,6 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
 
   const admin = () => clientFor(org, kind);
   const post = (body: [string, string][]) => rawRequest(org, kind, { method: 'POST', path: '/realm/filters', body });
-  const failure = (res: WireResponse) => ({ status: res.status, body: res.body });
 
   describe('GET /realm/linkifiers and POST /realm/filters', () => {
     it('adds linkifiers at the end and lists them in order with every field, valid against the description', async () => {
@@ -132,7 +130,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       if (alternatives) body.push(['alternative_url_templates', JSON.stringify(alternatives)]);
       const res = await post(body);
       const msg = Object.values(errors)[0]![0];
-      expect(failure(res)).toEqual({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST', errors } });
+      expect(statusAndBody(res)).toEqual({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST', errors } });
       expect(all()).toEqual([]);
     });
 
@@ -140,7 +138,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       await post([['pattern', '#(?P<id>\\d+)'], ['url_template', 'https://a.example/{id}']]);
       const res = await post([['pattern', '#(?P<id>\\d+)'], ['url_template', 'https://b.example/{id}']]);
       const msg = 'Realm filter with this Realm and Pattern already exists.';
-      expect(failure(res)).toEqual({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST', errors: { __all__: [msg] } } });
+      expect(statusAndBody(res)).toEqual({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST', errors: { __all__: [msg] } } });
     });
 
     it('requires both fields', async () => {
@@ -171,7 +169,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
 
     it('reports an unknown linkifier before validating, and needs both fields', async () => {
       const unknown = await rawRequest(org, kind, { method: 'PATCH', path: '/realm/filters/99999', body: [['pattern', '(bad'], ['url_template', '{']] });
-      expect(failure(unknown)).toEqual({ status: 400, body: { result: 'error', msg: 'Linkifier not found.', code: 'BAD_REQUEST' } });
+      expect(statusAndBody(unknown)).toEqual({ status: 400, body: { result: 'error', msg: 'Linkifier not found.', code: 'BAD_REQUEST' } });
       const { id } = await (await admin()).call(addLinkifier, { pattern: 'C(?P<n>\\d)', url_template: 'https://c.example/{n}' });
       const partial = await rawRequest(org, kind, { method: 'PATCH', path: `/realm/filters/${id}`, body: [['pattern', 'D(?P<n>\\d)']] });
       expect(partial.body).toEqual({ result: 'error', msg: "Missing 'url_template' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'url_template' });
@@ -190,7 +188,7 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       expect(all()).toEqual([b.id]);
       expect(takeEvents(org, q)[0]).toMatchObject({ type: 'realm_linkifiers', realm_linkifiers: [{ id: b.id }] });
       const again = await rawRequest(org, kind, { method: 'DELETE', path: `/realm/filters/${a.id}` });
-      expect(failure(again)).toEqual({ status: 400, body: { result: 'error', msg: 'Linkifier not found.', code: 'BAD_REQUEST' } });
+      expect(statusAndBody(again)).toEqual({ status: 400, body: { result: 'error', msg: 'Linkifier not found.', code: 'BAD_REQUEST' } });
     });
   });
 

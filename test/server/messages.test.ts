@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
-import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import { getMessage, getMessages, renderMessage, sendMessage, type NarrowTerm } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { setSetting } from '../../src/server/realm.js';
 import { failure } from '../helpers/api.js';
+import { ownerChannel, type ChannelOptions } from '../helpers/channels.js';
+import { listen } from '../helpers/events.js';
+import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${++counter}`;
 
 const NEWEST = 10_000_000_000_000_000;
 
@@ -24,19 +23,7 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
   afterAll(() => org.close());
 
   const as = (user: TestUser) => clientFor(org, kind, user);
-
-  /** A new channel, with `members` subscribed (the owner too unless invite-only without them). */
-  async function channel(members: TestUser[], opts: { invite_only?: boolean; history_public_to_subscribers?: boolean } = {}): Promise<{ id: number; name: string }> {
-    const name = unique('chan');
-    await owner.call(subscribe, { subscriptions: [{ name }], principals: [org.owner.id, ...members.map((m) => m.id)], ...opts });
-    const row = org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number };
-    return { id: row.id, name };
-  }
-
-  async function listen(client: ChatClient, types: string[], applyMarkdown = true): Promise<() => Promise<QueueEvent[]>> {
-    const { queue_id } = await client.call(register, { event_types: types, fetch_event_types: [], apply_markdown: applyMarkdown });
-    return async () => (await client.call(getEvents, { queue_id: queue_id!, last_event_id: -1, dont_block: true })).events;
-  }
+  const channel = (members: TestUser[], opts?: ChannelOptions) => ownerChannel(org, owner, members, opts);
 
   const userMessage = (userId: number, messageId: number) =>
     org.db.prepare('SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(userId, messageId) as { flags: number } | undefined;
@@ -45,8 +32,8 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     it('sends a channel message to every subscriber, read for the sender, with a message event carrying flags', async () => {
       const reader = org.addUser();
       const c = await channel([reader]);
-      const readerEvents = await listen(await as(reader), ['message']);
-      const ownerEvents = await listen(owner, ['message']);
+      const readerEvents = await listen(await as(reader), ['message'], { apply_markdown: true });
+      const ownerEvents = await listen(owner, ['message'], { apply_markdown: true });
       const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'greetings', content: 'Hello **world**' });
       expect(openapiErrors('post', '/messages', 200, res)).toEqual([]);
       const stored = org.db.prepare('SELECT * FROM messages WHERE id = ?').get(res.id) as Record<string, unknown>;
@@ -64,7 +51,7 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
 
     it('gives queues registered without apply_markdown the raw Markdown', async () => {
       const c = await channel([]);
-      const raw = await listen(owner, ['message'], false);
+      const raw = await listen(owner, ['message'], { apply_markdown: false });
       const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'raw', content: 'Hello **world**' });
       const [event] = await raw();
       expect(event).toMatchObject({ type: 'message', message: { id: res.id, content: 'Hello **world**', content_type: 'text/x-markdown' } });
@@ -183,7 +170,7 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     });
 
     it('flags mentions, wildcard mentions and group-free silent mentions for the recipients', async () => {
-      const mentioned = org.addUser({ name: unique('Mona Mention') });
+      const mentioned = org.addUser({ name: unique('Mona Mention', '-') });
       const bystander = org.addUser();
       const c = await channel([mentioned, bystander]);
       const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: `hi @**${mentioned.row.full_name}** and @_**${bystander.row.full_name}**` });
@@ -206,7 +193,7 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     let ids: number[];
     let reader: TestUser;
     beforeAll(async () => {
-      reader = org.addUser({ name: unique('Rita Reader') });
+      reader = org.addUser({ name: unique('Rita Reader', '-') });
       c = await channel([reader]);
       ids = [];
       for (let i = 0; i < 6; i++) {
@@ -265,7 +252,7 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     });
 
     it('narrows to a direct conversation and to is:dm, is:unread and is:mentioned', async () => {
-      const peer = org.addUser({ name: unique('Pat Peer') });
+      const peer = org.addUser({ name: unique('Pat Peer', '-') });
       const dm = await owner.call(sendMessage, { type: 'direct', to: JSON.stringify([peer.id]), content: `hey @**${peer.row.full_name}**` });
       const client = await as(peer);
       const narrows: NarrowTerm[][] = [[{ operator: 'dm', operand: [org.owner.id] }], [{ operator: 'dm', operand: org.owner.email }], [['is', 'dm']], [['is', 'unread']], [['is', 'mentioned']]];

@@ -1,22 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscribe } from '../../src/api/operations/channels.js';
-import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import { getMessages, sendMessage } from '../../src/api/operations/messages.js';
 import { addReaction, deactivateCustomEmoji, getCustomEmoji, removeReaction, uploadCustomEmoji } from '../../src/api/operations/reactions.js';
 import type { UploadedFile } from '../../src/api/wire.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { failure } from '../helpers/api.js';
+import { ownerChannel } from '../helpers/channels.js';
+import { listen } from '../helpers/events.js';
+import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const png = (filename = 'emoji.png', data: Uint8Array = PNG): UploadedFile => ({ field: 'file', filename, contentType: 'image/png', data });
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}_${++counter}`;
 
 describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
   let org: TestOrg;
@@ -29,21 +27,15 @@ describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
 
   const as = (user: TestUser) => clientFor(org, kind, user);
 
-  async function listen(client: ChatClient, types: string[]): Promise<() => Promise<QueueEvent[]>> {
-    const { queue_id } = await client.call(register, { event_types: types, fetch_event_types: [] });
-    return async () => (await client.call(getEvents, { queue_id: queue_id!, last_event_id: -1, dont_block: true })).events;
-  }
-
   async function channelMessage(members: TestUser[]): Promise<number> {
-    const name = unique('chan');
-    await owner.call(subscribe, { subscriptions: [{ name }], principals: [org.owner.id, ...members.map((m) => m.id)] });
+    const { name } = await ownerChannel(org, owner, members);
     return (await owner.call(sendMessage, { type: 'stream', to: name, topic: 't', content: 'react to me' })).id;
   }
 
   const reactionsOf = (messageId: number) =>
     org.db.prepare('SELECT user_id, emoji_name, emoji_code, reaction_type FROM reactions WHERE message_id = ? ORDER BY rowid').all(messageId);
 
-  async function uploadEmoji(client: ChatClient, name = unique('custom')): Promise<{ name: string; id: string }> {
+  async function uploadEmoji(client: ChatClient, name = unique('custom', '_')): Promise<{ name: string; id: string }> {
     await client.call(uploadCustomEmoji, { emoji_name: name }, { files: [png()] });
     const { emoji } = await owner.call(getCustomEmoji, {});
     return { name, id: Object.values(emoji).find((e) => e.name === name && !e.deactivated)!.id };
@@ -191,7 +183,7 @@ describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
     it('uploads an image, stores it in the data directory, lists it and announces the whole set', async () => {
       const member = org.addUser();
       const events = await listen(owner, ['realm_emoji']);
-      const name = unique('party parrot');
+      const name = unique('party parrot', '_');
       const res = await (await as(member)).call(uploadCustomEmoji, { emoji_name: name }, { files: [png('Parrot.PNG')] });
       expect(openapiErrors('post', '/realm/emoji/{emoji_name}', 200, res)).toEqual([]);
       const stored = name.replace(/ /g, '_');
@@ -215,11 +207,11 @@ describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
         ['Upper', [png()], 'Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.', 'BAD_REQUEST'],
         ['trailing_', [png()], 'Emoji names must end with either a letter or digit.', 'BAD_REQUEST'],
         [taken.name, [png()], 'A custom emoji with this name already exists.', 'BAD_REQUEST'],
-        [unique('none'), [], 'You must upload exactly one file.', 'BAD_REQUEST'],
-        [unique('two'), [png('a.png'), png('b.png')], 'You must upload exactly one file.', 'BAD_REQUEST'],
+        [unique('none', '_'), [], 'You must upload exactly one file.', 'BAD_REQUEST'],
+        [unique('two', '_'), [png('a.png'), png('b.png')], 'You must upload exactly one file.', 'BAD_REQUEST'],
         ['octopus', [png()], 'Only administrators can override default emoji.', 'BAD_REQUEST'],
-        [unique('big'), [png('big.png', new Uint8Array(5 * 1024 * 1024 + 1))], 'Uploaded file is larger than the allowed limit of 5 MiB', 'BAD_REQUEST'],
-        [unique('text'), [{ field: 'file', filename: 'notes.png', contentType: 'image/png', data: Buffer.from('not an image') }], 'Invalid image format', 'BAD_IMAGE'],
+        [unique('big', '_'), [png('big.png', new Uint8Array(5 * 1024 * 1024 + 1))], 'Uploaded file is larger than the allowed limit of 5 MiB', 'BAD_REQUEST'],
+        [unique('text', '_'), [{ field: 'file', filename: 'notes.png', contentType: 'image/png', data: Buffer.from('not an image') }], 'Invalid image format', 'BAD_IMAGE'],
       ];
       for (const [name, files, msg, code] of cases) {
         const e = await failure(member.call(uploadCustomEmoji, { emoji_name: name }, { files }));

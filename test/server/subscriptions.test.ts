@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getSubscriptions, subscribe, updateSubscription, updateSubscriptionSettings } from '../../src/api/operations/channels.js';
+import { getSubscriptions, updateSubscription, updateSubscriptionSettings } from '../../src/api/operations/channels.js';
 import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { failure } from '../helpers/api.js';
+import { createChannel } from '../helpers/channels.js';
+import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-let counter = 0;
 
 describe.each(TRANSPORTS)('subscription settings over %s', (kind) => {
   let org: TestOrg;
@@ -20,9 +20,7 @@ describe.each(TRANSPORTS)('subscription settings over %s', (kind) => {
   async function subscribed(): Promise<{ user: TestUser; client: ChatClient; streamId: number }> {
     const user = org.addUser();
     const client = await clientFor(org, kind, user);
-    const name = `settings ${++counter}`;
-    await client.call(subscribe, { subscriptions: [{ name }] });
-    const { id } = org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number };
+    const { id } = await createChannel(org, client, unique('settings'));
     return { user, client, streamId: id };
   }
 

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { setMessageEditTypingStatus, setTypingStatus } from '../../src/api/operations/typing.js';
-import type { WireResponse } from '../../src/api/wire.js';
 import { setSetting } from '../../src/server/realm.js';
 import { newStream } from '../helpers/channels.js';
 import { eventErrors, openQueue, takeNumberedEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
-import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+import { clientFor, rawRequest, statusAndBody, TRANSPORTS } from '../helpers/transports.js';
 
-const error = (res: WireResponse) => ({ status: res.status, body: res.body });
 const badRequest = (msg: string) => ({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });
 
 describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
@@ -100,7 +98,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       ['to that is not a list', [['op', 'start'], ['to', '5']], 'to is not a list'],
       ['to with a string', [['op', 'start'], ['to', '["x"]']], 'to[0] is not an integer'],
     ] as const)('refuses %s', async (_name, body, msg) => {
-      expect(error(await post(ann, body.map(([k, v]) => [k, v] as [string, string])))).toEqual(badRequest(msg));
+      expect(statusAndBody(await post(ann, body.map(([k, v]) => [k, v] as [string, string])))).toEqual(badRequest(msg));
     });
 
     it('refuses a missing op with the missing-argument code', async () => {
@@ -112,13 +110,13 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const shy = org.addUser();
       org.db.prepare('UPDATE users SET send_private_typing_notifications = 0 WHERE id = ?').run(shy.id);
       const q = openQueue(org, bob);
-      expect(error(await post(shy, [['op', 'start'], ['to', `[${bob.id}]`]]))).toEqual(badRequest('User has disabled typing notifications for direct messages'));
+      expect(statusAndBody(await post(shy, [['op', 'start'], ['to', `[${bob.id}]`]]))).toEqual(badRequest('User has disabled typing notifications for direct messages'));
       expect(takeNumberedEvents(org, q)).toEqual([]);
     });
 
     it('rejects the whole request when one ID is unknown', async () => {
       const q = openQueue(org, bob);
-      expect(error(await post(ann, [['op', 'start'], ['to', `[${bob.id},424242]`]]))).toEqual(badRequest('Invalid user ID 424242'));
+      expect(statusAndBody(await post(ann, [['op', 'start'], ['to', `[${bob.id},424242]`]]))).toEqual(badRequest('Invalid user ID 424242'));
       expect(takeNumberedEvents(org, q)).toEqual([]);
     });
   });
@@ -183,7 +181,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
         [ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(archived)], ['topic', 't']], 'Invalid channel ID'],
         [ann, [['type', 'stream'], ['op', 'start'], ['stream_id', '"7"'], ['topic', 't']], 'stream_id is not an integer'],
       ];
-      for (const [user, body, msg] of cases) expect(error(await post(user, body)), msg).toEqual(badRequest(msg));
+      for (const [user, body, msg] of cases) expect(statusAndBody(await post(user, body)), msg).toEqual(badRequest(msg));
     });
 
     it('lets a private channel subscriber and a subscribed guest type', async () => {
@@ -246,19 +244,19 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const secret = newStream(org, `vault-${kind}`, { inviteOnly: true, subscribers: [bob] });
       const hiddenMessage = await storeMessage(bob, { streamId: secret, topic: 't' });
       const publicMessage = await storeMessage(bob, { streamId, topic: 't' });
-      expect(error(await editTyping(ann, 999999))).toEqual(badRequest('Invalid message(s)'));
-      expect(error(await editTyping(org.owner, dm))).toEqual(badRequest('Invalid message(s)'));
-      expect(error(await editTyping(ann, hiddenMessage))).toEqual(badRequest('Invalid message(s)'));
-      expect(error(await editTyping(bob, dm))).toEqual(badRequest("You don't have permission to edit this message"));
-      expect(error(await editTyping(org.owner, publicMessage))).toEqual(badRequest("You don't have permission to edit this message"));
-      expect(error(await editTyping(ann, dm, 'pause'))).toEqual(badRequest('Invalid op'));
+      expect(statusAndBody(await editTyping(ann, 999999))).toEqual(badRequest('Invalid message(s)'));
+      expect(statusAndBody(await editTyping(org.owner, dm))).toEqual(badRequest('Invalid message(s)'));
+      expect(statusAndBody(await editTyping(ann, hiddenMessage))).toEqual(badRequest('Invalid message(s)'));
+      expect(statusAndBody(await editTyping(bob, dm))).toEqual(badRequest("You don't have permission to edit this message"));
+      expect(statusAndBody(await editTyping(org.owner, publicMessage))).toEqual(badRequest("You don't have permission to edit this message"));
+      expect(statusAndBody(await editTyping(ann, dm, 'pause'))).toEqual(badRequest('Invalid op'));
     });
 
     it('refuses when the organization turned editing off, or the time limit has passed', async () => {
       const id = await storeMessage(ann, { userIds: [bob.id] });
       setSetting(org.db, 'allow_message_editing', false);
       try {
-        expect(error(await editTyping(ann, id))).toEqual(badRequest('Your organization has turned off message editing'));
+        expect(statusAndBody(await editTyping(ann, id))).toEqual(badRequest('Your organization has turned off message editing'));
       } finally {
         setSetting(org.db, 'allow_message_editing', true);
       }
@@ -267,7 +265,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
         org.clock.advance(60);
         expect((await editTyping(ann, id)).status).toBe(200);
         org.clock.advance(1);
-        expect(error(await editTyping(ann, id))).toEqual(badRequest('The time limit for editing this message has passed'));
+        expect(statusAndBody(await editTyping(ann, id))).toEqual(badRequest('The time limit for editing this message has passed'));
       } finally {
         setSetting(org.db, 'message_content_edit_limit_seconds', null);
       }
@@ -279,8 +277,8 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const dm = await storeMessage(shy, { userIds: [bob.id] });
       const inChannel = await storeMessage(shy, { streamId, topic: 't' });
       org.db.prepare('UPDATE users SET send_private_typing_notifications = 0, send_stream_typing_notifications = 0 WHERE id = ?').run(shy.id);
-      expect(error(await editTyping(shy, dm))).toEqual(badRequest('User has disabled typing notifications for direct messages'));
-      expect(error(await editTyping(shy, inChannel))).toEqual(badRequest('User has disabled typing notifications for channel messages'));
+      expect(statusAndBody(await editTyping(shy, dm))).toEqual(badRequest('User has disabled typing notifications for direct messages'));
+      expect(statusAndBody(await editTyping(shy, inChannel))).toEqual(badRequest('User has disabled typing notifications for channel messages'));
     });
   });
 });

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { muteTopic, subscribe, updateUserTopic } from '../../src/api/operations/channels.js';
+import { muteTopic, updateUserTopic } from '../../src/api/operations/channels.js';
 import { getEvents, register } from '../../src/api/operations/events.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { failure } from '../helpers/api.js';
+import { createChannel } from '../helpers/channels.js';
+import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
-
-let counter = 0;
 
 describe.each(TRANSPORTS)('topic preferences over %s', (kind) => {
   let org: TestOrg;
@@ -27,9 +27,7 @@ describe.each(TRANSPORTS)('topic preferences over %s', (kind) => {
   }
 
   async function privateChannel(): Promise<number> {
-    const name = `private ${++counter}`;
-    await (await clientFor(org, kind)).call(subscribe, { subscriptions: [{ name }], invite_only: true });
-    return (org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number }).id;
+    return (await createChannel(org, await clientFor(org, kind), unique('private'), { invite_only: true })).id;
   }
 
   describe('POST /user_topics', () => {

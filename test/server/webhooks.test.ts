@@ -5,6 +5,7 @@ import type { CallParamsOf } from '../../src/api/operation.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { getOutgoingWebhookPayload, getZulipOutgoingWebhookPayload, type OutgoingWebhookPayload } from '../../src/api/operations/webhooks.js';
 import { SERVER_VERSION } from '../../src/server/realm.js';
+import { closedPort } from '../client/servers.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
@@ -61,15 +62,6 @@ const text =
     res.writeHead(status, { 'content-type': 'text/plain' });
     res.end(body);
   };
-
-/** A port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 interface StoredMessage {
   id: number;

@@ -1,12 +1,11 @@
+import { randomToken } from '../../helpers/names.js';
 import type { PermissionCase } from './matrix.js';
-
-const unique = () => Math.random().toString(36).slice(2, 10);
 
 export const botCases: PermissionCase[] = [
   {
     name: 'create a generic bot',
     request: () => {
-      const id = unique();
+      const id = randomToken();
       return { method: 'POST', path: '/bots', body: [['full_name', `Bot ${id}`], ['short_name', `bot${id}`]] };
     },
     allowed: ['owner', 'admin', 'moderator', 'member'],
@@ -15,7 +14,7 @@ export const botCases: PermissionCase[] = [
   {
     name: 'create an outgoing-webhook bot',
     request: () => {
-      const id = unique();
+      const id = randomToken();
       return {
         method: 'POST',
         path: '/bots',

@@ -1,13 +1,12 @@
 import { insertChannel } from '../../../src/server/model/channels.js';
+import { streamId } from '../../helpers/channels.js';
+import { unique } from '../../helpers/names.js';
 import type { Caller, Fixture, PermissionCase } from './matrix.js';
 
 const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
 const NOT_GUESTS: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'bot'];
 
-let counter = 0;
-const unique = (prefix: string) => `${prefix} ${++counter}`;
-
-const generalId = (f: Fixture): number => (f.org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
+const generalId = (f: Fixture): number => streamId(f.org, 'general');
 
 /** A private channel of the organization's owner, which the caller is not in. */
 function privateChannel(f: Fixture): number {

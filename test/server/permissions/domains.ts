@@ -1,10 +1,9 @@
+import { randomToken } from '../../helpers/names.js';
 import type { Fixture, PermissionCase } from './matrix.js';
-
-const unique = () => Math.random().toString(36).slice(2, 10);
 
 /** An allowed domain stored directly, for the operations that change one. */
 function storedDomain(f: Fixture): string {
-  const domain = `d${unique()}.example.com`;
+  const domain = `d${randomToken()}.example.com`;
   f.org.db.prepare('INSERT INTO realm_domains (domain) VALUES (?)').run(domain);
   return domain;
 }
@@ -18,7 +17,7 @@ export const domainCases: PermissionCase[] = [
   },
   {
     name: 'add an allowed domain',
-    request: () => ({ method: 'POST', path: '/realm/domains', body: [['domain', `a${unique()}.example.com`], ['allow_subdomains', 'false']] }),
+    request: () => ({ method: 'POST', path: '/realm/domains', body: [['domain', `a${randomToken()}.example.com`], ['allow_subdomains', 'false']] }),
     allowed: ['owner'],
     denied: 'Must be an organization owner',
   },

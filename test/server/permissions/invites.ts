@@ -1,12 +1,11 @@
+import { randomToken } from '../../helpers/names.js';
 import type { Fixture, PermissionCase } from './matrix.js';
-
-const unique = () => Math.random().toString(36).slice(2, 10);
 
 /** A pending invitation made by the fixture's member, stored directly. */
 function memberInvitation(f: Fixture): number {
   const info = f.org.db
     .prepare('INSERT INTO invites (email, referrer_id, invited_as, invited) VALUES (?, ?, 400, ?)')
-    .run(`invited-${unique()}@example.com`, f.others.member.id, f.org.clock.now());
+    .run(`invited-${randomToken()}@example.com`, f.others.member.id, f.org.clock.now());
   return Number(info.lastInsertRowid);
 }
 
@@ -15,13 +14,13 @@ const notMembers = { guest: 'Not allowed for guest users', bot: 'This endpoint d
 export const inviteCases: PermissionCase[] = [
   {
     name: 'send an invitation',
-    request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${unique()}@example.com`], ['stream_ids', '[]']] }),
+    request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${randomToken()}@example.com`], ['stream_ids', '[]']] }),
     allowed: ['owner', 'admin', 'moderator', 'member'],
     denied: notMembers,
   },
   {
     name: 'invite an administrator',
-    request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${unique()}@example.com`], ['stream_ids', '[]'], ['invite_as', '200']] }),
+    request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${randomToken()}@example.com`], ['stream_ids', '[]'], ['invite_as', '200']] }),
     allowed: ['owner', 'admin'],
     denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
   },

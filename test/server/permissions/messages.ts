@@ -1,9 +1,9 @@
+import { newStream, streamId } from '../../helpers/channels.js';
+import { randomToken } from '../../helpers/names.js';
 import type { Fixture, PermissionCase } from './matrix.js';
 
 const EVERYONE = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const;
 const MODERATORS = ['owner', 'admin', 'moderator'] as const;
-
-const channelId = (f: Fixture, name: string): number => (f.org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number }).id;
 
 /**
  * A message in `general` from `senderId`, straight in the store, with a copy for every subscriber (test
@@ -11,7 +11,7 @@ const channelId = (f: Fixture, name: string): number => (f.org.db.prepare('SELEC
  */
 export function generalMessage(f: Fixture, senderId: number): number {
   const db = f.org.db;
-  const general = channelId(f, 'general');
+  const general = streamId(f.org, 'general');
   const recipient = (db.prepare('SELECT id FROM recipients WHERE stream_id = ?').get(general) as { id: number }).id;
   const id = Number(
     db
@@ -24,13 +24,7 @@ export function generalMessage(f: Fixture, senderId: number): number {
 }
 
 /** A second public channel, for moves. */
-function otherChannel(f: Fixture): number {
-  const db = f.org.db;
-  const name = `moves-${Math.random().toString(36).slice(2)}`;
-  const id = Number(db.prepare('INSERT INTO streams (name, date_created) VALUES (?, ?)').run(name, f.org.clock.now()).lastInsertRowid);
-  db.prepare('INSERT INTO recipients (stream_id) VALUES (?)').run(id);
-  return id;
-}
+const otherChannel = (f: Fixture): number => newStream(f.org, `moves-${randomToken()}`);
 
 const senderOf = (f: Fixture): number => f.caller?.id ?? f.org.owner.id;
 

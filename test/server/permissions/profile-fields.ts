@@ -1,6 +1,5 @@
+import { randomToken } from '../../helpers/names.js';
 import type { PermissionCase } from './matrix.js';
-
-const unique = () => Math.random().toString(36).slice(2, 10);
 
 export const profileFieldCases: PermissionCase[] = [
   {
@@ -11,7 +10,7 @@ export const profileFieldCases: PermissionCase[] = [
   },
   {
     name: 'create a custom profile field',
-    request: () => ({ method: 'POST', path: '/realm/profile_fields', body: [['name', `Field ${unique()}`], ['field_type', '1']] }),
+    request: () => ({ method: 'POST', path: '/realm/profile_fields', body: [['name', `Field ${randomToken()}`], ['field_type', '1']] }),
     allowed: ['owner', 'admin'],
     denied: 'Must be an organization administrator',
   },

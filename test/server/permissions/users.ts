@@ -1,6 +1,6 @@
+import { randomToken } from '../../helpers/names.js';
 import type { PermissionCase } from './matrix.js';
 
-const unique = () => Math.random().toString(36).slice(2);
 const everyone = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const;
 const administrators = ['owner', 'admin'] as const;
 
@@ -31,19 +31,19 @@ export const userCases: PermissionCase[] = [
   },
   {
     name: 'create a user',
-    request: () => ({ method: 'POST', path: '/users', body: [['email', `new${unique()}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] }),
+    request: () => ({ method: 'POST', path: '/users', body: [['email', `new${randomToken()}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] }),
     allowed: administrators,
     denied: 'Must be an organization administrator',
   },
   {
     name: "rename a member",
-    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['full_name', `Renamed ${unique()}`]] }),
+    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['full_name', `Renamed ${randomToken()}`]] }),
     allowed: administrators,
     denied: 'Insufficient permission',
   },
   {
     name: 'rename a member named by e-mail',
-    request: (f) => ({ method: 'PATCH', path: `/users/${encodeURIComponent(f.others.member.email)}`, body: [['full_name', `Renamed ${unique()}`]] }),
+    request: (f) => ({ method: 'PATCH', path: `/users/${encodeURIComponent(f.others.member.email)}`, body: [['full_name', `Renamed ${randomToken()}`]] }),
     allowed: administrators,
     denied: 'Insufficient permission',
   },
@@ -61,7 +61,7 @@ export const userCases: PermissionCase[] = [
   },
   {
     name: "change a member's e-mail address",
-    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['new_email', `moved${unique()}@example.com`]] }),
+    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['new_email', `moved${randomToken()}@example.com`]] }),
     allowed: ['owner'],
     denied: { admin: 'User not authorized to change user emails', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
   },
