@@ -9,7 +9,10 @@ import type { WireRequest } from '../api/wire.js';
 import type { ChatClient } from '../client/client.js';
 import type { Context } from './context.js';
 import { printDryRun } from './dry-run.js';
-import { CliError } from './errors.js';
+import { DEFAULT_CONCURRENCY, runPool } from '../client/pool.js';
+import type { Pacer } from '../client/pacing.js';
+import type { OptionSpec } from './command.js';
+import { CliError, exitKindOf, usageError, type ExitKind } from './errors.js';
 import type { OutputFlags } from './output/output.js';
 import { startProgress } from './progress.js';
 
@@ -39,11 +42,32 @@ export interface BulkOptions<U> {
   failFast?: boolean;
   /** Past tense for the summary: "invited", "deactivated". */
   verb: string;
+  /** The client's rate-limit pacer, consulted before each unit starts. */
+  pacer?: Pick<Pacer, 'ready'>;
 }
 
 export interface BulkFlags extends OutputFlags {
   failFast?: boolean;
+  /** Requests in flight at once (--concurrency), as given. */
+  concurrency?: string;
 }
+
+/** Failures that end a bulk run at once instead of failing one row: every row would fail the same way. */
+const FATAL: ReadonlySet<ExitKind> = new Set(['auth', 'interrupted', 'usage']);
+
+/** `--concurrency N`: requests in flight at once, 1 to 32. */
+export function concurrencyOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 32) throw usageError(`--concurrency takes a whole number from 1 to 32, not "${value}"`);
+  return n;
+}
+
+/** The options every bulk command takes besides its own. */
+export const BULK_FLAGS: readonly OptionSpec[] = [
+  { flags: '--fail-fast', description: 'stop at the first failed row (the rest are reported as skipped)' },
+  { flags: '--concurrency <n>', description: `requests in flight at once (default ${DEFAULT_CONCURRENCY}; 1 with --fail-fast)` },
+];
 
 /** Messages and codes of a failure, for an outcome. */
 export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
@@ -54,43 +78,92 @@ export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
 export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<U>): Promise<Outcome[]> {
   // Outcomes stream: --json means one JSON object a line, printed as each row is done.
   const out = ctx.output({ fields: OUTCOME_FIELDS }, flags.json ? { ...flags, json: false, format: 'ndjson' } : flags);
+  const concurrency = o.failFast ? 1 : (concurrencyOf(flags.concurrency) ?? DEFAULT_CONCURRENCY);
   const outcomes: Outcome[] = [];
   // The error behind each failed row that threw, so a one-row run exits as that error would.
   const causes = new Map<Outcome, unknown>();
   const total = o.units.reduce((n, u) => n + o.rows(u).length, 0);
   const progress = startProgress(ctx, total);
-  let stop = false;
+  const skipped = (unit: U, why: string): Outcome[] => o.rows(unit).map((r) => ({ ...r, ok: false, status: 'skipped', error: why, code: null }));
+  let failedFast = false;
+
+  /** One unit's outcomes. Failures become outcomes, except those that end the whole run (credentials, Ctrl-C). */
+  const perform = async (unit: U): Promise<Outcome[]> => {
+    if (failedFast) return skipped(unit, 'not attempted after an earlier failure (--fail-fast)');
+    try {
+      const results = await o.act(unit);
+      if (o.failFast && results.some((r) => !r.ok)) failedFast = true;
+      return results;
+    } catch (e) {
+      if (FATAL.has(exitKindOf(e))) throw e;
+      if (o.failFast) failedFast = true;
+      const results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e) }));
+      for (const r of results) causes.set(r, e);
+      return results;
+    }
+  };
+
+  // Units run in a bounded pool over the keep-alive connections, paced by the rate-limit headers. With
+  // --fail-fast they run one at a time, so nothing after the first failure has started. Outcomes are
+  // released in input order (a row waits only for the rows before it), so runs are diffable.
+  const ready: Outcome[][] = [];
+  const settled = new Map<number, Outcome[]>();
+  let released = 0;
+  const settle = (index: number, results: Outcome[]) => {
+    settled.set(index, results);
+    for (let next = settled.get(released); next; next = settled.get(released)) {
+      settled.delete(released++);
+      ready.push(next);
+    }
+  };
+  let wake: (() => void) | undefined;
+  let finished = false;
+  let fatal: unknown;
+  const pool = runPool(o.units, perform, {
+    concurrency,
+    pacer: o.pacer,
+    signal: ctx.signal,
+    stopWhen: (e) => FATAL.has(exitKindOf(e)),
+    onProgress: ({ result }) => {
+      if (result.ok) settle(result.index, result.value);
+      else if (result.skipped) settle(result.index, skipped(result.item, ctx.signal.aborted ? 'not attempted: interrupted' : 'not attempted after an earlier error'));
+      else {
+        fatal ??= result.error;
+        settle(result.index, []);
+      }
+      wake?.();
+    },
+  }).finally(() => {
+    finished = true;
+    wake?.();
+  });
+
   async function* produce(): AsyncGenerator<Outcome> {
-    for (const unit of o.units) {
-      let results: Outcome[];
-      if (stop) {
-        results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'skipped', error: 'not attempted after an earlier failure (--fail-fast)', code: null }));
-      } else {
-        try {
-          results = await o.act(unit);
-        } catch (e) {
-          if (e instanceof CliError && e.kind !== 'failure') throw e;
-          results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e) }));
-          for (const r of results) causes.set(r, e);
+    for (;;) {
+      for (let batch = ready.shift(); batch; batch = ready.shift()) {
+        for (const r of batch) {
+          outcomes.push(r);
+          progress.tick();
+          // Every line has every field (null where there is nothing), so a script reads one shape.
+          yield { row: r.row, target: r.target, ok: r.ok, status: r.status, id: r.id ?? null, error: r.error ?? null, code: r.code ?? null };
         }
-        if (o.failFast && results.some((r) => !r.ok)) stop = true;
       }
-      for (const r of results) {
-        outcomes.push(r);
-        progress.tick();
-        // Every line has every field (null where there is nothing), so a script reads one shape.
-        yield { row: r.row, target: r.target, ok: r.ok, status: r.status, id: r.id ?? null, error: r.error ?? null, code: r.code ?? null };
-      }
+      if (finished) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
     }
   }
   try {
     await out.list(produce());
+    await pool;
   } finally {
     progress.done();
   }
+  if (fatal !== undefined) throw fatal;
   const failed = outcomes.filter((r) => !r.ok).length;
   const succeeded = outcomes.length - failed;
-  ctx.info(`chatctl: ${succeeded} ${o.verb}, ${failed} failed${outcomes.some((r) => r.status === 'skipped') ? ` (${outcomes.filter((r) => r.status === 'skipped').length} skipped)` : ''}`);
+  const skips = outcomes.filter((r) => r.status === 'skipped').length;
+  ctx.info(`chatctl: ${succeeded} ${o.verb}, ${failed} failed${skips ? ` (${skips} skipped)` : ''}`);
   if (failed === 0) return outcomes;
   if (outcomes.length === 1) {
     // One row is one request: exit as its error would (6 for not found, 5 for permission ...).
@@ -137,6 +210,7 @@ export async function runCalls(ctx: Context, flags: BulkFlags & { dryRun?: boole
   await runBulk(ctx, flags, {
     units: calls,
     verb,
+    pacer: client.pacer,
     failFast: flags.failFast,
     rows: (c) => [{ row: c.row, target: c.target }],
     act: async (c) => {

@@ -2,7 +2,7 @@ import { ApiError } from '../../api/errors.js';
 import { getInvites, revokeInvite, type Invite } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import { describeColumns, readRows, type InputRow } from '../bulk-input.js';
-import { OUTCOME_FIELDS, printPlan, runBulk, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, printPlan, runBulk, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -100,7 +100,7 @@ export const commands = [
       { flags: '--no-notify', description: 'do not tell you when they create their account' },
       { flags: '--welcome-text <text>', description: 'custom welcome message (administrators; "" sends none)' },
       { flags: '--from-file <file>', description: `read rows from CSV with a header or JSON lines (- for stdin); columns: ${describeColumns(INVITE_COLUMNS)}` },
-      { flags: '--fail-fast', description: 'stop after the first request with a failed address (later rows are reported as skipped)' },
+      ...BULK_FLAGS,
     ],
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
@@ -116,6 +116,7 @@ export const commands = [
       await runBulk(ctx, opts as BulkFlags, {
         units: batches,
         verb: 'invited',
+        pacer: client.pacer,
         failFast: opt.bool(opts, 'failFast'),
         rows: (b) => b.recipients.map((r) => ({ row: r.row, target: r.email })),
         act: async (b) => {

@@ -1,7 +1,7 @@
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
 import { cell, readRows, type Columns, type InputRow } from '../bulk-input.js';
-import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -40,7 +40,7 @@ export function parseIds(value: string, flag: string): number[] {
 /** Options of every bulk-capable users command. */
 const BULK_OPTIONS: OptionSpec[] = [
   { flags: '--from-file <file>', description: 'read rows from a CSV file with a header, or JSON lines (- for stdin)' },
-  { flags: '--fail-fast', description: 'stop at the first failed row (the rest are reported as skipped)' },
+  ...BULK_FLAGS,
 ];
 
 /** Rows from --from-file, or the positional references; never both. */

@@ -1,0 +1,65 @@
+/** The bulk runner as users see it: a bounded pool, outcomes in input order, --fail-fast, fatal errors. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliTarget, runCli } from '../helpers/cli.js';
+import { createTestOrg, type TestOrg } from '../helpers/org.js';
+
+describe('bulk commands over HTTP', () => {
+  let org: TestOrg;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  beforeAll(() => {
+    org = createTestOrg();
+    // Count the requests the server holds at once; each takes a little while, as over a network.
+    const handle = org.router.handle.bind(org.router);
+    org.router.handle = async (...args) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        await sleep(15);
+        return await handle(...args);
+      } finally {
+        inFlight--;
+      }
+    };
+  });
+  afterAll(() => org.close());
+
+  const deactivated = (n: number) => Array.from({ length: n }, () => org.addUser({ active: false }));
+
+  it('runs up to --concurrency requests at once and still prints outcomes in input order', async () => {
+    const users = deactivated(8);
+    const t = await cliTarget(org, 'http');
+    maxInFlight = 0;
+    const r = await runCli([...t.args, 'users', 'reactivate', ...users.map((u) => String(u.id)), '--concurrency', '3', '--json'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(maxInFlight).toBe(3);
+    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { row: number }).row)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('runs one request at a time with --fail-fast, and attempts nothing after the first failure', async () => {
+    const users = deactivated(3);
+    const t = await cliTarget(org, 'http');
+    maxInFlight = 0;
+    const r = await runCli([...t.args, 'users', 'reactivate', String(users[0]!.id), 'ghost@example.com', String(users[1]!.id), String(users[2]!.id), '--fail-fast', '--json'], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(maxInFlight).toBe(1);
+    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { status: string }).status)).toEqual(['reactivated', 'failed', 'skipped', 'skipped']);
+    expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(users[1]!.id)).toBe(0);
+  });
+
+  it('stops the whole run on bad credentials: exit 4, not a row of failures per input', async () => {
+    const users = deactivated(3);
+    const t = await cliTarget(org, 'http');
+    const r = await runCli([...t.args, 'users', 'reactivate', ...users.map((u) => String(u.id))], { env: { ...t.env, ZULIP_API_KEY: 'Z'.repeat(32) } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('Invalid API key');
+  });
+
+  it('refuses a --concurrency that is not 1 to 32 (exit 2)', async () => {
+    const t = await cliTarget(org, 'http');
+    const r = await runCli([...t.args, 'users', 'reactivate', '1', '--concurrency', '0'], { env: t.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--concurrency takes a whole number from 1 to 32, not "0"');
+  });
+});
