@@ -5,14 +5,11 @@ import { uploadFile } from '../../src/api/operations/attachments.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { parse } from '../../src/cli/main.js';
 import { formatSize, parseDuration, parseIdArgs, parseSize } from '../../src/cli/units.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
 const DAY_MS = 86_400_000;
-const someCreds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
 
 describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
   it.each([
@@ -63,13 +60,13 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
 
 describe('attachments: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['attachments', 'clean', '--older-than', '30d', '--unreferenced', '--larger-than', '10MB', '--owner', 'me@x.test', '--dry-run', '-y'], sink());
+    const p = await parse(['attachments', 'clean', '--older-than', '30d', '--unreferenced', '--larger-than', '10MB', '--owner', 'me@x.test', '--dry-run', '-y'], parseOutput());
     expect(p!.spec.path).toEqual(['attachments', 'clean']);
     expect(p!.opts).toMatchObject({ olderThan: '30d', unreferenced: true, largerThan: '10MB', owner: 'me@x.test', dryRun: true, yes: true });
-    const d = await parse(['attachments', 'rm', '4', '5', '--json'], sink());
+    const d = await parse(['attachments', 'rm', '4', '5', '--json'], parseOutput());
     expect(d!.spec.path).toEqual(['attachments', 'delete']);
     expect(d!.opts).toMatchObject({ ids: ['4', '5'], json: true });
-    const q = await parse(['attachments', 'clean', '--older-than', '1d', '-q'], sink());
+    const q = await parse(['attachments', 'clean', '--older-than', '1d', '-q'], parseOutput());
     expect(q!.globals).toMatchObject({ quiet: true });
   });
 
@@ -83,7 +80,7 @@ describe('attachments: parsing', () => {
     [['attachments', 'delete'], "missing required argument 'ids'"],
     [['attachments', 'list', '--fields', 'id,colour'], 'unknown field "colour"'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...someCreds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -161,7 +158,7 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       const t = await cliTarget(org, kind, user);
       const r = await runCli([...t.args, 'attachments', 'delete', String(a.id), String(b.id), '--yes', '--json'], { env: t.env });
       expect(r.code).toBe(0);
-      expect(lines(r.stdout).map((o) => [o.target, o.ok, o.status, o.id])).toEqual([[String(a.id), true, 'deleted', a.id], [String(b.id), true, 'deleted', b.id]]);
+      expect(jsonLines(r.stdout).map((o) => [o.target, o.ok, o.status, o.id])).toEqual([[String(a.id), true, 'deleted', a.id], [String(b.id), true, 'deleted', b.id]]);
       expect(r.stderr).toContain('chatctl: 2 deleted, 0 failed');
       expect(exists(a.id) || exists(b.id)).toBe(false);
     });

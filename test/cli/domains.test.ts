@@ -1,23 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const fakeCreds = () => ({ ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) });
-
 describe('domains: parsing', () => {
   it('maps argv to options', async () => {
-    expect((await parse(['domains', 'add', 'example.com', '--subdomains', '--dry-run'], sink()))!.opts).toMatchObject({ domain: 'example.com', subdomains: true, dryRun: true });
-    expect((await parse(['domains', 'add', 'example.com'], sink()))!.opts.subdomains).toBeUndefined();
-    expect((await parse(['domains', 'update', 'example.com', '--no-subdomains'], sink()))!.opts).toMatchObject({ domain: 'example.com', subdomains: false });
-    expect((await parse(['domains', 'update', 'example.com', '--subdomains'], sink()))!.opts).toMatchObject({ subdomains: true });
-    const rm = await parse(['domains', 'rm', 'a.test', 'b.test', '-y'], sink());
+    expect((await parse(['domains', 'add', 'example.com', '--subdomains', '--dry-run'], parseOutput()))!.opts).toMatchObject({ domain: 'example.com', subdomains: true, dryRun: true });
+    expect((await parse(['domains', 'add', 'example.com'], parseOutput()))!.opts.subdomains).toBeUndefined();
+    expect((await parse(['domains', 'update', 'example.com', '--no-subdomains'], parseOutput()))!.opts).toMatchObject({ domain: 'example.com', subdomains: false });
+    expect((await parse(['domains', 'update', 'example.com', '--subdomains'], parseOutput()))!.opts).toMatchObject({ subdomains: true });
+    const rm = await parse(['domains', 'rm', 'a.test', 'b.test', '-y'], parseOutput());
     expect(rm!.spec.path).toEqual(['domains', 'remove']);
     expect(rm!.opts).toMatchObject({ domains: ['a.test', 'b.test'], yes: true });
-    expect((await parse(['domains', 'ls', '--json'], sink()))!.spec.path).toEqual(['domains', 'list']);
+    expect((await parse(['domains', 'ls', '--json'], parseOutput()))!.spec.path).toEqual(['domains', 'list']);
   });
 
   it.each([
@@ -122,7 +118,7 @@ describe.each(TRANSPORTS)('domains commands over %s', (kind) => {
     expect(refused.stderr).toContain('Remove 2 allowed domains: not running interactively; pass --yes');
     const r = await runCli([...t.args, 'domains', 'remove', a, `gone-${kind}.test`, b, '--yes', '--json'], { env: t.env });
     expect(r.code).toBe(3);
-    expect(lines(r.stdout).map((o) => [o.target, o.status])).toEqual([[a, 'removed'], [`gone-${kind}.test`, 'failed'], [b, 'removed']]);
+    expect(jsonLines(r.stdout).map((o) => [o.target, o.status])).toEqual([[a, 'removed'], [`gone-${kind}.test`, 'failed'], [b, 'removed']]);
     expect(r.stderr).toContain('chatctl: 2 removed, 1 failed');
     expect(org.db.prepare('SELECT count(*) FROM realm_domains WHERE domain IN (?, ?)').pluck().get(a, b)).toBe(0);
   });

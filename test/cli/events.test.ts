@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getEvents, register } from '../../src/api/operations/events.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-
 describe('events: parsing', () => {
   it('maps argv to options', async () => {
-    const r = await parse(['events', 'register', '--event-types', 'message,reaction', '--lifespan', '1h', '--json'], sink());
+    const r = await parse(['events', 'register', '--event-types', 'message,reaction', '--lifespan', '1h', '--json'], parseOutput());
     expect(r!.opts).toMatchObject({ eventTypes: 'message,reaction', lifespan: '1h', json: true });
-    const d = await parse(['events', 'delete', '1:0', '2:0', '--yes'], sink());
+    const d = await parse(['events', 'delete', '1:0', '2:0', '--yes'], parseOutput());
     expect(d!.opts).toMatchObject({ queueIds: ['1:0', '2:0'], yes: true });
   });
 
@@ -22,7 +19,7 @@ describe('events: parsing', () => {
     [['events', 'register', '--lifespan', 'forever'], '--lifespan takes a duration like 30d or 12h, not "forever"'],
     [['events', 'register', '--fields', 'queue'], 'unknown field "queue"'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -82,7 +79,7 @@ describe.each(TRANSPORTS)('events commands over %s', (kind) => {
     expect(again.stderr).toContain(`Bad event queue ID: ${a} (BAD_EVENT_QUEUE_ID)`);
     const some = await runCli([...t.args, 'events', 'delete', a, b, '--yes', '--json'], { env: t.env });
     expect(some.code).toBe(3);
-    expect(lines(some.stdout).map((o) => [o.target, o.ok, o.code ?? null])).toEqual([[a, false, 'BAD_EVENT_QUEUE_ID'], [b, true, null]]);
+    expect(jsonLines(some.stdout).map((o) => [o.target, o.ok, o.code ?? null])).toEqual([[a, false, 'BAD_EVENT_QUEUE_ID'], [b, true, null]]);
     expect(queueRow(b)).toBeUndefined();
   });
 

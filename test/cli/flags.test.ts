@@ -3,13 +3,9 @@ import { subscribe } from '../../src/api/operations/channels.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { parse } from '../../src/cli/main.js';
 import { parseNarrow } from '../../src/cli/narrow.js';
-import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
-
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
 
 describe('narrow syntax', () => {
   it('turns search words into terms: negation, quotes, IDs, user lists, the empty topic, bare words', () => {
@@ -51,10 +47,10 @@ describe('narrow syntax', () => {
 
 describe('flags: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['flags', 'add', 'read', '--narrow', 'channel:general', '--anchor', 'first_unread', '--after', '50', '--all', '--json'], sink());
+    const p = await parse(['flags', 'add', 'read', '--narrow', 'channel:general', '--anchor', 'first_unread', '--after', '50', '--all', '--json'], parseOutput());
     expect(p!.spec.path).toEqual(['flags', 'add']);
     expect(p!.opts).toMatchObject({ flag: 'read', narrow: 'channel:general', anchor: 'first_unread', after: '50', all: true, json: true });
-    const r = await parse(['flags', 'remove', 'starred', '--before', '3', '--dry-run'], sink());
+    const r = await parse(['flags', 'remove', 'starred', '--before', '3', '--dry-run'], parseOutput());
     expect(r!.opts).toMatchObject({ flag: 'starred', before: '3', dryRun: true });
   });
 
@@ -67,7 +63,7 @@ describe('flags: parsing', () => {
     [['flags', 'add', 'read', '--narrow', 'nope:x'], 'unknown narrow operator "nope"'],
     [['flags', 'add'], "missing required argument 'flag'"],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -132,7 +128,7 @@ describe.each(TRANSPORTS)('flags commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'flags', 'add', 'read', '--narrow', `channel:${c.name}`, '--all', '--after', '2', '--json'], { env: t.env });
     expect(r.code).toBe(0);
-    const batches = lines(r.stdout);
+    const batches = jsonLines(r.stdout);
     expect(batches.map((b) => [b.batch, b.processed_count, b.updated_count, b.found_newest])).toEqual([
       [1, 2, 2, false],
       [2, 2, 2, false],
@@ -150,7 +146,7 @@ describe.each(TRANSPORTS)('flags commands over %s', (kind) => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('\r\u001b[2K3 messages processed\n');
     // The batch that reaches the last message cannot tell it was the last: one more, empty, says so.
-    expect(lines(r.stdout).map((b) => b.processed_count)).toEqual([1, 1, 1, 0]);
+    expect(jsonLines(r.stdout).map((b) => b.processed_count)).toEqual([1, 1, 1, 0]);
     expect(r.stderr).toContain('3 messages processed in 4 batches');
   });
 

@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
-
 describe('folders: parsing', () => {
   it('maps argv to options', async () => {
-    const u = await parse(['folders', 'update', 'Social', '--name', 'Fun', '--archive', '--dry-run'], sink());
+    const u = await parse(['folders', 'update', 'Social', '--name', 'Fun', '--archive', '--dry-run'], parseOutput());
     expect(u!.spec.path).toEqual(['folders', 'update']);
     expect(u!.opts).toMatchObject({ folder: 'Social', name: 'Fun', archive: true, dryRun: true });
-    const c = await parse(['folders', 'create', 'Eng', '--description', 'Engineering'], sink());
+    const c = await parse(['folders', 'create', 'Eng', '--description', 'Engineering'], parseOutput());
     expect(c!.opts).toMatchObject({ name: 'Eng', description: 'Engineering' });
   });
 
@@ -22,7 +19,7 @@ describe('folders: parsing', () => {
     [['folders', 'update', '3', '--name', ' '], 'a folder needs a name'],
     [['folders', 'create', ''], 'a folder needs a name'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });

@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
-
 describe('groups: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['groups', 'members', 'design', '--add', 'a@x.test', '3', '--remove-subgroup', 'old', '--yes'], sink());
+    const p = await parse(['groups', 'members', 'design', '--add', 'a@x.test', '3', '--remove-subgroup', 'old', '--yes'], parseOutput());
     expect(p!.spec.path).toEqual(['groups', 'members']);
     expect(p!.opts).toMatchObject({ group: 'design', add: ['a@x.test', '3'], removeSubgroup: ['old'], yes: true });
-    const c = await parse(['groups', 'create', 'design', '--description', '', '--member', '4', '5'], sink());
+    const c = await parse(['groups', 'create', 'design', '--description', '', '--member', '4', '5'], parseOutput());
     expect(c!.opts).toMatchObject({ name: 'design', description: '', member: ['4', '5'] });
-    const l = await parse(['groups', 'list', '--no-system'], sink());
+    const l = await parse(['groups', 'list', '--no-system'], parseOutput());
     expect(l!.opts).toMatchObject({ system: false });
   });
 
@@ -23,7 +20,7 @@ describe('groups: parsing', () => {
     [['groups', 'members', 'design', '--add', '3', '--direct'], '--direct is for listing members, not for changes'],
     [['groups', 'members'], "missing required argument 'group'"],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });

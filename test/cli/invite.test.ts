@@ -5,19 +5,15 @@ import { subscribe } from '../../src/api/operations/channels.js';
 import { createUserGroup } from '../../src/api/operations/groups.js';
 import { parse } from '../../src/cli/main.js';
 import type { InviteRow } from '../../src/server/model/invites.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
-
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const fakeCreds = () => ({ ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) });
 
 describe('invite: parsing', () => {
   it('maps argv to options', async () => {
     const p = await parse(
       ['invite', 'send', 'a@x.test', 'b@x.test', '--channel', 'general', '--channel', '5', '--as', 'guest', '--expires', '7d', '--group', 'eng', '--default-channels', '--no-notify', '--welcome-text', 'Hi', '--dry-run'],
-      sink(),
+      parseOutput(),
     );
     expect(p!.spec.path).toEqual(['invite', 'send']);
     expect(p!.opts).toMatchObject({
@@ -31,11 +27,11 @@ describe('invite: parsing', () => {
       welcomeText: 'Hi',
       dryRun: true,
     });
-    const plain = await parse(['invite', 'send', '--from-file', '-', '--fail-fast', '--json'], sink());
+    const plain = await parse(['invite', 'send', '--from-file', '-', '--fail-fast', '--json'], parseOutput());
     expect(plain!.opts).toMatchObject({ fromFile: '-', failFast: true, json: true, notify: true });
-    const revoke = await parse(['invite', 'revoke', '3', 'a@x.test', '-y'], sink());
+    const revoke = await parse(['invite', 'revoke', '3', 'a@x.test', '-y'], parseOutput());
     expect(revoke!.opts).toMatchObject({ invites: ['3', 'a@x.test'], yes: true });
-    const list = await parse(['invite', 'ls', '--fields', 'id,email'], sink());
+    const list = await parse(['invite', 'ls', '--fields', 'id,email'], parseOutput());
     expect(list!.spec.path).toEqual(['invite', 'list']);
   });
 
@@ -100,7 +96,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
       { env: t.env },
     );
     expect(r.code).toBe(0);
-    expect(lines(r.stdout)).toEqual([
+    expect(jsonLines(r.stdout)).toEqual([
       { row: 1, target: a, ok: true, status: 'invited', id: null, error: null, code: null },
       { row: 2, target: b, ok: true, status: 'invited', id: null, error: null, code: null },
     ]);
@@ -157,7 +153,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     const f = `fay-${kind}@example.com`;
     const r = await runCli([...t.args, 'invite', 'send', e, 'not-an-address', f, '--json'], { env: t.env });
     expect(r.code).toBe(3);
-    expect(lines(r.stdout).map((o) => [o.target, o.ok, o.error ?? null])).toEqual([
+    expect(jsonLines(r.stdout).map((o) => [o.target, o.ok, o.error ?? null])).toEqual([
       [e, true, null],
       ['not-an-address', false, 'Invalid address.'],
       [f, true, null],
@@ -177,7 +173,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     writeFileSync(file, `email,channels,as\nhal-${kind}@example.com,design,guest\nivy-${kind}@example.com,nowhere,\njo-${kind}@example.com,"general,design",member\n`);
     const r = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--json'], { env: t.env });
     expect(r.code).toBe(3);
-    const outcomes = lines(r.stdout);
+    const outcomes = jsonLines(r.stdout);
     expect(outcomes.map((o) => [o.row, o.ok])).toEqual([[1, true], [2, false], [3, true]]);
     expect(outcomes[1]).toMatchObject({ target: `ivy-${kind}@example.com`, status: 'failed', error: "Channel 'nowhere' does not exist" });
     expect(invites('email = ?', `hal-${kind}@example.com`)[0]).toMatchObject({ invited_as: 600, stream_ids: `[${design}]` });
@@ -205,7 +201,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     const before = invites().length;
     const r = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--dry-run'], { env: t.env });
     expect(r.code).toBe(0);
-    expect(lines(r.stdout)).toEqual([
+    expect(jsonLines(r.stdout)).toEqual([
       { method: 'POST', path: '/api/v1/invites', body: { stream_ids: `[${design}]`, invitee_emails: `m1-${kind}@example.com,m2-${kind}@example.com` } },
       { method: 'POST', path: '/api/v1/invites', body: { stream_ids: '[]', invite_expires_in_minutes: 'null', invitee_emails: `m3-${kind}@example.com` } },
     ]);
@@ -217,7 +213,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain(`row 1 (n1-${kind}@example.com): Channel 'nowhere' does not exist`);
     expect(bad.stderr).toContain(`row 2 (n2-${kind}@example.com): notify must be true or false, not "maybe"`);
-    expect(lines(bad.stdout)).toHaveLength(1);
+    expect(jsonLines(bad.stdout)).toHaveLength(1);
     expect(invites().length).toBe(before);
   });
 
@@ -227,7 +223,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     writeFileSync(file, `email,channels\nol-${kind}@example.com,nowhere\npat-${kind}@example.com,\n`);
     const r = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--fail-fast', '--json'], { env: t.env });
     expect(r.code).toBe(3);
-    expect(lines(r.stdout).map((o) => o.status)).toEqual(['failed', 'skipped']);
+    expect(jsonLines(r.stdout).map((o) => o.status)).toEqual(['failed', 'skipped']);
     expect(invites('email = ?', `pat-${kind}@example.com`)).toHaveLength(0);
   });
 
@@ -250,12 +246,12 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(refused.stderr).toContain(`Revoke invitation ${i1!.id}: not running interactively; pass --yes`);
 
     const dry = await runCli([...t.args, 'invite', 'revoke', r2, '--dry-run'], { env: t.env });
-    expect(lines(dry.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/invites/${i2!.id}` }]);
+    expect(jsonLines(dry.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/invites/${i2!.id}` }]);
     expect(invites('id = ?', i2!.id)[0]!.status).toBe(0);
 
     const done = await runCli([...t.args, 'invite', 'revoke', String(i1!.id), r2.toUpperCase(), '--yes', '--json'], { env: t.env });
     expect(done.code).toBe(0);
-    expect(lines(done.stdout)).toEqual([
+    expect(jsonLines(done.stdout)).toEqual([
       { row: 1, target: String(i1!.id), ok: true, status: 'revoked', id: i1!.id, error: null, code: null },
       { row: 2, target: r2.toUpperCase(), ok: true, status: 'revoked', id: i2!.id, error: null, code: null },
     ]);

@@ -2,12 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
-
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
 
 interface Row {
   id: number;
@@ -22,7 +19,7 @@ describe('linkifiers: parsing', () => {
   it('maps argv to options', async () => {
     const p = await parse(
       ['linkifiers', 'add', '#(?P<id>[0-9]+)', 'https://x.test/{id}', '--example-input', '#1', '--reverse-template', '#{id}', '--alternative-url-template', 'https://y.test/{id}', '--alternative-url-template', 'https://z.test/{id}'],
-      sink(),
+      parseOutput(),
     );
     expect(p!.opts).toMatchObject({
       pattern: '#(?P<id>[0-9]+)',
@@ -31,11 +28,11 @@ describe('linkifiers: parsing', () => {
       reverseTemplate: '#{id}',
       alternativeUrlTemplate: ['https://y.test/{id}', 'https://z.test/{id}'],
     });
-    const u = await parse(['linkifiers', 'update', '3', 'p', 't', '--clear-reverse', '--dry-run'], sink());
+    const u = await parse(['linkifiers', 'update', '3', 'p', 't', '--clear-reverse', '--dry-run'], parseOutput());
     expect(u!.opts).toMatchObject({ id: '3', pattern: 'p', urlTemplate: 't', clearReverse: true, dryRun: true });
-    const r = await parse(['linkifiers', 'reorder', '3', '1', '2'], sink());
+    const r = await parse(['linkifiers', 'reorder', '3', '1', '2'], parseOutput());
     expect(r!.opts).toMatchObject({ ids: ['3', '1', '2'] });
-    expect((await parse(['linkifiers', 'rm', '4', '-y'], sink()))!.spec.path).toEqual(['linkifiers', 'remove']);
+    expect((await parse(['linkifiers', 'rm', '4', '-y'], parseOutput()))!.spec.path).toEqual(['linkifiers', 'remove']);
   });
 
   it.each([
@@ -46,7 +43,7 @@ describe('linkifiers: parsing', () => {
     [['linkifiers', 'reorder'], "missing required argument 'ids'"],
     [['linkifiers', 'list', '--fields', 'url'], 'unknown field "url"'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -65,7 +62,7 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'linkifiers', 'add', pattern, template, ...extra, '--json'], { env: t.env });
     expect(r.code).toBe(0);
-    return lines(r.stdout)[0]!.id as number;
+    return jsonLines(r.stdout)[0]!.id as number;
   };
 
   it('adds linkifiers (with reverse fields) and lists them in order, in every format', async () => {
@@ -90,7 +87,7 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     const table = await runCli([...t.args, 'linkifiers', 'list'], { env: { ...t.env, NO_COLOR: '1' }, tty: true, columns: 200 });
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+PATTERN\s+URL_TEMPLATE\s+REVERSE_TEMPLATE\s+ALTERNATIVE_URL_TEMPLATES$/);
     const empty = await runCli([...t.args, 'linkifiers', 'list', '--fields', 'example_input', '--format', 'ndjson'], { env: t.env });
-    expect(lines(empty.stdout)).toEqual([{ example_input: null }, { example_input: 'RT42' }]);
+    expect(jsonLines(empty.stdout)).toEqual([{ example_input: null }, { example_input: 'RT42' }]);
   });
 
   it("shows the server's validation message, exit 1", async () => {
@@ -153,7 +150,7 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     expect(one.code).toBe(6);
     const some = await runCli([...t.args, 'linkifiers', 'remove', String(b), '99999', String(c), '--yes', '--json'], { env: t.env });
     expect(some.code).toBe(3);
-    expect(lines(some.stdout).map((o) => [o.target, o.status])).toEqual([[String(b), 'removed'], ['99999', 'failed'], [String(c), 'removed']]);
+    expect(jsonLines(some.stdout).map((o) => [o.target, o.status])).toEqual([[String(b), 'removed'], ['99999', 'failed'], [String(c), 'removed']]);
     expect(rows()).toEqual([]);
   });
 

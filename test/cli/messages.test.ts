@@ -1,19 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesOf } from '../../src/cli/commands/messages.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
-
 describe('messages: parsing', () => {
   it('maps argv to options', async () => {
-    const s = await parse(['messages', 'send', '--channel', 'general', '--topic', 'x', '--content', '-', '--json'], sink());
+    const s = await parse(['messages', 'send', '--channel', 'general', '--topic', 'x', '--content', '-', '--json'], parseOutput());
     expect(s!.spec.path).toEqual(['messages', 'send']);
     expect(s!.opts).toMatchObject({ channel: 'general', topic: 'x', content: '-', json: true });
-    const e = await parse(['messages', 'edit', '5', '--topic', 'y', '--propagate', 'all'], sink());
+    const e = await parse(['messages', 'edit', '5', '--topic', 'y', '--propagate', 'all'], parseOutput());
     expect(e!.opts).toMatchObject({ message: '5', topic: 'y', propagate: 'all' });
   });
 
@@ -28,7 +25,7 @@ describe('messages: parsing', () => {
     [['messages', 'edit', '5', '--topic', 'x', '--propagate', 'some'], "argument 'some' is invalid"],
     [['messages', 'history', 'latest'], 'a message ID is a number, not "latest"'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });

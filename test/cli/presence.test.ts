@@ -2,19 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { presenceStatus } from '../../src/cli/commands/presence.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
-
 describe('presence: parsing and status', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['presence', 'set', 'idle', '--ping-only', '--dry-run'], sink());
+    const p = await parse(['presence', 'set', 'idle', '--ping-only', '--dry-run'], parseOutput());
     expect(p!.spec.path).toEqual(['presence', 'set']);
     expect(p!.opts).toMatchObject({ status: 'idle', pingOnly: true, dryRun: true });
-    const l = await parse(['presence', 'list', '--days', '2', '--offline-after', '600'], sink());
+    const l = await parse(['presence', 'list', '--days', '2', '--offline-after', '600'], parseOutput());
     expect(l!.opts).toMatchObject({ days: '2', offlineAfter: '600' });
   });
 
@@ -24,7 +21,7 @@ describe('presence: parsing and status', () => {
     [['presence', 'list', '--days', 'many'], '--days takes a number of days, not "many"'],
     [['presence', 'set'], "missing required argument 'status'"],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });

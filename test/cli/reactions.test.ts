@@ -2,19 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { emojiOf } from '../../src/cli/commands/reactions.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
-
 describe('reactions: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['reactions', 'add', '12', 'octopus', '--code', '5', '--type', 'realm_emoji'], sink());
+    const p = await parse(['reactions', 'add', '12', 'octopus', '--code', '5', '--type', 'realm_emoji'], parseOutput());
     expect(p!.spec.path).toEqual(['reactions', 'add']);
     expect(p!.opts).toMatchObject({ message: '12', emoji: 'octopus', code: '5', type: 'realm_emoji' });
-    const r = await parse(['reactions', 'remove', '12', 'tada', '-y'], sink());
+    const r = await parse(['reactions', 'remove', '12', 'tada', '-y'], parseOutput());
     expect(r!.opts).toMatchObject({ yes: true });
   });
 
@@ -31,7 +28,7 @@ describe('reactions: parsing', () => {
     [['reactions', 'add', '5', '☃☃'], 'is not an emoji name or a known emoji'],
     [['reactions', 'add', '5'], "missing required argument 'emoji'"],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });

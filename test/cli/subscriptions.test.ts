@@ -1,17 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscribe } from '../../src/api/operations/channels.js';
 import { parseSetting } from '../../src/cli/commands/subscriptions.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { createChannel } from '../helpers/channels.js';
+import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
-
 describe('subscriptions: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['subscriptions', 'set', '--channel', 'general', '--channel', '7', 'is_muted=true', 'color=#AABBCC'], sink());
+    const p = await parse(['subscriptions', 'set', '--channel', 'general', '--channel', '7', 'is_muted=true', 'color=#AABBCC'], parseOutput());
     expect(p!.spec.path).toEqual(['subscriptions', 'set']);
     expect(p!.opts).toMatchObject({ channel: ['general', '7'], settings: ['is_muted=true', 'color=#AABBCC'] });
   });
@@ -30,7 +27,7 @@ describe('subscriptions: parsing', () => {
     [['subscriptions', 'set', '--channel', 'general', 'color=red'], 'color is a hex colour such as #76ce90, not "red"'],
     [['subscriptions', 'set', '--channel', 'general', 'is_muted'], 'settings are PROPERTY=VALUE, not "is_muted"'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -44,11 +41,7 @@ describe.each(TRANSPORTS)('subscriptions commands over %s', (kind) => {
   });
   afterAll(() => org.close());
 
-  async function channel(): Promise<{ id: number; name: string }> {
-    const name = `subs-${kind}-${++n}`;
-    await (await clientFor(org, kind)).call(subscribe, { subscriptions: [{ name }] });
-    return { id: (org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number }).id, name };
-  }
+  const channel = async () => createChannel(org, await clientFor(org, kind), `subs-${kind}-${++n}`);
   const sub = (streamId: number) =>
     org.db.prepare('SELECT color, is_muted, pin_to_top, push_notifications FROM subscriptions WHERE user_id = ? AND stream_id = ?').get(org.owner.id, streamId) as Record<string, unknown>;
 

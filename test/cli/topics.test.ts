@@ -2,19 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { parse } from '../../src/cli/main.js';
 import { topicName } from '../../src/cli/commands/topics.js';
-import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { createChannel } from '../helpers/channels.js';
+import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
-
 describe('topics: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['topics', 'mute', '--channel', 'general', '--topic', 'lunch', '--dry-run'], sink());
+    const p = await parse(['topics', 'mute', '--channel', 'general', '--topic', 'lunch', '--dry-run'], parseOutput());
     expect(p!.spec.path).toEqual(['topics', 'mute']);
     expect(p!.opts).toMatchObject({ channel: 'general', topic: 'lunch', dryRun: true });
-    const l = await parse(['topics', 'ls', '--policy', 'followed', '--json'], sink());
+    const l = await parse(['topics', 'ls', '--policy', 'followed', '--json'], parseOutput());
     expect(l!.spec.path).toEqual(['topics', 'list']);
     expect(l!.opts).toMatchObject({ policy: 'followed', json: true });
   });
@@ -24,7 +22,7 @@ describe('topics: parsing', () => {
     [['topics', 'follow', '--channel', 'general'], "--topic is required ('' for the general-chat topic)"],
     [['topics', 'list', '--policy', 'hidden'], "argument 'hidden' is invalid"],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -45,11 +43,7 @@ describe.each(TRANSPORTS)('topics commands over %s', (kind) => {
   });
   afterAll(() => org.close());
 
-  async function channel(): Promise<{ id: number; name: string }> {
-    const name = `topics-${kind}-${++n}`;
-    await (await clientFor(org, kind)).call(subscribe, { subscriptions: [{ name }] });
-    return { id: (org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number }).id, name };
-  }
+  const channel = async () => createChannel(org, await clientFor(org, kind), `topics-${kind}-${++n}`);
 
   const policy = (streamId: number, topic: string): number | undefined =>
     (org.db.prepare('SELECT visibility_policy FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').get(org.owner.id, streamId, topic) as

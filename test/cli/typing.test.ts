@@ -2,32 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
+import { openQueue, takeEvents, type StoredEvent } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const creds = { ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) };
-
-type Event = Record<string, unknown> & { type: string };
-
-/** A queue for `user` straight in the store, to see exactly what was emitted to them. */
-function openQueue(org: TestOrg, user: TestUser): () => Event[] {
-  const id = `cli-typing-${user.id}-${Math.random().toString(36).slice(2)}`;
-  org.db.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access) VALUES (?, ?, 600, ?)').run(id, user.id, Math.floor(Date.now() / 1000));
-  return () => {
-    const rows = org.db.prepare('SELECT event FROM events WHERE queue_id = ? ORDER BY id').all(id) as { event: string }[];
-    org.db.prepare('DELETE FROM events WHERE queue_id = ?').run(id);
-    return rows.map((r) => JSON.parse(r.event) as Event);
-  };
+/** A queue of `user`'s and a reader of what it received. The CLI runs on the real clock: the queue is fresh by it. */
+function watch(org: TestOrg, user: TestUser): () => StoredEvent[] {
+  const queue = openQueue(org, user, { lastAccess: Math.floor(Date.now() / 1000) });
+  return () => takeEvents(org, queue);
 }
 
 describe('typing: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['typing', 'start', '--to', 'a@x.test', '8'], sink());
+    const p = await parse(['typing', 'start', '--to', 'a@x.test', '8'], parseOutput());
     expect(p!.spec.path).toEqual(['typing', 'start']);
     expect(p!.opts).toMatchObject({ to: ['a@x.test', '8'] });
-    const c = await parse(['typing', 'stop', '--channel', 'general', '--topic', '', '--dry-run'], sink());
+    const c = await parse(['typing', 'stop', '--channel', 'general', '--topic', '', '--dry-run'], parseOutput());
     expect(c!.opts).toMatchObject({ channel: 'general', topic: '', dryRun: true });
   });
 
@@ -38,7 +29,7 @@ describe('typing: parsing', () => {
     [['typing', 'start', '--topic', 'x'], '--topic goes with --channel'],
     [['typing', 'stop', '--message', 'abc'], '--message takes a message ID, not "abc"'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -56,7 +47,7 @@ describe.each(TRANSPORTS)('typing commands over %s', (kind) => {
   afterAll(() => org.close());
 
   it('notifies a direct conversation named by e-mail and ID', async () => {
-    const events = openQueue(org, bob);
+    const events = watch(org, bob);
     const t = await cliTarget(org, kind, ann);
     const r = await runCli([...t.args, 'typing', 'start', '--to', bob.email.toUpperCase(), String(org.owner.id)], { env: t.env });
     expect(r.code).toBe(0);
@@ -71,7 +62,7 @@ describe.each(TRANSPORTS)('typing commands over %s', (kind) => {
     const name = `typing-${kind}`;
     await (await clientFor(org, kind)).call(subscribe, { subscriptions: [{ name }], principals: [ann.id, bob.id] });
     const streamId = (org.db.prepare('SELECT id FROM streams WHERE name = ?').get(name) as { id: number }).id;
-    const events = openQueue(org, bob);
+    const events = watch(org, bob);
     const t = await cliTarget(org, kind, ann);
     expect((await runCli([...t.args, 'typing', 'stop', '--channel', name, '--topic', 'plans'], { env: t.env })).code).toBe(0);
     expect((await runCli([...t.args, 'typing', 'start', '--channel', String(streamId), '--topic', ''], { env: t.env })).code).toBe(0);
@@ -83,7 +74,7 @@ describe.each(TRANSPORTS)('typing commands over %s', (kind) => {
 
   it('notifies the readers of a message being edited', async () => {
     const { id } = await (await clientFor(org, kind, ann)).call(sendMessage, { type: 'direct', to: JSON.stringify([bob.id]), content: 'draft' });
-    const events = openQueue(org, bob);
+    const events = watch(org, bob);
     const t = await cliTarget(org, kind, ann);
     const r = await runCli([...t.args, 'typing', 'start', '--message', String(id)], { env: t.env });
     expect(r.code).toBe(0);
@@ -91,7 +82,7 @@ describe.each(TRANSPORTS)('typing commands over %s', (kind) => {
   });
 
   it('prints the request with --dry-run and sends nothing', async () => {
-    const events = openQueue(org, bob);
+    const events = watch(org, bob);
     const t = await cliTarget(org, kind, ann);
     const r = await runCli([...t.args, 'typing', 'start', '--to', String(bob.id), '--dry-run'], { env: t.env });
     expect(r.code).toBe(0);

@@ -2,19 +2,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-
 describe('users: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['users', 'update', 'ada@example.com', '--role', 'admin', '--profile-field', '3=x', '--profile-field', '4=', '--dry-run'], sink());
+    const p = await parse(['users', 'update', 'ada@example.com', '--role', 'admin', '--profile-field', '3=x', '--profile-field', '4=', '--dry-run'], parseOutput());
     expect(p!.spec.path).toEqual(['users', 'update']);
     expect(p!.opts).toMatchObject({ user: 'ada@example.com', role: 'admin', profileField: ['3=x', '4='], dryRun: true });
-    const d = await parse(['users', 'deactivate', '3', '4', '-y', '--comment', 'bye'], sink());
+    const d = await parse(['users', 'deactivate', '3', '4', '-y', '--comment', 'bye'], parseOutput());
     expect(d!.opts).toMatchObject({ users: ['3', '4'], yes: true, comment: 'bye' });
   });
 
@@ -26,7 +23,7 @@ describe('users: parsing', () => {
     [['users', 'deactivate'], 'name at least one user (ID or e-mail), or pass --from-file'],
     [['users', 'list', '--active', '--deactivated'], '--active and --deactivated exclude each other'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -43,7 +40,7 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const created = await runCli([...t.args, 'users', 'create', `ada-${kind}@example.com`, '--name', 'Ada Lovelace', '--json'], { env: t.env });
     expect(created.code).toBe(0);
-    const [outcome] = lines(created.stdout);
+    const [outcome] = jsonLines(created.stdout);
     expect(outcome).toMatchObject({ row: 1, target: `ada-${kind}@example.com`, ok: true, status: 'created' });
     const byEmail = await runCli([...t.args, 'users', 'get', `ADA-${kind}@example.com`, '--json'], { env: t.env });
     expect(JSON.parse(byEmail.stdout)).toMatchObject({ user_id: outcome!.id, full_name: 'Ada Lovelace', role: 400 });
@@ -59,8 +56,8 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     writeFileSync(file, `email,full_name\nb-${kind}@example.com,Bee\nnot-an-address,Bad Row\nc-${kind}@example.com,Cee Cee\n`);
     const r = await runCli([...t.args, 'users', 'create', '--from-file', file, '--json'], { env: t.env });
     expect(r.code).toBe(3);
-    expect(lines(r.stdout).map((o) => [o.row, o.ok, o.status])).toEqual([[1, true, 'created'], [2, false, 'failed'], [3, true, 'created']]);
-    expect(lines(r.stdout)[1]).toMatchObject({ target: 'not-an-address', error: 'Bad name or username', code: 'BAD_REQUEST' });
+    expect(jsonLines(r.stdout).map((o) => [o.row, o.ok, o.status])).toEqual([[1, true, 'created'], [2, false, 'failed'], [3, true, 'created']]);
+    expect(jsonLines(r.stdout)[1]).toMatchObject({ target: 'not-an-address', error: 'Bad name or username', code: 'BAD_REQUEST' });
     expect(r.stderr).toContain('chatctl: 2 created, 1 failed');
   });
 
@@ -70,7 +67,7 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     writeFileSync(file, `{"email":"bad","full_name":"X Y"}\n{"email":"d-${kind}@example.com","full_name":"Dee"}\n`);
     const r = await runCli([...t.args, 'users', 'create', '--from-file', file, '--fail-fast', '--json'], { env: t.env });
     expect(r.code).toBe(3);
-    expect(lines(r.stdout).map((o) => o.status)).toEqual(['failed', 'skipped']);
+    expect(jsonLines(r.stdout).map((o) => o.status)).toEqual(['failed', 'skipped']);
   });
 
   it('refuses a file with an unknown or missing column before sending anything', async () => {
@@ -112,7 +109,7 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(a.id)).toBe(1);
     const done = await runCli([...t.args, 'users', 'deactivate', String(a.id), b.email, '--yes', '--json'], { env: t.env });
     expect(done.code).toBe(0);
-    expect(lines(done.stdout).map((o) => o.status)).toEqual(['deactivated', 'deactivated']);
+    expect(jsonLines(done.stdout).map((o) => o.status)).toEqual(['deactivated', 'deactivated']);
     const back = await runCli([...t.args, 'users', 'reactivate', String(a.id)], { env: t.env });
     expect(back.code).toBe(0);
     expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(a.id)).toBe(1);

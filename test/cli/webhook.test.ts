@@ -1,25 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { main, parse } from '../../src/cli/main.js';
 import { interpretReply } from '../../src/cli/webhook/deliver.js';
-import { cliTarget, runCli, tempHome, type CliResult } from '../helpers/cli.js';
+import { type CliResult, cliTarget, fakeCreds, jsonLines, parseOutput, runCli, Sink, tempHome } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-const sink = () => ({ stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 }) as never;
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 type Payload = Record<string, unknown> & { message: Record<string, unknown> };
-
-class Sink extends Writable {
-  text = '';
-  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 interface Listening {
   url: string;
@@ -64,11 +54,11 @@ async function fakeIntegration(status: number, body: string): Promise<{ url: str
 
 describe('webhook: parsing', () => {
   it('maps argv to options', async () => {
-    const t = await parse(['webhook', 'trigger', '--url', 'http://x.test/', '--bot', 'b@x.test', '--trigger', 'direct_message', '--message-id', '5', '--token', 'T', '--dry-run'], sink());
+    const t = await parse(['webhook', 'trigger', '--url', 'http://x.test/', '--bot', 'b@x.test', '--trigger', 'direct_message', '--message-id', '5', '--token', 'T', '--dry-run'], parseOutput());
     expect(t!.opts).toMatchObject({ url: 'http://x.test/', bot: 'b@x.test', trigger: 'direct_message', messageId: '5', token: 'T', dryRun: true });
-    const l = await parse(['webhook', 'listen', '--reply', 'hi', '--count', '2', '--token', 'T'], sink());
+    const l = await parse(['webhook', 'listen', '--reply', 'hi', '--count', '2', '--token', 'T'], parseOutput());
     expect(l!.opts).toMatchObject({ port: '8080', host: '127.0.0.1', reply: 'hi', count: '2', token: 'T' });
-    const p = await parse(['webhook', 'payload', '12', '--bot', '7'], sink());
+    const p = await parse(['webhook', 'payload', '12', '--bot', '7'], parseOutput());
     expect(p!.opts).toMatchObject({ messageId: '12', bot: '7' });
   });
 
@@ -84,7 +74,7 @@ describe('webhook: parsing', () => {
     [['webhook', 'listen', '--count', '0'], '--count takes a number of payloads (1 or more), not "0"'],
     [['webhook', 'trigger', '--url', 'http://x.test/', '--fields', 'reply'], 'unknown field "reply"'],
   ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: { ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) } });
+    const r = await runCli(argv, { env: fakeCreds() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
@@ -98,7 +88,7 @@ describe('webhook trigger and listen, without a server', () => {
     expect(r.stdout).toBe('200\t{"response_not_required":true}\tnothing is posted (response_not_required)\n');
     const heard = await listen.done;
     expect(heard.code).toBe(0);
-    const [payload] = lines(heard.stdout) as Payload[];
+    const [payload] = jsonLines(heard.stdout) as Payload[];
     expect(payload).toMatchObject({ bot_email: 'outgoing-bot@example.com', bot_full_name: 'Outgoing Bot', trigger: 'mention', token: null, data: '@**Outgoing Bot** Hello from chatctl webhook trigger!' });
     expect(payload!.message).toMatchObject({ type: 'stream', display_recipient: 'general', subject: 'chatctl test', content: payload!.data, content_type: 'text/x-markdown' });
     expect(payload!.message.rendered_content).toContain('<span class="user-mention" data-user-id="0">@Outgoing Bot</span>');
@@ -115,7 +105,7 @@ describe('webhook trigger and listen, without a server', () => {
     expect(right.code).toBe(0);
     expect(JSON.parse(right.stdout)).toEqual({ status: 200, body: { content: 'Got it!' }, effect: 'the bot posts: Got it!' });
     const heard = await listen.done;
-    const payloads = lines(heard.stdout) as Payload[];
+    const payloads = jsonLines(heard.stdout) as Payload[];
     expect(payloads).toHaveLength(1);
     expect(payloads[0]).toMatchObject({ token: 'sekrit-token', trigger: 'direct_message', message: { type: 'private', subject: '' } });
     expect(heard.stderr).toMatch(/chatctl: warning: refused a payload with a wrong token from 127\.0\.0\.1/);
@@ -207,7 +197,7 @@ describe.each(TRANSPORTS)('webhook commands against an organization over %s', (k
     const id = await send('@**Echo Bot** ping');
     const heard = await listen.done;
     expect(heard.code).toBe(0);
-    const [delivered] = lines(heard.stdout) as Payload[];
+    const [delivered] = jsonLines(heard.stdout) as Payload[];
     expect(delivered).toMatchObject({ bot_email: bot.email, trigger: 'mention', data: '@**Echo Bot** ping', token: tokenOf(bot), message: { id } });
 
     const t = await cliTarget(org, kind);
@@ -266,7 +256,7 @@ describe.each(TRANSPORTS)('webhook commands against an organization over %s', (k
     expect(real.code).toBe(0);
     const sample = await runCli([...t.args, 'webhook', 'trigger', '--url', listen.url, '--bot', String(bot.id), '--trigger', 'direct_message', '--token', 'tok'], { env: t.env });
     expect(sample.code).toBe(0);
-    const [fromMessage, fromSample] = lines((await listen.done).stdout) as Payload[];
+    const [fromMessage, fromSample] = jsonLines((await listen.done).stdout) as Payload[];
     expect(fromMessage).toMatchObject({ bot_email: bot.email, bot_full_name: 'Relay Bot', trigger: 'mention', token: 'tok', data: '@**Relay Bot** relay this', message: { id, sender_id: member.id } });
     expect(fromSample).toMatchObject({ bot_email: bot.email, trigger: 'direct_message', message: { type: 'private', sender_id: org.owner.id, sender_email: org.owner.email } });
     expect((fromSample!.message.display_recipient as { id: number }[]).map((r) => r.id).sort()).toEqual([org.owner.id, bot.id].sort());

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { main, type MainDeps } from '../../src/cli/main.js';
+import type { IO } from '../../src/cli/io.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 
 export interface CliResult {
@@ -26,7 +27,8 @@ export interface CliOptions {
   signal?: AbortSignal;
 }
 
-class Sink extends Writable {
+/** A stream that keeps what is written to it. */
+export class Sink extends Writable {
   text = '';
   override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
     this.text += chunk.toString();
@@ -48,6 +50,15 @@ export function tempHome(): { home: string; env: Record<string, string> } {
     },
   };
 }
+
+/** Output for `parse` alone, which prints help and usage errors; nobody reads it. */
+export const parseOutput = (): Pick<IO, 'stdout' | 'stderr' | 'columns'> => ({ stdout: new Sink(), stderr: new Sink(), columns: 80 });
+
+/** A fresh HOME with made-up credentials: enough for a command to get as far as checking its arguments. */
+export const fakeCreds = (): Record<string, string> => ({ ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) });
+
+/** The records of JSON-lines output. */
+export const jsonLines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
   const stdout = new Sink();
