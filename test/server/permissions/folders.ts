@@ -1,12 +1,11 @@
+import { randomToken, unique } from '../../helpers/names.js';
 import type { Caller, Fixture, PermissionCase } from './matrix.js';
 
 const ADMINS_ONLY = 'Must be an organization administrator';
 const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
 
-let counter = 0;
-
 function newFolder(f: Fixture): number {
-  const name = `Folder ${++counter} ${Math.random().toString(36).slice(2)}`;
+  const name = `${unique('Folder')} ${randomToken()}`;
   const id = Number(
     f.org.db.prepare('INSERT INTO channel_folders (name, "order", date_created, creator_id) VALUES (?, 0, ?, ?)').run(name, f.org.clock.now(), f.org.owner.id)
       .lastInsertRowid,
@@ -24,7 +23,7 @@ export const folderCases: PermissionCase[] = [
   },
   {
     name: 'create a channel folder',
-    request: () => ({ method: 'POST', path: '/channel_folders/create', body: [['name', `New ${++counter} ${Math.random().toString(36).slice(2)}`], ['description', '']] }),
+    request: () => ({ method: 'POST', path: '/channel_folders/create', body: [['name', `${unique('New')} ${randomToken()}`], ['description', '']] }),
     allowed: ['owner', 'admin'],
     denied: ADMINS_ONLY,
   },

@@ -1,10 +1,9 @@
+import { randomToken, unique } from '../../helpers/names.js';
 import type { Caller, Fixture, PermissionCase } from './matrix.js';
 
 /** Guests and bots are turned away before anything else (Zulip's require_member_or_admin). */
 const NOT_FOR = { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' } as const;
 const MEMBERS: readonly Caller[] = ['owner', 'admin', 'moderator', 'member'];
-
-let counter = 0;
 
 const systemId = (f: Fixture, name: string) => (f.org.db.prepare('SELECT id FROM user_groups WHERE name = ?').get(name) as { id: number }).id;
 
@@ -23,7 +22,7 @@ function ownersGroup(f: Fixture, settings: Record<string, unknown> = {}): number
   const id = Number(
     f.org.db
       .prepare('INSERT INTO user_groups (name, description, date_created, creator_id, settings) VALUES (?, ?, ?, ?, ?)')
-      .run(`group-${++counter}-${Math.random().toString(36).slice(2)}`, '', f.org.clock.now(), owner, JSON.stringify(stored)).lastInsertRowid,
+      .run(`${unique('group', '-')}-${randomToken()}`, '', f.org.clock.now(), owner, JSON.stringify(stored)).lastInsertRowid,
   );
   f.org.db.prepare('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)').run(id, f.others.admin.id);
   return id;
@@ -41,7 +40,7 @@ export const groupCases: PermissionCase[] = [
     request: (f) => ({
       method: 'POST',
       path: '/user_groups/create',
-      body: [['name', `new-${++counter}-${Math.random().toString(36).slice(2)}`], ['description', ''], ['members', JSON.stringify([f.others.member.id])]],
+      body: [['name', `${unique('new', '-')}-${randomToken()}`], ['description', ''], ['members', JSON.stringify([f.others.member.id])]],
     }),
     allowed: MEMBERS,
     denied: NOT_FOR,

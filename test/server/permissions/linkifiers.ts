@@ -1,3 +1,4 @@
+import { randomToken } from '../../helpers/names.js';
 import type { Fixture, PermissionCase } from './matrix.js';
 
 const ADMINS_ONLY = 'Must be an organization administrator';
@@ -6,12 +7,12 @@ const ADMINS_ONLY = 'Must be an organization administrator';
 function newLinkifier(f: Fixture): number {
   const db = f.org.db;
   const { next } = db.prepare('SELECT coalesce(max("order") + 1, 0) AS next FROM linkifiers').get() as { next: number };
-  const pattern = `T${Math.random().toString(36).slice(2)}-(?P<id>\\d+)`;
+  const pattern = `T${randomToken()}-(?P<id>\\d+)`;
   return Number(db.prepare('INSERT INTO linkifiers (pattern, url_template, "order") VALUES (?, ?, ?)').run(pattern, 'https://t.example/{id}', next).lastInsertRowid);
 }
 
 const linkifierBody = (): [string, string][] => [
-  ['pattern', `P${Math.random().toString(36).slice(2)}-(?P<id>\\d+)`],
+  ['pattern', `P${randomToken()}-(?P<id>\\d+)`],
   ['url_template', 'https://p.example/{id}'],
 ];
 
