@@ -5,7 +5,7 @@ import { uploadFile } from '../../src/api/operations/attachments.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { parse } from '../../src/cli/main.js';
 import { formatSize, parseDuration, parseIdArgs, parseSize } from '../../src/cli/units.js';
-import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -79,11 +79,7 @@ describe('attachments: parsing', () => {
     [['attachments', 'delete', '7', 'x7'], 'attachment IDs are numbers, not "x7"'],
     [['attachments', 'delete'], "missing required argument 'ids'"],
     [['attachments', 'list', '--fields', 'id,colour'], 'unknown field "colour"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -21,11 +21,7 @@ describe('domains: parsing', () => {
     [['domains', 'add'], "missing required argument 'domain'"],
     [['domains', 'remove'], "missing required argument 'domains'"],
     [['domains', 'list', '--fields', 'id'], 'unknown field "id"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('domains commands over %s', (kind) => {

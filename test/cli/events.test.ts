@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getEvents, register } from '../../src/api/operations/events.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -18,11 +18,7 @@ describe('events: parsing', () => {
     [['events', 'register', '--event-types', ','], '--event-types takes comma-separated event types'],
     [['events', 'register', '--lifespan', 'forever'], '--lifespan takes a duration like 30d or 12h, not "forever"'],
     [['events', 'register', '--fields', 'queue'], 'unknown field "queue"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('events commands over %s', (kind) => {

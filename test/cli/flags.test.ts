@@ -3,7 +3,7 @@ import { subscribe } from '../../src/api/operations/channels.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { parse } from '../../src/cli/main.js';
 import { parseNarrow } from '../../src/cli/narrow.js';
-import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -62,11 +62,7 @@ describe('flags: parsing', () => {
     [['flags', 'add', 'read', '--all', '--after', '0'], '--all needs --after > 0'],
     [['flags', 'add', 'read', '--narrow', 'nope:x'], 'unknown narrow operator "nope"'],
     [['flags', 'add'], "missing required argument 'flag'"],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('flags commands over %s', (kind) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -18,11 +18,7 @@ describe('folders: parsing', () => {
     [['folders', 'update', '3', '--archive', '--unarchive'], '--archive and --unarchive exclude each other'],
     [['folders', 'update', '3', '--name', ' '], 'a folder needs a name'],
     [['folders', 'create', ''], 'a folder needs a name'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('folders commands over %s', (kind) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -19,11 +19,7 @@ describe('groups: parsing', () => {
     [['groups', 'create', 'design'], '--description is required'],
     [['groups', 'members', 'design', '--add', '3', '--direct'], '--direct is for listing members, not for changes'],
     [['groups', 'members'], "missing required argument 'group'"],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('groups commands over %s', (kind) => {

@@ -5,7 +5,7 @@ import { subscribe } from '../../src/api/operations/channels.js';
 import { createUserGroup } from '../../src/api/operations/groups.js';
 import { parse } from '../../src/cli/main.js';
 import type { InviteRow } from '../../src/server/model/invites.js';
-import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -43,11 +43,7 @@ describe('invite: parsing', () => {
     [['invite', 'send', 'a@x.test', '--from-file', 'x.csv'], 'give addresses as arguments or with --from-file, not both'],
     [['invite', 'revoke'], "missing required argument 'invites'"],
     [['invite', 'list', '--fields', 'nope'], 'unknown field "nope"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 
   it('refuses a file with an unknown column, naming the columns it takes', async () => {
     const file = join(tempHome().home, 'bad.csv');

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -42,11 +42,7 @@ describe('linkifiers: parsing', () => {
     [['linkifiers', 'remove', '3', 'three'], 'linkifier IDs are numbers, not "three"'],
     [['linkifiers', 'reorder'], "missing required argument 'ids'"],
     [['linkifiers', 'list', '--fields', 'url'], 'unknown field "url"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {

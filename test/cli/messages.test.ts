@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesOf } from '../../src/cli/commands/messages.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -24,11 +24,7 @@ describe('messages: parsing', () => {
     [['messages', 'edit', '5', '--content', 'x', '--propagate', 'all'], '--propagate goes with --topic'],
     [['messages', 'edit', '5', '--topic', 'x', '--propagate', 'some'], "argument 'some' is invalid"],
     [['messages', 'history', 'latest'], 'a message ID is a number, not "latest"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 
   it('describes what each snapshot changed', () => {
     const base = { topic: 'b', content: 'x', rendered_content: '<p>x</p>', timestamp: 1, user_id: 1 };

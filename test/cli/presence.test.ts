@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { presenceStatus } from '../../src/cli/commands/presence.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -20,11 +20,7 @@ describe('presence: parsing and status', () => {
     [['presence', 'list', '--offline-after', '0'], '--offline-after takes a number of seconds, not "0"'],
     [['presence', 'list', '--days', 'many'], '--days takes a number of days, not "many"'],
     [['presence', 'set'], "missing required argument 'status'"],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 
   it('is active within the threshold, else idle while a client is connected, else offline', () => {
     expect(presenceStatus({ active_timestamp: 1000, idle_timestamp: 1000 }, 1100, 200)).toBe('active');

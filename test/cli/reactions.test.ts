@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { emojiOf } from '../../src/cli/commands/reactions.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -27,11 +27,7 @@ describe('reactions: parsing', () => {
     [['reactions', 'add', '5', 'tada', '--type', 'sticker'], 'unknown reaction type "sticker"'],
     [['reactions', 'add', '5', '☃☃'], 'is not an emoji name or a known emoji'],
     [['reactions', 'add', '5'], "missing required argument 'emoji'"],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('reactions commands over %s', (kind) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSetting } from '../../src/cli/commands/subscriptions.js';
 import { parse } from '../../src/cli/main.js';
 import { createChannel } from '../helpers/channels.js';
-import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -26,11 +26,7 @@ describe('subscriptions: parsing', () => {
     [['subscriptions', 'set', '--channel', 'general', 'is_muted=yes'], 'is_muted is true or false, not "yes"'],
     [['subscriptions', 'set', '--channel', 'general', 'color=red'], 'color is a hex colour such as #76ce90, not "red"'],
     [['subscriptions', 'set', '--channel', 'general', 'is_muted'], 'settings are PROPERTY=VALUE, not "is_muted"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('subscriptions commands over %s', (kind) => {

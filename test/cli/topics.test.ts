@@ -3,7 +3,7 @@ import { subscribe } from '../../src/api/operations/channels.js';
 import { parse } from '../../src/cli/main.js';
 import { topicName } from '../../src/cli/commands/topics.js';
 import { createChannel } from '../helpers/channels.js';
-import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -21,11 +21,7 @@ describe('topics: parsing', () => {
     [['topics', 'mute', '--topic', 'x'], '--channel is required'],
     [['topics', 'follow', '--channel', 'general'], "--topic is required ('' for the general-chat topic)"],
     [['topics', 'list', '--policy', 'hidden'], "argument 'hidden' is invalid"],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 
   it('spells the general-chat topic as the server wants it', () => {
     expect(topicName('', 400)).toBe('');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
 import { openQueue, takeEvents, type StoredEvent } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
@@ -28,11 +28,7 @@ describe('typing: parsing', () => {
     [['typing', 'start', '--channel', 'general'], "--channel needs --topic ('' for the general-chat topic)"],
     [['typing', 'start', '--topic', 'x'], '--topic goes with --channel'],
     [['typing', 'stop', '--message', 'abc'], '--message takes a message ID, not "abc"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('typing commands over %s', (kind) => {

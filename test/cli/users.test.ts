@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -22,11 +22,7 @@ describe('users: parsing', () => {
     [['users', 'create', 'a@b.test'], '--name is required with EMAIL'],
     [['users', 'deactivate'], 'name at least one user (ID or e-mail), or pass --from-file'],
     [['users', 'list', '--active', '--deactivated'], '--active and --deactivated exclude each other'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe.each(TRANSPORTS)('users commands over %s', (kind) => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { main, parse } from '../../src/cli/main.js';
 import { interpretReply } from '../../src/cli/webhook/deliver.js';
-import { type CliResult, cliTarget, fakeCreds, jsonLines, parseOutput, runCli, Sink, tempHome } from '../helpers/cli.js';
+import { type CliResult, cliTarget, expectUsageError, jsonLines, parseOutput, runCli, Sink, tempHome } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -73,11 +73,7 @@ describe('webhook: parsing', () => {
     [['webhook', 'listen', '--port', 'http'], '--port takes a port number, not "http"'],
     [['webhook', 'listen', '--count', '0'], '--count takes a number of payloads (1 or more), not "0"'],
     [['webhook', 'trigger', '--url', 'http://x.test/', '--fields', 'reply'], 'unknown field "reply"'],
-  ])('%j is a usage error', async (argv, message) => {
-    const r = await runCli(argv, { env: fakeCreds() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(message);
-  });
+  ])('%j is a usage error', expectUsageError);
 });
 
 describe('webhook trigger and listen, without a server', () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { main, type MainDeps } from '../../src/cli/main.js';
 import type { IO } from '../../src/cli/io.js';
 import type { Prompter } from '../../src/cli/prompter.js';
@@ -56,6 +57,13 @@ export const parseOutput = (): Pick<IO, 'stdout' | 'stderr' | 'columns'> => ({ s
 
 /** A fresh HOME with made-up credentials: enough for a command to get as far as checking its arguments. */
 export const fakeCreds = (): Record<string, string> => ({ ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) });
+
+/** The case of `it.each` tables of usage errors: `argv`, with made-up credentials, exits 2 saying `message`. */
+export async function expectUsageError(argv: string[], message: string): Promise<void> {
+  const r = await runCli(argv, { env: fakeCreds() });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain(message);
+}
 
 /** The records of JSON-lines output. */
 export const jsonLines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
