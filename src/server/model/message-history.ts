@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import type { HistorySnapshot } from '../../api/operations/messages.js';
 import type { Db } from '../store/db.js';
 import type { MessageRow } from './message-access.js';
-import { displayTopic } from './messages.js';
+import { displayTopic, type EditRow } from './messages.js';
 
 type DiffLib = typeof import('diff');
 let diffLib: DiffLib | undefined;
@@ -74,16 +74,6 @@ export function htmlDiff(before: string, after: string): string {
   }
   flush();
   return `<div>${out}</div>`;
-}
-
-interface EditRow {
-  user_id: number | null;
-  timestamp: number;
-  prev_content: string | null;
-  prev_rendered_content: string | null;
-  prev_topic: string | null;
-  prev_stream: number | null;
-  stream: number | null;
 }
 
 /** Snapshots, oldest first, walking back from the message's current state through its edits. */

@@ -299,7 +299,8 @@ export interface WireOptions {
   withRenderedContent?: boolean;
 }
 
-interface EditRow {
+/** One row of `message_edits`. */
+export interface EditRow {
   message_id: number;
   user_id: number | null;
   timestamp: number;
