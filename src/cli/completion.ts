@@ -153,7 +153,7 @@ function fish(nodes: Node[]): string {
     echo (string join ' ' $path)
 end`);
   for (const n of nodes) {
-    const cond = `"test (__chatctl_path) = ${q(n.words).slice(1, -1)}"`;
+    const cond = `"test (__chatctl_path) = '${n.words}'"`;
     for (const c of n.children) lines.push(`complete -c chatctl -n ${cond} -a ${q(c.name)} -d ${q(c.summary)}`);
     for (const o of n.options) {
       const args = o.choices ? ` -x -a ${q(o.choices.join(' '))}` : o.takesValue ? ' -r -F' : '';
