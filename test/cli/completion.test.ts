@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../../src/cli/completion.js';
@@ -31,5 +32,22 @@ describe('help', () => {
         expect(spec.examples?.length ?? 0, `${name} has no examples`).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+describe('the bash completion script', () => {
+  const complete = (words: string[]): string[] => {
+    const script = `source completions/chatctl.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _chatctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    return execFileSync('bash', ['-c', script], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }).split('\n').filter(Boolean);
+  };
+
+  it('completes nouns, verbs, options, option choices and api paths', () => {
+    expect(complete(['chatctl', 'us'])).toEqual(['users']);
+    expect(complete(['chatctl', 'users', 'deac'])).toEqual(['deactivate']);
+    expect(complete(['chatctl', 'users', 'list', '--ro'])).toEqual(['--role']);
+    expect(complete(['chatctl', 'users', 'list', '--format', 'n'])).toEqual(['ndjson']);
+    expect(complete(['chatctl', '--profile', 'work', 'invite', 'se'])).toEqual(['send']);
+    expect(complete(['chatctl', 'api', 'D'])).toEqual(['DELETE']);
+    expect(complete(['chatctl', 'api', 'GET', '/server_s'])).toEqual(['/server_settings']);
   });
 });
