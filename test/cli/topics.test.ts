@@ -126,7 +126,8 @@ describe.each(TRANSPORTS)('topics commands over %s', (kind) => {
 
     const table = await runCli([...t.args, 'topics', 'list', '--channel', d.name], { env: { ...t.env, NO_COLOR: '1' }, tty: true });
     expect(table.stdout.split('\n')[0]).toMatch(/^CHANNEL\s+TOPIC_NAME\s+POLICY\s+LAST_UPDATED$/);
-    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^${d.name}\\s+other\\s+followed\\s+\\d+$`));
+    // Times read as RFC 3339 in a table; JSON keeps the wire's UNIX seconds (above).
+    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^${d.name}\\s+other\\s+followed\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`));
 
     const none = await runCli([...t.args, 'topics', 'list', '--policy', 'unmuted', '--json'], { env: t.env });
     expect(none.stdout).toBe('[]\n');

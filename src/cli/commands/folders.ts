@@ -2,11 +2,13 @@ import { createChannelFolder, getChannelFolders, updateChannelFolder } from '../
 import { defineCommand, opt, type CommandSpec } from '../command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { isId, matchIdsOrNames, requireResolved } from '../resolve.js';
 
 const FOLDER_FIELDS = ['id', 'name', 'description', 'rendered_description', 'order', 'is_archived', 'date_created', 'creator_id'] as const;
 const FOLDER_COLUMNS = ['id', 'name', 'description', 'is_archived'] as const;
+const FOLDER_OUTPUT: OutputSpec = { fields: FOLDER_FIELDS, columns: FOLDER_COLUMNS, times: { date_created: 's' } };
+
 
 export const commands: CommandSpec[] = [
   defineCommand({
@@ -16,9 +18,9 @@ export const commands: CommandSpec[] = [
     description: 'Lists the channel folders of the organization (GET /channel_folders); archived ones only with --archived.',
     examples: ['chatctl folders list', 'chatctl folders list --archived --json'],
     options: [{ flags: '--archived', description: 'include archived folders' }],
-    output: { fields: FOLDER_FIELDS, columns: FOLDER_COLUMNS },
+    output: FOLDER_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output({ fields: FOLDER_FIELDS, columns: FOLDER_COLUMNS }, opts as OutputFlags);
+      const out = ctx.output(FOLDER_OUTPUT, opts as OutputFlags);
       const client = await ctx.client();
       const { channel_folders } = await client.call(getChannelFolders, { include_archived: opt.bool(opts, 'archived') || undefined });
       await out.list(channel_folders);

@@ -12,7 +12,7 @@ import { defineCommand, opt, type CommandSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveUserIds } from '../resolve.js';
 
 const GROUP_FIELDS = [
@@ -20,6 +20,8 @@ const GROUP_FIELDS = [
   ...GROUP_PERMISSION_SETTINGS,
 ] as const;
 const GROUP_COLUMNS = ['id', 'name', 'description', 'members', 'direct_subgroup_ids', 'is_system_group'] as const;
+const GROUP_OUTPUT: OutputSpec = { fields: GROUP_FIELDS, columns: GROUP_COLUMNS, times: { date_created: 's' } };
+
 
 const MEMBER_FIELDS = ['user_id', 'email', 'full_name', 'is_active', 'is_bot'] as const;
 const MEMBER_COLUMNS = ['user_id', 'full_name', 'email'] as const;
@@ -46,9 +48,9 @@ export const commands: CommandSpec[] = [
       { flags: '--deactivated', description: 'include deactivated groups' },
       { flags: '--no-system', description: 'leave out system groups' },
     ],
-    output: { fields: GROUP_FIELDS, columns: GROUP_COLUMNS },
+    output: GROUP_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output({ fields: GROUP_FIELDS, columns: GROUP_COLUMNS }, opts as OutputFlags);
+      const out = ctx.output(GROUP_OUTPUT, opts as OutputFlags);
       const client = await ctx.client();
       const { user_groups } = await client.call(getUserGroups, { include_deactivated_groups: opt.bool(opts, 'deactivated') || undefined });
       await out.list(user_groups.filter((g) => opts.system !== false || !g.is_system_group));

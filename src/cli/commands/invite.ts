@@ -20,12 +20,14 @@ import {
   type SendableBatch,
   type UnsendableRow,
 } from '../invites/plan.js';
-import type { OutputFlags } from '../output/output.js';
+import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { isId } from '../resolve.js';
 import { parseRole } from './users.js';
 
 /** Every field of an invitation as GET /invites gives it, in display order. */
 const INVITE_FIELDS = ['id', 'email', 'invited_by_user_id', 'invited', 'expiry_date', 'invited_as', 'is_multiuse'] as const;
+const INVITE_OUTPUT: OutputSpec = { fields: INVITE_FIELDS, times: { invited: 's', expiry_date: 's' } };
+
 
 /** The defaults every row gets from the flags; bad values are usage errors before anything is read or sent. */
 function specOfFlags(opts: CommandOptions): InviteSpec {
@@ -140,9 +142,9 @@ export const commands = [
       'chatctl invite list --json | jq -r \'.[] | select(.expiry_date == null) | .email\'',
       'chatctl invite list --fields id,email --format csv',
     ],
-    output: { fields: INVITE_FIELDS },
+    output: INVITE_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output({ fields: INVITE_FIELDS }, opts as OutputFlags);
+      const out = ctx.output(INVITE_OUTPUT, opts as OutputFlags);
       const { invites } = await (await ctx.client()).call(getInvites, {});
       if (!(await out.list(invites)) && ctx.io.stdoutIsTTY && !out.isJson) ctx.info('no pending invitations');
     },

@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { readAll } from '../io.js';
-import type { OutputFlags } from '../output/output.js';
+import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { resolveUserIds } from '../resolve.js';
 import { topicName } from './topics.js';
 
@@ -15,6 +15,7 @@ const HISTORY_FIELDS = [
   'prev_content', 'prev_rendered_content', 'content_html_diff',
 ] as const;
 const HISTORY_COLUMNS = ['timestamp', 'user', 'topic', 'changes'] as const;
+const HISTORY_OUTPUT: OutputSpec = { fields: HISTORY_FIELDS, columns: HISTORY_COLUMNS, times: { timestamp: 's' } };
 
 /** What one snapshot changed, for a person: "sent" for the original, else the edited parts. */
 export function changesOf(s: HistorySnapshot, first: boolean): string {
@@ -50,10 +51,10 @@ export const commands: CommandSpec[] = [
       'added user and changes.',
     examples: ['chatctl messages history 1234', 'chatctl messages history 1234 --json', 'chatctl messages history 1234 --fields timestamp,content --format csv'],
     args: [{ name: 'message', description: 'message ID', required: true }],
-    output: { fields: HISTORY_FIELDS, columns: HISTORY_COLUMNS },
+    output: HISTORY_OUTPUT,
     async run(opts, ctx) {
       const id = messageId(opt.str(opts, 'message'));
-      const out = ctx.output({ fields: HISTORY_FIELDS, columns: HISTORY_COLUMNS }, opts as OutputFlags);
+      const out = ctx.output(HISTORY_OUTPUT, opts as OutputFlags);
       const client = await ctx.client();
       const { message_history } = await client.call(getMessageHistory, { message_id: id });
       if (out.isJson && opt.str(opts, 'fields') === undefined) {

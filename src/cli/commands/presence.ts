@@ -8,7 +8,7 @@ import type { OutputFlags } from '../output/output.js';
 import { fetchState } from '../state.js';
 
 const PRESENCE_FIELDS = ['user_id', 'email', 'full_name', 'status', 'active_timestamp', 'idle_timestamp'] as const;
-const OUTPUT = { fields: PRESENCE_FIELDS };
+const OUTPUT = { fields: PRESENCE_FIELDS, times: { active_timestamp: 's', idle_timestamp: 's' } } as const;
 
 /**
  * The threshold of servers that do not report server_presence_offline_threshold_seconds (below feature

@@ -7,7 +7,7 @@ import {
 import { defineCommand, opt, type CommandSpec } from '../command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { resolveChannelIds } from '../resolve.js';
 
 const SUBSCRIPTION_FIELDS = [
@@ -15,6 +15,7 @@ const SUBSCRIPTION_FIELDS = [
   'date_created', 'creator_id', 'stream_weekly_traffic', 'subscribers',
 ] as const;
 const SUBSCRIPTION_COLUMNS = ['stream_id', 'name', 'color', 'is_muted', 'pin_to_top', 'desktop_notifications', 'push_notifications', 'email_notifications'] as const;
+const SUBSCRIPTION_OUTPUT: OutputSpec = { fields: SUBSCRIPTION_FIELDS, columns: SUBSCRIPTION_COLUMNS, times: { date_created: 's' } };
 
 /** `PROPERTY=VALUE`: a colour as #rrggbb, every other property true or false. */
 export function parseSetting(text: string): { property: SubscriptionProperty; value: string | boolean } {
@@ -43,9 +44,9 @@ export const commands: CommandSpec[] = [
       '--json prints the subscription objects as the server gives them.',
     examples: ['chatctl subscriptions list', 'chatctl subscriptions list --fields name,is_muted --format csv', 'chatctl subscriptions list --subscribers --json'],
     options: [{ flags: '--subscribers', description: 'include the subscriber IDs of each channel' }],
-    output: { fields: SUBSCRIPTION_FIELDS, columns: SUBSCRIPTION_COLUMNS },
+    output: SUBSCRIPTION_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output({ fields: SUBSCRIPTION_FIELDS, columns: SUBSCRIPTION_COLUMNS }, opts as OutputFlags);
+      const out = ctx.output(SUBSCRIPTION_OUTPUT, opts as OutputFlags);
       const client = await ctx.client();
       const { subscriptions } = await client.call(getSubscriptions, { include_subscribers: opt.bool(opts, 'subscribers') || undefined });
       await out.list(subscriptions);

@@ -5,7 +5,7 @@ import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../co
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveChannel } from '../resolve.js';
 import { fetchState } from '../state.js';
 
@@ -82,6 +82,8 @@ function policyCommand(verb: Verb, summary: string, description: string, example
 
 const TOPIC_FIELDS = ['stream_id', 'channel', 'topic_name', 'visibility_policy', 'policy', 'last_updated'] as const;
 const TOPIC_COLUMNS = ['channel', 'topic_name', 'policy', 'last_updated'] as const;
+const TOPIC_OUTPUT: OutputSpec = { fields: TOPIC_FIELDS, columns: TOPIC_COLUMNS, times: { last_updated: 's' } };
+
 
 interface TopicRow extends UserTopic {
   channel: string | null;
@@ -133,9 +135,9 @@ export const commands: CommandSpec[] = [
       { flags: '--channel <channel>', description: 'only this channel (ID or name)' },
       { flags: '--policy <policy>', description: 'only this policy', choices: ['muted', 'unmuted', 'followed'] },
     ],
-    output: { fields: TOPIC_FIELDS, columns: TOPIC_COLUMNS },
+    output: TOPIC_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output({ fields: TOPIC_FIELDS, columns: TOPIC_COLUMNS }, opts as OutputFlags);
+      const out = ctx.output(TOPIC_OUTPUT, opts as OutputFlags);
       const client = await ctx.client();
       const { streams } = await client.call(getStreams, {});
       const index = streams.map((s) => ({ id: s.stream_id, name: s.name }));

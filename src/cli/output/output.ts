@@ -23,6 +23,11 @@ export interface OutputSpec {
   fields: readonly string[];
   /** The columns of table and TSV output when --fields is not given. */
   columns?: readonly string[];
+  /**
+   * Fields holding UNIX times, in seconds or milliseconds: shown as RFC 3339 (UTC) in tables, TSV and CSV;
+   * JSON keeps the wire numbers.
+   */
+  times?: Readonly<Record<string, 's' | 'ms'>>;
 }
 
 export interface OutputFlags {
@@ -99,6 +104,14 @@ export class Output {
     return this.fields ?? this.spec.columns ?? this.spec.fields;
   }
 
+  /** A field's value as text output shows it: times as RFC 3339. */
+  private shown(row: Row, field: string): unknown {
+    const value = fieldOf(row, field);
+    const unit = this.spec.times?.[field];
+    if (!unit || typeof value !== 'number') return value;
+    return new Date(unit === 's' ? value * 1000 : value).toISOString().replace(/\.000Z$/, 'Z');
+  }
+
   private write(text: string): void {
     this.io.stdout.write(text);
   }
@@ -111,7 +124,7 @@ export class Output {
     for await (const row of rows) {
       count++;
       if (this.format === 'ndjson') this.write(`${JSON.stringify(pick(row, this.fields))}\n`);
-      else if (this.format === 'tsv') this.write(`${this.columns().map((c) => tsvCell(fieldOf(row, c))).join('\t')}\n`);
+      else if (this.format === 'tsv') this.write(`${this.columns().map((c) => tsvCell(this.shown(row, c))).join('\t')}\n`);
       else buffered.push(row);
     }
     if (!streaming) await this.flush(buffered);
@@ -129,7 +142,7 @@ export class Output {
         return;
       case 'table': {
         const fields = this.fields ?? Object.keys(row);
-        await this.renderTable(['FIELD', 'VALUE'], fields.map((f) => [f, cellText(fieldOf(row, f))]));
+        await this.renderTable(['FIELD', 'VALUE'], fields.map((f) => [f, cellText(this.shown(row, f))]));
         return;
       }
       default:
@@ -145,17 +158,17 @@ export class Output {
         return;
       case 'csv': {
         const { stringify } = require('csv-stringify/sync') as typeof import('csv-stringify/sync');
-        this.write(stringify(rows.map((r) => cols.map((c) => cellText(fieldOf(r, c)))), { header: true, columns: [...cols] }));
+        this.write(stringify(rows.map((r) => cols.map((c) => cellText(this.shown(r, c)))), { header: true, columns: [...cols] }));
         return;
       }
       case 'tsv':
-        for (const r of rows) this.write(`${cols.map((c) => tsvCell(fieldOf(r, c))).join('\t')}\n`);
+        for (const r of rows) this.write(`${cols.map((c) => tsvCell(this.shown(r, c))).join('\t')}\n`);
         return;
       case 'table':
         if (rows.length === 0) return;
         await this.renderTable(
           cols.map((c) => c.toUpperCase()),
-          rows.map((r) => cols.map((c) => cellText(fieldOf(r, c)))),
+          rows.map((r) => cols.map((c) => cellText(this.shown(r, c)))),
         );
         return;
       case 'ndjson':
