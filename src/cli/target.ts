@@ -59,25 +59,34 @@ export function selectedProfileName(globals: GlobalOptions, env: Env, config?: C
   return globals.profile ?? env.CHATCTL_PROFILE ?? config?.defaultProfile ?? 'default';
 }
 
+/** The four ways to name a target, as one level (the flags, or the environment) gives them. */
+interface Naming {
+  zuliprc?: string;
+  server?: string;
+  dataDir?: string;
+  profile?: string;
+  /** How `server` and `dataDir` were given, for messages. */
+  serverSource: string;
+  dataDirSource: string;
+}
+
 export function resolveTarget(globals: GlobalOptions, env: Env): Target {
   const config = readConfig(env);
   const profiles = config.profiles ?? {};
-  const explicitProfile = globals.profile ?? env.CHATCTL_PROFILE;
   const name = selectedProfileName(globals, env, config);
   const selected = profiles[name];
   const fromEnv = envCredentials(env);
 
-  const rcPath = globals.zuliprc ?? env.ZULIP_CONFIG;
-  if (rcPath) {
+  const fromZuliprc = (rcPath: string): Target => {
     const rc = readZuliprc(rcPath);
+    // Within a zuliprc's target, --server and ZULIP_SITE still override its site, as in Zulip's own tools.
     const site = globals.server ?? env.ZULIP_SITE ?? rc.site;
     if (!site) throw usageError(`${rcPath} names no site; add site= to its [api] section or pass --server`);
     const fromRc = rc.email && rc.key ? { email: rc.email, apiKey: rc.key } : undefined;
     return { kind: 'remote', site: normalizeSite(site), tls: tlsFrom(env, rc), credentials: fromEnv ?? fromRc, profileName: name, fromProfile: false, source: rcPath };
-  }
+  };
 
-  const site = globals.server ?? env.ZULIP_SITE;
-  if (site) {
+  const fromServer = (site: string, source: string): Target => {
     const normalized = normalizeSite(site);
     const match = selected?.server === normalized ? [name, selected] as const : Object.entries(profiles).find(([, p]) => p.server === normalized);
     return {
@@ -88,12 +97,11 @@ export function resolveTarget(globals: GlobalOptions, env: Env): Target {
       profile: match?.[1],
       profileName: match?.[0] ?? name,
       fromProfile: Boolean(match),
-      source: globals.server ? '--server' : 'ZULIP_SITE',
+      source,
     };
-  }
+  };
 
-  const dir = globals.dataDir ?? env.CHATCTL_DATA_DIR;
-  if (dir) {
+  const fromDataDir = (dir: string, source: string): Target => {
     const dataDir = resolve(dir);
     const match = selected?.embedded === dataDir ? [name, selected] as const : Object.entries(profiles).find(([, p]) => p.embedded === dataDir);
     return {
@@ -102,21 +110,36 @@ export function resolveTarget(globals: GlobalOptions, env: Env): Target {
       credentials: fromEnv ?? profileCredentials(match?.[1]),
       profileName: match?.[0] ?? name,
       fromProfile: Boolean(match),
-      source: globals.dataDir ? '--data-dir' : 'CHATCTL_DATA_DIR',
+      source,
     };
-  }
+  };
 
-  if (explicitProfile && !selected) {
-    const known = Object.keys(profiles);
-    throw usageError(`no profile named "${explicitProfile}"`, known.length ? `profiles: ${known.join(', ')}` : 'log in first: chatctl login');
-  }
-  if (selected) {
-    const credentials = fromEnv ?? profileCredentials(selected);
-    if (selected.server) {
-      return { kind: 'remote', site: selected.server, tls: tlsFrom(env, {}, selected), credentials, profile: selected, profileName: name, fromProfile: true, source: `profile ${name}` };
+  const fromProfile = (profile: Profile): Target => {
+    const credentials = fromEnv ?? profileCredentials(profile);
+    if (profile.server) {
+      return { kind: 'remote', site: profile.server, tls: tlsFrom(env, {}, profile), credentials, profile, profileName: name, fromProfile: true, source: `profile ${name}` };
     }
-    return { kind: 'embedded', dataDir: selected.embedded ?? defaultDataDir(env), credentials, profileName: name, fromProfile: true, source: `profile ${name}` };
+    return { kind: 'embedded', dataDir: profile.embedded ?? defaultDataDir(env), credentials, profileName: name, fromProfile: true, source: `profile ${name}` };
+  };
+
+  // Every flag before any variable: `--profile work` wins over a ZULIP_SITE exported for other tools.
+  const levels: Naming[] = [
+    { zuliprc: globals.zuliprc, server: globals.server, dataDir: globals.dataDir, profile: globals.profile, serverSource: '--server', dataDirSource: '--data-dir' },
+    { zuliprc: env.ZULIP_CONFIG, server: env.ZULIP_SITE, dataDir: env.CHATCTL_DATA_DIR, profile: env.CHATCTL_PROFILE, serverSource: 'ZULIP_SITE', dataDirSource: 'CHATCTL_DATA_DIR' },
+  ];
+  for (const level of levels) {
+    if (level.zuliprc) return fromZuliprc(level.zuliprc);
+    if (level.server) return fromServer(level.server, level.serverSource);
+    if (level.dataDir) return fromDataDir(level.dataDir, level.dataDirSource);
+    if (level.profile) {
+      if (!selected) {
+        const known = Object.keys(profiles);
+        throw usageError(`no profile named "${level.profile}"`, known.length ? `profiles: ${known.join(', ')}` : 'log in first: chatctl login');
+      }
+      return fromProfile(selected);
+    }
   }
+  if (selected) return fromProfile(selected);
 
   const rc = defaultZuliprc(env);
   if (existsSync(rc)) {

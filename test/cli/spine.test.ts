@@ -5,6 +5,7 @@ import { parse } from '../../src/cli/main.js';
 import { createTestOrg, OWNER_PASSWORD, type TestOrg } from '../helpers/org.js';
 import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { TRANSPORTS } from '../helpers/transports.js';
+import { closedPort } from '../client/servers.js';
 
 const pointAt = cliTarget;
 
@@ -256,6 +257,32 @@ describe('remote credentials', () => {
     expect(wrong.code).toBe(4);
     const right = await runCli(['users', 'list'], { env: { ...env, ZULIP_EMAIL: org.owner.email, ZULIP_API_KEY: org.owner.apiKey } });
     expect(right.code).toBe(0);
+  });
+
+  it('flags win over the environment: --data-dir, --profile and --server over ZULIP_SITE, ZULIP_CONFIG, CHATCTL_DATA_DIR', async () => {
+    const { home, env } = tempHome();
+    const elsewhere = `http://127.0.0.1:${await closedPort()}`;
+    const rc = join(home, 'zuliprc');
+    writeFileSync(rc, `[api]\nemail=${org.owner.email}\nkey=${org.owner.apiKey}\nsite=${elsewhere}\n`, { mode: 0o600 });
+    mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(env.CHATCTL_CONFIG_DIR!, 'config.json'),
+      JSON.stringify({ profiles: { work: { embedded: org.dataDir, email: org.owner.email, apiKey: org.owner.apiKey } } }),
+      { mode: 0o600 },
+    );
+    const creds = { ZULIP_EMAIL: org.owner.email, ZULIP_API_KEY: org.owner.apiKey };
+    const who = async (argv: string[], extra: Record<string, string>) => {
+      const r = await runCli([...argv, 'whoami', '--json', '--fields', 'target,source'], { env: { ...env, ...extra } });
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout) as { target: string; source: string };
+    };
+    expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_SITE: elsewhere })).toEqual({ target: `embedded:${org.dataDir}`, source: '--data-dir' });
+    expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: `embedded:${org.dataDir}`, source: '--data-dir' });
+    expect(await who(['--profile', 'work'], { ZULIP_SITE: elsewhere })).toEqual({ target: `embedded:${org.dataDir}`, source: 'profile work' });
+    expect(await who(['--profile', 'work'], { CHATCTL_DATA_DIR: join(home, 'other-org') })).toEqual({ target: `embedded:${org.dataDir}`, source: 'profile work' });
+    expect(await who(['--server', site], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: site, source: '--server' });
+    // Among the variables, the order is unchanged: ZULIP_SITE over CHATCTL_PROFILE.
+    expect(await who([], { ...creds, ZULIP_SITE: site, CHATCTL_PROFILE: 'work' })).toEqual({ target: site, source: 'ZULIP_SITE' });
   });
 
   it('names a missing profile and the ones there are', async () => {
