@@ -6,6 +6,7 @@
  * and rate limits are the client's business.
  */
 import type { WireRequest, WireResponse } from '../api/wire.js';
+import { CliError } from '../cli/errors.js';
 import { USER_AGENT } from '../version.js';
 import { acquireDispatcher, type DispatcherConfig, type ProxySettings } from './dispatcher.js';
 import { errorCodes } from './retry.js';
@@ -63,8 +64,16 @@ export class HttpTransport implements Transport {
     } else if (req.body.length || !['GET', 'HEAD'].includes(req.method)) {
       body = new URLSearchParams(req.body);
     }
+    // fetch would follow a 301/302 of a POST as a GET without its body (and a GET of most endpoints
+    // succeeds), so only requests that change nothing are followed.
+    const follow = ['GET', 'HEAD'].includes(req.method);
     try {
-      const res = await globalThis.fetch(url, { method: req.method, headers, body, signal, redirect: 'follow' });
+      const res = await globalThis.fetch(url, { method: req.method, headers, body, signal, redirect: follow ? 'follow' : 'manual' });
+      const location = res.headers.get('location');
+      if (!follow && res.status >= 300 && res.status < 400 && location !== null) {
+        await res.body?.cancel();
+        throw new RedirectError(this.target, `${req.method} ${req.path}`, res.status, new URL(location, url).href);
+      }
       const text = await res.text();
       const out: Record<string, string> = {};
       res.headers.forEach((v, k) => (out[k] = v));
@@ -80,6 +89,18 @@ export class HttpTransport implements Transport {
     const release = this.release;
     this.release = undefined;
     if (release) await (await release)();
+  }
+}
+
+/** A request that changes something, answered with a redirect: not followed, since fetch would send it as a GET. */
+export class RedirectError extends CliError {
+  constructor(site: string, what: string, status: number, location: string) {
+    super(
+      `${site} answered ${what} with a redirect (${status}) to ${location}; nothing was sent there`,
+      'failure',
+      'if the server moved, use its new address: --server URL (or chatctl login --server URL)',
+    );
+    this.name = 'RedirectError';
   }
 }
 

@@ -148,3 +148,31 @@ describe('connections', () => {
     expect(getGlobalDispatcher()).toBe(before);
   });
 });
+
+describe('redirects', () => {
+  it('never turns a redirected POST into a GET: nothing is followed, and the error names where to go (exit 1)', async () => {
+    const t = await serve((req, res) => {
+      if (req.method === 'POST') {
+        res.writeHead(301, { location: '/api/v1/things/' });
+        res.end();
+      } else json(res, 200, { ...SUCCESS, id: 0 });
+    });
+    const e = await clientOf(t.url)
+      .call(createThing, { name: 'x' })
+      .catch((x: unknown) => x);
+    expect(t.requests.map((r) => r.method)).toEqual(['POST']);
+    expect(exitKindOf(e)).toBe('failure');
+    expect((e as Error).message).toBe(`${t.url} answered POST /things with a redirect (301) to ${t.url}/api/v1/things/; nothing was sent there`);
+  });
+
+  it('still follows a redirected GET, which changes nothing', async () => {
+    const t = await serve((req, res) => {
+      if (req.url === '/api/v1/users') {
+        res.writeHead(302, { location: '/api/v1/users/' });
+        res.end();
+      } else json(res, 200, { ...SUCCESS, members: [] });
+    });
+    expect(await clientOf(t.url).call(getUsers, {})).toMatchObject({ members: [] });
+    expect(t.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/users', 'GET /api/v1/users/']);
+  });
+});
