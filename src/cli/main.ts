@@ -10,6 +10,7 @@ import { NOUNS } from './commands/index.js';
 import { buildProgram, CommanderError, firstWord, type Parsed } from './program.js';
 import { helpTopic, HELP_TOPICS } from './help-topics.js';
 import type { IO } from './io.js';
+import { parseFields, resolveFormat, type OutputFlags } from './output/output.js';
 import { terminalPrompter } from './prompter.js';
 import { VERSION } from '../version.js';
 
@@ -84,6 +85,12 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   });
   const jsonErrors = parsed.opts.json === true || parsed.opts.format === 'json' || parsed.opts.format === 'ndjson';
   try {
+    // Bad output flags are usage errors before anything is read or sent, whichever path the command takes
+    // (--dry-run, a change that prints nothing): not only once it gets to printing.
+    if (parsed.spec.output) {
+      resolveFormat(parsed.opts as OutputFlags, io);
+      parseFields(parsed.spec.output, (parsed.opts as OutputFlags).fields);
+    }
     await parsed.spec.run(parsed.opts, ctx);
     return EXIT.ok;
   } catch (e) {

@@ -121,6 +121,19 @@ describe('output formats', () => {
     expect(r.stderr).toMatch(/hint: valid fields: user_id, email, delivery_email, full_name, role/);
   });
 
+  it.each([
+    [['users', 'deactivate', '2', '--dry-run', '--fields', 'shoe_size'], 'unknown field "shoe_size"'],
+    [['invite', 'send', 'new@example.com', '--dry-run', '--fields', 'shoe_size'], 'unknown field "shoe_size"'],
+    [['groups', 'members', 'role:everyone', '--add', '2', '--dry-run', '--fields', 'shoe_size'], 'unknown field "shoe_size"'],
+    [['users', 'reactivate', '2', '--json', '--format', 'csv'], '--json and --format disagree'],
+  ])('%j: output flags are checked before anything runs, on every path (exit 2)', async (...argv) => {
+    const [args, message] = argv as [string[], string];
+    const r = await runCli([...base.args, ...args], { env: base.env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(message);
+  });
+
   it('refuses unknown options and bad choices as usage errors', async () => {
     expect((await runCli(['users', 'list', '--shoe'], { env: base.env })).code).toBe(2);
     const r = await runCli(['users', 'list', '--format', 'yaml'], { env: base.env });
