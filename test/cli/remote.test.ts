@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, OWNER_PASSWORD, type TestOrg } from '../helpers/org.js';
 import { documentedExample, schemaExample } from '../client/examples.js';
-import { closedPort } from '../client/servers.js';
+import { closedPort, startServer } from '../client/servers.js';
 
 const readConfigFile = (env: Record<string, string>) =>
   JSON.parse(readFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), 'utf8')) as { defaultProfile?: string; profiles: Record<string, Record<string, unknown>> };
@@ -95,6 +95,23 @@ describe('every command against a remote URL', () => {
     expect(r.code).toBe(75);
     expect(r.stderr).toContain(`chatctl: cannot reach the server: connect ECONNREFUSED 127.0.0.1:${port}`);
     expect(r.stderr.match(/failed \(ECONNREFUSED\); retrying/g)).toHaveLength(2);
+  });
+
+  it('Ctrl-C during a request is exit 130, and says interrupted (as JSON in JSON modes)', async () => {
+    const hanging = await startServer(() => undefined);
+    try {
+      const controller = new AbortController();
+      const run = runCli(['--server', hanging.url, 'attachments', 'list', '--json'], { env: { ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) }, signal: controller.signal });
+      while (hanging.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+      // What the entry point does on SIGINT.
+      controller.abort('SIGINT');
+      const r = await run;
+      expect(r.code).toBe(130);
+      expect(r.stdout).toBe('');
+      expect(JSON.parse(r.stderr)).toEqual({ error: { message: 'interrupted', code: 'INTERRUPTED', exit_code: 130 } });
+    } finally {
+      await hanging.close();
+    }
   });
 
   it('refuses a --max-wait that is not a number of seconds', async () => {
