@@ -1,12 +1,11 @@
 /** `--dry-run`: the requests a command would send, printed as JSON lines on stdout, secrets masked. */
 import type { WireRequest } from '../api/wire.js';
+import { isSecretParam } from '../client/redact.js';
 import type { Context } from './context.js';
 
-/** Parameters whose values are never shown. */
-const SECRET_PARAMS = new Set(['password', 'api_key', 'key', 'token', 'new_password', 'old_password']);
-
 export function describeRequest(req: WireRequest): Record<string, unknown> {
-  const mask = (pairs: [string, string][]) => Object.fromEntries(pairs.map(([k, v]) => [k, SECRET_PARAMS.has(k) ? '********' : v]));
+  // The same rule as --verbose, so no parameter is a secret in one and shown in the other.
+  const mask = (pairs: [string, string][]) => Object.fromEntries(pairs.map(([k, v]) => [k, isSecretParam(k) ? '********' : v]));
   const out: Record<string, unknown> = { method: req.method, path: `/api/v1${req.path}` };
   if (req.query.length) out.query = mask(req.query);
   if (req.body.length) out.body = mask(req.body);

@@ -8,8 +8,11 @@ import type { WireRequest } from '../api/wire.js';
 const SECRET = /pass|secret|token|(^|_)key$|api_?key|(^|_)otp($|_)/i;
 const MAX_VALUE = 80;
 
+/** Whether a parameter's value is a secret, never to be shown (--verbose, --dry-run). */
+export const isSecretParam = (name: string): boolean => SECRET.test(name);
+
 function field([name, value]: [string, string]): string {
-  if (SECRET.test(name)) return `${name}=***`;
+  if (isSecretParam(name)) return `${name}=***`;
   const shown = value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE - 3)}...` : value;
   return `${name}=${JSON.stringify(shown).slice(1, -1)}`;
 }
