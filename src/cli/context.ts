@@ -44,8 +44,6 @@ export interface Context {
   /** A line for the person on stderr (hints, summaries); silent under --quiet. */
   info(message: string): void;
   warn(message: string): void;
-  /** Whether stderr takes colour. */
-  readonly color: boolean;
   /** Aborted on Ctrl-C. */
   readonly signal: AbortSignal;
   /** Releases what the command opened (waits for embedded background work). */
@@ -67,13 +65,11 @@ export function createContext(deps: ContextDeps): Context {
   const { io, env, globals } = deps;
   let target: Target | undefined;
   let client: Promise<ChatClient> | undefined;
-  const color = useColor(globals.color ?? 'auto', env, io.stderrIsTTY);
   const ctx: Context = {
     io,
     env,
     globals,
     prompter: deps.prompter,
-    color,
     signal: deps.signal ?? new AbortController().signal,
     now: deps.now ?? Date.now,
     target: () => (target ??= resolveTarget(globals, env)),
