@@ -139,7 +139,7 @@ export class Router {
     }
     const params: Record<string, unknown> = {};
     hit.route.names.forEach((name, i) => {
-      params[name] = decodePathParam(op, name, decodeURIComponent(hit.match[i + 1]!));
+      params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));
     });
     const read = decodeParams(op, req, params);
     const ctx = this.context(req, caller, signal);
@@ -189,6 +189,18 @@ export class Router {
         }
       },
     };
+  }
+}
+
+/**
+ * A path segment percent-decoded; one that is not valid percent-encoded UTF-8 (`%zz`, a lone surrogate's
+ * bytes) is taken as it stands, as Django leaves such a path, so it names nothing rather than failing.
+ */
+function decodePathSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
   }
 }
 

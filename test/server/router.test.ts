@@ -77,6 +77,18 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
     expect(wrong.body).toEqual({ result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET'] });
   });
 
+  it('takes a path segment that is not valid percent-encoding as it stands, as a Django server does, not as a 500', async () => {
+    const user = await rawRequest(org, kind, { method: 'GET', path: '/users/%zz' });
+    expect({ status: user.status, body: user.body }).toEqual({ status: 400, body: { result: 'error', msg: 'No such user', code: 'BAD_REQUEST' } });
+    // The UTF-8 bytes of a lone surrogate do not decode either.
+    const domain = await rawRequest(org, kind, { method: 'DELETE', path: '/realm/domains/%ED%A0%80' });
+    expect({ status: domain.status, body: domain.body }).toEqual({
+      status: 400,
+      body: { result: 'error', msg: 'No entry found for domain %ED%A0%80.', code: 'BAD_REQUEST' },
+    });
+    expect(org.logs.filter((l) => l.startsWith('internal error'))).toEqual([]);
+  });
+
   describe('HTTP Basic authentication', () => {
     const auth = (value: string) => ({ authorization: value });
     const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
