@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { register } from '../../src/api/operations/events.js';
 import { getMessages, sendMessage } from '../../src/api/operations/messages.js';
 import { addReaction, deactivateCustomEmoji, getCustomEmoji, removeReaction, uploadCustomEmoji } from '../../src/api/operations/reactions.js';
 import type { UploadedFile } from '../../src/api/wire.js';
@@ -198,6 +199,16 @@ describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
       const got = await events();
       expect(got).toEqual([expect.objectContaining({ type: 'realm_emoji', op: 'update', realm_emoji: list.emoji })]);
       expect(openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: got })).toEqual([]);
+    });
+
+    it('gives register the same realm_emoji as GET /realm/emoji and the realm_emoji events', async () => {
+      const member = await as(org.addUser());
+      await uploadEmoji(member);
+      const retired = await uploadEmoji(owner);
+      await owner.call(deactivateCustomEmoji, { emoji_name: retired.name });
+      const list = await owner.call(getCustomEmoji, {});
+      const state = await member.call(register, { fetch_event_types: ['realm_emoji'], event_types: ['realm_emoji'] });
+      expect(state.realm_emoji).toEqual(list.emoji);
     });
 
     it('checks the name, the file and the permission in the server’s order', async () => {

@@ -7,6 +7,7 @@ import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api
 import { getSetting, FEATURE_LEVEL, SERVER_VERSION } from '../realm.js';
 import type { Db } from '../store/db.js';
 import { channelView, hasMetadataAccess, MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, subscriberIds, type StreamRow } from './channels.js';
+import { realmEmojiDict } from './emoji.js';
 import { listFolders } from './folders.js';
 import { GroupGraph } from './groups.js';
 import { listLinkifiers } from './linkifiers.js';
@@ -220,18 +221,6 @@ function linkifierState(db: Db, o: StateOptions): State {
   return { realm_linkifiers: o.capabilities.linkifier_url_template === true ? listLinkifiers(db) : [] };
 }
 
-function emojiState(db: Db): State {
-  const rows = db.prepare('SELECT * FROM realm_emoji ORDER BY id').all() as { id: number; name: string; file_name: string; author_id: number | null; deactivated: number }[];
-  return {
-    realm_emoji: Object.fromEntries(
-      rows.map((r) => [
-        String(r.id),
-        { id: String(r.id), name: r.name, source_url: `/user_avatars/1/emoji/images/${r.file_name}`, still_url: null, deactivated: r.deactivated === 1, author_id: r.author_id },
-      ]),
-    ),
-  };
-}
-
 function profileFieldState(db: Db): State {
   return { custom_profile_fields: allFields(db).map(fieldToWire), custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES };
 }
@@ -282,7 +271,7 @@ const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
       (r) => ({ domain: r.domain, allow_subdomains: r.allow_subdomains === 1 }),
     ),
   }),
-  realm_emoji: (db) => emojiState(db),
+  realm_emoji: (db) => ({ realm_emoji: realmEmojiDict(db) }),
   realm_user_groups: (db, o) => ({ realm_user_groups: new GroupGraph(db).list(o.capabilities.include_deactivated_groups === true) }),
   channel_folders: (db) => ({ channel_folders: listFolders(db, true) }),
   custom_profile_fields: (db) => profileFieldState(db),
