@@ -5,6 +5,9 @@
  *
  * `--version` alone is answered before the command tree loads: it is the cheapest possible call, and
  * scripts make it often.
+ *
+ * When the reader of the output goes away (`chatctl users list | head -1`), chatctl stops at once with
+ * exit 0, as a program killed by SIGPIPE would stop, instead of dying of the unhandled EPIPE.
  */
 import { EXIT } from './errors.js';
 
@@ -26,6 +29,12 @@ export async function run(argv: readonly string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const onPipeError = (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(EXIT.ok);
+    throw e;
+  };
+  process.stdout.on('error', onPipeError);
+  process.stderr.on('error', onPipeError);
   const [{ main }, { processIO }] = await Promise.all([import('./main.js'), import('./io.js')]);
   const code = await main(argv, { io: processIO(), env: process.env, signal: controller.signal });
   return interrupted && code !== EXIT.ok ? EXIT.interrupted : code;

@@ -26,6 +26,18 @@ describe('bin/chatctl.js', () => {
     expect((await spawnCli(['api', 'GET', '/users/99'], { env })).code).toBe(6);
   });
 
+  it('stops quietly with exit 0 when the reader of its output goes away (| head)', async () => {
+    const { env } = tempHome();
+    const child = spawn(process.execPath, [BIN, 'users', 'list', '--format', 'ndjson'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The reading end closes before chatctl writes anything: every write to stdout fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+  });
+
   it('serve answers Zulip clients over HTTP, logs each request, and stops cleanly on SIGTERM', async () => {
     const { home, env } = tempHome();
     const dir = join(home, 'org');
