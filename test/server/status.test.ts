@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { register } from '../../src/api/operations/events.js';
 import { getUserStatus, updateOwnStatus, updateUserStatus } from '../../src/api/operations/status.js';
 import { bad, flatFailure } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
@@ -69,6 +70,9 @@ describe.each(TRANSPORTS)('user status over %s', (kind) => {
     expect(org.db.prepare('SELECT presence_enabled FROM users WHERE id = ?').pluck().get(user.id)).toBe(0);
     expect(takeEvents(org, q)).toEqual([{ type: 'user_status', user_id: user.id, away: true }]);
     expect((await client.call(getUserStatus, { user_id: user.id })).status).toEqual({ away: true });
+    // The initial state says so too, as GET does (a server's user_status dict keeps `away`).
+    const state = await (await as(member)).call(register, { fetch_event_types: ['user_status'], event_types: ['user_status'] });
+    expect((state.user_status as Record<string, unknown>)[String(user.id)]).toEqual({ away: true });
     await client.call(updateOwnStatus, { away: false });
     expect((await client.call(getUserStatus, { user_id: user.id })).status).toEqual({});
   });

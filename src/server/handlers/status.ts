@@ -3,11 +3,10 @@
  * setting another user's. Validation and its order are a Zulip server's update_user_status.
  */
 import { badRequest } from '../../api/errors.js';
-import type { ReactionType } from '../../api/operations/messages.js';
-import { getUserStatus, updateOwnStatus, updateUserStatus, type UserStatus } from '../../api/operations/status.js';
+import { getUserStatus, updateOwnStatus, updateUserStatus } from '../../api/operations/status.js';
 import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { checkEmojiRequest, emojiDataFor } from '../model/emoji.js';
-import { accessUser, activeUserIds, userById, type UserRow } from '../model/users.js';
+import { accessUser, activeUserIds, statusOf, userById, type UserRow } from '../model/users.js';
 
 interface StatusChange {
   away?: boolean;
@@ -49,19 +48,6 @@ function updateStatus(ctx: HandlerContext, target: UserRow, change: StatusChange
   }
   ctx.emit(event, activeUserIds(db));
   return {};
-}
-
-/** A status as GET shows it: only what is set, so a user with none gets `{}`. */
-export function statusOf(user: UserRow): UserStatus {
-  const status: UserStatus = {};
-  if (!user.presence_enabled) status.away = true;
-  if (user.status_text) status.status_text = user.status_text;
-  if (user.status_emoji_name) {
-    status.emoji_name = user.status_emoji_name;
-    status.emoji_code = user.status_emoji_code;
-    status.reaction_type = user.status_reaction_type as ReactionType;
-  }
-  return status;
 }
 
 export const bindings: Binding[] = [

@@ -14,7 +14,7 @@ import { listLinkifiers } from './linkifiers.js';
 import { allFields, fieldToWire } from './profile-fields.js';
 import { DEFAULT_HISTORY_LIMIT_DAYS, PRESENCE_OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS, realmPresence } from './presence.js';
 import { subscriptionViews, userTopics, type SubscriptionRow } from './subscriptions.js';
-import { allUsers, isAdmin, userView, type UserRow } from './users.js';
+import { allUsers, isAdmin, statusOf, userView, type UserRow } from './users.js';
 
 export const MAX_TOPIC_LENGTH = 60;
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -186,25 +186,15 @@ function streamState(db: Db, o: StateOptions): State {
   return { streams: streams.map(view) };
 }
 
+/** Every active user with something to show, as GET /users/{id}/status shows it (`away` included). */
 function userStatusState(db: Db): State {
   const rows = db
     .prepare(
-      `SELECT id, status_text, status_emoji_name, status_emoji_code, status_reaction_type FROM users
-       WHERE is_active = 1 AND (status_text != '' OR status_emoji_name != '')`,
+      `SELECT id, presence_enabled, status_text, status_emoji_name, status_emoji_code, status_reaction_type FROM users
+       WHERE is_active = 1 AND (status_text != '' OR status_emoji_name != '' OR presence_enabled = 0)`,
     )
-    .all() as { id: number; status_text: string; status_emoji_name: string; status_emoji_code: string; status_reaction_type: string }[];
-  const statuses: Record<string, Record<string, string>> = {};
-  for (const r of rows) {
-    const status: Record<string, string> = {};
-    if (r.status_text) status.status_text = r.status_text;
-    if (r.status_emoji_name) {
-      status.emoji_name = r.status_emoji_name;
-      status.emoji_code = r.status_emoji_code;
-      status.reaction_type = r.status_reaction_type;
-    }
-    statuses[String(r.id)] = status;
-  }
-  return { user_status: statuses };
+    .all() as (Parameters<typeof statusOf>[0] & { id: number })[];
+  return { user_status: Object.fromEntries(rows.map((r) => [String(r.id), statusOf(r)])) };
 }
 
 function presenceState(db: Db, o: StateOptions): State {

@@ -1,6 +1,8 @@
 /** Users in the store, and their wire form as a given viewer may see it. */
 import { createHash } from 'node:crypto';
 import { badRequest, insufficientPermission, mustBe } from '../../api/errors.js';
+import type { ReactionType } from '../../api/operations/messages.js';
+import type { UserStatus } from '../../api/operations/status.js';
 import type { BotType, Role, User } from '../../api/types.js';
 import type { EventSink } from '../context.js';
 import { getSetting, realmHost } from '../realm.js';
@@ -318,4 +320,22 @@ export function checkBotNameAvailable(db: Db, fullName: string, isActivation: bo
     );
   }
   throw badRequest('Name is already in use!');
+}
+
+/**
+ * A user's status as GET /users/{id}/status and register's `user_status` show it: only what is set (a user
+ * with none gets `{}`), with the legacy `away` for a user who shares no presence.
+ */
+export function statusOf(
+  user: Pick<UserRow, 'presence_enabled' | 'status_text' | 'status_emoji_name' | 'status_emoji_code' | 'status_reaction_type'>,
+): UserStatus {
+  const status: UserStatus = {};
+  if (!user.presence_enabled) status.away = true;
+  if (user.status_text) status.status_text = user.status_text;
+  if (user.status_emoji_name) {
+    status.emoji_name = user.status_emoji_name;
+    status.emoji_code = user.status_emoji_code;
+    status.reaction_type = user.status_reaction_type as ReactionType;
+  }
+  return status;
 }
