@@ -85,6 +85,8 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
 
     it.each([
       ['an unknown flag', 'add', 'bogus', "Invalid flag: 'bogus'"],
+      ['a name every object inherits', 'add', 'constructor', "Invalid flag: 'constructor'"],
+      ['another inherited name', 'add', '__proto__', "Invalid flag: '__proto__'"],
       ['a flag the server sets', 'add', 'mentioned', "Flag not editable: 'mentioned'"],
       ['a flag the server sets, before the operation', 'toggle', 'historical', "Flag not editable: 'historical'"],
       ['an unknown operation', 'toggle', 'starred', "Invalid message flag operation: 'toggle'"],

@@ -19,7 +19,7 @@ export interface FlagChange {
 
 /** The flag and operation checks, in the server's order; run after any narrow query. */
 export function checkFlagRequest(op: string, flag: string): { flag: FlagName; adding: boolean } {
-  if (!(flag in FLAG_BITS)) throw badRequest(`Invalid flag: '${flag}'`);
+  if (!Object.hasOwn(FLAG_BITS, flag)) throw badRequest(`Invalid flag: '${flag}'`);
   if (!EDITABLE_FLAGS.includes(flag as FlagName)) throw badRequest(`Flag not editable: '${flag}'`);
   if (op !== 'add' && op !== 'remove') throw badRequest(`Invalid message flag operation: '${op}'`);
   return { flag: flag as FlagName, adding: op === 'add' };
