@@ -141,16 +141,17 @@ export function check(schema: Schema, value: unknown, path: string): unknown {
       const out: Record<string, unknown> = {};
       for (const [key, field] of Object.entries(schema.fields)) {
         const sub = `${path}["${key}"]`;
-        if (!(key in value)) {
+        if (!Object.hasOwn(value, key)) {
           if (field.required) throw badRequest(`${sub} field is missing: Field required`);
           continue;
         }
         out[key] = check(field.schema, value[key], sub);
       }
       for (const key of Object.keys(value)) {
-        if (!(key in schema.fields)) {
+        // Own keys only: `constructor` or `__proto__` in a request is an unknown key like any other.
+        if (!Object.hasOwn(schema.fields, key)) {
           if (!schema.extra) throw badRequest(`Argument "${key}" at ${path} is unexpected`);
-          out[key] = value[key];
+          Object.defineProperty(out, key, { value: value[key], enumerable: true, writable: true, configurable: true });
         }
       }
       return out;

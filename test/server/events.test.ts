@@ -112,6 +112,11 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
     it('rejects unknown client capabilities', async () => {
       const res = await rawRequest(org, kind, { method: 'POST', path: '/register', body: [['client_capabilities', '{"teleport": true}']] });
       expect(res.body).toMatchObject({ msg: 'Argument "teleport" at client_capabilities is unexpected', code: 'BAD_REQUEST' });
+      // Names every JS object inherits are unknown keys like any other.
+      for (const key of ['constructor', '__proto__', 'toString']) {
+        const inherited = await rawRequest(org, kind, { method: 'POST', path: '/register', body: [['client_capabilities', `{"${key}": true}`]] });
+        expect(inherited.body).toMatchObject({ msg: `Argument "${key}" at client_capabilities is unexpected`, code: 'BAD_REQUEST' });
+      }
     });
 
     it('shows a guest only what a guest may see', async () => {
