@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe, updateUserTopic } from '../../src/api/operations/channels.js';
 import { deleteQueue, getEvents, register, type RegisterResponse } from '../../src/api/operations/events.js';
 import { createChannelFolder } from '../../src/api/operations/folders.js';
+import { sendMessage } from '../../src/api/operations/messages.js';
 import type { UserGroup } from '../../src/api/operations/groups.js';
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { basicAuthHeader, type WireRequest } from '../../src/api/wire.js';
@@ -172,6 +173,14 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
       const made = await owner.call(getEvents, { dont_block: true, event_types: ['user_topic'] });
       expect(made.events).toEqual([]);
       expect(org.db.prepare('SELECT event_types FROM event_queues WHERE id = ?').get(made.queue_id)).toEqual({ event_types: '["user_topic"]' });
+    });
+
+    it('gives a queue made by GET /events the defaults of that endpoint: raw Markdown messages, as without apply_markdown', async () => {
+      const made = await owner.call(getEvents, { dont_block: true, event_types: ['message'] });
+      await owner.call(sendMessage, { type: 'direct', to: JSON.stringify([org.owner.id]), content: 'some **bold** text' });
+      const { events } = await owner.call(getEvents, { queue_id: made.queue_id!, last_event_id: -1, dont_block: true });
+      expect(events).toHaveLength(1);
+      expect(events[0]!.message).toMatchObject({ content: 'some **bold** text', content_type: 'text/x-markdown' });
     });
 
     it('holds a poll until an event arrives in this process', async () => {

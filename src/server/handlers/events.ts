@@ -119,7 +119,9 @@ export const bindings: Binding[] = [
       if (!p.dont_block) throw badRequest("Missing 'queue_id' argument");
       const queueId = ctx.tx(() => {
         expireQueues(db, ctx.now());
-        return createQueue(db, { userId: me.id, eventTypes: p.event_types ?? null, options: {}, lifespanSecs: 0, now: ctx.now() });
+        // GET /events's own defaults (apply_markdown and client_gravatar false), as a server makes such a queue.
+        const options = { apply_markdown: false, client_gravatar: false };
+        return createQueue(db, { userId: me.id, eventTypes: p.event_types ?? null, options, lifespanSecs: 0, now: ctx.now() });
       });
       return { events: [], queue_id: queueId };
     }
