@@ -200,6 +200,29 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       expect(both).toMatchObject({ processed_count: 2500, found_oldest: true, found_newest: false });
     });
 
+    it('takes a long search (a pasted paragraph) and a narrow of many terms, not a 500 from the SQL engine', async () => {
+      const reader = org.addUser();
+      const c = await channel([reader]);
+      const [id] = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'essay', content: 'alpha beta gamma' }).then((r) => [r.id]);
+      const client = await as(reader);
+      const words = Array.from({ length: 1500 }, (_, i) => ['alpha', 'beta', 'gamma'][i % 3]).join(' ');
+      const long = await client.call(updateMessageFlagsForNarrow, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [{ operator: 'channel', operand: c.id }, { operator: 'search', operand: words }],
+        op: 'add',
+        flag: 'starred',
+      });
+      expect(long).toMatchObject({ processed_count: 1, first_processed_id: id, last_processed_id: id });
+      const many = Array.from({ length: 1500 }, () => ({ operator: 'is', operand: 'starred', negated: true }));
+      const res = await client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 10, num_after: 0, narrow: many, op: 'add', flag: 'collapsed' });
+      expect(res).toMatchObject({ processed_count: 0, first_processed_id: null });
+      const fetched = await client.call(getMessages, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'search', operand: `${words} delta` }] });
+      expect(fetched.messages).toEqual([]);
+      expect(org.logs.filter((l) => l.startsWith('internal error'))).toEqual([]);
+    });
+
     it('checks the anchor, then the range, then the narrow, and the flag only after the query', async () => {
       const call = (fields: Record<string, string>) =>
         rawRequest(org, kind, {

@@ -180,9 +180,11 @@ class NarrowBuilder {
       case 'search': {
         const words = String(operand).split(/\s+/).filter((w) => w !== '');
         if (!term.negated) this.searchWords.push(...words);
+        // Every word in the content or the topic. The words travel as one JSON parameter: a pasted paragraph
+        // as one condition per word would pass SQLite's limits on expression depth and parameters.
         return {
-          sql: words.map(() => `(m.content LIKE ? ESCAPE '\\' OR m.topic LIKE ? ESCAPE '\\')`).join(' AND '),
-          params: words.flatMap((w) => [likeEscape(w), likeEscape(w)]),
+          sql: `NOT EXISTS (SELECT 1 FROM json_each(?) w WHERE NOT (m.content LIKE w.value ESCAPE '\\' OR m.topic LIKE w.value ESCAPE '\\'))`,
+          params: [JSON.stringify([...new Set(words)].map(likeEscape))],
         };
       }
       default:
@@ -265,6 +267,18 @@ function includesHistory(db: Db, viewer: UserRow, terms: readonly NarrowTerm[]):
   return include;
 }
 
+/**
+ * Conditions joined by AND as a balanced tree: a flat chain is nested as deep as it is long, and SQLite
+ * refuses expressions deeper than 1000, which a narrow of many terms reaches.
+ */
+function allOf(conds: readonly Cond[]): Cond {
+  if (conds.length === 1) return conds[0]!;
+  const half = Math.ceil(conds.length / 2);
+  const left = allOf(conds.slice(0, half));
+  const right = allOf(conds.slice(half));
+  return { sql: `(${left.sql}) AND (${right.sql})`, params: [...left.params, ...right.params] };
+}
+
 export function narrowQuery(db: Db, viewer: UserRow, terms: readonly NarrowTerm[]): NarrowQuery {
   const builder = new NarrowBuilder(db, viewer);
   const conds = terms.map((t) => {
@@ -276,11 +290,11 @@ export function narrowQuery(db: Db, viewer: UserRow, terms: readonly NarrowTerm[
     ? 'messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?'
     : 'user_messages um JOIN messages m ON m.id = um.message_id';
   const base: Cond = includeHistory ? { sql: '1', params: [] } : { sql: 'um.user_id = ?', params: [viewer.id] };
-  const all = [base, ...conds];
+  const where = allOf([base, ...conds]);
   return {
     from,
-    where: all.map((c) => c.sql).join(' AND '),
-    params: [...(includeHistory ? [viewer.id] : []), ...all.flatMap((c) => c.params)],
+    where: where.sql,
+    params: [...(includeHistory ? [viewer.id] : []), ...where.params],
     includeHistory,
     searchWords: builder.searchWords,
     channelId: builder.channelId,
