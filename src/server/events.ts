@@ -70,10 +70,14 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
 
 /**
  * A message event as the queue registered for it: rendered HTML or the raw Markdown (apply_markdown, false
- * by default at registration), and Gravatar URLs left to the client (client_gravatar).
+ * by default at registration), Gravatar URLs left to the client (client_gravatar), and the empty topic as
+ * `""` for clients that declared `empty_topic_name` (others get its display name).
  */
 function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOptions): Record<string, unknown> {
   const message = { ...(event.message as Record<string, unknown>) };
+  if (o.client_capabilities?.empty_topic_name === true && message.type === 'stream') {
+    message.subject = db.prepare('SELECT topic FROM messages WHERE id = ?').pluck().get(message.id) ?? message.subject;
+  }
   if (o.apply_markdown === false) {
     message.content = db.prepare('SELECT content FROM messages WHERE id = ?').pluck().get(message.id) ?? message.content;
     message.content_type = 'text/x-markdown';

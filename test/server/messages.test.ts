@@ -57,6 +57,15 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       expect(event).toMatchObject({ type: 'message', message: { id: res.id, content: 'Hello **world**', content_type: 'text/x-markdown' } });
     });
 
+    it('gives the empty topic as "" to queues with the empty_topic_name capability, by its display name to others', async () => {
+      const c = await channel([]);
+      const capable = await listen(owner, ['message'], { client_capabilities: { empty_topic_name: true } });
+      const legacy = await listen(owner, ['message']);
+      const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: '', content: 'no topic here' });
+      expect((await capable())[0]).toMatchObject({ type: 'message', message: { id: res.id, subject: '' } });
+      expect((await legacy())[0]).toMatchObject({ type: 'message', message: { id: res.id, subject: 'general chat' } });
+    });
+
     it('takes the channel by ID, by JSON-encoded name, as type "channel" and with the legacy "subject"', async () => {
       const c = await channel([]);
       const byId = await rawRequest(org, kind, { method: 'POST', path: '/messages', body: [['type', 'channel'], ['to', String(c.id)], ['subject', 'by id'], ['content', 'x']] });
