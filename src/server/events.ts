@@ -42,14 +42,20 @@ interface DeliveryOptions {
   client_gravatar?: boolean;
 }
 
-/** Events some clients must not get: linkifier lists only go to clients that understand URL templates. */
-function wants(q: Pick<QueueRow, 'event_types' | 'options'>, type: string): boolean {
-  if (q.event_types !== null && !(JSON.parse(q.event_types) as string[]).includes(type)) return false;
-  if (type === 'realm_linkifiers') {
-    return (JSON.parse(q.options) as DeliveryOptions).client_capabilities?.linkifier_url_template === true;
-  }
+/**
+ * Events some clients must not get: linkifier lists only go to clients that understand URL templates, and
+ * channel typing only to clients that declared `stream_typing_notifications` (older ones take every typing
+ * event for a direct message).
+ */
+function wants(q: Pick<QueueRow, 'event_types' | 'options'>, event: Record<string, unknown> & { type: string }): boolean {
+  if (q.event_types !== null && !(JSON.parse(q.event_types) as string[]).includes(event.type)) return false;
+  if (event.type === 'realm_linkifiers') return capabilities(q).linkifier_url_template === true;
+  if (event.type === 'typing' && 'stream_id' in event) return capabilities(q).stream_typing_notifications === true;
   return true;
 }
+
+const capabilities = (q: Pick<QueueRow, 'options'>): Record<string, boolean> =>
+  (JSON.parse(q.options) as DeliveryOptions).client_capabilities ?? {};
 
 export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>): void {
   const ids = [...new Set(userIds)];
@@ -60,7 +66,7 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
   const plain = JSON.stringify(event);
   const woken: string[] = [];
   for (const q of queues) {
-    if (!wants(q, event.type)) continue;
+    if (!wants(q, event)) continue;
     appendEvent(db, q, event.type === 'message' ? JSON.stringify(messageEventFor(db, event, JSON.parse(q.options) as DeliveryOptions)) : plain);
     woken.push(q.id);
   }

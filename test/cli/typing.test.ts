@@ -7,9 +7,12 @@ import { openQueue, takeEvents, type StoredEvent } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
-/** A queue of `user`'s and a reader of what it received. The CLI runs on the real clock: the queue is fresh by it. */
+/**
+ * A queue of `user`'s and a reader of what it received. The CLI runs on the real clock: the queue is fresh by
+ * it. Its client takes channel typing events (stream_typing_notifications), as a current client does.
+ */
 function watch(org: TestOrg, user: TestUser): () => StoredEvent[] {
-  const queue = openQueue(org, user, { lastAccess: Math.floor(Date.now() / 1000) });
+  const queue = openQueue(org, user, { lastAccess: Math.floor(Date.now() / 1000), options: { client_capabilities: { stream_typing_notifications: true } } });
   return () => takeEvents(org, queue);
 }
 

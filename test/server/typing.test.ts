@@ -23,6 +23,8 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
   afterAll(() => org.close());
 
   const post = (user: TestUser, body: [string, string][]) => rawRequest(org, kind, { method: 'POST', path: '/typing', body }, user);
+  /** A queue of a client that takes channel typing events (it declared stream_typing_notifications). */
+  const channelQueue = (user: TestUser) => openQueue(org, user, { options: { client_capabilities: { stream_typing_notifications: true } } });
   /** A message through the real send. */
   const storeMessage = async (sender: TestUser, to: { streamId: number; topic: string } | { userIds: number[] }) =>
     (
@@ -128,7 +130,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
     });
 
     it.each(['stream', 'channel'])('sends type %s typing to the channel subscribers only', async (type) => {
-      const [qAnn, qBob, qOwner] = [ann, bob, org.owner].map((u) => openQueue(org, u));
+      const [qAnn, qBob, qOwner] = [ann, bob, org.owner].map(channelQueue);
       const res = await post(ann, [['type', type], ['op', 'start'], ['stream_id', String(streamId)], ['topic', '  plans  ']]);
       expect(res.body).toEqual({ result: 'success', msg: '' });
       const expected = { type: 'typing', op: 'start', message_type: 'stream', sender: { user_id: ann.id, email: ann.email }, stream_id: streamId, topic: 'plans' };
@@ -140,13 +142,24 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       expect(takeNumberedEvents(org, qOwner)).toEqual([]);
     });
 
+    it('delivers channel typing only to queues registered with stream_typing_notifications (4.1 rule 7)', async () => {
+      const legacy = openQueue(org, bob);
+      const capable = openQueue(org, bob, { options: { client_capabilities: { stream_typing_notifications: true } } });
+      await post(ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(streamId)], ['topic', 'plans']]);
+      expect(takeNumberedEvents(org, legacy)).toEqual([]);
+      expect(takeNumberedEvents(org, capable)).toMatchObject([{ type: 'typing', message_type: 'stream', stream_id: streamId }]);
+      // Direct-message typing needs no capability.
+      await post(ann, [['op', 'start'], ['to', `[${bob.id}]`]]);
+      expect(takeNumberedEvents(org, legacy)).toMatchObject([{ type: 'typing', message_type: 'direct' }]);
+    });
+
     it('ignores to for a channel', async () => {
       const res = await post(ann, [['type', 'stream'], ['op', 'stop'], ['stream_id', String(streamId)], ['topic', 't'], ['to', `[${bob.id}]`]]);
       expect(res.body).toEqual({ result: 'success', msg: '' });
     });
 
     it.each(['(no topic)', 'general chat'])('reads the topic %j as the empty topic, and accepts subject', async (alias) => {
-      const q = openQueue(org, bob);
+      const q = channelQueue(bob);
       await post(ann, [['type', 'channel'], ['op', 'start'], ['stream_id', String(streamId)], ['subject', alias]]);
       expect(takeNumberedEvents(org, q)).toMatchObject([{ topic: '' }]);
     });
@@ -154,7 +167,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
     it('sends nothing, successfully, in a channel of more than 100 subscribers', async () => {
       const crowd = Array.from({ length: 100 }, () => org.addUser());
       const big = newStream(org, `town-hall-${kind}`, { subscribers: [ann, ...crowd] });
-      const q = openQueue(org, crowd[0]!);
+      const q = channelQueue(crowd[0]!);
       const res = await post(ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(big)], ['topic', 't']]);
       expect(res.body).toEqual({ result: 'success', msg: '' });
       expect(takeNumberedEvents(org, q)).toEqual([]);
@@ -186,7 +199,7 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
 
     it('lets a private channel subscriber and a subscribed guest type', async () => {
       const hidden = newStream(org, `club-${kind}`, { inviteOnly: true, subscribers: [bob, gus] });
-      const q = openQueue(org, gus);
+      const q = channelQueue(gus);
       expect((await post(bob, [['type', 'stream'], ['op', 'start'], ['stream_id', String(hidden)], ['topic', 't']])).status).toBe(200);
       expect(takeNumberedEvents(org, q)).toHaveLength(1);
       expect((await post(gus, [['type', 'stream'], ['op', 'stop'], ['stream_id', String(hidden)], ['topic', 't']])).status).toBe(200);
