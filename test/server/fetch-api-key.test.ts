@@ -52,6 +52,17 @@ describe.each(TRANSPORTS)('POST /fetch_api_key over %s', (kind) => {
     expect(res.body).toEqual({ result: 'error', msg: 'Enter a valid email address.', code: 'BAD_REQUEST' });
   });
 
+  // Anyone can send this request: the address check must not cost more than the address is long.
+  it('refuses an over-long or pathological username as not an address, at once', async () => {
+    const bad = { status: 400, body: { result: 'error', msg: 'Enter a valid email address.', code: 'BAD_REQUEST' } };
+    // Longer than any e-mail address can be (320 characters): no account can have it.
+    const long = await login(`${'a'.repeat(400)}@example.com`, 'whatever');
+    expect({ status: long.status, body: long.body }).toEqual(bad);
+    // Dots where the domain should be: quadratic for a backtracking pattern (seconds per 100 kB).
+    const dots = await login(`a@${'.'.repeat(150_000)} `, 'whatever');
+    expect({ status: dots.status, body: dots.body }).toEqual(bad);
+  }, 5000);
+
   it('refuses the 6th failure within 30 minutes with 429 and retry-after; the window then passes', async () => {
     const user = withPassword();
     for (let i = 0; i < 5; i++) expect((await login(user.email, `wrong-${i}`)).status).toBe(401);
