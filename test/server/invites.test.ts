@@ -172,6 +172,13 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     expect(rowsFor(fresh)).toEqual([]);
   });
 
+  it('reads a long run of "<" without a ">" as one (invalid) address, at once', async () => {
+    // A backtracking `<(.*)>` is quadratic here: ~15 s of the server's only thread for 200 kB.
+    const junk = `Pat ${'<'.repeat(200_000)}`;
+    const err = await flatFailureWithExtra((await as(member)).call(sendInvites, { invitee_emails: junk, stream_ids: [] }));
+    expect(err).toMatchObject({ code: 'INVITATION_FAILED', errors: [[junk, 'Invalid address.', false]], sent_invitations: false });
+  }, 5000);
+
   it('refuses addresses outside the allowed domains', async () => {
     setSetting(org.db, 'emails_restricted_to_domains', true);
     org.db.prepare("INSERT INTO realm_domains (domain) VALUES ('example.com')").run();
