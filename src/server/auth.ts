@@ -2,7 +2,7 @@
  * HTTP Basic authentication and the access gate, with a real Zulip server's messages and order: every
  * failure of the key check is 401 UNAUTHORIZED with the Basic challenge; role gates are 400.
  */
-import { ApiError, badRequest, mustBe, unauthorized } from '../api/errors.js';
+import { badRequest, mustBe, unauthorized } from '../api/errors.js';
 import type { Access } from '../api/operation.js';
 import { userByEmail, type UserRow } from './model/users.js';
 import { secretsEqual } from './secrets.js';
@@ -52,5 +52,3 @@ export function checkAccess(user: UserRow, access: Access, botsAllowed: boolean)
       return;
   }
 }
-
-export const isAuthError = (e: unknown): e is ApiError => e instanceof ApiError && e.status === 401;

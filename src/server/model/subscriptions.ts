@@ -165,11 +165,6 @@ export function setVisibilityPolicy(
   sink.emit({ type: 'user_topic', stream_id: streamId, topic_name: topic, last_updated: now, visibility_policy: policy }, [userId]);
 }
 
-export const visibilityPolicyOf = (db: Db, userId: number, streamId: number, topic: string): VisibilityPolicy =>
-  ((db.prepare('SELECT visibility_policy FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').get(userId, streamId, topic) as
-    | { visibility_policy: VisibilityPolicy }
-    | undefined)?.visibility_policy ?? 0);
-
 /** A user's topic policies, as register's `user_topics` lists them. */
 export const userTopics = (db: Db, userId: number): UserTopic[] =>
   db
