@@ -144,7 +144,10 @@ export function normalizeTopic(db: Db, topic: string): string {
   return topic === '(no topic)' || topic === getSetting(db, 'empty_topic_display_name') ? '' : topic;
 }
 
-/** Sets (or with 0, removes) a user's policy for a topic and emits `user_topic` to the user. */
+/**
+ * Sets (or with 0, removes) a user's policy for a topic and emits `user_topic` to the user. Asking for the
+ * policy the topic already has changes nothing and sends no event, as on a Zulip server.
+ */
 export function setVisibilityPolicy(
   db: Db,
   sink: EventSink,
@@ -155,8 +158,11 @@ export function setVisibilityPolicy(
   now: number,
 ): void {
   if (policy === 0) {
-    db.prepare('DELETE FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').run(userId, streamId, topic);
+    const removed = db.prepare('DELETE FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').run(userId, streamId, topic);
+    if (removed.changes === 0) return;
   } else {
+    const current = db.prepare('SELECT visibility_policy FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').pluck().get(userId, streamId, topic);
+    if (current === policy) return;
     db.prepare(
       `INSERT INTO user_topics (user_id, stream_id, topic, visibility_policy, last_updated) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (user_id, stream_id, topic) DO UPDATE SET visibility_policy = excluded.visibility_policy, last_updated = excluded.last_updated`,
