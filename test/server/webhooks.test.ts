@@ -232,6 +232,30 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
     expect(org.logs.slice(logged).filter((l) => l.includes(`bot ${down.id}`) && l.includes('connection failed'))).toHaveLength(4);
   });
 
+  it('calls a URL with credentials using Basic authentication, as a server’s HTTP client does', async () => {
+    const withAuth = service.url.replace('http://', 'http://alice:pa55%3Aword@') + '?token=t0ps3cret';
+    const authBot = org.addUser({ name: 'Auth Bot', bot: { type: 3, ownerId: org.owner.id, url: withAuth } });
+    const before = lastId();
+    await send(ann, { type: 'stream', to: String(general), topic: 'auth', content: '@**Auth Bot** hello' });
+    await org.router.drain();
+    expect(service.received).toHaveLength(1);
+    expect(service.received[0]!.path).toBe('/bot?token=t0ps3cret');
+    expect(service.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('alice:pa55:word').toString('base64')}`);
+    expect(messagesAfter(before).filter((m) => m.sender_id === authBot.id)).toEqual([]);
+  });
+
+  it('logs where a failed call went without the credentials or query string of the bot’s URL', async () => {
+    const port = await closedPort();
+    const down = org.addUser({ name: 'Secret Bot', bot: { type: 3, ownerId: org.owner.id, url: `http://alice:pa55word@127.0.0.1:${port}/hook?token=t0ps3cret#frag` } });
+    const logged = org.logs.length;
+    await send(ann, { type: 'stream', to: String(general), topic: 'secrets', content: '@**Secret Bot** hello' });
+    await org.router.drain();
+    const lines = org.logs.slice(logged).filter((l) => l.includes(`bot ${down.id}`));
+    expect(lines).toHaveLength(4);
+    expect(lines.every((l) => l.includes(`to http://127.0.0.1:${port}/hook (message`) && l.includes('connection failed'))).toBe(true);
+    expect(lines.filter((l) => /pa55word|t0ps3cret|alice/.test(l))).toEqual([]);
+  });
+
   it('sends a Slack-compatible bot a form, and posts its text reply', async () => {
     const slack = org.addUser({ name: 'Slack Bot', bot: { type: 3, ownerId: org.owner.id, url: service.url } });
     org.db.prepare('UPDATE users SET service_interface = 2 WHERE id = ?').run(slack.id);

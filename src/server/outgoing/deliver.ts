@@ -40,12 +40,38 @@ export function prepareDelivery(bot: UserRow, message: OutgoingWebhookMessage, t
 
 type Outcome = { status: number; text: string } | { failure: 'timeout' | 'connection' } | { exception: Error };
 
-async function call(url: string, body: { contentType: string; text: string }): Promise<Outcome> {
+/**
+ * The URL to request and its credentials: fetch refuses a URL with `user:password@`, which a server's HTTP
+ * client sends as Basic authentication, so they move to the Authorization header.
+ */
+function splitCredentials(url: string): { url: string; headers: Record<string, string> } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { url, headers: {} };
+  }
+  if (u.username === '' && u.password === '') return { url, headers: {} };
+  const decode = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  };
+  const credentials = `${decode(u.username)}:${decode(u.password)}`;
+  u.username = '';
+  u.password = '';
+  return { url: u.href, headers: { authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` } };
+}
+
+async function call(rawUrl: string, body: { contentType: string; text: string }): Promise<Outcome> {
+  const { url, headers } = splitCredentials(rawUrl);
   try {
     // The global fetch, looked up now: the one a test's interceptor or a proxy-aware dispatcher serves.
     const res = await globalThis.fetch(url, {
       method: 'POST',
-      headers: { 'content-type': body.contentType, 'user-agent': USER_AGENT },
+      headers: { 'content-type': body.contentType, 'user-agent': USER_AGENT, ...headers },
       body: body.text,
       signal: AbortSignal.timeout(OUTGOING_WEBHOOK_TIMEOUT_SECONDS * 1000),
     });
@@ -56,6 +82,16 @@ async function call(url: string, body: { contentType: string; text: string }): P
     // undici reports refused, reset and unresolvable connections as `fetch failed` with the cause attached.
     if (error.message === 'fetch failed') return { failure: 'connection' };
     return { exception: error };
+  }
+}
+
+/** A bot's URL as the log shows it: no credentials, query string or fragment, which can carry secrets. */
+function loggableUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(not a URL)';
   }
 }
 
@@ -70,7 +106,7 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
   for (let attempt = 0; attempt <= MAX_REQUEST_RETRIES; attempt++) {
     outcome = await call(d.url, d.body);
     if (!('failure' in outcome)) break;
-    ctx.log(`outgoing webhook of bot ${bot.id} to ${d.url} (message ${d.message.id}): ${outcome.failure === 'timeout' ? 'timed out' : 'connection failed'}, attempt ${attempt + 1}`);
+    ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}): ${outcome.failure === 'timeout' ? 'timed out' : 'connection failed'}, attempt ${attempt + 1}`);
   }
   if ('failure' in outcome) {
     reply(ctx, bot, d.message, 'Failure! Bot is unavailable');
@@ -81,13 +117,14 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
     return;
   }
   if ('exception' in outcome) {
-    ctx.log(`outgoing webhook of bot ${bot.id} to ${d.url} (message ${d.message.id}) failed: ${outcome.exception.message}`);
+    const message = outcome.exception.message.split(d.url).join(loggableUrl(d.url));
+    ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}) failed: ${message}`);
     reply(ctx, bot, d.message, `Failure! An exception of type *${outcome.exception.name}* occurred for message \`${d.message.content}\`! See the Zulip server logs for more information.`);
     notifyOwner(ctx, bot, d.message, { exception: outcome.exception });
     return;
   }
   if (outcome.status < 200 || outcome.status > 299) {
-    ctx.log(`outgoing webhook of bot ${bot.id} to ${d.url} (message ${d.message.id}) answered ${outcome.status}`);
+    ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}) answered ${outcome.status}`);
     reply(ctx, bot, d.message, `Failure! Third party responded with ${outcome.status}`);
     notifyOwner(ctx, bot, d.message, { statusCode: outcome.status, responseContent: outcome.text });
     return;
