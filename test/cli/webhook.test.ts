@@ -258,3 +258,28 @@ describe.each(TRANSPORTS)('webhook commands against an organization over %s', (k
     expect((fromSample!.message.display_recipient as { id: number }[]).map((r) => r.id).sort()).toEqual([org.owner.id, bot.id].sort());
   });
 });
+
+describe('webhook trigger --dry-run against a server', () => {
+  let org: TestOrg;
+  beforeAll(() => (org = createTestOrg()));
+  afterAll(() => org.close());
+
+  it("sends nothing that changes the server: the bot's token is not read (that takes POST /register)", async () => {
+    const bot = org.addUser({ name: 'Dry Bot', bot: { type: 3, ownerId: org.owner.id, url: 'http://127.0.0.1:9/' } });
+    const t = await cliTarget(org, 'http');
+    const seen: string[] = [];
+    const handle = org.router.handle.bind(org.router);
+    org.router.handle = (req, signal) => {
+      seen.push(`${req.method} ${req.path}`);
+      return handle(req, signal);
+    };
+    try {
+      const r = await runCli([...t.args, 'webhook', 'trigger', '--url', 'http://127.0.0.1:9/', '--bot', bot.email, '--dry-run'], { env: t.env });
+      expect(r.code).toBe(0);
+      expect(seen.filter((s) => !s.startsWith('GET '))).toEqual([]);
+      expect(JSON.parse(r.stdout)).toMatchObject({ method: 'POST', body: { bot_email: bot.email, token: '********' } });
+    } finally {
+      org.router.handle = handle;
+    }
+  });
+});

@@ -101,7 +101,8 @@ export const commands = [
       'nothing is read from a server.\n\n' +
       'Prints the integration\'s reply: HTTP status, body, and what the server would do with it (post the ' +
       'content, post nothing, or report a failure such as "Invalid JSON in response"). Exit 1 when the server ' +
-      'would report a failure, 75 when the integration cannot be reached. --dry-run prints the request, token masked.',
+      'would report a failure, 75 when the integration cannot be reached. --dry-run prints the request, token masked ' +
+      '(a bot\'s own token is not read in a dry run).',
     examples: [
       'chatctl webhook trigger --url http://localhost:8080/',
       'chatctl webhook trigger --url https://bots.example.com/zulip --bot helper-bot@example.com --trigger direct_message',
@@ -146,14 +147,18 @@ export const commands = [
         trigger = asked ?? 'mention';
         message = sampleMessage(sender, bot, trigger, ctx.now());
       }
-      const token = opt.str(opts, 'token') ?? ctx.env.CHATCTL_WEBHOOK_TOKEN ?? (client && named ? await tokenOf(ctx, client, named) : null);
-      const payload = buildPayload(bot, message, trigger, token);
-
+      const given = opt.str(opts, 'token') ?? ctx.env.CHATCTL_WEBHOOK_TOKEN;
       if (opt.bool(opts, 'dryRun')) {
-        ctx.io.stdout.write(`${JSON.stringify({ method: 'POST', url, body: { ...payload, token: token === null ? null : '********' } })}\n`);
+        // The bot's token is read with POST /register, which a dry run does not send: a service bot's
+        // payload is shown with its token masked, as it would go if the server shows it to you.
+        const serviceBot = named !== null && (named.bot_type === 3 || named.bot_type === 4);
+        const masked = given !== undefined || serviceBot ? '********' : null;
+        ctx.io.stdout.write(`${JSON.stringify({ method: 'POST', url, body: { ...buildPayload(bot, message, trigger, masked) } })}\n`);
         ctx.info('chatctl: dry run: 1 request not sent');
         return;
       }
+      const token = given ?? (client && named ? await tokenOf(ctx, client, named) : null);
+      const payload = buildPayload(bot, message, trigger, token);
       const delivery = await deliver(url, payload, ctx.signal);
       await out.item({ status: delivery.status, body: delivery.body, effect: delivery.effect });
       if (delivery.failed) throw new CliError(`the server would report: ${delivery.effect}`);
