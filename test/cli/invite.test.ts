@@ -45,6 +45,12 @@ describe('invite: parsing', () => {
     [['invite', 'list', '--fields', 'nope'], 'unknown field "nope"'],
   ])('%j is a usage error', expectUsageError);
 
+  it('invite list --help says how times are printed: UNIX seconds in JSON, RFC 3339 elsewhere', async () => {
+    const r = await runCli(['invite', 'list', '--help']);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('Times are UNIX seconds in JSON, and RFC 3339 (UTC) in tables, TSV and CSV');
+  });
+
   it('refuses a file with an unknown column, naming the columns it takes', async () => {
     const file = join(tempHome().home, 'bad.csv');
     writeFileSync(file, 'email,role\na@x.test,admin\n');

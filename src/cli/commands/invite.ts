@@ -135,8 +135,8 @@ export const commands = [
     summary: 'list pending invitations',
     description:
       'Lists the invitations that are neither accepted, revoked nor expired (GET /invites): all of them for ' +
-      'administrators, your own otherwise. Times are UNIX seconds; expiry_date is empty for invitations that ' +
-      'never expire; invited_as is the role (100 owner, 200 admin, 300 moderator, 400 member, 600 guest).',
+      'administrators, your own otherwise. Times are UNIX seconds in JSON, and RFC 3339 (UTC) in tables, TSV and ' +
+      'CSV; expiry_date is empty for invitations that never expire; invited_as is the role (100 owner, 200 admin, 300 moderator, 400 member, 600 guest).',
     examples: [
       'chatctl invite list',
       'chatctl invite list --json | jq -r \'.[] | select(.expiry_date == null) | .email\'',
