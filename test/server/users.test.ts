@@ -86,6 +86,28 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       expect(eventErrors(event!)).toEqual([]);
     });
 
+    it('gives an account made through the API the time of its first login as date_joined (2.1), once', async () => {
+      const email = `late-${kind}@example.com`;
+      const password = 'long-enough-1';
+      const created = org.clock.now();
+      const { user_id } = await (await as(admin)).call(createUser, { email, password, full_name: 'Lee Late' });
+      const joined = async () => (await (await as(admin)).call(getUser, { user_id })).user.date_joined;
+      const iso = (t: number) => new Date(t * 1000).toISOString().replace('Z', '+00:00');
+      expect(await joined()).toBe(iso(created));
+      const login = () => rawRequest(org, kind, { method: 'POST', path: '/fetch_api_key', body: [['username', email], ['password', password]] }, null);
+      org.clock.advance(3600);
+      expect((await login()).status).toBe(200);
+      expect(await joined()).toBe(iso(created + 3600));
+      org.clock.advance(3600);
+      expect((await login()).status).toBe(200);
+      expect(await joined()).toBe(iso(created + 3600));
+      // An account that did not come from the API keeps its date.
+      const ownerJoined = (await (await as(admin)).call(getUser, { user_id: org.owner.id })).user.date_joined;
+      const ownerLogin = await rawRequest(org, kind, { method: 'POST', path: '/fetch_api_key', body: [['username', org.owner.email], ['password', org.owner.password]] }, null);
+      expect(ownerLogin.status).toBe(200);
+      expect((await (await as(admin)).call(getUser, { user_id: org.owner.id })).user.date_joined).toBe(ownerJoined);
+    });
+
     it.each([
       ['a used address', { email: 'owner@example.com' }, "Email 'owner@example.com' already in use"],
       ['an invalid address', { email: 'not-an-address' }, 'Bad name or username'],

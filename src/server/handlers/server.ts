@@ -88,7 +88,11 @@ export const serverHandlers = [
     if (user && !user.is_active) refuse(new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401));
     const ok = password !== '' && verifyPassword(password, user && !user.is_bot ? user.password_hash : null);
     if (!ok || !user) return refuse(new ApiError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401));
-    ctx.tx(() => db.prepare('DELETE FROM login_failures WHERE username = ?').run(username.trim()));
+    ctx.tx(() => {
+      db.prepare('DELETE FROM login_failures WHERE username = ?').run(username.trim());
+      // An account made through the API joins, as far as date_joined tells, at its first login (2.1).
+      db.prepare('UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, user.id);
+    });
     return { api_key: user.api_key, email: user.email, user_id: user.id };
   }),
 ];

@@ -217,6 +217,8 @@ export const userHandlers = [
     const email = validateNewEmail(db, p.email);
     if (p.password.length < 6) throw badRequest('The password is too weak.');
     const user = insertUser(db, { email, full_name: name, password: p.password }, ctx.now());
+    // date_joined is the creation time until the account's first login, then that login's (2.1).
+    db.prepare('UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);
     subscribeToDefaultChannels(ctx, user.id);
     emitWithPerson(db, ctx, ctx.realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }));
     return { user_id: user.id };

@@ -22,6 +22,8 @@ export interface UserRow {
   api_key: string;
   password_hash: string | null;
   date_joined: number;
+  /** Set for accounts made through the API: date_joined becomes the time of the first login. */
+  date_joined_at_first_login: number;
   timezone: string;
   avatar_version: number;
   is_imported_stub: number;

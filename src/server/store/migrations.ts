@@ -282,4 +282,8 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX login_failures_by_username ON login_failures (username, at);
   `,
+  // 2: accounts made through the API take the time of their first login as date_joined
+  `
+  ALTER TABLE users ADD COLUMN date_joined_at_first_login INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
