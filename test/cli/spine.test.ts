@@ -1,9 +1,10 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from '../../src/cli/main.js';
+import { PassThrough } from 'node:stream';
+import { main, parse } from '../../src/cli/main.js';
 import { createTestOrg, OWNER_PASSWORD, type TestOrg } from '../helpers/org.js';
-import { cliTarget, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, runCli, scriptedPrompter, Sink, tempHome } from '../helpers/cli.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 import { closedPort } from '../client/servers.js';
 
@@ -296,6 +297,32 @@ describe('remote credentials', () => {
     expect(await who(['--server', site], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: site, source: '--server' });
     // Among the variables, the order is unchanged: ZULIP_SITE over CHATCTL_PROFILE.
     expect(await who([], { ...creds, ZULIP_SITE: site, CHATCTL_PROFILE: 'work' })).toEqual({ target: site, source: 'ZULIP_SITE' });
+  });
+
+  it('serve takes the data dir of --profile over CHATCTL_DATA_DIR, as every other command does', async () => {
+    const served = createTestOrg();
+    try {
+      const { home, env } = tempHome();
+      mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
+      writeFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), JSON.stringify({ profiles: { work: { embedded: served.dataDir, email: served.owner.email, apiKey: served.owner.apiKey } } }), { mode: 0o600 });
+      const stdin = new PassThrough();
+      stdin.end();
+      const stderr = new Sink();
+      const controller = new AbortController();
+      const done = main(['--profile', 'work', 'serve', '--port', '0'], {
+        io: { stdin, stdout: new Sink(), stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, columns: 80 },
+        env: { ...env, CHATCTL_DATA_DIR: join(home, 'other-org') },
+        signal: controller.signal,
+      });
+      let finished = false;
+      void done.then(() => (finished = true));
+      while (!finished && !stderr.text.includes('serving')) await new Promise((r) => setTimeout(r, 5));
+      controller.abort('SIGINT');
+      expect(await done).toBe(0);
+      expect(stderr.text).toContain(`chatctl: serving ${served.dataDir} at http://127.0.0.1:`);
+    } finally {
+      await served.close();
+    }
   });
 
   it('names a missing profile and the ones there are', async () => {

@@ -24,7 +24,9 @@ export const commands = [
       const host = opt.str(opts, 'host')!;
       const config = readConfig(ctx.env);
       const profile = config.profiles?.[selectedProfileName(ctx.globals, ctx.env, config)];
-      const dataDir = resolve(ctx.globals.dataDir ?? ctx.env.CHATCTL_DATA_DIR ?? profile?.embedded ?? defaultDataDir(ctx.env));
+      // Flags before variables, as for every command: --profile's data dir wins over CHATCTL_DATA_DIR.
+      const fromFlags = ctx.globals.dataDir ?? (ctx.globals.profile !== undefined ? profile?.embedded : undefined);
+      const dataDir = resolve(fromFlags ?? ctx.env.CHATCTL_DATA_DIR ?? profile?.embedded ?? defaultDataDir(ctx.env));
       const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }] = await Promise.all([
         import('../../server/store/db.js'),
         import('../../server/router.js'),
