@@ -57,12 +57,20 @@ function wants(q: Pick<QueueRow, 'event_types' | 'options'>, event: Record<strin
 const capabilities = (q: Pick<QueueRow, 'options'>): Record<string, boolean> =>
   (JSON.parse(q.options) as DeliveryOptions).client_capabilities ?? {};
 
-export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>): void {
+/**
+ * Queues `event` for the users' queues that want it. Given the time, queues idle past their lifespan are
+ * skipped: they are dead, only not yet deleted (that happens on the next register, poll or delete), and
+ * would otherwise keep growing as long as nobody registers.
+ */
+export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>, now?: number): void {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
   const queues = db
-    .prepare('SELECT id, event_types, options, last_event_id FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(ids)) as Pick<QueueRow, 'id' | 'event_types' | 'options' | 'last_event_id'>[];
+    .prepare(
+      `SELECT id, event_types, options, last_event_id FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))
+       AND (? IS NULL OR last_access + lifespan_secs >= ?)`,
+    )
+    .all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as Pick<QueueRow, 'id' | 'event_types' | 'options' | 'last_event_id'>[];
   const plain = JSON.stringify(event);
   const woken: string[] = [];
   for (const q of queues) {

@@ -173,7 +173,7 @@ export class Router {
       userAgent: req.headers['user-agent'] ?? '',
       signal,
       log,
-      emit: (event, userIds) => emitEvent(db, event, userIds),
+      emit: (event, userIds) => emitEvent(db, event, userIds, clock.now()),
       defer: (task) => deferred.push(task),
       tx: (fn) => db.transaction(fn).immediate(),
     };

@@ -249,6 +249,17 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
     const res = await failure(owner.call(getEvents, { queue_id: queue_id!, last_event_id: -1, dont_block: true }));
     expect(res.code).toBe('BAD_EVENT_QUEUE_ID');
   });
+
+  it('stores no events for a queue past its lifespan, even before anything deletes it', async () => {
+    const user = org.addUser();
+    const client = await as(user);
+    const { queue_id } = await client.call(register, { event_types: ['user_topic'], queue_lifespan_secs: 30 });
+    org.clock.advance(31);
+    // Changes that only ever emit (no register, poll or delete runs the expiry) must not fill a dead queue.
+    const general = (org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
+    for (const topic of ['a', 'b', 'c']) await client.call(updateUserTopic, { stream_id: general, topic, visibility_policy: 1 });
+    expect(org.db.prepare('SELECT count(*) FROM events WHERE queue_id = ?').pluck().get(queue_id)).toBe(0);
+  });
 });
 
 describe('event queues across processes', () => {
