@@ -194,6 +194,24 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
       expect((await poll).events).toEqual([expect.objectContaining({ type: 'user_topic', topic_name: 'wake', id: 0 })]);
     });
 
+    it('keeps a queue alive while a poll waits on it, past a lifespan shorter than the wait', async () => {
+      const user = org.addUser();
+      const client = await as(user);
+      const { queue_id } = await client.call(register, { event_types: ['user_topic'], queue_lifespan_secs: 30 });
+      let poll!: Promise<{ events: unknown[] }>;
+      await waiting(org, queue_id!, () => (poll = client.call(getEvents, { queue_id: queue_id!, last_event_id: -1 })));
+      // 40 s of waiting, short of a heartbeat; the poll looks at its queue every 250 ms meanwhile.
+      for (let i = 0; i < 4; i++) {
+        org.clock.advance(10);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      // Another client's registration expires idle queues: a queue with a waiting poll is not idle.
+      await owner.call(register, { event_types: ['user_topic'], fetch_event_types: [] });
+      const general = (org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
+      await client.call(updateUserTopic, { stream_id: general, topic: 'kept', visibility_policy: 3 });
+      expect((await poll).events).toEqual([expect.objectContaining({ type: 'user_topic', topic_name: 'kept' })]);
+    });
+
     it('answers an idle poll with a heartbeat once its time has come', async () => {
       const { queue_id } = await owner.call(register, { event_types: ['user_topic'] });
       let poll!: Promise<{ events: unknown[] }>;

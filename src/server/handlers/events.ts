@@ -26,6 +26,8 @@ const STORE_POLL_MS = 250;
 /** An idle poll answers with a heartbeat after 45 s plus up to 10 s, as a Zulip server. */
 const HEARTBEAT_BASE_SECS = 45;
 const HEARTBEAT_JITTER_SECS = 10;
+/** How often, at most, a waiting poll marks its queue accessed. */
+const KEEPALIVE_MAX_SECS = 10;
 
 /**
  * Waits until the queue has events, a heartbeat is due (by the context's clock, so tests can move time),
@@ -33,6 +35,16 @@ const HEARTBEAT_JITTER_SECS = 10;
  */
 function waitForEvents(ctx: HandlerContext, queueId: string, since: number): Promise<QueueEvent[]> {
   const heartbeatAfter = HEARTBEAT_BASE_SECS + Math.random() * HEARTBEAT_JITTER_SECS;
+  // A queue with a poll waiting on it is not idle (a server never expires one with a connected client):
+  // its last access moves on while the poll waits, often enough for the shortest lifespan.
+  const lifespan = (ctx.db.prepare('SELECT lifespan_secs FROM event_queues WHERE id = ?').pluck().get(queueId) as number | undefined) ?? 0;
+  const touchEvery = Math.max(1, Math.min(KEEPALIVE_MAX_SECS, lifespan / 3));
+  let touchedAt = since;
+  const keepAlive = () => {
+    if (ctx.clock.now() - touchedAt < touchEvery) return;
+    touchedAt = ctx.clock.now();
+    ctx.tx(() => touchQueue(ctx.db, queueId, ctx.now()));
+  };
   const deliver = (): QueueEvent[] =>
     ctx.tx(() => {
       touchQueue(ctx.db, queueId, ctx.now());
@@ -43,6 +55,7 @@ function waitForEvents(ctx: HandlerContext, queueId: string, since: number): Pro
     if (ctx.signal.aborted) return [];
     if (!queueExists(ctx.db, queueId)) throw badQueue(queueId);
     if (pendingEvents(ctx.db, queueId).length) return deliver();
+    keepAlive();
     if (ctx.clock.now() - since < heartbeatAfter) return null;
     ctx.tx(() => pushHeartbeat(ctx.db, queueId));
     return deliver();
