@@ -52,8 +52,12 @@ export interface BulkFlags extends OutputFlags {
   concurrency?: string;
 }
 
-/** Failures that end a bulk run at once instead of failing one row: every row would fail the same way. */
-const FATAL: ReadonlySet<ExitKind> = new Set(['auth', 'interrupted', 'usage']);
+/**
+ * Failures that end a bulk run at once instead of failing one row: every row would fail the same way. A
+ * temporary failure (the server still unreachable or rate-limited after the retries) ends it with exit 75,
+ * so cron reschedules the job rather than reading a partial failure.
+ */
+const FATAL: ReadonlySet<ExitKind> = new Set(['auth', 'interrupted', 'usage', 'temporary']);
 
 /** `--concurrency N`: requests in flight at once, 1 to 32. */
 export function concurrencyOf(value: string | undefined): number | undefined {

@@ -28,7 +28,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { flags: '--insecure', description: 'do not verify the server certificate (warns; env ZULIP_ALLOW_INSECURE=true)' },
   { flags: '--max-wait <seconds>', description: 'longest wait for a rate limit or retry before giving up (exit 75)', default: '60' },
   { flags: '-v, --verbose', description: 'show every request and response on stderr (never credentials)' },
-  { flags: '-q, --quiet', description: 'print nothing on stderr but errors' },
+  { flags: '-q, --quiet', description: 'no hints, progress or summaries on stderr (errors and warnings still show)' },
   { flags: '--color <when>', description: 'colour output', choices: ['auto', 'always', 'never'], default: 'auto' },
   { flags: '--no-input', description: 'never prompt, even on a terminal' },
 ];

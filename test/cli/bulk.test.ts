@@ -63,3 +63,23 @@ describe('bulk commands over HTTP', () => {
     expect(r.stderr).toContain('--concurrency takes a whole number from 1 to 32, not "0"');
   });
 });
+
+describe('a bulk run against a server that goes away', () => {
+  it('ends with exit 75 (temporary), not 3, so cron reschedules it', async () => {
+    const org = createTestOrg();
+    try {
+      const users = Array.from({ length: 3 }, () => org.addUser({ active: false }));
+      const t = await cliTarget(org, 'http');
+      // The server answers, then stops: the first reactivation's response tells the client nothing more will work.
+      const handle = org.router.handle.bind(org.router);
+      org.router.handle = async (...args) => {
+        const res = await handle(...args);
+        return res.status === 200 && args[0].path.endsWith('/reactivate') ? { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: { result: 'error', msg: 'Service unavailable', code: 'BAD_REQUEST' } } : res;
+      };
+      const r = await runCli([...t.args, '--max-wait', '1', 'users', 'reactivate', ...users.map((u) => String(u.id)), '--fail-fast'], { env: t.env });
+      expect(r.code).toBe(75);
+    } finally {
+      await org.close();
+    }
+  });
+});
