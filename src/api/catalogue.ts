@@ -36,6 +36,3 @@ for (const [area, m] of Object.entries(modules) as [AreaName, object][]) {
 }
 
 export const catalogue: readonly Operation[] = Object.values(operationsByArea).flat();
-
-/** Every operation by its export name, for callers that pick by name (commands, tests). */
-export const ops = { ...server, ...users, ...messages, ...reactions, ...channels, ...groups, ...presence, ...events, ...folders, ...typing, ...attachments, ...linkifiers, ...webhooks, ...invites, ...domains, ...status, ...bots, ...profileFields };

@@ -81,7 +81,7 @@ export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
 
 export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<U>): Promise<Outcome[]> {
   // Outcomes stream: --json means one JSON object a line, printed as each row is done.
-  const out = ctx.output({ fields: OUTCOME_FIELDS }, flags.json ? { ...flags, json: false, format: 'ndjson' } : flags);
+  const out = ctx.output(flags.json ? { ...flags, json: false, format: 'ndjson' } : flags, { fields: OUTCOME_FIELDS });
   const concurrency = o.failFast ? 1 : (concurrencyOf(flags.concurrency) ?? DEFAULT_CONCURRENCY);
   const outcomes: Outcome[] = [];
   // The error behind each failed row that threw, so a one-row run exits as that error would.

@@ -40,7 +40,8 @@ export interface Context {
    * configured. `auth: false` for operations that need no credentials (server settings).
    */
   client(opts?: { auth?: boolean }): Promise<ChatClient>;
-  output(spec: OutputSpec, flags: OutputFlags): Output;
+  /** The output layer for the running command's declared output, or for `spec` when it prints something else. */
+  output(flags: OutputFlags, spec?: OutputSpec): Output;
   /** A line for the person on stderr (hints, summaries); silent under --quiet. */
   info(message: string): void;
   warn(message: string): void;
@@ -55,6 +56,8 @@ export interface ContextDeps {
   env: Env;
   globals: GlobalOptions;
   prompter: Prompter;
+  /** The running command's declared output (what ctx.output prints by default). */
+  outputSpec?: OutputSpec;
   now?: () => number;
   signal?: AbortSignal;
   /** Opens the transport of a target (tests may count or wrap it). */
@@ -82,7 +85,10 @@ export function createContext(deps: ContextDeps): Context {
       }
       return c;
     },
-    output: (spec, flags) => new Output(io, spec, flags, useColor(globals.color ?? 'auto', env, io.stdoutIsTTY)),
+    output: (flags, spec = deps.outputSpec) => {
+      if (!spec) throw new Error('this command declares no output');
+      return new Output(io, spec, flags, useColor(globals.color ?? 'auto', env, io.stdoutIsTTY));
+    },
     info: (message) => {
       if (!globals.quiet) io.stderr.write(`${message}\n`);
     },

@@ -79,6 +79,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     env: deps.env,
     globals,
     prompter: deps.prompter ?? terminalPrompter(io, globals.input !== false && !deps.env.CI),
+    outputSpec: parsed.spec.output,
     now: deps.now,
     signal: deps.signal,
     openTransport: deps.openTransport,

@@ -29,8 +29,6 @@ async function waiting(org: TestOrg, queueId: string, start: () => Promise<unkno
   }
 }
 
-/** Group fields newer than the description whose names it documents elsewhere (see groups.test.ts). */
-
 describe.each(TRANSPORTS)('event queues over %s', (kind) => {
   let org: TestOrg;
   let owner: ChatClient;

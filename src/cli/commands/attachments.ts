@@ -99,7 +99,7 @@ async function clean(opts: CommandOptions, ctx: Context): Promise<void> {
     throw usageError('attachments clean deletes files: not running interactively; pass --yes', 'see what it would delete with --dry-run');
   }
   const quiet = Boolean(ctx.globals.quiet);
-  const out = ctx.output(ATTACHMENT_OUTPUT, opts as OutputFlags);
+  const out = ctx.output(opts as OutputFlags);
   const client = await ctx.client();
   const owner = opt.str(opts, 'owner');
   if (owner !== undefined) await checkOwner(ctx, owner);
@@ -181,7 +181,7 @@ export const commands = [
     ],
     output: ATTACHMENT_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(ATTACHMENT_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const { attachments } = await client.call(getAttachments, {}, { signal: ctx.signal });
       await out.list(attachments.map((a) => attachmentRow(a, client.credentials?.email ?? null, out, ctx)));

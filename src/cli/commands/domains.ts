@@ -23,7 +23,7 @@ export const commands = [
     examples: ['chatctl domains list', 'chatctl domains list --json | jq -r \'.[].domain\''],
     output: { fields: DOMAIN_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output({ fields: DOMAIN_FIELDS }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const { domains } = await (await ctx.client()).call(getRealmDomains, {});
       if (!(await out.list(domains)) && ctx.io.stdoutIsTTY && !out.isJson) ctx.info('no allowed domains');
     },
@@ -41,7 +41,7 @@ export const commands = [
     output: { fields: ADDED_FIELDS, columns: ['id'] },
     mutating: true,
     async run(opts, ctx) {
-      const out = ctx.output({ fields: ADDED_FIELDS, columns: ['id'] }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const params = { domain: opt.str(opts, 'domain')!.trim(), allow_subdomains: opt.bool(opts, 'subdomains') };
       if (opt.bool(opts, 'dryRun')) {

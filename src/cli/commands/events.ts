@@ -40,7 +40,7 @@ export const commands = [
         fetch_event_types: [],
         queue_lifespan_secs: lifespan !== undefined ? parseDuration(lifespan, '--lifespan') : undefined,
       };
-      const out = ctx.output(QUEUE_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       if (opt.bool(opts, 'dryRun')) {
         printDryRun(ctx, [client.encode(register, params)]);

@@ -82,7 +82,7 @@ async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Pr
   const all = opt.bool(opts, 'all');
   // One field list for --fields either way; a single request has no batch number to show by default.
   const spec = all ? { fields: BATCH_FIELDS } : { fields: BATCH_FIELDS, columns: RESULT_FIELDS };
-  const out = ctx.output(spec, all && opts.json ? { ...(opts as OutputFlags), json: false, format: 'ndjson' } : (opts as OutputFlags));
+  const out = ctx.output(all && opts.json ? { ...(opts as OutputFlags), json: false, format: 'ndjson' } : (opts as OutputFlags), spec);
   const client = await ctx.client();
   if (opt.bool(opts, 'dryRun')) {
     printDryRun(ctx, [client.encode(updateMessageFlagsForNarrow, params(p, p.anchor, true))]);

@@ -20,7 +20,7 @@ export const commands: CommandSpec[] = [
     options: [{ flags: '--archived', description: 'include archived folders' }],
     output: FOLDER_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(FOLDER_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const { channel_folders } = await client.call(getChannelFolders, { include_archived: opt.bool(opts, 'archived') || undefined });
       await out.list(channel_folders);
@@ -37,7 +37,7 @@ export const commands: CommandSpec[] = [
     output: { fields: ['id', 'name'] },
     mutating: true,
     async run(opts, ctx) {
-      const out = ctx.output({ fields: ['id', 'name'] }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const name = opt.str(opts, 'name')!;
       if (name.trim() === '') throw usageError('a folder needs a name');
       const client = await ctx.client();

@@ -50,7 +50,7 @@ export const commands: CommandSpec[] = [
     ],
     output: GROUP_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(GROUP_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const { user_groups } = await client.call(getUserGroups, { include_deactivated_groups: opt.bool(opts, 'deactivated') || undefined });
       await out.list(user_groups.filter((g) => opts.system !== false || !g.is_system_group));
@@ -89,7 +89,7 @@ export const commands: CommandSpec[] = [
       const removeSub = opt.list(opts, 'removeSubgroup');
       const changing = add.length + remove.length + addSub.length + removeSub.length > 0;
       if (changing && opt.bool(opts, 'direct')) throw usageError('--direct is for listing members, not for changes');
-      const out = changing ? null : ctx.output({ fields: MEMBER_FIELDS, columns: MEMBER_COLUMNS }, opts as OutputFlags);
+      const out = changing ? null : ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const groups = await allGroups(client);
       const groupRef = opt.str(opts, 'group')!;
@@ -148,7 +148,7 @@ export const commands: CommandSpec[] = [
     async run(opts, ctx) {
       const description = opt.str(opts, 'description');
       if (description === undefined) throw usageError('--description is required (it may be "")');
-      const out = ctx.output({ fields: ['id', 'name'] }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const members = opt.list(opts, 'member');
       const subgroups = opt.list(opts, 'subgroup');

@@ -144,7 +144,7 @@ export const commands = [
     ],
     output: INVITE_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(INVITE_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const { invites } = await (await ctx.client()).call(getInvites, {});
       if (!(await out.list(invites)) && ctx.io.stdoutIsTTY && !out.isJson) ctx.info('no pending invitations');
     },

@@ -57,7 +57,7 @@ export const commands = [
     examples: ['chatctl linkifiers list', 'chatctl linkifiers list --json', 'chatctl linkifiers list --fields id,pattern --format csv'],
     output: LINKIFIER_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(LINKIFIER_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       await out.list(await currentLinkifiers(await ctx.client(), ctx.signal));
     },
   }),

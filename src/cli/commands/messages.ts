@@ -54,7 +54,7 @@ export const commands: CommandSpec[] = [
     output: HISTORY_OUTPUT,
     async run(opts, ctx) {
       const id = messageId(opt.str(opts, 'message'));
-      const out = ctx.output(HISTORY_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const { message_history } = await client.call(getMessageHistory, { message_id: id });
       if (out.isJson && opt.str(opts, 'fields') === undefined) {
@@ -97,7 +97,7 @@ export const commands: CommandSpec[] = [
       if (channel !== undefined && topic === undefined) throw usageError('--channel needs --topic (\'\' for the general-chat topic)');
       if (to.length && topic !== undefined) throw usageError('--topic goes with --channel');
       if (opt.str(opts, 'content') === undefined) throw usageError('--content is required (- reads stdin)');
-      const out = ctx.output({ fields: ['id'] }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const content = (await contentOf(ctx, opts))!;
       const client = await ctx.client();
       const level = await client.featureLevel();

@@ -96,7 +96,7 @@ export const commands: CommandSpec[] = [
     options: LIST_OPTIONS,
     output: OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const override = thresholdOption(opts);
       const days = historyDays(opts);
       const client = await ctx.client();
@@ -131,7 +131,7 @@ export const commands: CommandSpec[] = [
       const status = opt.str(opts, 'status')!;
       if (status !== 'active' && status !== 'idle') throw usageError(`presence is active or idle, not "${status}"`);
       const pingOnly = opt.bool(opts, 'pingOnly');
-      const out = ctx.output(OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const override = thresholdOption(opts);
       const days = historyDays(opts);
       const client = await ctx.client();

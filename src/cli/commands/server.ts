@@ -17,7 +17,7 @@ export const commands = [
     examples: ['chatctl server settings', 'chatctl server settings --server https://chat.example.com --json', 'chatctl server settings --fields zulip_version,zulip_feature_level'],
     output: { fields: SERVER_SETTINGS_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output({ fields: SERVER_SETTINGS_FIELDS }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client({ auth: false });
       const { result: _r, msg: _m, ...settings } = await client.call(getServerSettings, {});
       await out.item(settings);

@@ -75,7 +75,7 @@ export const commands = [
     args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
     output: { fields: STATUS_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output({ fields: STATUS_FIELDS }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const { status } = await client.call(getUserStatus, { user_id: await resolveUser(client, opt.str(opts, 'user')!) });
       // JSON is the data itself; a table shows every field, so an empty status reads as one.

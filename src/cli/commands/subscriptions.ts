@@ -46,7 +46,7 @@ export const commands: CommandSpec[] = [
     options: [{ flags: '--subscribers', description: 'include the subscriber IDs of each channel' }],
     output: SUBSCRIPTION_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(SUBSCRIPTION_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const { subscriptions } = await client.call(getSubscriptions, { include_subscribers: opt.bool(opts, 'subscribers') || undefined });
       await out.list(subscriptions);

@@ -137,7 +137,7 @@ export const commands: CommandSpec[] = [
     ],
     output: TOPIC_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(TOPIC_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const { streams } = await client.call(getStreams, {});
       const index = streams.map((s) => ({ id: s.stream_id, name: s.name }));

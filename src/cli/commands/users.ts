@@ -112,7 +112,7 @@ export const commands = [
       if (opt.bool(opts, 'bots') && opt.bool(opts, 'humans')) throw usageError('--bots and --humans exclude each other');
       const role = opt.str(opts, 'role') !== undefined ? parseRole(opt.str(opts, 'role')!) : undefined;
       const ids = opt.str(opts, 'ids') !== undefined ? parseIds(opt.str(opts, 'ids')!, '--ids') : undefined;
-      const out = ctx.output({ fields: USER_FIELDS, columns: USER_COLUMNS }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       // The API's default (client_gravatar) leaves Gravatar URLs to the client; compute them only when asked.
       const wantsAvatars = (opt.str(opts, 'fields') ?? '').split(',').includes('avatar_url');
@@ -144,7 +144,7 @@ export const commands = [
     options: [{ flags: '--custom-fields', description: 'include custom profile fields (profile_data)' }],
     output: { fields: USER_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output({ fields: USER_FIELDS }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const ref = opt.str(opts, 'user')!.trim();
       const common = { client_gravatar: false, include_custom_profile_fields: opt.bool(opts, 'customFields') || undefined };

@@ -132,7 +132,7 @@ export const commands = [
       const messageId = messageRef !== undefined ? parseIdArgs([messageRef], 'message')[0] : undefined;
       const botRef = opt.str(opts, 'bot');
       const asked = askedTrigger(opts);
-      const out = ctx.output(DELIVERY_OUTPUT, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
 
       const client = botRef !== undefined || messageId !== undefined ? await ctx.client() : null;
       const named = client && botRef !== undefined ? await botOf(ctx, client, botRef) : null;

@@ -18,7 +18,7 @@ export const commands = [
     examples: ['chatctl whoami', 'chatctl whoami --json'],
     output: { fields: FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output({ fields: FIELDS }, opts as OutputFlags);
+      const out = ctx.output(opts as OutputFlags);
       const target = ctx.target();
       const client = await ctx.client();
       const me = await client.call(getOwnUser, {});
