@@ -2,6 +2,7 @@
  * Sending a payload to an integration the way a Zulip server does (a JSON POST with its User-Agent, given
  * up after 10 seconds), and reading the reply the way the server would: what the bot posts back, if anything.
  */
+import { readReply } from '../../api/webhook-reply.js';
 import { VERSION } from '../../version.js';
 import { CliError } from '../errors.js';
 
@@ -22,23 +23,17 @@ export interface Delivery {
 /** The server's reading of an integration's reply (zulip-behaviour §2.20). */
 export function interpretReply(status: number, text: string): Omit<Delivery, 'status'> {
   let body: unknown = text;
-  let json = false;
   try {
     body = JSON.parse(text);
-    json = true;
   } catch {
-    // Not JSON: kept as text, and a failure below when the status is 2xx.
+    // Not JSON: kept as text (readReply calls it a failure).
   }
   if (status < 200 || status > 299) return { body, effect: `Failure! Third party responded with ${status}`, failed: true };
-  if (!json) return { body, effect: 'Failure! Invalid JSON in response', failed: true };
-  // JSON "" was the "no response" of older bot servers.
-  if (body === '') return { body, effect: 'nothing is posted', failed: false };
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return { body, effect: 'Failure! Invalid response format', failed: true };
-  const reply = body as Record<string, unknown>;
-  if (reply.response_not_required) return { body, effect: 'nothing is posted (response_not_required)', failed: false };
-  const content = 'response_string' in reply ? (typeof reply.response_string === 'string' ? reply.response_string : JSON.stringify(reply.response_string)) : reply.content;
-  if (typeof content === 'string' && content.trim()) return { body, effect: `the bot posts: ${content}`, failed: false };
-  return { body, effect: 'nothing is posted (no content)', failed: false };
+  const r = readReply(text, false);
+  if (r.kind === 'failure') return { body, effect: `Failure! ${r.problem}`, failed: true };
+  if (r.kind === 'post') return { body, effect: `the bot posts: ${r.content}`, failed: false };
+  const why = r.reason === 'empty' ? '' : r.reason === 'response_not_required' ? ' (response_not_required)' : ' (no content)';
+  return { body, effect: `nothing is posted${why}`, failed: false };
 }
 
 export async function deliver(url: string, payload: unknown, signal: AbortSignal): Promise<Delivery> {

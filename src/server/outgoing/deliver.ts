@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../../api/errors.js';
 import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
-import { isPlainObject } from '../../api/schema.js';
+import { readReply } from '../../api/webhook-reply.js';
 import type { HandlerContext } from '../context.js';
 import { sendMessage } from '../model/messages.js';
 import { channelNarrowPath, encodeHashComponent } from '../model/render.js';
@@ -133,39 +133,19 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
 }
 
 function handleSuccess(ctx: HandlerContext, bot: UserRow, d: Delivery, text: string): void {
-  let data: unknown;
-  let problem: string | undefined;
-  try {
-    data = JSON.parse(text);
-    if (data !== '' && !isPlainObject(data)) problem = 'Invalid response format';
-  } catch {
-    problem = 'Invalid JSON in response';
-  }
-  if (problem) {
-    reply(ctx, bot, d.message, `Failure! ${problem}`);
+  const r = readReply(text, d.serviceInterface === SLACK_INTERFACE);
+  if (r.kind === 'failure') {
+    reply(ctx, bot, d.message, `Failure! ${r.problem}`);
     notifyOwner(ctx, bot, d.message, {
       responseContent: text,
-      failureMessage: `The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> ${problem}`,
+      failureMessage: `The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> ${r.problem}`,
     });
     return;
   }
-  // JSON "" was the "no response" of older bot servers.
-  if (!isPlainObject(data)) return;
-  const content = replyContent(data, d.serviceInterface);
-  if (content === undefined) return;
-  if (typeof content !== 'string') {
+  if (r.kind === 'post') reply(ctx, bot, d.message, r.content);
+  else if (r.reason === 'content is not a string') {
     ctx.log(`outgoing webhook of bot ${bot.id} (message ${d.message.id}): reply content is not a string`);
-    return;
   }
-  if (content.trim() === '') return;
-  reply(ctx, bot, d.message, content);
-}
-
-function replyContent(data: Record<string, unknown>, serviceInterface: number): unknown {
-  if (serviceInterface === SLACK_INTERFACE) return data.text ?? undefined;
-  if (data.response_not_required) return undefined;
-  if ('response_string' in data) return typeof data.response_string === 'string' ? data.response_string : JSON.stringify(data.response_string);
-  return data.content ?? undefined;
 }
 
 /** Posts `content` as the bot in the conversation of `message`: same channel and topic, or same recipients. */
