@@ -16,20 +16,20 @@ import { formatSize, parseDuration, parseIdArgs, parseSize } from '../units.js';
 
 /** The wire fields, then what chatctl adds: how many messages link the file, and whose it is. */
 const ATTACHMENT_FIELDS = ['id', 'name', 'size', 'create_time', 'references', 'owner', 'path_id', 'messages'] as const;
-const ATTACHMENT_OUTPUT: OutputSpec = { fields: ATTACHMENT_FIELDS, columns: ['id', 'name', 'size', 'create_time', 'references'] };
+const ATTACHMENT_OUTPUT: OutputSpec = { fields: ATTACHMENT_FIELDS, columns: ['id', 'name', 'size', 'create_time', 'references'], times: { create_time: 'ms' } };
 
 /** Deleting failed because the file is already gone (another run, or the server's own cleanup). */
 const isGone = (e: unknown): boolean => e instanceof ApiError && /^Invalid attachment/.test(e.msg);
 
 /**
- * An attachment as printed. JSON keeps the wire values (create_time in milliseconds, size in bytes);
- * tables and CSV show the time as ISO 8601, and a terminal table shows sizes for people.
+ * An attachment as printed. JSON keeps the wire values (size in bytes); a terminal table shows sizes for
+ * people. create_time (milliseconds) is shown by the output layer as the declared time field it is.
  */
 function attachmentRow(a: Attachment, owner: string | null, out: Output, ctx: Context): Record<string, unknown> {
   const row = { ...a, references: a.messages.length, owner };
   if (out.isJson) return row;
   const human = out.format === 'table' && ctx.io.stdoutIsTTY;
-  return { ...row, size: human ? formatSize(a.size) : a.size, create_time: new Date(a.create_time).toISOString() };
+  return { ...row, size: human ? formatSize(a.size) : a.size };
 }
 
 const total = (list: readonly Attachment[]): number => list.reduce((n, a) => n + a.size, 0);

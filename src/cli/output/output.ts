@@ -109,7 +109,8 @@ export class Output {
     const value = fieldOf(row, field);
     const unit = this.spec.times?.[field];
     if (!unit || typeof value !== 'number') return value;
-    return new Date(unit === 's' ? value * 1000 : value).toISOString().replace(/\.000Z$/, 'Z');
+    // Seconds have no fraction to show; milliseconds keep theirs.
+    return unit === 's' ? new Date(value * 1000).toISOString().replace(/\.000Z$/, 'Z') : new Date(value).toISOString();
   }
 
   private write(text: string): void {
