@@ -6,8 +6,8 @@ import type { AreaName } from '../../api/catalogue.js';
 import type { Binding } from '../context.js';
 
 export const handlerAreas: Record<AreaName, () => Promise<readonly Binding[]>> = {
-  server: async () => (await import('./server.js')).serverHandlers,
-  users: async () => (await import('./users.js')).userHandlers,
+  server: async () => (await import('./server.js')).bindings,
+  users: async () => (await import('./users.js')).bindings,
   messages: async () => (await import('./messages.js')).bindings,
   reactions: async () => (await import('./reactions.js')).bindings,
   channels: async () => (await import('./channels.js')).bindings,

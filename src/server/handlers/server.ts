@@ -2,7 +2,7 @@
 import { ApiError, badRequest } from '../../api/errors.js';
 import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
-import { bind, bindAsync } from '../context.js';
+import { bind, bindAsync, type Binding } from '../context.js';
 import { userByEmail } from '../model/users.js';
 import { FEATURE_LEVEL, getSetting, SERVER_VERSION } from '../realm.js';
 import { verifyPassword } from '../secrets.js';
@@ -20,7 +20,7 @@ const MAX_EMAIL_LENGTH = 320;
 
 const isEmailUsername = (username: string): boolean => username.length <= MAX_EMAIL_LENGTH && EMAIL.test(username);
 
-export const serverHandlers = [
+export const bindings: Binding[] = [
   bind(getServerSettings, (ctx): ServerSettings => {
     const db = ctx.db;
     const passwordAuth = getSetting(db, 'email_auth_enabled');

@@ -13,7 +13,7 @@ import {
   type ProfileDataUpdate,
 } from '../../api/operations/users.js';
 import type { Role } from '../../api/types.js';
-import { bind, callerOf, type HandlerContext } from '../context.js';
+import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { updateProfileData } from '../model/profile-fields.js';
 import {
   accessUser,
@@ -183,7 +183,7 @@ function reactivate(ctx: HandlerContext, user: UserRow): void {
   ctx.emit({ type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: true } }, botAdminIds(db, bot));
 }
 
-export const userHandlers = [
+export const bindings: Binding[] = [
   bind(getUsers, (ctx, p) => {
     const view = viewOf(ctx, p);
     const wanted = p.user_ids ? new Set(p.user_ids) : null;
