@@ -15,7 +15,30 @@ export interface ParamDef<T = unknown> {
   /** Other names the server reads for the same value (e.g. `subject` for `topic`). */
   readonly aliases?: readonly string[];
   readonly doc?: string;
+  /** The feature level at which a Zulip server gained this parameter, in its oldest form (absent: always there). */
+  readonly minFeatureLevel?: number;
+  /**
+   * How servers below a level take this parameter: another name, another value, or both. Every form whose
+   * `before` is above the server's level applies, newest first. A value it cannot express throws
+   * `NotAtLevel` (the client reports the form's `before` as the level needed).
+   */
+  readonly older?: readonly OlderParam<T>[];
   readonly _type?: T;
+}
+
+export interface OlderParam<T> {
+  readonly before: number;
+  readonly name?: string;
+  /** A method, so that forms of a narrower parameter type fit a catalogue of any parameters. */
+  value?(value: T): unknown;
+}
+
+/** Thrown by an older form that cannot express what was asked (`what` is how the request put it). */
+export class NotAtLevel extends Error {
+  constructor(readonly what: string) {
+    super(`${what} is not available in this older form`);
+    this.name = 'NotAtLevel';
+  }
 }
 
 /**
@@ -63,20 +86,24 @@ export interface Operation<P = unknown, R = unknown, DP = unknown> extends Opera
 type Req<T> = ParamDef<T> & { readonly required: true };
 type Opt<T> = ParamDef<T> & { readonly required: false };
 type Def<T> = ParamDef<T> & { readonly required: false; readonly default: T };
+type Extra<T> = Partial<Pick<ParamDef<NoInfer<T>>, 'doc' | 'aliases' | 'minFeatureLevel' | 'older'>>;
 
 export const p = {
-  req: <T>(t: Typed<T>, extra: Partial<Pick<ParamDef<T>, 'doc' | 'aliases'>> = {}): Req<T> => ({
+  req: <T>(t: Typed<T>, extra: Extra<T> = {}): Req<T> => ({
     schema: t.schema,
     required: true,
     ...extra,
   }),
-  opt: <T>(t: Typed<T>, extra: Partial<Pick<ParamDef<T>, 'doc' | 'aliases'>> = {}): Opt<T> => ({
+  opt: <T>(t: Typed<T>, extra: Extra<T> = {}): Opt<T> => ({
     schema: t.schema,
     required: false,
     ...extra,
   }),
-  /** Optional on the wire; the handler always sees a value. */
-  def: <T>(t: Typed<T>, value: T, extra: Partial<Pick<ParamDef<T>, 'doc' | 'aliases'>> = {}): Def<T> => ({
+  /**
+   * Optional on the wire; the handler always sees a value. A server too old for the parameter behaves as
+   * if it were given its default, so the default is left out for such a server rather than refused.
+   */
+  def: <T>(t: Typed<T>, value: T, extra: Extra<T> = {}): Def<T> => ({
     schema: t.schema,
     required: false,
     default: value,

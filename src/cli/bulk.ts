@@ -7,6 +7,7 @@ import { ApiError } from '../api/errors.js';
 import type { Operation } from '../api/operation.js';
 import type { WireRequest } from '../api/wire.js';
 import type { ChatClient } from '../client/client.js';
+import type { ParamLabels } from '../client/shape.js';
 import type { Context } from './context.js';
 import { printDryRun } from './dry-run.js';
 import { DEFAULT_CONCURRENCY, runPool } from '../client/pool.js';
@@ -191,7 +192,7 @@ export interface RowCall {
   row: number;
   target: string;
   /** The operation and its parameters; absent when the row failed before a request (an unknown user). */
-  call?: { op: Operation; params: Record<string, unknown> };
+  call?: { op: Operation; params: Record<string, unknown>; labels?: ParamLabels };
   /** Why the row cannot be sent. */
   error?: string;
   /** Past tense for the outcome: created, updated, deactivated ... */
@@ -205,12 +206,14 @@ export async function runCalls(ctx: Context, flags: BulkFlags & { dryRun?: boole
   if (flags.dryRun) {
     printPlan(
       ctx,
-      calls.filter((c) => c.call).map((c) => client.encode(c.call!.op, c.call!.params as never)),
+      (await Promise.all(calls.filter((c) => c.call).map((c) => client.prepare(c.call!.op, c.call!.params as never, { labels: c.call!.labels })))).flat(),
       calls.filter((c) => !c.call).map((c) => ({ row: c.row, target: c.target, error: c.error ?? 'cannot be sent' })),
       calls.length,
     );
     return;
   }
+  // What the server cannot do is refused for the whole run before anything is sent, not row by row.
+  for (const c of calls) if (c.call) await client.prepare(c.call.op, c.call.params as never, { labels: c.call.labels });
   await runBulk(ctx, flags, {
     units: calls,
     verb,
@@ -219,7 +222,7 @@ export async function runCalls(ctx: Context, flags: BulkFlags & { dryRun?: boole
     rows: (c) => [{ row: c.row, target: c.target }],
     act: async (c) => {
       if (!c.call) throw new ApiError(c.error ?? 'cannot be sent', 'BAD_REQUEST', 400);
-      const res = await client.call(c.call.op, c.call.params as never, { signal: ctx.signal });
+      const res = await client.call(c.call.op, c.call.params as never, { signal: ctx.signal, labels: c.call.labels });
       return [{ row: c.row, target: c.target, ok: true, status: c.status, id: c.idOf?.(res as unknown as Record<string, unknown>) ?? null }];
     },
   });

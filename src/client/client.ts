@@ -9,11 +9,13 @@
  * they are sent, when the client has a gating feature source (a remote server).
  */
 import { ApiError } from '../api/errors.js';
+import type { Fetch } from '../api/older.js';
 import { fillPath, type CallParamsOf, type Operation, type ResponseOf } from '../api/operation.js';
-import { encodeWire, isPlainObject } from '../api/schema.js';
+import { isPlainObject } from '../api/schema.js';
 import type { SuccessEnvelope } from '../api/types.js';
 import { basicAuthHeader, type UploadedFile, type WireRequest, type WireResponse } from '../api/wire.js';
-import { FEATURES, FeatureCache, FeatureLevelError, type FeatureName, type FeatureSource, type ServerFacts } from './features.js';
+import { FeatureCache, FeatureLevelError, type FeatureSource, type ServerFacts } from './features.js';
+import { dependsOnLevel, labelOf, shapeFor, type ParamLabels, type Shape, type ShapedCall } from './shape.js';
 import type { Pacer } from './pacing.js';
 import { describeRequest } from './redact.js';
 import {
@@ -93,48 +95,60 @@ export class ChatClient {
     this.features = options.features ?? new FeatureCache();
   }
 
-  /** Builds the wire request of an operation call (also what --dry-run shows). */
+  /** The wire request of an operation call as the catalogue declares it now, whatever the server's level. */
   encode<O extends Operation>(op: O, params: CallParamsOf<O>, files?: UploadedFile[]): WireRequest {
-    const values = (params ?? {}) as Record<string, unknown>;
-    const encoded: [string, string][] = [];
-    for (const [name, value] of Object.entries(values)) {
-      const def = op.params[name];
-      if (!def) throw new Error(`${op.name} has no parameter ${name}`);
-      if (def.in === 'path' || value === undefined) continue;
-      encoded.push([name, encodeWire(def.schema, value)]);
-    }
-    const inQuery = op.method === 'GET';
-    const headers: Record<string, string> = {};
-    if (op.access !== 'none' && this.credentials) {
-      headers['authorization'] = basicAuthHeader(this.credentials.email, this.credentials.apiKey);
-    }
-    return {
-      method: op.method,
-      path: fillPath(op.path, values),
-      query: inQuery ? encoded : [],
-      body: inQuery ? [] : encoded,
-      files,
-      headers,
-    };
+    return this.wire(shapeFor(op, params ?? {}, undefined).calls[0]!, files);
+  }
+
+  /**
+   * The requests a call would send to this server, in the form its feature level takes (what --dry-run
+   * shows); refused with FeatureLevelError when the server cannot do what is asked.
+   */
+  async prepare<O extends Operation>(op: O, params: CallParamsOf<O>, opts: { labels?: ParamLabels; files?: UploadedFile[] } = {}): Promise<WireRequest[]> {
+    const { shape } = await this.shape(op, params ?? {}, opts.labels);
+    return shape.calls.map((c) => this.wire(c, opts.files));
   }
 
   async call<O extends Operation>(
     op: O,
     params: CallParamsOf<O>,
-    opts: { files?: UploadedFile[]; signal?: AbortSignal } = {},
+    opts: { files?: UploadedFile[]; signal?: AbortSignal; labels?: ParamLabels } = {},
   ): Promise<Success<O>> {
-    if (op.minFeatureLevel !== undefined && this.features.gate) await this.requireFeature(op.minFeatureLevel, op.name);
-    const req = this.encode(op, params, opts.files);
-    const res = await this.exchange(req, op.method === 'GET' || op.idempotent === true, opts.signal);
-    return unwrap(res) as Success<O>;
+    const values = params ?? {};
+    let { shape, facts } = await this.shape(op, values, opts.labels);
+    let first: Record<string, unknown> | undefined;
+    for (let i = 0; i < shape.calls.length; i++) {
+      const c = shape.calls[i]!;
+      const res = await this.exchange(this.wire(c, opts.files), c.op.method === 'GET' || c.op.idempotent === true, opts.signal);
+      if (res.status === 404 && i === 0 && shape.form && facts && !facts.read) {
+        // An older form the cached level chose is gone: the server was upgraded since the level was read.
+        const fresh = await this.features.facts(this, true);
+        if (fresh.featureLevel !== facts.featureLevel) {
+          ({ shape, facts } = await this.shape(op, values, opts.labels));
+          i = -1;
+          continue;
+        }
+      }
+      const body = unwrap(res);
+      await this.checkIgnored(c, body, facts, opts.labels);
+      first ??= body;
+    }
+    if (!shape.form?.response) return first as Success<O>;
+    const fetch: Fetch = async (o, p) => this.call(o, p, { signal: opts.signal });
+    return { ...first, ...(await shape.form.response(first!, values, fetch)) } as Success<O>;
   }
 
   /**
    * Sends a prepared request; the raw response comes back whatever its status (`chatctl api`). Only GET
    * and HEAD are treated as safe to repeat: nothing is known of what other requests do.
    */
-  send(req: WireRequest, signal?: AbortSignal): Promise<WireResponse> {
-    return this.exchange(req, SAFE_METHODS.has(req.method.toUpperCase()), signal);
+  async send(req: WireRequest, signal?: AbortSignal): Promise<WireResponse> {
+    const res = await this.exchange(req, SAFE_METHODS.has(req.method.toUpperCase()), signal);
+    const body = res.body;
+    if (isPlainObject(body) && Array.isArray(body.ignored_parameters_unsupported) && body.ignored_parameters_unsupported.length) {
+      this.hooks.warn?.(`the server ignored parameters it does not support: ${body.ignored_parameters_unsupported.join(', ')}`);
+    }
+    return res;
   }
 
   /** The server's feature level (cached per profile by the CLI). */
@@ -145,11 +159,6 @@ export class ChatClient {
   /** The server's level and version, as last read. */
   serverFacts(): Promise<ServerFacts> {
     return this.features.facts(this);
-  }
-
-  /** Whether the server has `feature` (see FEATURES). */
-  async supports(feature: FeatureName): Promise<boolean> {
-    return (await this.featureLevel()) >= FEATURES[feature];
   }
 
   /**
@@ -165,6 +174,59 @@ export class ChatClient {
 
   close(): Promise<void> {
     return this.transport.close();
+  }
+
+  /** The shape of a call for this server: as declared now for a server that is not gated (the embedded one). */
+  private async shape(op: Operation, params: Readonly<Record<string, unknown>>, labels?: ParamLabels): Promise<{ shape: Shape; facts?: ServerFacts & { read: boolean } }> {
+    if (!this.features.gate || !dependsOnLevel(op, params)) return { shape: shapeFor(op, params, undefined, labels) };
+    let facts = await this.features.facts(this);
+    try {
+      return { shape: shapeFor(op, params, facts.featureLevel, labels), facts };
+    } catch (e) {
+      // A cached level that is too low is read again: the server may have been upgraded since.
+      if (!(e instanceof FeatureLevelError) || facts.read) throw e;
+      facts = await this.features.facts(this, true);
+      return { shape: shapeFor(op, params, facts.featureLevel, labels), facts };
+    }
+  }
+
+  private wire(c: ShapedCall, files?: UploadedFile[]): WireRequest {
+    const inQuery = c.op.method === 'GET';
+    const headers: Record<string, string> = {};
+    if (c.op.access !== 'none' && this.credentials) {
+      headers['authorization'] = basicAuthHeader(this.credentials.email, this.credentials.apiKey);
+    }
+    return {
+      method: c.op.method,
+      path: fillPath(c.op.path, c.pathValues),
+      query: inQuery ? [...c.pairs] : [],
+      body: inQuery ? [] : [...c.pairs],
+      files,
+      headers,
+    };
+  }
+
+  /**
+   * A parameter the server ignored was not acted on, so the call did not do what was asked. One whose
+   * level the catalogue knows, and that the cached level said the server had, means the cache is stale:
+   * it is read again, and the call fails saying what was not done. Others stay warnings.
+   */
+  private async checkIgnored(c: ShapedCall, body: Record<string, unknown>, facts: (ServerFacts & { read: boolean }) | undefined, labels?: ParamLabels): Promise<void> {
+    const ignored = body.ignored_parameters_unsupported;
+    if (!Array.isArray(ignored) || !ignored.length) return;
+    const byWire = new Map([...c.sent].map(([name, wire]) => [wire, name]));
+    const gated = ignored.flatMap((w) => {
+      const name = typeof w === 'string' ? byWire.get(w) : undefined;
+      const level = name === undefined ? undefined : c.op.params[name]?.minFeatureLevel;
+      return name !== undefined && level !== undefined ? [{ name, level }] : [];
+    });
+    if (!gated.length || !facts) {
+      this.hooks.warn?.(`the server ignored parameters it does not support: ${ignored.join(', ')}`);
+      return;
+    }
+    const current = facts.read ? facts : await this.features.facts(this, true);
+    const { name, level } = gated[0]!;
+    throw new FeatureLevelError(labelOf(c.op, name, labels), level, current.featureLevel, 'the server ignored it; the rest of the request was carried out');
   }
 
   /** One request with its retries. */
@@ -222,10 +284,6 @@ export class ChatClient {
         continue;
       }
 
-      const body = res.body;
-      if (isPlainObject(body) && Array.isArray(body.ignored_parameters_unsupported) && body.ignored_parameters_unsupported.length) {
-        this.hooks.warn?.(`the server ignored parameters it does not support: ${body.ignored_parameters_unsupported.join(', ')}`);
-      }
       return res;
     }
   }

@@ -4,9 +4,12 @@
  */
 import type { Db } from './store/db.js';
 
-export const SERVER_VERSION = '11.0-chatctl';
-/** The feature level this implementation speaks (Zulip 11-era API, with the operations of the document). */
-export const FEATURE_LEVEL = 421;
+export const SERVER_VERSION = '12.0-chatctl';
+/**
+ * The feature level this implementation speaks: that of the newest change the API document lists (reverse
+ * linkifier fields, 471), so a client gating on the level finds every operation and parameter it describes.
+ */
+export const FEATURE_LEVEL = 471;
 
 export const realmDefaults = {
   name: 'Embedded organization',

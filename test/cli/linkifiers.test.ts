@@ -170,28 +170,41 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
 });
 
 describe('linkifiers against a server below feature level 176 (url_format)', () => {
-  it('lists the template under url_template, and refuses to add rather than send a field the server lacks', async () => {
-    const requests: string[] = [];
-    // A stand-in for an old Zulip server: just the two endpoints these commands read.
+  it('lists the template as an RFC 6570 template, and adds with url_format_string', async () => {
+    const requests: { line: string; body: string }[] = [];
+    // A stand-in for an old Zulip server: the endpoints these commands use, in their pre-176 form.
     const server = createServer((req, res) => {
-      requests.push(`${req.method} ${req.url}`);
-      const body = req.url?.startsWith('/api/v1/server_settings')
-        ? { result: 'success', msg: '', zulip_feature_level: 150, zulip_version: '6.2', zulip_merge_base: '6.2' }
-        : req.url?.startsWith('/api/v1/realm/linkifiers')
-          ? { result: 'success', msg: '', linkifiers: [{ id: 1, pattern: '#(?P<id>[0-9]+)', url_format: 'https://x.test/%(id)s' }] }
-          : { result: 'error', msg: 'unexpected', code: 'BAD_REQUEST' };
-      res.writeHead(body.result === 'success' ? 200 : 400, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        requests.push({ line: `${req.method} ${req.url}`, body });
+        const answer = req.url?.startsWith('/api/v1/server_settings')
+          ? { result: 'success', msg: '', zulip_feature_level: 150, zulip_version: '6.2', zulip_merge_base: '6.2' }
+          : req.url?.startsWith('/api/v1/realm/linkifiers')
+            ? { result: 'success', msg: '', linkifiers: [{ id: 1, pattern: '#(?P<id>[0-9]+)', url_format: 'https://x.test/%(id)s?a=100%%' }] }
+            : req.method === 'POST' && req.url === '/api/v1/realm/filters'
+              ? { result: 'success', msg: '', id: 2 }
+              : { result: 'error', msg: 'unexpected', code: 'BAD_REQUEST' };
+        res.writeHead(answer.result === 'success' ? 200 : 400, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const env = { ...tempHome().env, ZULIP_EMAIL: 'admin@old.test', ZULIP_API_KEY: 'A'.repeat(32) };
     try {
       const list = await runCli(['--server', site, 'linkifiers', 'list', '--fields', 'id,url_template'], { env });
-      expect(list).toMatchObject({ code: 0, stdout: '1\thttps://x.test/%(id)s\n' });
-      const add = await runCli(['--server', site, 'linkifiers', 'add', 'X(?P<id>[0-9]+)', 'https://x.test/{id}'], { env });
-      expect(add.code).toBe(1);
-      expect(add.stderr).toContain('linkifiers add needs feature level ≥ 176 (server has 150)');
-      expect(requests.some((r) => r.startsWith('POST /api/v1/realm/filters'))).toBe(false);
+      expect(list).toMatchObject({ code: 0, stdout: '1\thttps://x.test/{id}?a=100%\n' });
+      const add = await runCli(['--server', site, 'linkifiers', 'add', 'X(?P<id>[0-9]+)', 'https://x.test/{id}?q=5%'], { env });
+      expect(add).toMatchObject({ code: 0, stderr: expect.stringContaining('1 added') });
+      const posted = requests.find((r) => r.line === 'POST /api/v1/realm/filters')!;
+      expect(Object.fromEntries(new URLSearchParams(posted.body))).toEqual({ pattern: 'X(?P<id>[0-9]+)', url_format_string: 'https://x.test/%(id)s?q=5%%' });
+
+      const sent = requests.length;
+      const operators = await runCli(['--server', site, 'linkifiers', 'add', 'Y(?P<id>[0-9]+)', 'https://x.test/{+id}'], { env });
+      expect(operators).toMatchObject({ code: 1, stderr: 'chatctl: the URL template expression {+id} needs feature level ≥ 176 (server has 150)\n' });
+      const reverse = await runCli(['--server', site, 'linkifiers', 'add', 'Z(?P<id>[0-9]+)', 'https://x.test/{id}', '--reverse-template', 'Z{id}', '--example-input', 'Z1'], { env });
+      expect(reverse).toMatchObject({ code: 1, stderr: 'chatctl: --example-input needs feature level ≥ 471 (server has 150)\n' });
+      expect(requests.slice(sent).map((r) => r.line)).not.toContain('POST /api/v1/realm/filters');
     } finally {
       server.close();
     }

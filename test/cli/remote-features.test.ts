@@ -54,7 +54,6 @@ describe('the feature level of a remote profile', () => {
     const { ctx } = contextFor(env);
     const client = await connect(ctx);
     expect(await client.featureLevel()).toBe(400);
-    expect(await client.supports('getUsers.user_ids')).toBe(true);
     await ctx.close();
     expect(settingsReads()).toBe(reads);
     expect(readFileSync(file, 'utf8')).toBe(before);
@@ -66,13 +65,13 @@ describe('the feature level of a remote profile', () => {
     const reads = settingsReads();
     const first = contextFor(env);
     const client = await connect(first.ctx);
-    expect(await client.featureLevel()).toBe(421);
+    expect(await client.featureLevel()).toBe(471);
     await first.ctx.close();
     expect(settingsReads()).toBe(reads + 1);
-    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default).toMatchObject({ featureLevel: 421, serverVersion: '11.0-chatctl', checkedAt: NOW_MS / 1000, apiKey: org.owner.apiKey });
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default).toMatchObject({ featureLevel: 471, serverVersion: '12.0-chatctl', checkedAt: NOW_MS / 1000, apiKey: org.owner.apiKey });
 
     const second = contextFor(env);
-    expect(await (await connect(second.ctx)).featureLevel()).toBe(421);
+    expect(await (await connect(second.ctx)).featureLevel()).toBe(471);
     await second.ctx.close();
     expect(settingsReads()).toBe(reads + 1);
   });
@@ -82,7 +81,7 @@ describe('the feature level of a remote profile', () => {
     const reads = settingsReads();
     const { ctx } = contextFor({ ...env, ZULIP_EMAIL: org.owner.email, ZULIP_API_KEY: org.owner.apiKey }, { server: site });
     const client = await connect(ctx);
-    expect(await Promise.all([client.featureLevel(), client.featureLevel()])).toEqual([421, 421]);
+    expect(await Promise.all([client.featureLevel(), client.featureLevel()])).toEqual([471, 471]);
     await ctx.close();
     expect(settingsReads()).toBe(reads + 1);
     expect(existsSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'))).toBe(false);
@@ -94,8 +93,8 @@ describe('the feature level of a remote profile', () => {
     const { ctx } = contextFor(env);
     const client = await connect(ctx);
     await client.requireFeature(384, 'users list --ids');
-    await expect(client.requireFeature(500, 'something newer')).rejects.toThrow('something newer needs feature level ≥ 500 (server has 421)');
-    await expect(client.call(futureMe, {})).rejects.toThrow('get-own-user needs feature level ≥ 9999 (server has 421)');
+    await expect(client.requireFeature(500, 'something newer')).rejects.toThrow('something newer needs feature level ≥ 500 (server has 471)');
+    await expect(client.call(futureMe, {})).rejects.toThrow('get-own-user needs feature level ≥ 9999 (server has 471)');
     await ctx.close();
   });
 });
@@ -108,7 +107,7 @@ describe('the feature level of the embedded organization', () => {
       const { ctx } = contextFor({ ...env, ZULIP_EMAIL: org.owner.email, ZULIP_API_KEY: org.owner.apiKey }, { dataDir: org.dataDir });
       const client = await connect(ctx);
       expect(client.transport.kind).toBe('embedded');
-      expect(await client.featureLevel()).toBe(421);
+      expect(await client.featureLevel()).toBe(471);
       expect((await client.call(futureMe, {})).email).toBe(org.owner.email);
       await ctx.close();
     } finally {

@@ -30,8 +30,8 @@ describe('every command against a remote URL', () => {
   it('login --server, then whoami, users list, server settings, api, logout', async () => {
     const login = await runCli(['login', '--server', site, '--email', 'owner@example.com', '--password-stdin'], { env, stdin: `${OWNER_PASSWORD}\n` });
     expect(login.code).toBe(0);
-    expect(login.stderr).toBe(`chatctl: logged in to ${site} as owner@example.com (profile "default", feature level 421, server 11.0-chatctl)\n`);
-    expect(readConfigFile(env).profiles.default).toMatchObject({ server: site, email: 'owner@example.com', apiKey: org.owner.apiKey, featureLevel: 421, serverVersion: '11.0-chatctl' });
+    expect(login.stderr).toBe(`chatctl: logged in to ${site} as owner@example.com (profile "default", feature level 471, server 12.0-chatctl)\n`);
+    expect(readConfigFile(env).profiles.default).toMatchObject({ server: site, email: 'owner@example.com', apiKey: org.owner.apiKey, featureLevel: 471, serverVersion: '12.0-chatctl' });
 
     const who = await runCli(['whoami', '--json'], { env });
     expect(JSON.parse(who.stdout)).toMatchObject({ target: site, profile: 'default', email: 'owner@example.com', role_name: 'owner' });
@@ -40,7 +40,7 @@ describe('every command against a remote URL', () => {
     expect((JSON.parse(users.stdout) as { full_name: string }[]).map((u) => u.full_name)).toEqual(['Olivia Owner', 'Ada Admin']);
 
     const settings = await runCli(['server', 'settings', '--json', '--fields', 'realm_name,zulip_feature_level'], { env });
-    expect(JSON.parse(settings.stdout)).toEqual({ realm_name: 'Test org', zulip_feature_level: 421 });
+    expect(JSON.parse(settings.stdout)).toEqual({ realm_name: 'Test org', zulip_feature_level: 471 });
 
     const api = await runCli(['api', 'GET', '/users/me'], { env });
     expect(JSON.parse(api.stdout)).toMatchObject({ result: 'success', email: 'owner@example.com' });
@@ -55,7 +55,7 @@ describe('every command against a remote URL', () => {
     const home = tempHome().env;
     const r = await runCli(['login', '--server', site, '--email', 'OWNER@example.com', '--api-key-stdin'], { env: home, stdin: `${org.owner.apiKey}\n` });
     expect(r.code).toBe(0);
-    expect(readConfigFile(home).profiles.default).toMatchObject({ server: site, email: 'owner@example.com', apiKey: org.owner.apiKey, featureLevel: 421 });
+    expect(readConfigFile(home).profiles.default).toMatchObject({ server: site, email: 'owner@example.com', apiKey: org.owner.apiKey, featureLevel: 471 });
     const wrong = await runCli(['login', '--server', site, '--email', 'owner@example.com', '--api-key-stdin'], { env: tempHome().env, stdin: `${'Z'.repeat(32)}\n` });
     expect(wrong.code).toBe(4);
     expect(wrong.stderr).toContain('Invalid API key (UNAUTHORIZED)');

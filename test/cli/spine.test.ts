@@ -246,7 +246,7 @@ describe('remote credentials', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`logged in to ${site} as owner@example.com`);
     const config = JSON.parse(readFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), 'utf8')) as { profiles: Record<string, Record<string, unknown>> };
-    expect(config.profiles.default).toMatchObject({ server: site, email: 'owner@example.com', apiKey: org.owner.apiKey, featureLevel: 421 });
+    expect(config.profiles.default).toMatchObject({ server: site, email: 'owner@example.com', apiKey: org.owner.apiKey, featureLevel: 471 });
     expect(JSON.stringify(config)).not.toContain(OWNER_PASSWORD);
     const who = await runCli(['whoami', '--json'], { env });
     expect(JSON.parse(who.stdout)).toMatchObject({ target: site, profile: 'default', email: 'owner@example.com' });

@@ -23,11 +23,10 @@ describe('topics: parsing', () => {
     [['topics', 'list', '--policy', 'hidden'], "argument 'hidden' is invalid"],
   ])('%j is a usage error', expectUsageError);
 
-  it('spells the general-chat topic as the server wants it', () => {
-    expect(topicName('', 400)).toBe('');
-    expect(topicName('(no topic)', 400)).toBe('');
-    expect(topicName('', 300)).toBe('(no topic)');
-    expect(topicName('lunch', 300)).toBe('lunch');
+  it('takes "(no topic)" as the general-chat topic, ""', () => {
+    expect(topicName('')).toBe('');
+    expect(topicName('(no topic)')).toBe('');
+    expect(topicName('lunch')).toBe('lunch');
   });
 });
 

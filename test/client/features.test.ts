@@ -8,7 +8,7 @@ import { operation, p } from '../../src/api/operation.js';
 import { s } from '../../src/api/schema.js';
 import { exitKindOf, reportError } from '../../src/cli/errors.js';
 import { ChatClient } from '../../src/client/client.js';
-import { choose, FEATURES, FeatureCache, FeatureLevelError, type FeatureCacheOptions, type ServerFacts } from '../../src/client/features.js';
+import { FeatureCache, FeatureLevelError, type FeatureCacheOptions, type ServerFacts } from '../../src/client/features.js';
 import { HttpTransport } from '../../src/client/http.js';
 import { documentedExample } from './examples.js';
 
@@ -56,7 +56,7 @@ describe('reading the level', () => {
   it('reads once per client, however many ask at once', async () => {
     const scope = nock(SITE).get('/api/v1/server_settings').once().reply(200, settingsAt(170));
     const client = clientWith();
-    expect(await Promise.all([client.featureLevel(), client.featureLevel(), client.supports('user_topics')])).toEqual([170, 170, true]);
+    expect(await Promise.all([client.featureLevel(), client.featureLevel(), client.featureLevel()])).toEqual([170, 170, 170]);
     expect(scope.isDone()).toBe(true);
   });
 });
@@ -119,73 +119,5 @@ describe('requireFeature and gated operations', () => {
   it('does not gate a client without a gating source (the embedded organization runs what it routes)', async () => {
     nock(SITE).post('/api/v1/messages/5/typing').reply(200, { result: 'success', msg: '' });
     await clientWith({ gate: false }).call(newThing, { message_id: 5, op: 'start' });
-  });
-});
-
-describe('the adaptations of §9, by server level', () => {
-  /** The choices a client makes for a mocked server at `level`. */
-  const at = async (level: number) => {
-    nock(SITE).get('/api/v1/server_settings').reply(200, settingsAt(level));
-    const l = await clientWith().featureLevel();
-    return {
-      userTopics: choose.userTopics(l),
-      editTyping: choose.editTyping(l).path,
-      directTyping: choose.directTypingType(l),
-      channelTyping: choose.channelTypingTarget(l),
-      inviteExpiry: choose.inviteExpiry(l, 2880),
-      linkifier: choose.linkifierUrlField(l),
-      presence: choose.presenceFormat(l),
-      usersByIds: choose.usersByIds(l),
-    };
-  };
-
-  it('a level 150 server gets every older form', async () => {
-    expect(await at(150)).toEqual({
-      userTopics: 'muted_topics',
-      editTyping: '/message_edit_typing',
-      directTyping: 'private',
-      channelTyping: 'to',
-      inviteExpiry: { name: 'invite_expires_in_minutes', value: 2880 },
-      linkifier: 'url_format',
-      presence: 'slim_presence',
-      usersByIds: 'client',
-    });
-  });
-
-  it('level 170: user_topics; still private typing and url_format', async () => {
-    expect(await at(170)).toMatchObject({ userTopics: 'user_topics', directTyping: 'private', linkifier: 'url_format', channelTyping: 'to' });
-  });
-
-  it('level 260: direct typing, stream_id, url_template; presence not yet incremental', async () => {
-    expect(await at(260)).toMatchObject({ directTyping: 'direct', channelTyping: 'stream_id', linkifier: 'url_template', presence: 'slim_presence', editTyping: '/message_edit_typing' });
-  });
-
-  it('level 300: last_update_id presence; users still filtered here', async () => {
-    expect(await at(300)).toMatchObject({ presence: 'last_update_id', usersByIds: 'client', editTyping: '/message_edit_typing' });
-  });
-
-  it('level 384 and above: the current forms', async () => {
-    expect(await at(384)).toMatchObject({ usersByIds: 'server', editTyping: '/messages/{message_id}/typing' });
-    expect(choose.editTyping(361)).toEqual({ path: '/messages/{message_id}/typing', messageIdIn: 'path' });
-    expect(choose.editTyping(351)).toEqual({ path: '/message_edit_typing', messageIdIn: 'body' });
-  });
-
-  it('invitation expiry in whole days before level 126', () => {
-    expect(choose.inviteExpiry(125, 2000)).toEqual({ name: 'invite_expires_in_days', value: 2 });
-    expect(choose.inviteExpiry(125, null)).toEqual({ name: 'invite_expires_in_days', value: null });
-    expect(choose.inviteExpiry(126, null)).toEqual({ name: 'invite_expires_in_minutes', value: null });
-  });
-
-  it('names each level as the document does', () => {
-    expect(FEATURES).toMatchObject({
-      user_topics: 170,
-      'typing.direct': 174,
-      'typing.stream_id': 215,
-      'typing.edit_path': 361,
-      'invites.expires_in_minutes': 126,
-      'linkifiers.url_template': 176,
-      'presence.last_update_id': 263,
-      'getUsers.user_ids': 384,
-    });
   });
 });

@@ -1,5 +1,7 @@
 /** Channels, subscriptions and per-topic preferences. */
-import { operation, p } from '../operation.js';
+import { olderCall, declareOlder } from '../older.js';
+import { EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
+import { NotAtLevel, operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
 /** A permission setting: a group ID, or an anonymous group of users and subgroups. */
@@ -202,7 +204,7 @@ export const updateUserTopic = operation<Record<string, never>>()({
   access: 'user',
   params: {
     stream_id: p.req(s.int()),
-    topic: p.req(s.string({ maxLength: 60 })),
+    topic: p.req(s.string({ maxLength: 60 }), { older: EMPTY_TOPIC_BEFORE_334 }),
     visibility_policy: p.req(s.intOf(VISIBILITY_POLICIES)),
   },
   minFeatureLevel: 170,
@@ -219,9 +221,21 @@ export const muteTopic = operation<Record<string, never>>()({
   params: {
     stream_id: p.opt(s.int(), { doc: 'channel ID (or give stream)' }),
     stream: p.opt(s.string(), { doc: 'channel name (or give stream_id)' }),
-    topic: p.req(s.string({ maxLength: 60 })),
+    topic: p.req(s.string({ maxLength: 60 }), { older: EMPTY_TOPIC_BEFORE_334 }),
     op: p.req(s.literal(['add', 'remove'])),
   },
   idempotent: true,
   openapiPath: '/users/me/subscriptions/muted_topics',
 });
+
+// Before 170 a topic is only muted or not: "unmuted" in a muted channel is simply not muted, and following
+// does not exist.
+declareOlder(updateUserTopic, [
+  {
+    before: 170,
+    calls: ({ stream_id, topic, visibility_policy }) => {
+      if (visibility_policy === 3) throw new NotAtLevel('following a topic');
+      return [olderCall(muteTopic, { stream_id, topic, op: visibility_policy === 1 ? 'add' : 'remove' })];
+    },
+  },
+]);

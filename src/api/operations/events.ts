@@ -1,4 +1,5 @@
 /** Event queues: registering one (with the initial state), reading it, deleting it. */
+import { NARROW_OLDER, type NarrowTerm } from '../narrow.js';
 import { operation, p } from '../operation.js';
 import { s, type Optional } from '../schema.js';
 
@@ -49,13 +50,13 @@ export const register = operation<RegisterResponse>()({
     apply_markdown: p.def(s.bool(), false),
     client_gravatar: p.def(s.bool(), true),
     slim_presence: p.def(s.bool(), false),
-    presence_history_limit_days: p.opt(s.int()),
+    presence_history_limit_days: p.opt(s.int(), { minFeatureLevel: 288 }),
     all_public_streams: p.def(s.bool(), false),
     include_subscribers: p.def(s.literal(['true', 'false', 'partial']), 'true'),
     client_capabilities: p.def(capabilities, {}),
-    narrow: p.def(s.list(s.any<unknown>()), []),
+    narrow: p.def(s.list(s.any<NarrowTerm>()), [], { older: NARROW_OLDER }),
     queue_lifespan_secs: p.def(s.int({ min: 0 }), 0, { doc: 'idle lifetime in seconds (0: default 600)' }),
-    idle_queue_timeout: p.opt(s.int({ min: 0 }), { doc: 'newer name of queue_lifespan_secs' }),
+    idle_queue_timeout: p.opt(s.int({ min: 0 }), { doc: 'newer name of queue_lifespan_secs', minFeatureLevel: 481 }),
   },
   openapiPath: '/register',
 });

@@ -1,4 +1,5 @@
 /** User groups: named groups of users and subgroups, and the role-based system groups. */
+import { declareOlder, olderCall } from '../older.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 import type { GroupSettingValue } from './channels.js';
@@ -46,7 +47,7 @@ export const createUserGroup = operation<{ group_id: number }>()({
     name: p.req(s.string()),
     description: p.req(s.string()),
     members: p.req(s.list(s.int()), { doc: 'JSON list of user IDs' }),
-    subgroups: p.opt(s.list(s.int()), { doc: 'JSON list of group IDs' }),
+    subgroups: p.opt(s.list(s.int()), { doc: 'JSON list of group IDs', minFeatureLevel: 311 }),
     can_add_members_group: p.opt(groupSettingValue),
     can_join_group: p.opt(groupSettingValue),
     can_leave_group: p.opt(groupSettingValue),
@@ -65,7 +66,11 @@ export const getUserGroups = operation<{ user_groups: UserGroup[] }>()({
   access: 'member',
   bots: false,
   params: {
-    include_deactivated_groups: p.def(s.bool(), false),
+    include_deactivated_groups: p.def(s.bool(), false, {
+      // Called `allow_deactivated` from 290, when groups could first be deactivated; before that there are
+      // none to include, so nothing is sent.
+      older: [{ before: 294, name: 'allow_deactivated' }, { before: 290, value: () => undefined }],
+    }),
   },
   openapiPath: '/user_groups',
 });
@@ -138,3 +143,32 @@ export const getUserGroupSubgroups = operation<{ subgroups: number[] }>()({
   minFeatureLevel: 127,
   openapiPath: '/user_groups/{user_group_id}/subgroups',
 });
+
+// Before 317 the answer to creating a group has no `group_id`: it is found by the group's name.
+declareOlder(createUserGroup, [
+  {
+    before: 317,
+    calls: (params) => [olderCall(createUserGroup, params)],
+    response: async (body, { name }, fetch) => {
+      const { user_groups } = await fetch(getUserGroups, {});
+      const created = user_groups.find((g) => g.name === name);
+      return created ? { ...body, group_id: created.id } : body;
+    },
+  },
+]);
+
+// Before 311 subgroups change through their own endpoint (from 127): members first, then subgroups.
+declareOlder(updateUserGroupMembers, [
+  {
+    before: 311,
+    for: ['add_subgroups', 'delete_subgroups'],
+    calls: ({ user_group_id, add, delete: remove, add_subgroups, delete_subgroups }) => [
+      ...(add !== undefined || remove !== undefined || (add_subgroups === undefined && delete_subgroups === undefined)
+        ? [olderCall(updateUserGroupMembers, { user_group_id, add, delete: remove })]
+        : []),
+      ...(add_subgroups !== undefined || delete_subgroups !== undefined
+        ? [olderCall(updateUserGroupSubgroups, { user_group_id, add: add_subgroups, delete: delete_subgroups })]
+        : []),
+    ],
+  },
+]);

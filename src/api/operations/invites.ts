@@ -24,16 +24,24 @@ export interface InvitationFailure {
 
 export const WELCOME_MESSAGE_MAX_LENGTH = 8000;
 
-/** What an invitation request carries at every feature level (the expiry's name changed at 126). */
+/** The expiry in whole days (rounded up), as servers from 96 to 125 take it. */
+const inDays = (minutes: number | null): number | null => (minutes === null ? null : Math.ceil(minutes / 1440));
+
 const inviteParams = {
   invitee_emails: p.req(s.string(), { doc: 'addresses separated by commas or newlines' }),
   stream_ids: p.req(s.list(s.int()), { doc: 'channels to subscribe the new user to ([] for none)' }),
   invite_as: p.def(s.intOf(ROLES), 400, { doc: 'role: 100 owner ... 400 member (default), 600 guest' }),
-  include_realm_default_subscriptions: p.def(s.bool(), false, { doc: "also the organization's default channels" }),
-  group_ids: p.def(s.list(s.int()), [], { doc: 'user groups the new user joins' }),
-  notify_referrer_on_join: p.def(s.bool(), true, { doc: 'tell the inviter when the account is created' }),
+  include_realm_default_subscriptions: p.def(s.bool(), false, { doc: "also the organization's default channels", minFeatureLevel: 261 }),
+  group_ids: p.def(s.list(s.int()), [], { doc: 'user groups the new user joins', minFeatureLevel: 322 }),
+  notify_referrer_on_join: p.def(s.bool(), true, { doc: 'tell the inviter when the account is created', minFeatureLevel: 267 }),
   welcome_message_custom_text: p.opt(s.string({ maxLength: WELCOME_MESSAGE_MAX_LENGTH }), {
     doc: 'welcome message (administrators; "" sends none)',
+    minFeatureLevel: 416,
+  }),
+  invite_expires_in_minutes: p.opt(s.nullable(s.int()), {
+    doc: 'null: never expires; default 14400 (10 days)',
+    minFeatureLevel: 96,
+    older: [{ before: 126, name: 'invite_expires_in_days', value: inDays }],
   }),
 };
 
@@ -44,26 +52,8 @@ export const sendInvites = operation<Record<string, never>>()({
   summary: 'Invite people by e-mail; they join with the given role, channels and groups',
   access: 'member',
   bots: false,
-  params: {
-    ...inviteParams,
-    invite_expires_in_minutes: p.opt(s.nullable(s.int()), { doc: 'null: never expires; default 14400 (10 days)' }),
-  },
+  params: inviteParams,
   openapiPath: '/invites',
-});
-
-/** POST /invites as servers before feature level 126 take it: the expiry in whole days. */
-export const sendInvitesInDays = operation<Record<string, never>>()({
-  name: 'send-invites-in-days',
-  method: 'POST',
-  path: '/invites',
-  summary: 'Invite people (servers before feature level 126: expiry in days)',
-  access: 'member',
-  bots: false,
-  params: {
-    ...inviteParams,
-    invite_expires_in_days: p.opt(s.nullable(s.int()), { doc: 'null: never expires' }),
-  },
-  before: 126,
 });
 
 export const getInvites = operation<{ invites: Invite[] }>()({

@@ -1,4 +1,6 @@
 /** Messages: sending, fetching, editing, edit history, rendering and personal flags. */
+import { NARROW_OLDER, type NarrowTerm } from '../narrow.js';
+import { DIRECT_TYPE_BEFORE_174, EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
@@ -103,8 +105,7 @@ export interface FlagsForNarrowResult {
   ignored_because_not_subscribed_channels?: number[];
 }
 
-/** A narrow term: `{operator, operand, negated}` or the legacy `[operator, operand]` pair (checked by the server). */
-export type NarrowTerm = { operator: string; operand: string | number | number[]; negated?: boolean } | [string, string];
+export type { NarrowTerm };
 
 const narrowParam = s.list(s.any<NarrowTerm>());
 
@@ -115,9 +116,9 @@ export const sendMessage = operation<{ id: number; automatic_new_visibility_poli
   summary: 'Send a channel or direct message',
   access: 'user',
   params: {
-    type: p.req(s.literal(['direct', 'private', 'stream', 'channel']), { doc: 'direct (private) or channel (stream)' }),
+    type: p.req(s.literal(['direct', 'private', 'stream', 'channel']), { doc: 'direct (private) or channel (stream)', older: DIRECT_TYPE_BEFORE_174 }),
     to: p.req(s.string(), { doc: 'channel name or ID; for direct messages a JSON list of user IDs or e-mails' }),
-    topic: p.opt(s.string(), { aliases: ['subject'], doc: 'topic of a channel message' }),
+    topic: p.opt(s.string(), { aliases: ['subject'], doc: 'topic of a channel message', older: EMPTY_TOPIC_BEFORE_334 }),
     content: p.req(s.string()),
     read_by_sender: p.opt(s.bool(), { doc: 'mark the message read for the sender (default true)' }),
   },
@@ -135,7 +136,7 @@ export const getMessages = operation<GetMessagesResult>()({
     include_anchor: p.def(s.bool(), true),
     num_before: p.def(s.int({ min: 0 }), 0),
     num_after: p.def(s.int({ min: 0 }), 0),
-    narrow: p.def(narrowParam, []),
+    narrow: p.def(narrowParam, [], { older: NARROW_OLDER }),
     client_gravatar: p.def(s.bool(), true),
     apply_markdown: p.def(s.bool(), true),
     allow_empty_topic_name: p.def(s.bool(), false),
@@ -166,7 +167,7 @@ export const updateMessage = operation<{ detached_uploads: unknown[] }>()({
   access: 'user',
   params: {
     message_id: p.path(s.int()),
-    topic: p.opt(s.string(), { aliases: ['subject'] }),
+    topic: p.opt(s.string(), { aliases: ['subject'], older: EMPTY_TOPIC_BEFORE_334 }),
     propagate_mode: p.def(s.literal(['change_one', 'change_later', 'change_all']), 'change_one'),
     content: p.opt(s.string()),
     stream_id: p.opt(s.int({ min: 0 })),
@@ -212,7 +213,7 @@ export const updateMessageFlagsForNarrow = operation<FlagsForNarrowResult>()({
     include_anchor: p.def(s.bool(), true),
     num_before: p.req(s.int({ min: 0 })),
     num_after: p.req(s.int({ min: 0 })),
-    narrow: p.req(narrowParam),
+    narrow: p.req(narrowParam, { older: NARROW_OLDER }),
     op: p.req(s.string(), { doc: 'add or remove' }),
     flag: p.req(s.string(), { doc: 'read, starred or collapsed' }),
   },

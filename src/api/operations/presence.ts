@@ -33,8 +33,12 @@ export const updatePresence = operation<PresenceUpdateResult>()({
   bots: false,
   params: {
     status: p.req(s.string(), { doc: 'active or idle' }),
-    last_update_id: p.opt(s.int(), { doc: '-1 at first, then the last presence_last_update_id (modern format)' }),
-    history_limit_days: p.opt(s.int(), { doc: 'oldest data to return, in days (default 14; 0: none)' }),
+    last_update_id: p.opt(s.int(), {
+      doc: '-1 at first, then the last presence_last_update_id (modern format)',
+      // Before 263 the modern format is asked for with `slim_presence`, without incremental updates.
+      older: [{ before: 263, name: 'slim_presence', value: () => true }],
+    }),
+    history_limit_days: p.opt(s.int(), { doc: 'oldest data to return, in days (default 14; 0: none)', minFeatureLevel: 288 }),
     ping_only: p.def(s.bool(), false, { doc: 'only record; return no data' }),
     slim_presence: p.def(s.bool(), false, { doc: 'deprecated: modern format keyed by user ID' }),
     new_user_input: p.def(s.bool(), false),

@@ -1,4 +1,6 @@
 /** Typing notifications: composing a new message, and editing an existing one. */
+import { olderCall, declareOlder } from '../older.js';
+import { DIRECT_TYPE_BEFORE_174, EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
@@ -12,12 +14,16 @@ export const setTypingStatus = operation<Record<string, never>>()({
   summary: 'Tell the recipients of a conversation that the caller started or stopped composing',
   access: 'user',
   params: {
-    // `private` was removed at feature level 215: a server answers `Invalid type` for it.
-    type: p.def(s.literal(['direct', 'stream', 'channel']), 'direct', { doc: 'direct (default), stream or channel' }),
+    // `private` was removed at feature level 215 (a server answers `Invalid type`); `channel` came at 248.
+    type: p.def(s.literal(['direct', 'stream', 'channel']), 'direct', {
+      doc: 'direct (default), stream or channel',
+      older: [...DIRECT_TYPE_BEFORE_174, { before: 248, value: (type) => (type === 'channel' ? 'stream' : type) }],
+    }),
     op: p.req(s.literal(TYPING_OPS), { doc: 'start or stop' }),
     to: p.opt(s.list(s.int()), { doc: 'recipient user IDs (direct)' }),
-    stream_id: p.opt(s.int(), { doc: 'channel ID (stream, channel)' }),
-    topic: p.opt(s.string({ strip: true }), { doc: 'topic name (stream, channel)', aliases: ['subject'] }),
+    // Channel typing came at 58, naming the channel as a one-element `to` until 215.
+    stream_id: p.opt(s.int(), { doc: 'channel ID (stream, channel)', minFeatureLevel: 58, older: [{ before: 215, name: 'to', value: (id) => [id] }] }),
+    topic: p.opt(s.string({ strip: true }), { doc: 'topic name (stream, channel)', aliases: ['subject'], older: EMPTY_TOPIC_BEFORE_334 }),
   },
   openapiPath: '/typing',
 });
@@ -32,7 +38,7 @@ export const setMessageEditTypingStatus = operation<Record<string, never>>()({
     message_id: p.path(s.int(), 'the message being edited'),
     op: p.req(s.literal(TYPING_OPS), { doc: 'start or stop' }),
   },
-  // Added as /message_edit_typing at 351, moved under /messages/{message_id} at 361.
+  // Added as /message_edit_typing at 351, moved under /messages/{message_id} at 361 (see the older form below).
   minFeatureLevel: 361,
 });
 
@@ -50,3 +56,7 @@ export const setMessageEditTypingStatusBefore361 = operation<Record<string, neve
   minFeatureLevel: 351,
   before: 361,
 });
+
+declareOlder(setMessageEditTypingStatus, [
+  { before: 361, calls: (params) => [olderCall(setMessageEditTypingStatusBefore361, params)] },
+]);

@@ -1,4 +1,5 @@
 /** Users: listing and reading them, creating, updating, deactivating and reactivating accounts. */
+import { declareOlder, olderCall } from '../older.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 import { ROLES, type User } from '../types.js';
@@ -14,7 +15,7 @@ export const getUsers = operation<{ members: User[] }>()({
   params: {
     client_gravatar: p.def(s.bool(), true, { doc: 'null avatar_url for Gravatar-hosted avatars' }),
     include_custom_profile_fields: p.def(s.bool(), false, { doc: 'include profile_data' }),
-    user_ids: p.opt(s.list(s.int()), { doc: 'only these users (feature level 384)' }),
+    user_ids: p.opt(s.list(s.int()), { doc: 'only these users' }),
   },
   openapiPath: '/users',
 });
@@ -135,3 +136,18 @@ export const reactivateUser = operation<Record<string, never>>()({
   params: { user_id: p.path(s.int()) },
   openapiPath: '/users/{user_id}/reactivate',
 });
+
+// Before 384 a server does not filter by `user_ids`: all users are read and filtered here, leaving out
+// unknown IDs silently as a server does.
+declareOlder(getUsers, [
+  {
+    before: 384,
+    for: ['user_ids'],
+    calls: ({ user_ids: _ids, ...rest }) => [olderCall(getUsers, rest)],
+    response: (body, { user_ids: ids }) => {
+      if (ids === undefined || !Array.isArray(body.members)) return body;
+      const wanted = new Set(ids);
+      return { ...body, members: body.members.filter((u: { user_id?: unknown }) => typeof u.user_id === 'number' && wanted.has(u.user_id)) };
+    },
+  },
+]);

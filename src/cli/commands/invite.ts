@@ -12,7 +12,7 @@ import {
   INVITE_COLUMNS,
   parseExpires,
   planInvites,
-  encodeBatch,
+  prepareBatch,
   specOfRow,
   type InviteBatch,
   type InviteSpec,
@@ -64,10 +64,10 @@ async function rowsOf(ctx: Context, opts: CommandOptions, defaults: InviteSpec):
 }
 
 /** --dry-run: the requests that would go out, and the rows that could not be sent (as runCalls reports them). */
-function printPlanned(ctx: Context, batches: readonly InviteBatch[], encode: (b: SendableBatch) => WireRequest): void {
+function printPlanned(ctx: Context, batches: readonly InviteBatch[], requests: readonly WireRequest[]): void {
   printPlan(
     ctx,
-    batches.filter((b): b is SendableBatch => 'params' in b).map(encode),
+    requests,
     batches.filter((b): b is UnsendableRow => 'error' in b).map((b) => ({ row: b.recipients[0].row, target: b.recipients[0].email, error: b.error })),
     batches.reduce((n, b) => n + b.recipients.length, 0),
   );
@@ -110,9 +110,10 @@ export const commands = [
       const rows = await rowsOf(ctx, opts, specOfFlags(opts));
       const client = await ctx.client();
       const batches = await planInvites(client, rows);
-      const level = await client.featureLevel();
+      // Built for every batch before anything is sent: what the server cannot do stops the run here.
+      const requests = (await Promise.all(batches.filter((b): b is SendableBatch => 'params' in b).map((b) => prepareBatch(client, b)))).flat();
       if (opt.bool(opts, 'dryRun')) {
-        printPlanned(ctx, batches, (b) => encodeBatch(client, level, b));
+        printPlanned(ctx, batches, requests);
         return;
       }
       await runBulk(ctx, opts as BulkFlags, {
@@ -123,7 +124,7 @@ export const commands = [
         rows: (b) => b.recipients.map((r) => ({ row: r.row, target: r.email })),
         act: async (b) => {
           if ('error' in b) throw new ApiError(b.error, 'BAD_REQUEST', 400);
-          return deliver(client, level, b, ctx.signal);
+          return deliver(client, b, ctx.signal);
         },
       });
     },

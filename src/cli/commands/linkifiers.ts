@@ -1,7 +1,6 @@
 import { ApiError } from '../../api/errors.js';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier, type Linkifier } from '../../api/operations/linkifiers.js';
 import type { ChatClient } from '../../client/client.js';
-import { FEATURES } from '../../client/features.js';
 import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
@@ -32,18 +31,16 @@ function reverseFields(opts: CommandOptions): Partial<Pick<Linkifier, 'example_i
 }
 
 async function currentLinkifiers(client: ChatClient, signal: AbortSignal): Promise<Linkifier[]> {
-  const { linkifiers } = await client.call(getLinkifiers, {}, { signal });
-  // Servers below feature level 176 call the template url_format; show it under today's name.
-  return linkifiers.map((l) => (l.url_template !== undefined ? l : { ...l, url_template: (l as { url_format?: string }).url_format ?? '' }));
+  return (await client.call(getLinkifiers, {}, { signal })).linkifiers;
 }
 
-/**
- * Adding or replacing sends url_template, which servers below feature level 176 do not know (they take
- * url_format): refused there with a clear message rather than the server's missing-argument error.
- */
-async function requireUrlTemplate(client: ChatClient, opts: CommandOptions, what: string): Promise<void> {
-  if (!opt.bool(opts, 'dryRun')) await client.requireFeature(FEATURES['linkifiers.url_template'], what);
-}
+/** How the person asked for what older servers lack. */
+const LABELS = {
+  example_input: '--example-input',
+  reverse_template: '--reverse-template',
+  alternative_url_templates: '--alternative-url-template',
+};
+const CLEAR_LABELS = { example_input: '--clear-reverse', reverse_template: '--clear-reverse', alternative_url_templates: '--clear-reverse' };
 
 export const commands = [
   defineCommand({
@@ -89,11 +86,9 @@ export const commands = [
         target: pattern,
         status: 'added',
         idOf: (res) => res.id as number,
-        call: { op: addLinkifier, params: { pattern, url_template: opt.str(opts, 'urlTemplate')!, ...reverseFields(opts) } },
+        call: { op: addLinkifier, params: { pattern, url_template: opt.str(opts, 'urlTemplate')!, ...reverseFields(opts) }, labels: LABELS },
       };
-      const client = await ctx.client();
-      await requireUrlTemplate(client, opts, 'linkifiers add');
-      await runCalls(ctx, opts as BulkFlags, client, [call], 'added');
+      await runCalls(ctx, opts as BulkFlags, await ctx.client(), [call], 'added');
     },
   }),
 
@@ -103,8 +98,7 @@ export const commands = [
     description:
       'Replaces linkifier ID (PATCH /realm/filters/{id}): PATTERN and URL_TEMPLATE are required, as by the API. ' +
       'The reverse-linkification fields (example input, reverse template, alternative URL templates) keep their ' +
-      'current values unless given, or are removed with --clear-reverse; the API itself would drop them, so ' +
-      'chatctl reads the current linkifier first.',
+      'current values unless given, or are removed with --clear-reverse (sent as "" and [], as the API takes it).',
     examples: [
       "chatctl linkifiers update 3 '#(?P<id>[0-9]+)' 'https://github.com/zulip/zulip/pull/{id}'",
       "chatctl linkifiers update 3 'RT(?P<id>[0-9]+)' 'https://rt.example.com/{id}' --clear-reverse",
@@ -124,23 +118,15 @@ export const commands = [
       if (clear && Object.values(given).some((v) => v !== undefined)) {
         throw usageError('--clear-reverse removes the reverse fields; it cannot go with --example-input, --reverse-template or --alternative-url-template');
       }
-      const client = await ctx.client();
-      await requireUrlTemplate(client, opts, 'linkifiers update');
-      const current = clear ? undefined : (await currentLinkifiers(client, ctx.signal)).find((l) => l.id === id);
-      // An unknown ID goes to the server anyway, so the error (and exit 6) is the server's own.
-      const kept = {
-        example_input: given.example_input ?? current?.example_input ?? undefined,
-        reverse_template: given.reverse_template ?? current?.reverse_template ?? undefined,
-        alternative_url_templates: given.alternative_url_templates ?? (current?.alternative_url_templates?.length ? current.alternative_url_templates : undefined),
-      };
+      const reverse = clear ? { example_input: '', reverse_template: '', alternative_url_templates: [] } : given;
       const call: RowCall = {
         row: 1,
         target: String(id),
         status: 'updated',
         idOf: () => id!,
-        call: { op: updateLinkifier, params: { filter_id: id, pattern: opt.str(opts, 'pattern')!, url_template: opt.str(opts, 'urlTemplate')!, ...kept } },
+        call: { op: updateLinkifier, params: { filter_id: id, pattern: opt.str(opts, 'pattern')!, url_template: opt.str(opts, 'urlTemplate')!, ...reverse }, labels: clear ? CLEAR_LABELS : LABELS },
       };
-      await runCalls(ctx, opts as BulkFlags, client, [call], 'updated');
+      await runCalls(ctx, opts as BulkFlags, await ctx.client(), [call], 'updated');
     },
   }),
 
@@ -184,7 +170,7 @@ export const commands = [
       const ids = parseIdArgs(opt.list(opts, 'ids'), 'linkifier');
       const client = await ctx.client();
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(reorderLinkifiers, { ordered_linkifier_ids: ids })]);
+        printDryRun(ctx, await client.prepare(reorderLinkifiers, { ordered_linkifier_ids: ids }));
         return;
       }
       try {

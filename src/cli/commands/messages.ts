@@ -1,6 +1,5 @@
 import { getMessageHistory, sendMessage, updateMessage, type HistorySnapshot } from '../../api/operations/messages.js';
 import { getUsers } from '../../api/operations/users.js';
-import { supportsAt } from '../../client/features.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -100,14 +99,13 @@ export const commands: CommandSpec[] = [
       const out = ctx.output(opts as OutputFlags);
       const content = (await contentOf(ctx, opts))!;
       const client = await ctx.client();
-      const level = await client.featureLevel();
       // A channel goes by name or ID as it is (the server resolves both); users become IDs.
       const params =
         channel !== undefined
-          ? { type: 'stream' as const, to: channel.trim().replace(/^#/, ''), topic: topicName(topic!, level), content }
-          : { type: supportsAt(level, 'messages.direct') ? ('direct' as const) : ('private' as const), to: JSON.stringify(await resolveUserIds(client, to)), content };
+          ? { type: 'stream' as const, to: channel.trim().replace(/^#/, ''), topic: topicName(topic!), content }
+          : { type: 'direct' as const, to: JSON.stringify(await resolveUserIds(client, to)), content };
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(sendMessage, params)]);
+        printDryRun(ctx, await client.prepare(sendMessage, params));
         return;
       }
       const { id } = await client.call(sendMessage, params, { signal: ctx.signal });
@@ -145,11 +143,11 @@ export const commands: CommandSpec[] = [
       const params = {
         message_id: id,
         content,
-        topic: topic === undefined ? undefined : topicName(topic, await client.featureLevel()),
+        topic: topic === undefined ? undefined : topicName(topic),
         propagate_mode: propagate === undefined ? undefined : (`change_${propagate}` as 'change_one' | 'change_later' | 'change_all'),
       };
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(updateMessage, params)]);
+        printDryRun(ctx, await client.prepare(updateMessage, params));
         return;
       }
       await client.call(updateMessage, params, { signal: ctx.signal });

@@ -1,6 +1,5 @@
 import { updatePresence, type ModernPresence } from '../../api/operations/presence.js';
 import type { User } from '../../api/types.js';
-import { choose } from '../../client/features.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
@@ -34,6 +33,9 @@ function thresholdOption(opts: CommandOptions): number | undefined {
   if (!/^\d+$/.test(v) || Number(v) === 0) throw usageError(`--offline-after takes a number of seconds, not "${v}"`);
   return Number(v);
 }
+
+/** How the person asked for what older servers lack. */
+const LABELS = { history_limit_days: '--days' };
 
 function historyDays(opts: CommandOptions): number | undefined {
   const v = opt.str(opts, 'days');
@@ -101,7 +103,7 @@ export const commands: CommandSpec[] = [
       const days = historyDays(opts);
       const client = await ctx.client();
       const types = ['presence', 'realm_user', ...(override === undefined ? ['realm'] : [])];
-      const state = await fetchState(client, types, { slim_presence: true, presence_history_limit_days: days });
+      const state = await fetchState(client, types, { slim_presence: true, presence_history_limit_days: days }, { presence_history_limit_days: '--days' });
       await out.list(
         rowsOf({
           presences: (state.presences as Record<string, ModernPresence> | undefined) ?? {},
@@ -135,19 +137,18 @@ export const commands: CommandSpec[] = [
       const override = thresholdOption(opts);
       const days = historyDays(opts);
       const client = await ctx.client();
-      const modern = choose.presenceFormat(await client.featureLevel());
+      // The modern format, keyed by user ID: `last_update_id`, which older servers take as `slim_presence`.
       const params = {
         status,
         ping_only: pingOnly || undefined,
-        last_update_id: !pingOnly && modern === 'last_update_id' ? -1 : undefined,
-        slim_presence: !pingOnly && modern === 'slim_presence' ? true : undefined,
+        last_update_id: pingOnly ? undefined : -1,
         history_limit_days: pingOnly ? undefined : days,
       };
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(updatePresence, params)]);
+        printDryRun(ctx, await client.prepare(updatePresence, params, { labels: LABELS }));
         return;
       }
-      const res = await client.call(updatePresence, params, { signal: ctx.signal });
+      const res = await client.call(updatePresence, params, { signal: ctx.signal, labels: LABELS });
       ctx.info(`chatctl: presence reported: ${status}`);
       if (pingOnly) return;
       const extra = await fetchState(client, override === undefined ? ['realm_user', 'realm'] : ['realm_user']);

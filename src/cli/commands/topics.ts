@@ -1,6 +1,5 @@
-import { getStreams, getSubscriptions, muteTopic, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
+import { getStreams, getSubscriptions, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { choose, FeatureLevelError, FEATURES, supportsAt } from '../../client/features.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -13,11 +12,11 @@ import { fetchState } from '../state.js';
 export const POLICY_NAMES: Record<VisibilityPolicy, string> = { 0: 'inherit', 1: 'muted', 2: 'unmuted', 3: 'followed' };
 
 
-/** `--topic ''` and `--topic '(no topic)'` both name the general-chat topic, spelled as the server wants it. */
-export function topicName(value: string, level: number): string {
-  if (value === '' || value === '(no topic)') return supportsAt(level, 'topics.empty_name') ? '' : '(no topic)';
-  return value;
-}
+/**
+ * `--topic ''` and `--topic '(no topic)'` both name the general-chat topic: "" on the wire, which the
+ * client spells as older servers want it.
+ */
+export const topicName = (value: string): string => (value === '(no topic)' ? '' : value);
 
 const TOPIC_OPTIONS = [
   { flags: '--channel <channel>', description: 'the channel, by ID or name (required)' },
@@ -46,22 +45,16 @@ async function setPolicy(opts: CommandOptions, ctx: Context, verb: Verb): Promis
   const t = target(opts);
   const client = await ctx.client();
   const streamId = await resolveChannel(client, t.channel);
-  const level = await client.featureLevel();
-  const topic = topicName(t.topic, level);
-  let request;
-  if (choose.userTopics(level) === 'user_topics') {
-    const policy: VisibilityPolicy = verb === 'mute' ? 1 : verb === 'follow' ? 3 : verb === 'unmute' ? await unmutePolicy(client, streamId) : 0;
-    request = { op: updateUserTopic, params: { stream_id: streamId, topic, visibility_policy: policy } } as const;
-  } else {
-    // Older servers know only muted or not: following is not there to set or clear.
-    if (verb === 'follow' || verb === 'unfollow') throw new FeatureLevelError(`topics ${verb}`, FEATURES.user_topics, level);
-    request = { op: muteTopic, params: { stream_id: streamId, topic, op: verb === 'mute' ? 'add' : 'remove' } } as const;
-  }
+  const topic = topicName(t.topic);
+  const policy: VisibilityPolicy = verb === 'mute' ? 1 : verb === 'follow' ? 3 : verb === 'unmute' ? await unmutePolicy(client, streamId) : 0;
+  const params = { stream_id: streamId, topic, visibility_policy: policy };
+  // Unfollowing on a server that cannot follow is refused too, as following is: there is nothing to undo.
+  if (verb === 'unfollow') await client.prepare(updateUserTopic, { ...params, visibility_policy: 3 });
   if (opt.bool(opts, 'dryRun')) {
-    printDryRun(ctx, [client.encode(request.op, request.params as never)]);
+    printDryRun(ctx, await client.prepare(updateUserTopic, params));
     return;
   }
-  await client.call(request.op, request.params as never, { signal: ctx.signal });
+  await client.call(updateUserTopic, params, { signal: ctx.signal });
   ctx.info(`chatctl: ${t.channel} > ${topic === '' ? '(no topic)' : topic}: ${PAST[verb]}`);
 }
 
@@ -92,7 +85,7 @@ interface TopicRow extends UserTopic {
 
 /** Policies from the initial state: `user_topics`, or on older servers `muted_topics` ([channel name, topic, time]). */
 async function topicPolicies(client: ChatClient, level: number, channelIndex: { id: number; name: string }[]): Promise<UserTopic[]> {
-  if (choose.userTopics(level) === 'user_topics') return ((await fetchState(client, ['user_topic'])).user_topics as UserTopic[] | undefined) ?? [];
+  if (level >= updateUserTopic.minFeatureLevel) return ((await fetchState(client, ['user_topic'])).user_topics as UserTopic[] | undefined) ?? [];
   const muted = ((await fetchState(client, ['muted_topics'])).muted_topics as [string, string, number][] | undefined) ?? [];
   const ids = matchIdsOrNames(muted.map((m) => m[0]), channelIndex, (n) => n);
   return muted.flatMap(([name, topic, time]) => {

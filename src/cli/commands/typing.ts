@@ -1,7 +1,6 @@
 import type { WireRequest } from '../../api/wire.js';
-import { setMessageEditTypingStatus, setMessageEditTypingStatusBefore361, setTypingStatus, type TypingOp } from '../../api/operations/typing.js';
-import { unwrap, type ChatClient } from '../../client/client.js';
-import { choose, FeatureLevelError, FEATURES, supportsAt } from '../../client/features.js';
+import { setMessageEditTypingStatus, setTypingStatus, type TypingOp } from '../../api/operations/typing.js';
+import type { ChatClient } from '../../client/client.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -32,28 +31,21 @@ function conversationOf(opts: CommandOptions): Conversation {
   return { kind: 'channel', channel, topic };
 }
 
-/** The request for one typing notification, shaped for the server's feature level (§9 of the document). */
-async function requestFor(client: ChatClient, c: Conversation, op: TypingOp): Promise<WireRequest> {
-  const level = await client.featureLevel();
+/** The typing notification for one conversation; the client sends it in the form the server's level takes. */
+async function notify(client: ChatClient, c: Conversation, op: TypingOp, dryRun: boolean, signal?: AbortSignal): Promise<WireRequest[] | void> {
   switch (c.kind) {
     case 'direct': {
-      const to = await resolveUserIds(client, c.users);
-      // `private` is what servers below feature level 174 call a direct conversation.
-      return client.encode(setTypingStatus, { type: choose.directTypingType(level) as 'direct', op, to });
+      const params = { type: 'direct', op, to: await resolveUserIds(client, c.users) } as const;
+      return dryRun ? client.prepare(setTypingStatus, params) : void (await client.call(setTypingStatus, params, { signal }));
     }
     case 'channel': {
-      if (!supportsAt(level, 'typing.channels')) throw new FeatureLevelError('channel typing notifications', FEATURES['typing.channels'], level);
-      const streamId = await resolveChannel(client, c.channel);
-      const topic = topicName(c.topic, level);
-      return choose.channelTypingTarget(level) === 'stream_id'
-        ? client.encode(setTypingStatus, { type: 'stream', op, stream_id: streamId, topic })
-        : client.encode(setTypingStatus, { type: 'stream', op, to: [streamId], topic });
+      const params = { type: 'stream', op, stream_id: await resolveChannel(client, c.channel), topic: topicName(c.topic) } as const;
+      const labels = { stream_id: 'channel typing notifications' };
+      return dryRun ? client.prepare(setTypingStatus, params, { labels }) : void (await client.call(setTypingStatus, params, { signal, labels }));
     }
     case 'edit': {
-      if (!supportsAt(level, 'typing.edit')) throw new FeatureLevelError('typing notifications for message edits', FEATURES['typing.edit'], level);
-      return choose.editTyping(level).messageIdIn === 'path'
-        ? client.encode(setMessageEditTypingStatus, { message_id: c.messageId, op })
-        : client.encode(setMessageEditTypingStatusBefore361, { message_id: c.messageId, op });
+      const params = { message_id: c.messageId, op };
+      return dryRun ? client.prepare(setMessageEditTypingStatus, params) : void (await client.call(setMessageEditTypingStatus, params, { signal }));
     }
   }
 }
@@ -61,13 +53,12 @@ async function requestFor(client: ChatClient, c: Conversation, op: TypingOp): Pr
 async function run(opts: CommandOptions, ctx: Context, op: TypingOp): Promise<void> {
   const conversation = conversationOf(opts);
   const client = await ctx.client();
-  const req = await requestFor(client, conversation, op);
-  if (opt.bool(opts, 'dryRun')) {
-    printDryRun(ctx, [req]);
+  const dryRun = opt.bool(opts, 'dryRun');
+  const planned = await notify(client, conversation, op, dryRun, ctx.signal);
+  if (planned) {
+    printDryRun(ctx, planned);
     return;
   }
-  // Sent as prepared: the path differs on older servers, so this is not a typed call.
-  unwrap(await client.send(req, ctx.signal));
   ctx.info(`chatctl: typing ${op === 'start' ? 'started' : 'stopped'}`);
 }
 

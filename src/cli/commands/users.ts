@@ -116,16 +116,12 @@ export const commands = [
       const client = await ctx.client();
       // The API's default (client_gravatar) leaves Gravatar URLs to the client; compute them only when asked.
       const wantsAvatars = (opt.str(opts, 'fields') ?? '').split(',').includes('avatar_url');
-      // Servers before feature level 384 do not filter by user_ids: chatctl does it then.
-      const byServer = ids !== undefined && (await client.supports('getUsers.user_ids'));
-      const wanted = ids && new Set(ids);
       const { members } = await client.call(getUsers, {
         client_gravatar: wantsAvatars ? false : undefined,
         include_custom_profile_fields: opt.bool(opts, 'customFields') || undefined,
-        user_ids: byServer ? ids : undefined,
+        user_ids: ids,
       });
       const keep = (u: User) =>
-        (!wanted || wanted.has(u.user_id)) &&
         (role === undefined || u.role === role) &&
         (!opt.bool(opts, 'active') || u.is_active) &&
         (!opt.bool(opts, 'deactivated') || !u.is_active) &&

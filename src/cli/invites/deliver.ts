@@ -26,12 +26,12 @@ function refusedBy(e: ApiError): Map<string, string> {
 const invited = (r: Recipient): Outcome => ({ row: r.row, target: r.email, ok: true, status: 'invited', id: null });
 const failed = (r: Recipient, error: string, code: string | null): Outcome => ({ row: r.row, target: r.email, ok: false, status: 'failed', error, code });
 
-export async function deliver(client: ChatClient, level: number, batch: SendableBatch, signal?: AbortSignal): Promise<Outcome[]> {
+export async function deliver(client: ChatClient, batch: SendableBatch, signal?: AbortSignal): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   let pending = batch.recipients;
   while (pending.length) {
     try {
-      await sendBatch(client, level, { recipients: pending, params: batch.params }, signal);
+      await sendBatch(client, { recipients: pending, params: batch.params }, signal);
       outcomes.push(...pending.map(invited));
       break;
     } catch (e) {

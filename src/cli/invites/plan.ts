@@ -5,9 +5,8 @@
  * (a channel that does not exist, a bad expiry) is planned as a failure of its own, so it never holds up
  * the others.
  */
-import { sendInvites, sendInvitesInDays } from '../../api/operations/invites.js';
+import { sendInvites } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
-import { choose } from '../../client/features.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
 import { cell, type Columns, type InputRow } from '../bulk-input.js';
@@ -162,27 +161,21 @@ export const requestOf = (batch: SendableBatch): CallParamsOf<typeof sendInvites
   invitee_emails: batch.recipients.map((r) => r.email).join(','),
 });
 
-/** The request for a server at `level`: before 126 the expiry goes in whole days (rounded up). */
-type InviteCall =
-  | { legacy: false; params: CallParamsOf<typeof sendInvites> }
-  | { legacy: true; params: CallParamsOf<typeof sendInvitesInDays> };
+/** How the person asked for what older servers lack, by parameter. */
+export const INVITE_LABELS = {
+  invite_expires_in_minutes: '--expires',
+  group_ids: '--group',
+  include_realm_default_subscriptions: '--default-channels',
+  notify_referrer_on_join: '--no-notify',
+  welcome_message_custom_text: '--welcome-text',
+};
 
-function inviteCall(level: number, batch: SendableBatch): InviteCall {
-  const { invite_expires_in_minutes: minutes, ...rest } = requestOf(batch);
-  const expiry = choose.inviteExpiry(level, minutes ?? null);
-  if (minutes === undefined || expiry.name === 'invite_expires_in_minutes') return { legacy: false, params: requestOf(batch) };
-  return { legacy: true, params: { ...rest, invite_expires_in_days: expiry.value } };
+/** Sends a batch's request; the client shapes it for the server's feature level. */
+export async function sendBatch(client: ChatClient, batch: SendableBatch, signal?: AbortSignal): Promise<void> {
+  await client.call(sendInvites, requestOf(batch), { signal, labels: INVITE_LABELS });
 }
 
-/** Sends a batch's request in the form its server takes. */
-export async function sendBatch(client: ChatClient, level: number, batch: SendableBatch, signal?: AbortSignal): Promise<void> {
-  const c = inviteCall(level, batch);
-  if (c.legacy) await client.call(sendInvitesInDays, c.params, { signal });
-  else await client.call(sendInvites, c.params, { signal });
-}
-
-/** The request `sendBatch` would send (--dry-run). */
-export function encodeBatch(client: ChatClient, level: number, batch: SendableBatch): WireRequest {
-  const c = inviteCall(level, batch);
-  return c.legacy ? client.encode(sendInvitesInDays, c.params) : client.encode(sendInvites, c.params);
+/** The requests `sendBatch` would send (--dry-run); refused when the server cannot do what a batch asks. */
+export function prepareBatch(client: ChatClient, batch: SendableBatch): Promise<WireRequest[]> {
+  return client.prepare(sendInvites, requestOf(batch), { labels: INVITE_LABELS });
 }

@@ -2,7 +2,7 @@
 import { badRequest } from '../../api/errors.js';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../api/operations/linkifiers.js';
 import { bind, type Binding, type HandlerContext } from '../context.js';
-import { insertLinkifier, linkifierExists, listLinkifiers, updateLinkifierRow, validateLinkifier } from '../model/linkifiers.js';
+import { insertLinkifier, listLinkifiers, replacementOf, updateLinkifierRow, validateLinkifier } from '../model/linkifiers.js';
 
 const NOT_FOUND = 'Linkifier not found.';
 
@@ -23,8 +23,9 @@ export const bindings: Binding[] = [
     return { id };
   }),
 
-  bind(updateLinkifier, (ctx, { filter_id, ...input }) => {
-    if (!linkifierExists(ctx.db, filter_id)) throw badRequest(NOT_FOUND);
+  bind(updateLinkifier, (ctx, { filter_id, ...given }) => {
+    const input = replacementOf(ctx.db, filter_id, given);
+    if (!input) throw badRequest(NOT_FOUND);
     validateLinkifier(ctx.db, input, filter_id);
     updateLinkifierRow(ctx.db, filter_id, input);
     notifyLinkifiers(ctx);

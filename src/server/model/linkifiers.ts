@@ -31,8 +31,6 @@ export function listLinkifiers(db: Db): Linkifier[] {
   return (db.prepare('SELECT * FROM linkifiers ORDER BY "order", id').all() as LinkifierRow[]).map(toWire);
 }
 
-export const linkifierExists = (db: Db, id: number): boolean =>
-  db.prepare('SELECT 1 FROM linkifiers WHERE id = ?').get(id) !== undefined;
 
 export interface LinkifierInput {
   pattern: string;
@@ -79,15 +77,33 @@ export function insertLinkifier(db: Db, input: LinkifierInput): number {
       `INSERT INTO linkifiers (pattern, url_template, example_input, reverse_template, alternative_url_templates, "order")
        VALUES (?, ?, ?, ?, ?, ?)`,
     )
-    .run(input.pattern, input.url_template, input.example_input ?? null, input.reverse_template ?? null, JSON.stringify(input.alternative_url_templates ?? []), next);
+    .run(input.pattern, input.url_template, input.example_input || null, input.reverse_template || null, JSON.stringify(input.alternative_url_templates ?? []), next);
   return Number(info.lastInsertRowid);
+}
+
+/**
+ * A replacement as a Zulip server reads PATCH /realm/filters/{id}: the reverse-linkification fields keep
+ * their values when absent, and "" removes them. Undefined when there is no such linkifier.
+ */
+export function replacementOf(db: Db, id: number, given: LinkifierInput): LinkifierInput | undefined {
+  const row = db.prepare('SELECT * FROM linkifiers WHERE id = ?').get(id) as LinkifierRow | undefined;
+  if (!row) return undefined;
+  const current = toWire(row);
+  const text = (v: string | undefined, was: string | null) => (v === undefined ? (was ?? undefined) : v || undefined);
+  return {
+    pattern: given.pattern,
+    url_template: given.url_template,
+    example_input: text(given.example_input, current.example_input),
+    reverse_template: text(given.reverse_template, current.reverse_template),
+    alternative_url_templates: given.alternative_url_templates ?? current.alternative_url_templates,
+  };
 }
 
 export function updateLinkifierRow(db: Db, id: number, input: LinkifierInput): void {
   db.prepare(
     `UPDATE linkifiers SET pattern = ?, url_template = ?, example_input = ?, reverse_template = ?, alternative_url_templates = ?
      WHERE id = ?`,
-  ).run(input.pattern, input.url_template, input.example_input ?? null, input.reverse_template ?? null, JSON.stringify(input.alternative_url_templates ?? []), id);
+  ).run(input.pattern, input.url_template, input.example_input || null, input.reverse_template || null, JSON.stringify(input.alternative_url_templates ?? []), id);
 }
 
 /**
