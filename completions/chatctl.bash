@@ -102,8 +102,34 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W 'settings --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'settings grant revoke --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'server settings')
+      case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'server grant')
+      case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'server revoke')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -1,7 +1,8 @@
+import { ApiError } from '../../api/errors.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
 import { cell, readRows, type Columns, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, RunRefusedError, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -83,6 +84,23 @@ function parseProfileFields(values: string[]): { id: number; value: string | nul
   });
 }
 
+/**
+ * `User not authorized to create users`: the caller is an administrator (the role gate passed) without the
+ * per-user permission, which a stock server grants no one. Every row would be refused alike.
+ */
+function createRefusal(ctx: Context, email: string, e: unknown): RunRefusedError | undefined {
+  if (!(e instanceof ApiError) || e.msg !== 'User not authorized to create users') return undefined;
+  const grant =
+    ctx.target().kind === 'embedded'
+      ? `grant it: chatctl server grant ${email} can_create_users`
+      : `only the server's operator can grant it: manage.py change_user_role ${email} can_create_users`;
+  return new RunRefusedError(
+    `${e.msg}: creating accounts needs the per-user permission can_create_users besides being an administrator, and a Zulip server gives it to no one by default`,
+    'permission',
+    `${grant}; without it, invite people instead: chatctl invite send EMAIL (they create their own accounts)`,
+  );
+}
+
 export const commands = [
   defineCommand({
     path: ['users', 'list'],
@@ -161,7 +179,10 @@ export const commands = [
     description:
       'Creates one account (EMAIL --name NAME), or one per row of --from-file (columns email, full_name, and ' +
       'optionally password). Without a password the account gets a random one nobody sees; the person sets ' +
-      'their own through the password reset flow. With --json each row\'s outcome is one JSON line.',
+      'their own through the password reset flow. With --json each row\'s outcome is one JSON line. Besides being an ' +
+      'administrator, it needs the per-user permission can_create_users, which a Zulip server gives no one until its ' +
+      'operator grants it (chatctl server grant on the embedded organization, whose creator holds it); without it, ' +
+      'invite people instead (invite send).',
     examples: [
       'chatctl users create ada@example.com --name "Ada Lovelace"',
       'printf %s "$PW" | chatctl users create ada@example.com --name "Ada Lovelace" --password-stdin',
@@ -192,7 +213,7 @@ export const commands = [
         idOf: (res) => res.user_id as number,
         call: { op: createUser, params: { email: cell(r, 'email'), full_name: cell(r, 'full_name'), password: password ?? (cell(r, 'password') || randomAlphanumeric(24)) } },
       }));
-      await runCalls(ctx, opts as BulkFlags, client, calls, 'created');
+      await runCalls(ctx, opts as BulkFlags, client, calls, 'created', (e) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e));
     },
   }),
 
@@ -202,7 +223,9 @@ export const commands = [
     description:
       'Changes one user (USER is an ID or e-mail), or one per row of --from-file (columns user, and any of ' +
       'full_name, role, new_email). Roles: owner, admin, moderator, member, guest. Only owners may grant or ' +
-      'remove the owner role; changing e-mails needs an owner allowed to.',
+      'remove the owner role. Changing e-mails needs an owner holding the per-user permission ' +
+      'can_change_user_emails (the owner chatctl init creates holds it; chatctl server grant gives it on the embedded ' +
+      'organization; on a Zulip server, an administrator its operator granted it to).',
     examples: [
       'chatctl users update iago@example.com --role admin',
       'chatctl users update 8 --name "King Hamlet" --profile-field 3=Denmark',
