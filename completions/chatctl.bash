@@ -758,6 +758,9 @@ _chatctl() {
     'subscriptions set')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -766,7 +769,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'typing')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
