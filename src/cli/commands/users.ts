@@ -1,4 +1,5 @@
 import { ApiError } from '../../api/errors.js';
+import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
 import { cell, readRows, type Columns, type InputRow } from '../bulk-input.js';
@@ -58,17 +59,18 @@ async function rowsOf(ctx: Context, opts: CommandOptions, columns: Columns, from
 async function planForUsers(
   ctx: Context,
   rows: InputRow[],
-  plan: (row: InputRow, userId: number) => Omit<RowCall, 'row' | 'target'>,
+  plan: (row: InputRow, userId: number, user: User | undefined) => Omit<RowCall, 'row' | 'target'>,
+  o: { users?: boolean } = {},
 ): Promise<RowCall[]> {
   const client = await ctx.client();
-  const resolved = await resolveUsers(client, rows.map((r) => cell(r, 'user')));
+  const resolved = await resolveUsers(client, rows.map((r) => cell(r, 'user')), o);
   return rows.map((r, i) => {
     const ref = cell(r, 'user');
     const found = resolved.get(ref)!;
     const base = { row: i + 1, target: ref };
     if (!found.ok) return { ...base, status: 'failed', error: found.error };
     try {
-      return { ...base, ...plan(r, found.id) };
+      return { ...base, ...plan(r, found.id, found.user) };
     } catch (e) {
       return { ...base, status: 'failed', error: e instanceof Error ? e.message : String(e) };
     }
@@ -279,8 +281,9 @@ export const commands = [
     summary: 'deactivate user accounts (administrators)',
     description:
       'Deactivates the named users (IDs or e-mails), or one per row of --from-file (column user). They can no ' +
-      'longer log in or use the API; their data stays, and users reactivate brings them back. Asks for ' +
-      'confirmation on a terminal; elsewhere --yes is required.',
+      'longer log in or use the API; their data stays, and users reactivate brings them back. A bot is ' +
+      'deactivated through DELETE /bots/{id}, as a server requires (its owner may, too; --comment is for people). ' +
+      'Asks for confirmation on a terminal; elsewhere --yes is required.',
     examples: ['chatctl users deactivate polonius@example.com', 'chatctl users deactivate 12 13 14 --yes --json', 'chatctl users deactivate --from-file leavers.csv --yes'],
     args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
     options: [{ flags: '--comment <text>', description: 'a note for the notification e-mail' }, ...BULK_OPTIONS],
@@ -289,11 +292,19 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const rows = await rowsOf(ctx, opts, { user: { required: true, description: 'user ID or e-mail' } }, () => opt.list(opts, 'users').map((u) => ({ user: u })));
-      const calls = await planForUsers(ctx, rows, (_r, userId) => ({
-        status: 'deactivated',
-        idOf: () => userId,
-        call: { op: deactivateUser, params: { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') } },
-      }));
+      // A server deactivates bots through DELETE /bots/{id} only (DELETE /users/{id} says "No such user").
+      const calls = await planForUsers(
+        ctx,
+        rows,
+        (_r, userId, user) => ({
+          status: 'deactivated',
+          idOf: () => userId,
+          call: user?.is_bot
+            ? { op: deactivateBot, params: { bot_id: userId } }
+            : { op: deactivateUser, params: { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') } },
+        }),
+        { users: true },
+      );
       if (!opt.bool(opts, 'dryRun')) {
         await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Deactivate ${rows.length === 1 ? cell(rows[0]!, 'user') : `${rows.length} users`}?`);
       }

@@ -14,12 +14,12 @@ import {
 } from '../../api/operations/users.js';
 import type { Role } from '../../api/types.js';
 import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { deactivate } from '../model/deactivation.js';
 import { updateProfileData } from '../model/profile-fields.js';
 import {
   accessUser,
   activeUserIds,
   activeUsers,
-  adminIds,
   botAdminIds,
   checkBotCreationPolicy,
   checkBotNameAvailable,
@@ -145,28 +145,6 @@ function updateUserAs(ctx: HandlerContext, found: UserRow | undefined, p: UserUp
   return {};
 }
 
-/** Pending invitations of a deactivated user die with the account, as on a server. */
-function revokeInvitesBy(ctx: HandlerContext, user: UserRow): void {
-  const revoked = ctx.db.prepare('UPDATE invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
-  if (revoked.changes) ctx.emit({ type: 'invites_changed' }, adminIds(ctx.db));
-}
-
-/** Deactivates a user (their bots first), ends their event queues, and tells everyone. */
-function deactivate(ctx: HandlerContext, user: UserRow, cascade: boolean): void {
-  const db = ctx.db;
-  if (!user.is_active) return;
-  if (cascade) {
-    const bots = db.prepare('SELECT * FROM users WHERE bot_owner_id = ? AND is_bot = 1 AND is_active = 1').all(user.id) as UserRow[];
-    for (const bot of bots) deactivate(ctx, bot, false);
-  }
-  db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
-  revokeInvitesBy(ctx, user);
-  // Its queues' events go with them (foreign key cascade).
-  db.prepare('DELETE FROM event_queues WHERE user_id = ?').run(user.id);
-  notifyPersonUpdate(db, ctx, { user_id: user.id, is_active: false });
-  if (user.is_bot) ctx.emit({ type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: false } }, botAdminIds(db, user));
-}
-
 function reactivate(ctx: HandlerContext, user: UserRow): void {
   const db = ctx.db;
   const caller = callerOf(ctx);
@@ -237,7 +215,7 @@ export const bindings: Binding[] = [
     if (isOwner(target) && !isOwner(caller)) throw mustBe('owner');
     if (isLastOwner(db, target)) throw badRequest('Cannot deactivate the only organization owner');
     // deactivation_notification_comment asks for an e-mail to the user; the embedded server sends no mail.
-    deactivate(ctx, target, true);
+    deactivate(ctx.db, ctx, target, true);
     return {};
   }),
 
