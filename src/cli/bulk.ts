@@ -60,6 +60,11 @@ export interface BulkFlags extends OutputFlags {
  */
 const FATAL: ReadonlySet<ExitKind> = new Set(['auth', 'interrupted', 'usage', 'temporary']);
 
+/** A refusal every row would meet alike (a permission the caller lacks): it ends the run like the kinds above. */
+export class RunRefusedError extends CliError {}
+
+const endsRun = (e: unknown): boolean => e instanceof RunRefusedError || FATAL.has(exitKindOf(e));
+
 /** `--concurrency N`: requests in flight at once, 1 to 32. */
 export function concurrencyOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -100,7 +105,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       if (o.failFast && results.some((r) => !r.ok)) failedFast = true;
       return results;
     } catch (e) {
-      if (FATAL.has(exitKindOf(e))) throw e;
+      if (endsRun(e)) throw e;
       if (o.failFast) failedFast = true;
       const results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e) }));
       for (const r of results) causes.set(r, e);
@@ -128,7 +133,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
     concurrency,
     pacer: o.pacer,
     signal: ctx.signal,
-    stopWhen: (e) => FATAL.has(exitKindOf(e)),
+    stopWhen: endsRun,
     onProgress: ({ result }) => {
       if (result.ok) settle(result.index, result.value);
       else if (result.skipped) settle(result.index, skipped(result.item, ctx.signal.aborted ? 'not attempted: interrupted' : 'not attempted after an earlier error'));
@@ -201,8 +206,18 @@ export interface RowCall {
   idOf?: (response: Record<string, unknown>) => number | string | null;
 }
 
-/** Sends planned calls one row at a time (or prints them under --dry-run), reporting each row. */
-export async function runCalls(ctx: Context, flags: BulkFlags & { dryRun?: boolean }, client: ChatClient, calls: readonly RowCall[], verb: string): Promise<void> {
+/**
+ * Sends planned calls one row at a time (or prints them under --dry-run), reporting each row. `refusal`
+ * recognizes an error that every row would meet alike and explains it; it then ends the run.
+ */
+export async function runCalls(
+  ctx: Context,
+  flags: BulkFlags & { dryRun?: boolean },
+  client: ChatClient,
+  calls: readonly RowCall[],
+  verb: string,
+  refusal?: (e: unknown) => RunRefusedError | undefined,
+): Promise<void> {
   if (flags.dryRun) {
     printPlan(
       ctx,
@@ -222,7 +237,9 @@ export async function runCalls(ctx: Context, flags: BulkFlags & { dryRun?: boole
     rows: (c) => [{ row: c.row, target: c.target }],
     act: async (c) => {
       if (!c.call) throw new ApiError(c.error ?? 'cannot be sent', 'BAD_REQUEST', 400);
-      const res = await client.call(c.call.op, c.call.params as never, { signal: ctx.signal, labels: c.call.labels });
+      const res = await client.call(c.call.op, c.call.params as never, { signal: ctx.signal, labels: c.call.labels }).catch((e: unknown) => {
+        throw refusal?.(e) ?? e;
+      });
       return [{ row: c.row, target: c.target, ok: true, status: c.status, id: c.idOf?.(res as unknown as Record<string, unknown>) ?? null }];
     },
   });

@@ -15,29 +15,35 @@ export type Resolved = { ok: true; id: number; user?: User } | { ok: false; erro
 /** Whether a reference is an ID (digits) rather than a name or an address. */
 export const isId = (ref: string): boolean => /^\d+$/.test(ref.trim());
 
-/** Resolves each reference (an ID, or an e-mail: real or API address, any case). */
-export async function resolveUsers(client: ChatClient, refs: readonly string[]): Promise<Map<string, Resolved>> {
+/**
+ * Resolves each reference (an ID, or an e-mail: real or API address, any case). With `users`, IDs come
+ * with their user object too (when the server lists them), for commands that act on what a user is.
+ */
+export async function resolveUsers(client: ChatClient, refs: readonly string[], o: { users?: boolean } = {}): Promise<Map<string, Resolved>> {
   const out = new Map<string, Resolved>();
-  const byEmail = refs.some((r) => !isId(r)) ? await emailIndex(client) : null;
+  const index = o.users || refs.some((r) => !isId(r)) ? await userIndex(client) : null;
   for (const ref of refs) {
     const key = ref.trim();
-    if (isId(key)) out.set(ref, { ok: true, id: Number(key) });
-    else {
-      const user = byEmail!.get(key.toLowerCase());
+    if (isId(key)) {
+      // An ID the list does not hold is left for the server to answer about.
+      const user = index?.byId.get(Number(key));
+      out.set(ref, { ok: true, id: Number(key), ...(user ? { user } : {}) });
+    } else {
+      const user = index!.byEmail.get(key.toLowerCase());
       out.set(ref, user ? { ok: true, id: user.user_id, user } : { ok: false, error: `No such user: ${key}` });
     }
   }
   return out;
 }
 
-async function emailIndex(client: ChatClient): Promise<Map<string, User>> {
+async function userIndex(client: ChatClient): Promise<{ byEmail: Map<string, User>; byId: Map<number, User> }> {
   const { members } = await client.call(getUsers, {});
-  const index = new Map<string, User>();
+  const byEmail = new Map<string, User>();
   for (const u of members) {
-    index.set(u.email.toLowerCase(), u);
-    if (u.delivery_email) index.set(u.delivery_email.toLowerCase(), u);
+    byEmail.set(u.email.toLowerCase(), u);
+    if (u.delivery_email) byEmail.set(u.delivery_email.toLowerCase(), u);
   }
-  return index;
+  return { byEmail, byId: new Map(members.map((u) => [u.user_id, u])) };
 }
 
 /** A channel or group reference, resolved to its ID or to the reason it cannot be. */

@@ -36,9 +36,6 @@ export const realmDefaults = {
   can_create_groups: 'role:members',
   /** Who may add others to channels. */
   can_add_subscribers_group: 'role:members',
-  /** Who may change other users' e-mail addresses (besides being an owner). */
-  can_change_user_emails: true,
-  can_create_users: true,
   require_unique_names: false,
   empty_topic_display_name: 'general chat',
   invite_validity_minutes: 14400,

@@ -2,8 +2,10 @@
  * Creating the embedded organization: its settings, system groups, a first channel, and its owner.
  * Everything after this first owner goes through the API, like any other client.
  */
-import { insertUser, type UserRow } from './model/users.js';
+import { insertUser, userById, type UserRow } from './model/users.js';
 import { validateFullName, validateNewEmail } from './model/validation.js';
+import { OPERATOR_PERMISSIONS } from './operator-permissions.js';
+import { setPermission } from './permissions.js';
 import { isInitialized, setSetting } from './realm.js';
 import type { Db } from './store/db.js';
 
@@ -59,7 +61,10 @@ export function createOrganization(db: Db, org: NewOrganization): UserRow {
         .run(org.now, owner.id);
       db.prepare('INSERT INTO recipients (stream_id) VALUES (?)').run(general.lastInsertRowid);
       db.prepare('INSERT INTO subscriptions (user_id, stream_id) VALUES (?, ?)').run(owner.id, general.lastInsertRowid);
-      return owner;
+      // Whoever creates the organization here is also its server's operator, and would grant themselves
+      // these with change_user_role on a server: the owner starts with them.
+      for (const permission of OPERATOR_PERMISSIONS) setPermission(db, owner.id, permission, true);
+      return userById(db, owner.id)!;
     })
     .immediate();
 }

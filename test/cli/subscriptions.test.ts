@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSetting } from '../../src/cli/commands/subscriptions.js';
 import { parse } from '../../src/cli/main.js';
 import { createChannel } from '../helpers/channels.js';
-import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -41,18 +41,36 @@ describe.each(TRANSPORTS)('subscriptions commands over %s', (kind) => {
   const sub = (streamId: number) =>
     org.db.prepare('SELECT color, is_muted, pin_to_top, push_notifications FROM subscriptions WHERE user_id = ? AND stream_id = ?').get(org.owner.id, streamId) as Record<string, unknown>;
 
-  it('sets several properties on several channels in one request', async () => {
+  it('sets several properties on several channels, one request and one outcome row per channel', async () => {
     const a = await channel();
     const b = await channel();
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'subscriptions', 'set', '--channel', a.name, '--channel', String(b.id), 'color=#123ABC', 'is_muted=true', 'push_notifications=false'], { env: t.env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('chatctl: 6 settings changed on 2 channels\n');
+    expect(r.stdout).toBe(`1\t${a.name}\ttrue\tupdated\t${a.id}\t\t\n2\t${b.id}\ttrue\tupdated\t${b.id}\t\t\n`);
+    expect(r.stderr).toBe('chatctl: 2 updated, 0 failed\n');
     for (const c of [a, b]) expect(sub(c.id)).toEqual({ color: '#123abc', is_muted: 1, pin_to_top: 0, push_notifications: 0 });
   });
 
-  it('prints the one request with --dry-run and changes nothing', async () => {
+  it('reports each channel: the one applied stays applied, the refused one fails, exit 3', async () => {
+    const a = await channel();
+    const b = await channel();
+    const member = org.addUser();
+    org.db.prepare('INSERT INTO subscriptions (user_id, stream_id) VALUES (?, ?)').run(member.id, a.id);
+    const t = await cliTarget(org, kind, member);
+    const r = await runCli([...t.args, 'subscriptions', 'set', '--channel', a.name, '--channel', b.name, '--channel', 'nowhere', 'pin_to_top=true', '--json'], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(jsonLines(r.stdout)).toEqual([
+      { row: 1, target: a.name, ok: true, status: 'updated', id: a.id, error: null, code: null },
+      { row: 2, target: b.name, ok: false, status: 'failed', id: null, error: `Not subscribed to channel ID ${b.id}`, code: 'BAD_REQUEST' },
+      { row: 3, target: 'nowhere', ok: false, status: 'failed', id: null, error: "Channel 'nowhere' does not exist", code: 'BAD_REQUEST' },
+    ]);
+    expect(r.stderr).toContain('chatctl: 1 updated, 2 failed');
+    const pinned = org.db.prepare('SELECT pin_to_top FROM subscriptions WHERE user_id = ? AND stream_id = ?').pluck();
+    expect(pinned.get(member.id, a.id)).toBe(1);
+  });
+
+  it('prints the request of each channel with --dry-run and changes nothing', async () => {
     const a = await channel();
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'subscriptions', 'set', '--channel', a.name, 'pin_to_top=true', '--dry-run'], { env: t.env });

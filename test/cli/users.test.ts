@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
@@ -109,6 +110,29 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     const back = await runCli([...t.args, 'users', 'reactivate', String(a.id)], { env: t.env });
     expect(back.code).toBe(0);
     expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(a.id)).toBe(1);
+  });
+
+  it('deactivates bots through DELETE /bots/{id}, by ID, by e-mail and from a file, humans through DELETE /users/{id}', async () => {
+    const owner = org.addUser();
+    const [b1, b2, b3] = [1, 2, 3].map(() => org.addUser({ bot: { type: 1, ownerId: owner.id } }));
+    const human = org.addUser();
+    const t = await cliTarget(org, kind);
+    const dry = await runCli([...t.args, 'users', 'deactivate', String(b1!.id), human.email, '--dry-run'], { env: t.env });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout.trim().split('\n').map((l) => JSON.parse(l) as { method: string; path: string })).toEqual([
+      { method: 'DELETE', path: `/api/v1/bots/${b1!.id}` },
+      { method: 'DELETE', path: `/api/v1/users/${human.id}` },
+    ]);
+    const done = await runCli([...t.args, 'users', 'deactivate', String(b1!.id), b2!.email, human.email, '--yes', '--json'], { env: t.env });
+    expect(done.code).toBe(0);
+    expect(jsonLines(done.stdout).map((o) => [o.id, o.status])).toEqual([[b1!.id, 'deactivated'], [b2!.id, 'deactivated'], [human.id, 'deactivated']]);
+    const file = join(mkdtempSync(join(tmpdir(), 'chatctl-bots-')), 'leavers.csv');
+    writeFileSync(file, `user\n${b3!.id}\n`);
+    // The bot's owner, a member, may deactivate it too.
+    const o = await cliTarget(org, kind, owner);
+    expect((await runCli([...o.args, 'users', 'deactivate', '--from-file', file, '--yes'], { env: o.env })).code).toBe(0);
+    const active = org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck();
+    expect([b1, b2, b3, human].map((u) => active.get(u!.id))).toEqual([0, 0, 0, 0]);
   });
 
   it('asks on a terminal, and does nothing when the answer is no', async () => {

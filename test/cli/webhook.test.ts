@@ -211,6 +211,18 @@ describe.each(TRANSPORTS)('webhook commands against an organization over %s', (k
     expect(replies).toEqual(['pong']);
   });
 
+  it('shows an empty topic as "", as the server sends it', async () => {
+    const listen = await startListen(['--count', '1']);
+    const bot = org.addUser({ name: 'Topic Bot', bot: { type: 3, ownerId: org.owner.id, url: listen.url } });
+    const { id } = await (await clientFor(org, kind, member)).call(sendMessage, { type: 'stream', to: 'general', topic: '', content: '@**Topic Bot** hi' });
+    const [delivered] = jsonLines((await listen.done).stdout) as Payload[];
+    expect(delivered!.message).toMatchObject({ id, subject: '' });
+    const t = await cliTarget(org, kind);
+    const r = await runCli([...t.args, 'webhook', 'payload', String(id), '--bot', bot.email], { env: t.env });
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as Payload).message).toEqual(delivered!.message);
+  });
+
   it('payload by bot ID for a direct message, trigger direct_message; a member sees no token', async () => {
     const bot = org.addUser({ name: 'Helper Bot', bot: { type: 3, ownerId: org.owner.id, url: 'http://127.0.0.1:9/' } });
     const id = await send('help me', [bot]);

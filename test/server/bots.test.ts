@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBot } from '../../src/api/operations/bots.js';
-import { getUser } from '../../src/api/operations/users.js';
+import { createBot, deactivateBot } from '../../src/api/operations/bots.js';
+import { deactivateUser, getUser } from '../../src/api/operations/users.js';
+import { setPermission } from '../../src/server/permissions.js';
 import { bad, flatFailure } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
@@ -55,6 +56,45 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
     ]);
     expect(events[1]!.bot).toMatchObject({ user_id: res.user_id, api_key: res.api_key, owner_id: member.id, services: [], is_active: true });
     for (const e of events) expect(eventErrors(e)).toEqual([]);
+  });
+
+  describe('deactivating', () => {
+    const active = (id: number) => org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(id);
+
+    it('goes through DELETE /bots/{id}: DELETE /users/{id} says No such user for a bot, as a server does', async () => {
+      const bot = org.addUser({ bot: { type: 1, ownerId: member.id } });
+      expect(await flatFailure((await as(admin)).call(deactivateUser, { user_id: bot.id }))).toEqual(bad('No such user'));
+      expect(active(bot.id)).toBe(1);
+      const q = openQueue(org, admin);
+      expect(await (await as(admin)).call(deactivateBot, { bot_id: bot.id })).toEqual({ result: 'success', msg: '' });
+      expect(active(bot.id)).toBe(0);
+      const events = takeEvents(org, q);
+      expect(events.map((e) => [e.type, e.op])).toEqual([
+        ['realm_user', 'update'],
+        ['realm_bot', 'update'],
+      ]);
+      for (const e of events) expect(eventErrors(e)).toEqual([]);
+      // Deactivating it again changes nothing and succeeds.
+      expect((await (await as(admin)).call(deactivateBot, { bot_id: bot.id })).result).toBe('success');
+    });
+
+    it("lets a bot's owner deactivate it, not another member; a human or unknown ID is No such bot", async () => {
+      const bot = org.addUser({ bot: { type: 1, ownerId: member.id } });
+      expect(await flatFailure((await as(org.addUser())).call(deactivateBot, { bot_id: bot.id }))).toEqual(bad('Insufficient permission'));
+      await (await as(member)).call(deactivateBot, { bot_id: bot.id });
+      expect(active(bot.id)).toBe(0);
+      expect(await flatFailure((await as(admin)).call(deactivateBot, { bot_id: member.id }))).toEqual(bad('No such bot'));
+      expect(await flatFailure((await as(admin)).call(deactivateBot, { bot_id: 999999 }))).toEqual(bad('No such bot'));
+      expect(active(member.id)).toBe(1);
+    });
+
+    it('leaves a bot holding can_create_users to owners', async () => {
+      const bot = org.addUser({ bot: { type: 1, ownerId: admin.id } });
+      setPermission(org.db, bot.id, 'can_create_users', true);
+      expect(await flatFailure((await as(admin)).call(deactivateBot, { bot_id: bot.id }))).toEqual({ ...bad('Must be an organization owner'), code: 'UNAUTHORIZED_PRINCIPAL' });
+      await (await as(org.owner)).call(deactivateBot, { bot_id: bot.id });
+      expect(active(bot.id)).toBe(0);
+    });
   });
 
   it('creates an outgoing-webhook bot with its URL, interface and a 32-character token', async () => {

@@ -86,24 +86,34 @@ describe.each(TRANSPORTS)('subscription settings over %s', (kind) => {
       expect((await settingsOf(client, streamId)).pin_to_top).toBe(false);
     });
 
-    it('checks access, then subscription, entry by entry, and applies nothing on failure', async () => {
+    it('checks access, then subscription, entry by entry; a refused entry leaves the earlier ones applied, as a server commits each', async () => {
       const { client, streamId } = await subscribed();
       const invalid = await failure(
         client.call(updateSubscriptionSettings, {
           subscription_data: [
             { stream_id: streamId, property: 'pin_to_top', value: true },
             { stream_id: 999999, property: 'pin_to_top', value: true },
+            { stream_id: streamId, property: 'is_muted', value: true },
           ],
         }),
       );
       expect(invalid).toMatchObject({ msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
-      expect((await settingsOf(client, streamId)).pin_to_top).toBe(false);
+      expect(await settingsOf(client, streamId)).toMatchObject({ pin_to_top: true, is_muted: false });
+
       const general = (org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
       const fresh = await clientFor(org, kind, org.addUser());
-      await fresh.call(updateSubscriptionSettings, { subscription_data: [{ stream_id: general, property: 'pin_to_top', value: true }] });
       const other = await subscribed();
-      const notSubscribed = await failure(fresh.call(updateSubscriptionSettings, { subscription_data: [{ stream_id: other.streamId, property: 'is_muted', value: true }] }));
-      expect(notSubscribed.msg).toBe(`Not subscribed to channel ID ${other.streamId}`);
+      const notSubscribed = await failure(
+        fresh.call(updateSubscriptionSettings, {
+          subscription_data: [
+            { stream_id: general, property: 'color', value: '#abcdef' },
+            { stream_id: other.streamId, property: 'is_muted', value: true },
+            { stream_id: general, property: 'pin_to_top', value: true },
+          ],
+        }),
+      );
+      expect(notSubscribed).toMatchObject({ msg: `Not subscribed to channel ID ${other.streamId}`, code: 'BAD_REQUEST' });
+      expect(await settingsOf(fresh, general)).toMatchObject({ color: '#abcdef', pin_to_top: false });
     });
 
     it('reports entries with missing or unexpected keys', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomProfileField } from '../../src/api/operations/profile-fields.js';
 import { createUser, getOwnUser, getUser, getUserByEmail, getUsers, updateUser, updateUserByEmail } from '../../src/api/operations/users.js';
+import { setPermission } from '../../src/server/permissions.js';
 import { setSetting } from '../../src/server/realm.js';
 import { bad, flatFailureWithExtra } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
@@ -18,6 +19,8 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
   beforeAll(() => {
     org = createTestOrg();
     admin = org.addUser({ role: 200, name: 'Ada Admin' });
+    // What a server's operator grants the administrator who creates accounts through the API.
+    setPermission(org.db, admin.id, 'can_create_users', true);
     member = org.addUser({ name: 'Mel Member' });
   });
   afterAll(() => org.close());
@@ -119,14 +122,12 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       expect(await flatFailureWithExtra((await as(admin)).call(createUser, params))).toEqual(bad(msg));
     });
 
-    it('needs the permission to create users besides being an administrator', async () => {
-      setSetting(org.db, 'can_create_users', false);
-      try {
-        const err = await flatFailureWithExtra((await as(admin)).call(createUser, { email: 'perm@example.com', password: 'long-enough-1', full_name: 'Perm Person' }));
-        expect(err).toEqual(bad('User not authorized to create users'));
-      } finally {
-        setSetting(org.db, 'can_create_users', true);
-      }
+    it('needs the per-user permission to create users besides being an administrator, which no one holds by default', async () => {
+      const other = org.addUser({ role: 200 });
+      const params = { email: `perm-${kind}@example.com`, password: 'long-enough-1', full_name: 'Perm Person' };
+      expect(await flatFailureWithExtra((await as(other)).call(createUser, params))).toEqual(bad('User not authorized to create users'));
+      setPermission(org.db, other.id, 'can_create_users', true);
+      expect((await (await as(other)).call(createUser, params)).user_id).toBeGreaterThan(0);
     });
   });
 
@@ -263,12 +264,13 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       );
       expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: admin.email }))).toEqual(bad(`Email '${admin.email}' already in use`));
       expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: 'no-at-sign' }))).toEqual(bad('Invalid address.'));
-      setSetting(org.db, 'can_change_user_emails', false);
-      try {
-        expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: 'y@example.com' }))).toEqual(bad('User not authorized to change user emails'));
-      } finally {
-        setSetting(org.db, 'can_change_user_emails', true);
-      }
+      // Another owner does not hold the permission the organization's creator was given.
+      const otherOwner = org.addUser({ role: 100 });
+      expect(await flatFailureWithExtra((await as(otherOwner)).call(updateUser, { user_id: target.id, new_email: 'y@example.com' }))).toEqual(
+        bad('User not authorized to change user emails'),
+      );
+      setPermission(org.db, otherOwner.id, 'can_change_user_emails', true);
+      await (await as(otherOwner)).call(updateUser, { user_id: target.id, new_email: `y-${kind}@example.com` });
     });
 
     it('updates a user named by e-mail (feature level 313)', async () => {

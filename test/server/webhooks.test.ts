@@ -6,6 +6,8 @@ import { sendMessage } from '../../src/api/operations/messages.js';
 import { getOutgoingWebhookPayload, getZulipOutgoingWebhookPayload, type OutgoingWebhookPayload } from '../../src/api/operations/webhooks.js';
 import { SERVER_VERSION } from '../../src/server/realm.js';
 import { closedPort } from '../client/servers.js';
+import { createChannel } from '../helpers/channels.js';
+import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
@@ -155,6 +157,24 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
     expect(openapiErrors('post', '/zulip-outgoing-webhook', 200, payload)).toEqual([]);
     const [, replyMessage] = messagesAfter(before);
     expect(replyMessage).toMatchObject({ sender_id: bot.id, type: 'private', content: 'hello back', recipient_id: messagesAfter(before)[0]!.recipient_id });
+  });
+
+  it('POSTs when a channel message mentions the bot whether or not it is subscribed, with an empty topic as ""', async () => {
+    const elsewhere = await createChannel(org, await clientFor(org, kind, ann), unique('unsubscribed', '-'));
+    const subscribed = org.db.prepare('SELECT 1 FROM subscriptions WHERE user_id = ? AND stream_id = ?').get(bot.id, elsewhere.id);
+    expect(subscribed).toBeUndefined();
+    const generic = org.addUser({ bot: { type: 1, ownerId: org.owner.id }, name: 'Other Generic Bot' });
+    await send(generic, { type: 'stream', to: String(elsewhere.id), topic: 'from a bot', content: '@**Echo Bot** from a bot' });
+    await send(ann, { type: 'stream', to: String(elsewhere.id), topic: 'silent', content: '@_**Echo Bot** only named' });
+    const sent = await send(ann, { type: 'stream', to: String(elsewhere.id), topic: '', content: '@**Echo Bot** are you there?' });
+    await org.router.drain();
+    expect(service.received).toHaveLength(1);
+    const payload = JSON.parse(service.received[0]!.body) as OutgoingWebhookPayload;
+    expect(payload).toMatchObject({ trigger: 'mention', message: { id: sent.id, type: 'stream', stream_id: elsewhere.id, display_recipient: elsewhere.name, subject: '' } });
+    expect(openapiErrors('post', '/zulip-outgoing-webhook', 200, payload)).toEqual([]);
+    // What the bot is shown as its newest trigger is that message too, though it holds no copy of it.
+    const { result: _r, msg: _m, ...shown } = await (await clientFor(org, kind, bot)).call(getOutgoingWebhookPayload, {});
+    expect(shown).toEqual(payload);
   });
 
   it('is not triggered without a mention, by a mention in code, or by a bot sender', async () => {

@@ -1,4 +1,4 @@
-/** Bots: creating them (bots are users; listing and updating them go through the users operations). */
+/** Bots: creating and deactivating them (bots are users; listing and updating them go through the users operations). */
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
@@ -29,5 +29,17 @@ export const createBot = operation<CreatedBot>()({
     payload_url: p.opt(s.nullable(s.string()), { doc: 'the URL an outgoing-webhook bot posts to (JSON string)' }),
     interface_type: p.def(s.int(), 1, { doc: 'outgoing webhook format: 1 Zulip, 2 Slack-compatible' }),
     service_name: p.opt(s.string(), { doc: 'embedded bot name (defaults to short_name)' }),
+  },
+});
+
+/** A server answers DELETE /users/{id} for a bot with `No such user`: bots are deactivated here. */
+export const deactivateBot = operation<Record<string, never>>()({
+  name: 'deactivate-bot',
+  method: 'DELETE',
+  path: '/bots/{bot_id}',
+  summary: "Deactivate a bot (its owner, or administrators)",
+  access: 'user',
+  params: {
+    bot_id: p.path(s.int()),
   },
 });

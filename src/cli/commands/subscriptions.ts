@@ -4,11 +4,11 @@ import {
   updateSubscriptionSettings,
   type SubscriptionProperty,
 } from '../../api/operations/channels.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandSpec } from '../command.js';
-import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
-import { resolveChannelIds } from '../resolve.js';
+import { resolveChannels } from '../resolve.js';
 
 const SUBSCRIPTION_FIELDS = [
   'stream_id', 'name', ...SUBSCRIPTION_PROPERTIES, 'description', 'invite_only', 'is_web_public', 'is_archived', 'folder_id',
@@ -57,17 +57,20 @@ export const commands: CommandSpec[] = [
     path: ['subscriptions', 'set'],
     summary: 'change personal settings of your subscriptions, several at once',
     description:
-      'Sets each PROPERTY=VALUE on each --channel, in one request (POST /users/me/subscriptions/properties): ' +
-      'all of them change, or none when one is refused. Properties: color (#rrggbb), is_muted, pin_to_top, ' +
-      'desktop_notifications, audible_notifications, push_notifications, email_notifications, ' +
+      'Sets each PROPERTY=VALUE on each --channel: one request per channel (POST /users/me/subscriptions/properties), ' +
+      'and one outcome row per channel, as bulk commands report (exit 3 when some channels failed). A server applies ' +
+      "a request's entries one by one, each kept as it is applied, and stops at the first it refuses (not subscribed, " +
+      'no such channel): a request per channel keeps every channel\'s outcome known. Properties: color (#rrggbb), ' +
+      'is_muted, pin_to_top, desktop_notifications, audible_notifications, push_notifications, email_notifications, ' +
       'wildcard_mentions_notify (true or false), and in_home_view (the legacy inverse of is_muted).',
     examples: [
       'chatctl subscriptions set --channel general is_muted=true',
-      'chatctl subscriptions set --channel design --channel 12 color=#76ce90 pin_to_top=true',
+      'chatctl subscriptions set --channel design --channel 12 color=#76ce90 pin_to_top=true --json',
       'chatctl subscriptions set --channel general push_notifications=false --dry-run',
     ],
     args: [{ name: 'settings', description: 'PROPERTY=VALUE pairs', variadic: true }],
-    options: [{ flags: '--channel <channel>', description: 'a channel, by ID or name (repeatable)', repeatable: true }],
+    options: [{ flags: '--channel <channel>', description: 'a channel, by ID or name (repeatable)', repeatable: true }, ...BULK_FLAGS],
+    output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
       const channels = opt.list(opts, 'channel');
@@ -75,14 +78,26 @@ export const commands: CommandSpec[] = [
       if (!channels.length) throw usageError('name at least one channel with --channel');
       if (!settings.length) throw usageError('nothing to change: give PROPERTY=VALUE settings', `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
       const client = await ctx.client();
-      const ids = await resolveChannelIds(client, channels);
-      const data = [...new Set(ids)].flatMap((stream_id) => settings.map((s) => ({ stream_id, ...s })));
-      if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(updateSubscriptionSettings, { subscription_data: data })]);
-        return;
+      const resolved = await resolveChannels(client, channels);
+      const seen = new Set<number>();
+      const calls: RowCall[] = [];
+      for (const ref of channels) {
+        const r = resolved.get(ref)!;
+        if (r.ok && seen.has(r.id)) continue;
+        const base = { row: calls.length + 1, target: ref, status: 'updated' };
+        if (!r.ok) {
+          calls.push({ ...base, error: r.error });
+          continue;
+        }
+        seen.add(r.id);
+        const streamId = r.id;
+        calls.push({
+          ...base,
+          idOf: () => streamId,
+          call: { op: updateSubscriptionSettings, params: { subscription_data: settings.map((s) => ({ stream_id: streamId, ...s })) } },
+        });
       }
-      await client.call(updateSubscriptionSettings, { subscription_data: data }, { signal: ctx.signal });
-      ctx.info(`chatctl: ${data.length} setting${data.length === 1 ? '' : 's'} changed on ${new Set(ids).size} channel${new Set(ids).size === 1 ? '' : 's'}`);
+      await runCalls(ctx, opts as BulkFlags & { dryRun?: boolean }, client, calls, 'updated');
     },
   }),
 ];

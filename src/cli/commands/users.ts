@@ -1,7 +1,9 @@
+import { ApiError } from '../../api/errors.js';
+import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
 import { cell, readRows, type Columns, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, RunRefusedError, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -57,17 +59,18 @@ async function rowsOf(ctx: Context, opts: CommandOptions, columns: Columns, from
 async function planForUsers(
   ctx: Context,
   rows: InputRow[],
-  plan: (row: InputRow, userId: number) => Omit<RowCall, 'row' | 'target'>,
+  plan: (row: InputRow, userId: number, user: User | undefined) => Omit<RowCall, 'row' | 'target'>,
+  o: { users?: boolean } = {},
 ): Promise<RowCall[]> {
   const client = await ctx.client();
-  const resolved = await resolveUsers(client, rows.map((r) => cell(r, 'user')));
+  const resolved = await resolveUsers(client, rows.map((r) => cell(r, 'user')), o);
   return rows.map((r, i) => {
     const ref = cell(r, 'user');
     const found = resolved.get(ref)!;
     const base = { row: i + 1, target: ref };
     if (!found.ok) return { ...base, status: 'failed', error: found.error };
     try {
-      return { ...base, ...plan(r, found.id) };
+      return { ...base, ...plan(r, found.id, found.user) };
     } catch (e) {
       return { ...base, status: 'failed', error: e instanceof Error ? e.message : String(e) };
     }
@@ -81,6 +84,23 @@ function parseProfileFields(values: string[]): { id: number; value: string | nul
     if (!m) throw usageError(`--profile-field takes ID=VALUE (a custom profile field ID), not "${v}"`);
     return { id: Number(m[1]), value: m[2] === '' ? null : m[2]! };
   });
+}
+
+/**
+ * `User not authorized to create users`: the caller is an administrator (the role gate passed) without the
+ * per-user permission, which a stock server grants no one. Every row would be refused alike.
+ */
+function createRefusal(ctx: Context, email: string, e: unknown): RunRefusedError | undefined {
+  if (!(e instanceof ApiError) || e.msg !== 'User not authorized to create users') return undefined;
+  const grant =
+    ctx.target().kind === 'embedded'
+      ? `grant it: chatctl server grant ${email} can_create_users`
+      : `only the server's operator can grant it: manage.py change_user_role ${email} can_create_users`;
+  return new RunRefusedError(
+    `${e.msg}: creating accounts needs the per-user permission can_create_users besides being an administrator, and a Zulip server gives it to no one by default`,
+    'permission',
+    `${grant}; without it, invite people instead: chatctl invite send EMAIL (they create their own accounts)`,
+  );
 }
 
 export const commands = [
@@ -157,7 +177,10 @@ export const commands = [
     description:
       'Creates one account (EMAIL --name NAME), or one per row of --from-file (columns email, full_name, and ' +
       'optionally password). Without a password the account gets a random one nobody sees; the person sets ' +
-      'their own through the password reset flow. With --json each row\'s outcome is one JSON line.',
+      'their own through the password reset flow. With --json each row\'s outcome is one JSON line. Besides being an ' +
+      'administrator, it needs the per-user permission can_create_users, which a Zulip server gives no one until its ' +
+      'operator grants it (chatctl server grant on the embedded organization, whose creator holds it); without it, ' +
+      'invite people instead (invite send).',
     examples: [
       'chatctl users create ada@example.com --name "Ada Lovelace"',
       'printf %s "$PW" | chatctl users create ada@example.com --name "Ada Lovelace" --password-stdin',
@@ -188,7 +211,7 @@ export const commands = [
         idOf: (res) => res.user_id as number,
         call: { op: createUser, params: { email: cell(r, 'email'), full_name: cell(r, 'full_name'), password: password ?? (cell(r, 'password') || randomAlphanumeric(24)) } },
       }));
-      await runCalls(ctx, opts as BulkFlags, client, calls, 'created');
+      await runCalls(ctx, opts as BulkFlags, client, calls, 'created', (e) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e));
     },
   }),
 
@@ -198,7 +221,9 @@ export const commands = [
     description:
       'Changes one user (USER is an ID or e-mail), or one per row of --from-file (columns user, and any of ' +
       'full_name, role, new_email). Roles: owner, admin, moderator, member, guest. Only owners may grant or ' +
-      'remove the owner role; changing e-mails needs an owner allowed to.',
+      'remove the owner role. Changing e-mails needs an owner holding the per-user permission ' +
+      'can_change_user_emails (the owner chatctl init creates holds it; chatctl server grant gives it on the embedded ' +
+      'organization; on a Zulip server, an administrator its operator granted it to).',
     examples: [
       'chatctl users update iago@example.com --role admin',
       'chatctl users update 8 --name "King Hamlet" --profile-field 3=Denmark',
@@ -252,8 +277,9 @@ export const commands = [
     summary: 'deactivate user accounts (administrators)',
     description:
       'Deactivates the named users (IDs or e-mails), or one per row of --from-file (column user). They can no ' +
-      'longer log in or use the API; their data stays, and users reactivate brings them back. Asks for ' +
-      'confirmation on a terminal; elsewhere --yes is required.',
+      'longer log in or use the API; their data stays, and users reactivate brings them back. A bot is ' +
+      'deactivated through DELETE /bots/{id}, as a server requires (its owner may, too; --comment is for people). ' +
+      'Asks for confirmation on a terminal; elsewhere --yes is required.',
     examples: ['chatctl users deactivate polonius@example.com', 'chatctl users deactivate 12 13 14 --yes --json', 'chatctl users deactivate --from-file leavers.csv --yes'],
     args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
     options: [{ flags: '--comment <text>', description: 'a note for the notification e-mail' }, ...BULK_OPTIONS],
@@ -262,11 +288,19 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const rows = await rowsOf(ctx, opts, { user: { required: true, description: 'user ID or e-mail' } }, () => opt.list(opts, 'users').map((u) => ({ user: u })));
-      const calls = await planForUsers(ctx, rows, (_r, userId) => ({
-        status: 'deactivated',
-        idOf: () => userId,
-        call: { op: deactivateUser, params: { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') } },
-      }));
+      // A server deactivates bots through DELETE /bots/{id} only (DELETE /users/{id} says "No such user").
+      const calls = await planForUsers(
+        ctx,
+        rows,
+        (_r, userId, user) => ({
+          status: 'deactivated',
+          idOf: () => userId,
+          call: user?.is_bot
+            ? { op: deactivateBot, params: { bot_id: userId } }
+            : { op: deactivateUser, params: { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') } },
+        }),
+        { users: true },
+      );
       if (!opt.bool(opts, 'dryRun')) {
         await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Deactivate ${rows.length === 1 ? cell(rows[0]!, 'user') : `${rows.length} users`}?`);
       }

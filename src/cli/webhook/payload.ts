@@ -60,12 +60,23 @@ function asWebhookMessage(m: FetchedMessage, rendered: string): OutgoingWebhookM
   return { ...message, rendered_content: rendered };
 }
 
-/** Message `id` as a webhook gets it: raw content, and the HTML alongside (a second read, with Markdown applied). */
+/**
+ * Message `id` as a webhook gets it: raw content, the HTML alongside (a second read, with Markdown applied),
+ * and the empty topic as "" (a server sends it so, not as the organization's name for it).
+ */
 export async function fetchWebhookMessage(client: ChatClient, id: number, signal?: AbortSignal): Promise<OutgoingWebhookMessage> {
   const read = async (applyMarkdown: boolean) => {
     const { messages } = await client.call(
       getMessages,
-      { anchor: String(id), num_before: 0, num_after: 0, narrow: [{ operator: 'id', operand: id }], apply_markdown: applyMarkdown, client_gravatar: false },
+      {
+        anchor: String(id),
+        num_before: 0,
+        num_after: 0,
+        narrow: [{ operator: 'id', operand: id }],
+        apply_markdown: applyMarkdown,
+        client_gravatar: false,
+        allow_empty_topic_name: true,
+      },
       { signal },
     );
     const message = messages.find((m) => m.id === id);

@@ -1,18 +1,23 @@
-/** Creating bots, with a Zulip server's checks in its order (add_bot_backend). */
-import { ApiError, badRequest } from '../../api/errors.js';
-import { createBot } from '../../api/operations/bots.js';
+/** Creating bots and deactivating them, with a Zulip server's checks in its order (add_bot_backend, deactivate_bot_backend). */
+import { ApiError, badRequest, insufficientPermission, mustBe } from '../../api/errors.js';
+import { createBot, deactivateBot } from '../../api/operations/bots.js';
 import type { BotType } from '../../api/types.js';
 import { bind, callerOf, type Binding } from '../context.js';
+import { deactivate } from '../model/deactivation.js';
 import {
   botAdminIds,
+  canAdminUser,
   canCreateBot,
   checkBotCreationPolicy,
   checkBotNameAvailable,
   emitWithPerson,
   gravatarUrl,
   insertUser,
+  isOwner,
+  userById,
   type UserRow,
 } from '../model/users.js';
+import { holds } from '../permissions.js';
 import { isValidEmail, isValidUrl, validateFullName } from '../model/validation.js';
 import { getSetting, realmHost } from '../realm.js';
 import { randomAlphanumeric } from '../secrets.js';
@@ -102,4 +107,21 @@ export const bindings: Binding[] = [
       default_all_public_streams: false,
     };
   }),
+
+  bind(deactivateBot, (ctx, p) => {
+    const caller = callerOf(ctx);
+    const bot = accessBot(caller, userById(ctx.db, p.bot_id));
+    // An already deactivated bot stays so, and the request succeeds, as on a server.
+    deactivate(ctx.db, ctx, bot, false);
+    return {};
+  }),
 ];
+
+/** The bot an operation on bots names, with a server's checks and messages in its order (access_bot_by_id). */
+function accessBot(caller: UserRow, target: UserRow | undefined): UserRow {
+  if (!target || !target.is_bot) throw badRequest('No such bot');
+  if (!canAdminUser(caller, target)) throw insufficientPermission();
+  // A bot that may create users is an owner's business: owners rank above administrators.
+  if (holds(target, 'can_create_users') && !isOwner(caller)) throw mustBe('owner');
+  return target;
+}

@@ -15,7 +15,7 @@ import {
   type Channel,
   type SubscriptionProperty,
 } from '../../api/operations/channels.js';
-import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import {
   accessStream,
   accessStreamByName,
@@ -87,7 +87,11 @@ interface PropertyChange {
   value: unknown;
 }
 
-/** Validates every change (name, then value type) before touching anything, then checks access and applies. */
+/**
+ * Validates every change (name, then value type) before touching anything, then checks access and applies
+ * them one by one, each in its own transaction as a server commits them: a refused entry (not subscribed)
+ * leaves the entries before it applied.
+ */
 function applyPropertyChanges(ctx: HandlerContext, changes: readonly PropertyChange[]): void {
   const me = callerOf(ctx);
   const valid = changes.map((c) => {
@@ -102,9 +106,11 @@ function applyPropertyChanges(ctx: HandlerContext, changes: readonly PropertyCha
     return { ...c, property: c.property as SubscriptionProperty, value: c.value as boolean | string };
   });
   for (const c of valid) {
-    accessStream(ctx.db, me, c.stream_id);
-    if (!isSubscribed(ctx.db, me.id, c.stream_id)) throw badRequest(`Not subscribed to channel ID ${c.stream_id}`);
-    setSubscriptionProperty(ctx.db, ctx, me.id, c.stream_id, c.property, c.value);
+    ctx.tx(() => {
+      accessStream(ctx.db, me, c.stream_id);
+      if (!isSubscribed(ctx.db, me.id, c.stream_id)) throw badRequest(`Not subscribed to channel ID ${c.stream_id}`);
+      setSubscriptionProperty(ctx.db, ctx, me.id, c.stream_id, c.property, c.value);
+    });
   }
 }
 
@@ -247,12 +253,13 @@ export const bindings: Binding[] = [
     return { removed, not_removed: notRemoved };
   }),
 
-  bind(updateSubscriptionSettings, (ctx, p) => {
+  // Async: each entry commits on its own (applyPropertyChanges).
+  bindAsync(updateSubscriptionSettings, (ctx, p) => {
     applyPropertyChanges(ctx, p.subscription_data);
     return {};
   }),
-  bind(updateSubscription, (ctx, p) => updateOneProperty(ctx, p)),
-  bind(updateSubscriptionPost, (ctx, p) => updateOneProperty(ctx, p)),
+  bindAsync(updateSubscription, (ctx, p) => updateOneProperty(ctx, p)),
+  bindAsync(updateSubscriptionPost, (ctx, p) => updateOneProperty(ctx, p)),
 
   bind(getStreams, (ctx, p) => {
     const db = ctx.db;

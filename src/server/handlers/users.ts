@@ -14,12 +14,12 @@ import {
 } from '../../api/operations/users.js';
 import type { Role } from '../../api/types.js';
 import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { deactivate } from '../model/deactivation.js';
 import { updateProfileData } from '../model/profile-fields.js';
 import {
   accessUser,
   activeUserIds,
   activeUsers,
-  adminIds,
   botAdminIds,
   checkBotCreationPolicy,
   checkBotNameAvailable,
@@ -40,6 +40,7 @@ import {
   type UserRow,
 } from '../model/users.js';
 import { newEmailProblem, validateFullName, validateNewEmail } from '../model/validation.js';
+import { holds } from '../permissions.js';
 import { getSetting } from '../realm.js';
 
 function viewOf(ctx: HandlerContext, p: { client_gravatar: boolean; include_custom_profile_fields: boolean }) {
@@ -123,7 +124,8 @@ function updateUserAs(ctx: HandlerContext, found: UserRow | undefined, p: UserUp
   const db = ctx.db;
   const caller = callerOf(ctx);
   const target = accessUser(caller, found, { allowDeactivated: true, allowBots: true, forAdmin: true });
-  if (p.new_email !== undefined && !(isOwner(caller) && getSetting(db, 'can_change_user_emails'))) {
+  // The API document's rule (an owner holding the permission); a server asks for an administrator holding it.
+  if (p.new_email !== undefined && !(isOwner(caller) && holds(caller, 'can_change_user_emails'))) {
     throw badRequest('User not authorized to change user emails');
   }
   const role = requestedRole(target, p);
@@ -141,28 +143,6 @@ function updateUserAs(ctx: HandlerContext, found: UserRow | undefined, p: UserUp
   if (p.profile_data) updateProfileData(db, ctx, target, p.profile_data);
   if (p.new_email !== undefined && p.new_email.trim() !== target.email) changeEmail(ctx, target, p.new_email);
   return {};
-}
-
-/** Pending invitations of a deactivated user die with the account, as on a server. */
-function revokeInvitesBy(ctx: HandlerContext, user: UserRow): void {
-  const revoked = ctx.db.prepare('UPDATE invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
-  if (revoked.changes) ctx.emit({ type: 'invites_changed' }, adminIds(ctx.db));
-}
-
-/** Deactivates a user (their bots first), ends their event queues, and tells everyone. */
-function deactivate(ctx: HandlerContext, user: UserRow, cascade: boolean): void {
-  const db = ctx.db;
-  if (!user.is_active) return;
-  if (cascade) {
-    const bots = db.prepare('SELECT * FROM users WHERE bot_owner_id = ? AND is_bot = 1 AND is_active = 1').all(user.id) as UserRow[];
-    for (const bot of bots) deactivate(ctx, bot, false);
-  }
-  db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
-  revokeInvitesBy(ctx, user);
-  // Its queues' events go with them (foreign key cascade).
-  db.prepare('DELETE FROM event_queues WHERE user_id = ?').run(user.id);
-  notifyPersonUpdate(db, ctx, { user_id: user.id, is_active: false });
-  if (user.is_bot) ctx.emit({ type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: false } }, botAdminIds(db, user));
 }
 
 function reactivate(ctx: HandlerContext, user: UserRow): void {
@@ -212,7 +192,7 @@ export const bindings: Binding[] = [
   bind(createUser, (ctx, p) => {
     const db = ctx.db;
     // Creating accounts without an invitation is a permission of its own, beyond being an administrator.
-    if (!getSetting(db, 'can_create_users')) throw badRequest('User not authorized to create users');
+    if (!holds(callerOf(ctx), 'can_create_users')) throw badRequest('User not authorized to create users');
     const name = validateFullName(db, p.full_name);
     const email = validateNewEmail(db, p.email);
     if (p.password.length < 6) throw badRequest('The password is too weak.');
@@ -235,7 +215,7 @@ export const bindings: Binding[] = [
     if (isOwner(target) && !isOwner(caller)) throw mustBe('owner');
     if (isLastOwner(db, target)) throw badRequest('Cannot deactivate the only organization owner');
     // deactivation_notification_comment asks for an e-mail to the user; the embedded server sends no mail.
-    deactivate(ctx, target, true);
+    deactivate(ctx.db, ctx, target, true);
     return {};
   }),
 

@@ -126,6 +126,9 @@ function mentionRule(state: StateInline, silent: boolean): boolean {
   return true;
 }
 
+/** How a rendered message opens a (non-silent) mention of user `userId`: what marks the user as mentioned in it. */
+export const userMentionOpening = (userId: number, silent = false): string => `<span class="user-mention${silent ? ' silent' : ''}" data-user-id="${userId}">`;
+
 function userMentionHtml(env: Env, text: string, isSilent: boolean): string | undefined {
   const silentClass = isSilent ? ' silent' : '';
   const prefix = isSilent ? '' : '@';
@@ -140,7 +143,7 @@ function userMentionHtml(env: Env, text: string, isSilent: boolean): string | un
   const user = userByMention(env.db, text);
   if (!user) return undefined;
   if (!isSilent) env.result.mentionedUserIds.add(user.id);
-  return `<span class="user-mention${silentClass}" data-user-id="${user.id}">${prefix}${escapeHtml(user.full_name)}</span>`;
+  return `${userMentionOpening(user.id, isSilent)}${prefix}${escapeHtml(user.full_name)}</span>`;
 }
 
 function groupMentionHtml(env: Env, name: string, isSilent: boolean): string | undefined {

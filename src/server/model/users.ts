@@ -38,6 +38,9 @@ export interface UserRow {
   service_base_url: string | null;
   service_interface: number | null;
   service_token: string | null;
+  /** Per-user permissions a server's operator grants (see server/permissions.ts); 0 or 1. */
+  can_create_users: number;
+  can_change_user_emails: number;
 }
 
 export const isAdmin = (u: Pick<UserRow, 'role'>): boolean => u.role <= 200;

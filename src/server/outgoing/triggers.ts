@@ -1,10 +1,12 @@
 /**
  * Which outgoing-webhook bots a message triggers, as a Zulip server decides at send time: never for a
- * message from a bot; for a channel message, each bot it @-mentions; for a direct message, each bot among
- * its recipients.
+ * message from a bot; for a channel message, each bot it @-mentions, subscribed to the channel or not (a
+ * server reads service bots from the recipients and the possibly-mentioned users together); for a direct
+ * message, each bot among its recipients.
  */
 import type { OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
 import { FLAG_BITS } from '../model/flags.js';
+import { userMentionOpening } from '../model/render.js';
 import type { UserRow } from '../model/users.js';
 import type { Db } from '../store/db.js';
 
@@ -15,29 +17,51 @@ export interface Triggered {
 
 /** Service bots that can be called: active outgoing-webhook bots with a URL. */
 const SERVICE_BOT = `u.is_bot = 1 AND u.bot_type = 3 AND u.is_active = 1 AND u.service_base_url IS NOT NULL`;
-/** A copy of a message that triggers its holder, when the holder is a service bot. */
-const TRIGGERING = `(m.type = 'private' OR (um.flags & ${FLAG_BITS.mentioned}) != 0) AND s.is_bot = 0`;
+/**
+ * A copy of a message that triggers its holder, when the holder is a service bot: a direct message, or a
+ * mention (a group's too, which reaches the group's subscribed members).
+ */
+const TRIGGERING_COPY = `(m.type = 'private' OR (um.flags & ${FLAG_BITS.mentioned}) != 0) AND s.is_bot = 0`;
 
 const triggerOf = (type: 'stream' | 'private'): OutgoingWebhookTrigger => (type === 'private' ? 'direct_message' : 'mention');
 
+/** Whether a channel message's rendered content mentions `botId` by name (not silently). */
+const mentions = (rendered: string, botId: number): boolean => rendered.includes(userMentionOpening(botId));
+
 export function triggeredBots(db: Db, messageId: number): Triggered[] {
-  const rows = db
-    .prepare(
-      `SELECT u.*, m.type AS message_type FROM user_messages um
-       JOIN messages m ON m.id = um.message_id JOIN users s ON s.id = m.sender_id JOIN users u ON u.id = um.user_id
-       WHERE um.message_id = ? AND ${SERVICE_BOT} AND ${TRIGGERING} ORDER BY u.id`,
-    )
-    .all(messageId) as (UserRow & { message_type: 'stream' | 'private' })[];
-  return rows.map(({ message_type, ...bot }) => ({ bot, trigger: triggerOf(message_type) }));
+  const message = db
+    .prepare('SELECT m.type, m.rendered_content, s.is_bot AS sender_is_bot FROM messages m JOIN users s ON s.id = m.sender_id WHERE m.id = ?')
+    .get(messageId) as { type: 'stream' | 'private'; rendered_content: string; sender_is_bot: number } | undefined;
+  if (!message || message.sender_is_bot) return [];
+  const holders = new Set(
+    db
+      .prepare(
+        `SELECT um.user_id FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN users s ON s.id = m.sender_id
+         WHERE um.message_id = ? AND ${TRIGGERING_COPY}`,
+      )
+      .pluck()
+      .all(messageId) as number[],
+  );
+  const bots = db.prepare(`SELECT u.* FROM users u WHERE ${SERVICE_BOT} ORDER BY u.id`).all() as UserRow[];
+  return bots
+    .filter((bot) => holders.has(bot.id) || (message.type === 'stream' && mentions(message.rendered_content, bot.id)))
+    .map((bot) => ({ bot, trigger: triggerOf(message.type) }));
 }
 
-/** The newest message that triggered `botId`, if any. */
+/** The newest message that triggered `botId`, if any: one it holds a triggering copy of, or one mentioning it elsewhere. */
 export function newestTrigger(db: Db, botId: number): { messageId: number; trigger: OutgoingWebhookTrigger } | undefined {
-  const row = db
+  const held = db
     .prepare(
       `SELECT m.id, m.type FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN users s ON s.id = m.sender_id
-       WHERE um.user_id = ? AND ${TRIGGERING} ORDER BY m.id DESC LIMIT 1`,
+       WHERE um.user_id = ? AND ${TRIGGERING_COPY} ORDER BY m.id DESC LIMIT 1`,
     )
     .get(botId) as { id: number; type: 'stream' | 'private' } | undefined;
-  return row && { messageId: row.id, trigger: triggerOf(row.type) };
+  const mentioned = db
+    .prepare(
+      `SELECT m.id, m.type FROM messages m JOIN users s ON s.id = m.sender_id
+       WHERE m.type = 'stream' AND s.is_bot = 0 AND instr(m.rendered_content, ?) > 0 ORDER BY m.id DESC LIMIT 1`,
+    )
+    .get(userMentionOpening(botId)) as { id: number; type: 'stream' | 'private' } | undefined;
+  const newest = [held, mentioned].filter((r) => r !== undefined).sort((a, b) => b.id - a.id)[0];
+  return newest && { messageId: newest.id, trigger: triggerOf(newest.type) };
 }

@@ -286,4 +286,17 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN date_joined_at_first_login INTEGER NOT NULL DEFAULT 0;
   `,
+  // 3: per-user permissions a stock server withholds (can_create_users, can_change_user_emails)
+  `
+  ALTER TABLE users ADD COLUMN can_create_users INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE users ADD COLUMN can_change_user_emails INTEGER NOT NULL DEFAULT 0;
+  -- They were organization settings, on unless turned off. The owners of an existing data dir are the people
+  -- who ran chatctl init, its operators, so they keep what they could do (init now grants them the same);
+  -- everyone else starts without them, as on a server.
+  UPDATE users SET can_create_users = 1 WHERE role = 100 AND is_bot = 0
+    AND coalesce((SELECT value FROM realm_settings WHERE key = 'can_create_users'), 'true') = 'true';
+  UPDATE users SET can_change_user_emails = 1 WHERE role = 100 AND is_bot = 0
+    AND coalesce((SELECT value FROM realm_settings WHERE key = 'can_change_user_emails'), 'true') = 'true';
+  DELETE FROM realm_settings WHERE key IN ('can_create_users', 'can_change_user_emails');
+  `,
 ];

@@ -24,4 +24,16 @@ export const botCases: PermissionCase[] = [
     allowed: ['owner', 'admin', 'moderator', 'member'],
     denied: { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' },
   },
+  {
+    name: "deactivate another user's bot",
+    request: (f) => ({ method: 'DELETE', path: `/bots/${f.org.addUser({ bot: { type: 1, ownerId: f.others.member.id } }).id}` }),
+    allowed: ['owner', 'admin'],
+    denied: 'Insufficient permission',
+  },
+  {
+    name: "deactivate one's own bot",
+    request: (f) => ({ method: 'DELETE', path: `/bots/${f.org.addUser({ bot: { type: 1, ownerId: (f.caller ?? f.others.member).id } }).id}` }),
+    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+    denied: {},
+  },
 ];

@@ -1,3 +1,4 @@
+import { setPermission } from '../../../src/server/permissions.js';
 import { randomToken } from '../../helpers/names.js';
 import type { PermissionCase } from './matrix.js';
 
@@ -30,10 +31,19 @@ export const userCases: PermissionCase[] = [
     denied: {},
   },
   {
-    name: 'create a user',
-    request: () => ({ method: 'POST', path: '/users', body: [['email', `new${randomToken()}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] }),
+    name: 'create a user, holding can_create_users',
+    request: (f) => {
+      if (f.caller) setPermission(f.org.db, f.caller.id, 'can_create_users', true);
+      return { method: 'POST', path: '/users', body: [['email', `new${randomToken()}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] };
+    },
     allowed: administrators,
     denied: 'Must be an organization administrator',
+  },
+  {
+    name: 'create a user, without can_create_users',
+    request: () => ({ method: 'POST', path: '/users', body: [['email', `new${randomToken()}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] }),
+    allowed: [],
+    denied: { owner: 'User not authorized to create users', admin: 'User not authorized to create users', moderator: 'Must be an organization administrator', member: 'Must be an organization administrator', guest: 'Must be an organization administrator', bot: 'Must be an organization administrator' },
   },
   {
     name: "rename a member",
@@ -60,10 +70,19 @@ export const userCases: PermissionCase[] = [
     denied: { admin: 'Must be an organization owner', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
   },
   {
-    name: "change a member's e-mail address",
-    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['new_email', `moved${randomToken()}@example.com`]] }),
+    name: "change a member's e-mail address, holding can_change_user_emails",
+    request: (f) => {
+      if (f.caller) setPermission(f.org.db, f.caller.id, 'can_change_user_emails', true);
+      return { method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['new_email', `moved${randomToken()}@example.com`]] };
+    },
     allowed: ['owner'],
     denied: { admin: 'User not authorized to change user emails', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
+  },
+  {
+    name: "change a member's e-mail address, without can_change_user_emails",
+    request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['new_email', `moved${randomToken()}@example.com`]] }),
+    allowed: [],
+    denied: { owner: 'User not authorized to change user emails', admin: 'User not authorized to change user emails', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
   },
   {
     name: 'deactivate a member',

@@ -1,0 +1,25 @@
+/** Deactivating an account, human or bot: what goes with it, and who is told. */
+import type { EventSink } from '../context.js';
+import type { Db } from '../store/db.js';
+import { adminIds, botAdminIds, notifyPersonUpdate, type UserRow } from './users.js';
+
+/** Pending invitations of a deactivated user die with the account, as on a server. */
+function revokeInvitesBy(db: Db, sink: EventSink, user: UserRow): void {
+  const revoked = db.prepare('UPDATE invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
+  if (revoked.changes) sink.emit({ type: 'invites_changed' }, adminIds(db));
+}
+
+/** Deactivates a user (with `cascade`, their bots first), ends their event queues, and tells everyone. */
+export function deactivate(db: Db, sink: EventSink, user: UserRow, cascade: boolean): void {
+  if (!user.is_active) return;
+  if (cascade) {
+    const bots = db.prepare('SELECT * FROM users WHERE bot_owner_id = ? AND is_bot = 1 AND is_active = 1').all(user.id) as UserRow[];
+    for (const bot of bots) deactivate(db, sink, bot, false);
+  }
+  db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
+  revokeInvitesBy(db, sink, user);
+  // Its queues' events go with them (foreign key cascade).
+  db.prepare('DELETE FROM event_queues WHERE user_id = ?').run(user.id);
+  notifyPersonUpdate(db, sink, { user_id: user.id, is_active: false });
+  if (user.is_bot) sink.emit({ type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: false } }, botAdminIds(db, user));
+}
