@@ -143,10 +143,11 @@ function updateUserAs(ctx: HandlerContext, found: UserRow | undefined, p: UserUp
   return {};
 }
 
-/** Pending invitations of a deactivated user die with the account, as on a server. */
+/** Pending invitations and links of a deactivated user die with the account, as on a server. */
 function revokeInvitesBy(ctx: HandlerContext, user: UserRow): void {
-  const revoked = ctx.db.prepare('UPDATE invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
-  if (revoked.changes) ctx.emit({ type: 'invites_changed' }, adminIds(ctx.db));
+  const emails = ctx.db.prepare('UPDATE invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
+  const links = ctx.db.prepare('UPDATE multiuse_invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
+  if (emails.changes || links.changes) ctx.emit({ type: 'invites_changed' }, adminIds(ctx.db));
 }
 
 /** Deactivates a user (their bots first), ends their event queues, and tells everyone. */
