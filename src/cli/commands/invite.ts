@@ -1,5 +1,5 @@
 import { ApiError } from '../../api/errors.js';
-import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink, type Invite } from '../../api/operations/invites.js';
+import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
 import { describeColumns, readRows, type InputRow } from '../bulk-input.js';
@@ -96,7 +96,8 @@ export const commands = [
       `asking for the same things go out together, ${INVITE_CHUNK} addresses a request. Each address gets its own ` +
       'outcome: an address the server refuses (already has an account, not valid) fails on its own, and the ' +
       'others are still invited. When a server\'s daily limit refuses a request, the addresses that still fit ' +
-      'are invited (in file order) and only those over the limit fail, with the server\'s reason. ' +
+      'are invited and only those over the limit fail, with the server\'s reason (with --concurrency 1, the ' +
+      'first rows of the file are the ones invited). ' +
       'With --json each outcome is one JSON line; exit 3 when some failed.',
     examples: [
       'chatctl invite send ada@example.com grace@example.com --channel general --channel design',

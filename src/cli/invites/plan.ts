@@ -30,8 +30,8 @@ export const INVITE_COLUMNS: Columns = {
 /**
  * Most addresses in one request. A Zulip server's default daily limit is 100 invitations
  * (INVITES_DEFAULT_REALM_DAILY_MAX), so a fresh day's allowance fits in one request, and a request refused
- * for the limit is narrowed to what still fits in at most about 14 more (see deliver.ts); 10,000 rows are
- * 100 requests, well under the 200 a minute a server allows one user.
+ * for the limit is narrowed to what still fits in at most 13 more (see deliver.ts); 10,000 rows are 100
+ * requests, well under the 200 a minute a server allows one user.
  */
 export const INVITE_CHUNK = 100;
 
