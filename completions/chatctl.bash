@@ -14,7 +14,7 @@ _chatctl() {
   if [[ "$path" == api || "$path" == "api "* ]]; then
     local n=${path//[^ ]/}
     if [[ "$path" == api && "$cur" != -* ]]; then COMPREPLY=($(compgen -W 'GET POST PATCH PUT DELETE' -- "$cur")); return; fi
-    if [[ ${#n} -eq 1 && "$cur" != -* ]]; then COMPREPLY=($(compgen -W '/attachments /attachments/{attachment_id} /bots /bots/{bot_id} /channel_folders /channel_folders/create /channel_folders/{channel_folder_id} /events /fetch_api_key /invites /invites/{invite_id} /message_edit_typing /messages /messages/flags /messages/flags/narrow /messages/render /messages/{message_id} /messages/{message_id}/history /messages/{message_id}/reactions /messages/{message_id}/typing /realm/domains /realm/domains/{domain} /realm/emoji /realm/emoji/{emoji_name} /realm/filters /realm/filters/{filter_id} /realm/linkifiers /realm/presence /realm/profile_fields /register /server_settings /streams /streams/{stream_id} /svc-outgoing-webhook /typing /user_groups /user_groups/create /user_groups/{user_group_id}/members /user_groups/{user_group_id}/members/{user_id} /user_groups/{user_group_id}/subgroups /user_topics /user_uploads /users /users/me /users/me/presence /users/me/status /users/me/subscriptions /users/me/subscriptions/muted_topics /users/me/subscriptions/properties /users/me/subscriptions/{stream_id} /users/{email} /users/{user_id_or_email}/presence /users/{user_id} /users/{user_id}/reactivate /users/{user_id}/status /zulip-outgoing-webhook' -- "$cur")); return; fi
+    if [[ ${#n} -eq 1 && "$cur" != -* ]]; then COMPREPLY=($(compgen -W '/attachments /attachments/{attachment_id} /bots /bots/{bot_id} /channel_folders /channel_folders/create /channel_folders/{channel_folder_id} /events /fetch_api_key /invites /invites/multiuse /invites/multiuse/{invite_id} /invites/{invite_id} /invites/{invite_id}/resend /message_edit_typing /messages /messages/flags /messages/flags/narrow /messages/render /messages/{message_id} /messages/{message_id}/history /messages/{message_id}/reactions /messages/{message_id}/typing /realm/domains /realm/domains/{domain} /realm/emoji /realm/emoji/{emoji_name} /realm/filters /realm/filters/{filter_id} /realm/linkifiers /realm/presence /realm/profile_fields /register /server_settings /streams /streams/{stream_id} /svc-outgoing-webhook /typing /user_groups /user_groups/create /user_groups/{user_group_id}/members /user_groups/{user_group_id}/members/{user_id} /user_groups/{user_group_id}/subgroups /user_topics /user_uploads /users /users/me /users/me/presence /users/me/status /users/me/subscriptions /users/me/subscriptions/muted_topics /users/me/subscriptions/properties /users/me/subscriptions/{stream_id} /users/{email} /users/{user_id_or_email}/presence /users/{user_id} /users/{user_id}/reactivate /users/{user_id}/status /zulip-outgoing-webhook' -- "$cur")); return; fi
   fi
   while :; do
     case "$path" in
@@ -257,7 +257,18 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W 'send list revoke --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'send list revoke resend link --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+    'invite link')
+      case "$prev" in
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W 'create --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'invite send')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -304,6 +315,36 @@ _chatctl() {
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
       COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'invite resend')
+      case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'invite link create')
+      case "$prev" in
+        --as) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --expires) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--as --expires --channel --group --default-channels --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;

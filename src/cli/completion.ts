@@ -5,7 +5,7 @@
  */
 import { catalogue } from '../api/catalogue.js';
 import type { CommandSpec } from './command.js';
-import { GLOBAL_OPTIONS, optionsOf, type NounEntry } from './program.js';
+import { GLOBAL_OPTIONS, groupSummary, optionsOf, type NounEntry } from './program.js';
 
 interface Node {
   words: string;
@@ -26,8 +26,21 @@ export function completionTree(nouns: readonly NounEntry[], specs: ReadonlyMap<s
   const nodes: Node[] = [{ words: '', summary: 'chatctl', options: globals, children: nouns.map((n) => ({ name: n.name, summary: n.summary })).concat([{ name: 'help', summary: 'help on a command or topic' }, { name: 'completion', summary: 'print a shell completion script' }].filter((c) => !nouns.some((n) => n.name === c.name))) }];
   for (const noun of nouns) {
     const list = specs.get(noun.name) ?? [];
-    const verbs = list.filter((s) => s.path.length === 2);
-    if (verbs.length) nodes.push({ words: noun.name, summary: noun.summary, options: globals, children: verbs.map((v) => ({ name: v.path[1]!, summary: v.summary })) });
+    // The groups (`invite`, `invite link`), each with the words that may follow it, in declaration order.
+    const groups = new Map<string, Map<string, string>>();
+    for (const spec of list) {
+      for (let depth = 1; depth < spec.path.length; depth++) {
+        const words = spec.path.slice(0, depth).join(' ');
+        const children = groups.get(words) ?? new Map<string, string>();
+        groups.set(words, children);
+        const last = depth === spec.path.length - 1;
+        if (!children.has(spec.path[depth]!)) children.set(spec.path[depth]!, last ? spec.summary : groupSummary(list, spec.path.slice(0, depth + 1)));
+      }
+    }
+    for (const [words, children] of groups) {
+      const summary = words === noun.name ? noun.summary : groupSummary(list, words.split(' '));
+      nodes.push({ words, summary, options: globals, children: [...children].map(([name, childSummary]) => ({ name, summary: childSummary })) });
+    }
     for (const spec of list) {
       nodes.push({
         words: spec.path.join(' '),

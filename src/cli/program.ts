@@ -122,12 +122,14 @@ export function buildProgram(
       continue;
     }
     for (const spec of specs) {
+      // Every word before the last is a group (`invite`, then `invite link` for `invite link create`).
       let parent = program;
-      if (spec.path.length === 2) {
-        let group = groups.get(spec.path[0]!);
+      for (let depth = 1; depth < spec.path.length; depth++) {
+        const words = spec.path.slice(0, depth).join(' ');
+        let group = groups.get(words);
         if (!group) {
-          group = program.command(spec.path[0]!).description(noun.summary);
-          groups.set(spec.path[0]!, group);
+          group = parent.command(spec.path[depth - 1]!).description(depth === 1 ? noun.summary : groupSummary(specs, spec.path.slice(0, depth)));
+          groups.set(words, group);
         }
         parent = group;
       }
@@ -153,6 +155,12 @@ export function buildProgram(
     }
   }
   return program;
+}
+
+/** A group below a noun (`invite link`) has no declaration of its own: it is summed up by its commands'. */
+export function groupSummary(specs: readonly CommandSpec[], prefix: readonly string[]): string {
+  const inside = specs.filter((s) => s.path.length > prefix.length && prefix.every((w, i) => s.path[i] === w));
+  return inside.map((s) => s.summary).join('; ');
 }
 
 export { CommanderError };

@@ -28,6 +28,8 @@ export const realmDefaults = {
   presence_disabled: false,
   /** Who may invite: a system group name. */
   can_invite_users_group: 'role:members',
+  /** Who may create reusable invitation links. */
+  can_create_multiuse_invite_group: 'role:administrators',
   /** Who may create bots, and who may create incoming-webhook (write-only) bots. */
   can_create_bots_group: 'role:members',
   can_create_write_only_bots_group: 'role:members',

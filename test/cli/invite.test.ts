@@ -1,10 +1,12 @@
+import nock from 'nock';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { createUserGroup } from '../../src/api/operations/groups.js';
 import { parse } from '../../src/cli/main.js';
-import type { InviteRow } from '../../src/server/model/invites.js';
+import type { InviteRow, LinkRow } from '../../src/server/model/invites.js';
+import { documentedExample } from '../client/examples.js';
 import { cliTarget, expectUsageError, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
@@ -33,6 +35,14 @@ describe('invite: parsing', () => {
     expect(revoke!.opts).toMatchObject({ invites: ['3', 'a@x.test'], yes: true });
     const list = await parse(['invite', 'ls', '--fields', 'id,email'], parseOutput());
     expect(list!.spec.path).toEqual(['invite', 'list']);
+    const link = await parse(
+      ['invite', 'link', 'create', '--as', 'guest', '--expires', 'never', '--channel', 'design', '--group', 'eng', '--group', '7', '--default-channels', '--dry-run'],
+      parseOutput(),
+    );
+    expect(link!.spec.path).toEqual(['invite', 'link', 'create']);
+    expect(link!.opts).toMatchObject({ as: 'guest', expires: 'never', channel: ['design'], group: ['eng', '7'], defaultChannels: true, dryRun: true });
+    const resend = await parse(['invite', 'resend', '4', 'a@x.test', '--json'], parseOutput());
+    expect(resend!.opts).toMatchObject({ invites: ['4', 'a@x.test'], json: true });
   });
 
   it.each([
@@ -43,6 +53,9 @@ describe('invite: parsing', () => {
     [['invite', 'send', 'a@x.test', '--from-file', 'x.csv'], 'give addresses as arguments or with --from-file, not both'],
     [['invite', 'revoke'], "missing required argument 'invites'"],
     [['invite', 'list', '--fields', 'nope'], 'unknown field "nope"'],
+    [['invite', 'resend'], "missing required argument 'invites'"],
+    [['invite', 'link', 'create', '--as', 'king'], 'unknown role "king"'],
+    [['invite', 'link', 'create', '--expires', 'soon'], '--expires takes a duration like 30d or 12h, not "soon"'],
   ])('%j is a usage error', expectUsageError);
 
   it('invite list --help says how times are printed: UNIX seconds in JSON, RFC 3339 elsewhere', async () => {
@@ -284,5 +297,266 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^ROW\s+TARGET\s+OK\s+STATUS\s+ID/);
     expect(invites('id = ?', id)[0]!.status).not.toBe(0);
+  });
+});
+
+describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
+  let org: TestOrg;
+  let design: number;
+  let engineering: number;
+  const links = () => org.db.prepare('SELECT * FROM multiuse_invites ORDER BY id').all() as LinkRow[];
+  const emailInvite = (email: string) => org.db.prepare('SELECT * FROM invites WHERE email = ?').get(email) as InviteRow;
+
+  beforeAll(async () => {
+    // A fresh organization: its first e-mail invitation and its first link are both number 1.
+    org = createTestOrg();
+    const owner = await clientFor(org, kind);
+    await owner.call(subscribe, { subscriptions: [{ name: 'design' }] });
+    design = org.db.prepare("SELECT id FROM streams WHERE name = 'design'").pluck().get() as number;
+    engineering = (await owner.call(createUserGroup, { name: 'engineering', description: 'builders', members: [org.owner.id] })).group_id;
+  });
+  afterAll(() => org.close());
+
+  it('creates a link with its role, expiry, channels and groups, and prints it (--json: the server\'s answer)', async () => {
+    const t = await cliTarget(org, kind);
+    const dry = await runCli([...t.args, 'invite', 'link', 'create', '--as', 'guest', '--channel', 'design', '--dry-run'], { env: t.env });
+    expect(dry.code).toBe(0);
+    expect(jsonLines(dry.stdout)).toEqual([{ method: 'POST', path: '/api/v1/invites/multiuse', body: { invite_as: '600', stream_ids: `[${design}]` } }]);
+    expect(links()).toEqual([]);
+
+    const r = await runCli(
+      [...t.args, 'invite', 'link', 'create', '--as', 'guest', '--expires', '7d', '--channel', 'design', '--group', 'engineering', '--default-channels'],
+      { env: t.env },
+    );
+    expect(r.code).toBe(0);
+    const [link] = links();
+    expect(r.stdout).toMatch(new RegExp(`^http://[^/]+/join/${link!.link_key}/\n$`));
+    expect(link).toMatchObject({ id: 1, invited_as: 600, stream_ids: `[${design}]`, group_ids: `[${engineering}]`, include_realm_default_subscriptions: 1 });
+    expect(link!.expiry_date).toBe(link!.invited + 7 * 86400);
+
+    const json = await runCli([...t.args, 'invite', 'link', 'create', '--expires', 'never', '--json'], { env: t.env });
+    expect(Object.keys(JSON.parse(json.stdout) as object)).toEqual(['invite_link']);
+    expect(links()[1]).toMatchObject({ id: 2, invited_as: 400, expiry_date: null, stream_ids: '[]', group_ids: '[]' });
+  });
+
+  it('refuses a link naming a channel that does not exist (exit 6), and a member by default (exit 5)', async () => {
+    const t = await cliTarget(org, kind);
+    const before = links().length;
+    const missing = await runCli([...t.args, 'invite', 'link', 'create', '--channel', 'nowhere'], { env: t.env });
+    expect(missing.code).toBe(6);
+    expect(missing.stderr).toContain("Channel 'nowhere' does not exist");
+    const member = await cliTarget(org, kind, org.addUser());
+    const refused = await runCli([...member.args, 'invite', 'link', 'create'], { env: member.env });
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain('Insufficient permission');
+    expect(links().length).toBe(before);
+  });
+
+  it('lists both kinds: kind, address or link, role and times in text; the server\'s objects in JSON', async () => {
+    const t = await cliTarget(org, kind);
+    const email = `both-${kind}@example.com`;
+    expect((await runCli([...t.args, 'invite', 'send', email, '--as', 'moderator'], { env: t.env })).code).toBe(0);
+    const url = (await runCli([...t.args, 'invite', 'link', 'create', '--json'], { env: t.env })).stdout;
+    const linkUrl = (JSON.parse(url) as { invite_link: string }).invite_link;
+    const tsv = await runCli([...t.args, 'invite', 'list'], { env: t.env });
+    const lines = tsv.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const sent = emailInvite(email);
+    expect(lines).toContainEqual([String(sent.id), 'email', email, 'moderator', new Date(sent.invited * 1000).toISOString().replace('.000Z', 'Z'), new Date(sent.expiry_date! * 1000).toISOString().replace('.000Z', 'Z')]);
+    expect(lines.find((l) => l[2] === linkUrl)!.slice(1, 4)).toEqual(['link', linkUrl, 'member']);
+
+    const json = JSON.parse((await runCli([...t.args, 'invite', 'list', '--json'], { env: t.env })).stdout) as Record<string, unknown>[];
+    const link = json.find((i) => i.link_url === linkUrl)!;
+    expect(Object.keys(link).sort()).toEqual(['expiry_date', 'id', 'invited', 'invited_as', 'invited_by_user_id', 'is_multiuse', 'link_url']);
+    const fields = await runCli([...t.args, 'invite', 'list', '--json', '--fields', 'kind,address'], { env: t.env });
+    expect(JSON.parse(fields.stdout)).toContainEqual({ kind: 'link', address: linkUrl });
+  });
+
+  it('revokes the right kind: an ID both kinds share is refused until email:ID or link:ID says which', async () => {
+    const t = await cliTarget(org, kind);
+    const email = `shared-${kind}@example.com`;
+    // Link 1 exists; make sure e-mail invitation 1 does too.
+    if (!org.db.prepare('SELECT 1 FROM invites WHERE id = 1').get()) {
+      expect((await runCli([...t.args, 'invite', 'send', email], { env: t.env })).code).toBe(0);
+    }
+    expect(links()[0]!.id).toBe(1);
+    const ambiguous = await runCli([...t.args, 'invite', 'revoke', '1', '--yes'], { env: t.env });
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('1 is the ID of both an e-mail invitation and a link');
+    expect(ambiguous.stderr).toContain('say email:1 or link:1');
+    expect(links()[0]!.status).toBe(0);
+
+    const dry = await runCli([...t.args, 'invite', 'revoke', 'link:1', 'email:1', '--dry-run'], { env: t.env });
+    expect(jsonLines(dry.stdout)).toEqual([
+      { method: 'DELETE', path: '/api/v1/invites/multiuse/1' },
+      { method: 'DELETE', path: '/api/v1/invites/1' },
+    ]);
+    const done = await runCli([...t.args, 'invite', 'revoke', 'link:1', '--yes', '--json'], { env: t.env });
+    expect(done.code).toBe(0);
+    expect(jsonLines(done.stdout)).toEqual([{ row: 1, target: 'link:1', ok: true, status: 'revoked', id: 1, error: null, code: null }]);
+    expect(links()[0]!.status).toBe(2);
+    expect(org.db.prepare('SELECT status FROM invites WHERE id = 1').pluck().get()).toBe(0);
+    // Now only the e-mail invitation is 1: a bare 1 names it.
+    const bare = await runCli([...t.args, 'invite', 'revoke', '1', '--dry-run'], { env: t.env });
+    expect(jsonLines(bare.stdout)).toEqual([{ method: 'DELETE', path: '/api/v1/invites/1' }]);
+  });
+
+  it("revokes a link by its URL or its ID alone; an address never names a link; an unknown ID is exit 6", async () => {
+    const t = await cliTarget(org, kind);
+    const created = await runCli([...t.args, 'invite', 'link', 'create', '--json'], { env: t.env });
+    const url = (JSON.parse(created.stdout) as { invite_link: string }).invite_link;
+    const id = links().at(-1)!.id;
+    const byUrl = await runCli([...t.args, 'invite', 'revoke', url, '--dry-run'], { env: t.env });
+    expect(jsonLines(byUrl.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/invites/multiuse/${id}` }]);
+    const prompt = scriptedPrompter({ confirm: [true] });
+    const byId = await runCli([...t.args, 'invite', 'revoke', String(id)], { env: t.env, tty: true, prompter: prompt });
+    expect(prompt.asked).toEqual([`Revoke invitation link ${id}?`]);
+    expect(byId.code).toBe(0);
+    expect(links().at(-1)!.status).toBe(2);
+
+    const nobody = await runCli([...t.args, 'invite', 'revoke', org.owner.email, '--yes'], { env: t.env });
+    expect(nobody.code).toBe(6);
+    expect(nobody.stderr).toContain(`No such invitation: ${org.owner.email}`);
+    const unknown = await runCli([...t.args, 'invite', 'revoke', '9999', '--yes'], { env: t.env });
+    expect(unknown.code).toBe(6);
+    expect(unknown.stderr).toContain('No such invitation: 9999');
+  });
+
+  it('resends e-mail invitations by ID or address; a link cannot be resent', async () => {
+    const t = await cliTarget(org, kind);
+    const email = `again-${kind}@example.com`;
+    expect((await runCli([...t.args, 'invite', 'send', email], { env: t.env })).code).toBe(0);
+    const id = emailInvite(email).id;
+    const dry = await runCli([...t.args, 'invite', 'resend', email, '--dry-run'], { env: t.env });
+    expect(jsonLines(dry.stdout)).toEqual([{ method: 'POST', path: `/api/v1/invites/${id}/resend` }]);
+    const r = await runCli([...t.args, 'invite', 'resend', String(id), email.toUpperCase(), '--json'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).map((o) => [o.target, o.status, o.id])).toEqual([
+      [String(id), 'resent', id],
+      [email.toUpperCase(), 'resent', id],
+    ]);
+    expect((await runCli([...t.args, 'invite', 'link', 'create'], { env: t.env })).code).toBe(0);
+    const linkId = links().at(-1)!.id;
+    const link = await runCli([...t.args, 'invite', 'resend', `link:${linkId}`], { env: t.env });
+    expect(link.code).toBe(1);
+    expect(link.stderr).toContain(`link ${linkId} is a reusable link: only e-mail invitations are resent`);
+    const unknown = await runCli([...t.args, 'invite', 'resend', 'nobody@example.com'], { env: t.env });
+    expect(unknown.code).toBe(6);
+  });
+});
+
+describe('invitations on a stock server (nock)', () => {
+  const SITE = 'http://stock.chat.test';
+  const creds = { ZULIP_EMAIL: 'iago@zulip.com', ZULIP_API_KEY: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv' };
+  const ok = { result: 'success', msg: '' };
+  const run = (argv: string[]) => runCli(['--server', SITE, ...argv], { env: { ...tempHome().env, ...creds } });
+  const LIMIT_MSG = 'To protect users, Zulip limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.';
+
+  beforeEach(() => {
+    nock.disableNetConnect();
+    nock(SITE)
+      .get('/api/v1/server_settings')
+      .reply(200, { ...documentedExample('GET', '/server_settings'), zulip_feature_level: 442, realm_url: SITE, realm_uri: SITE })
+      .persist();
+  });
+  afterEach(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+
+  /** GET /invites as a server at level 442 answers it: e-mail invitation 7, links 7 and 8 (no `email`). */
+  function pendingInvites(): void {
+    const base = { invited_by_user_id: 9, invited: 1710606654, expiry_date: null, invited_as: 400 };
+    nock(SITE)
+      .get('/api/v1/invites')
+      .reply(200, {
+        ...ok,
+        invites: [
+          { ...base, id: 7, email: 'ada@example.com', is_multiuse: false, notify_referrer_on_join: true },
+          { ...base, id: 7, link_url: `${SITE}/join/yddhtzk4jgl7rsmazc5fyyyy/`, is_multiuse: true },
+          { ...base, id: 8, link_url: `${SITE}/join/abcdefghijklmnopqrstuvwx/`, is_multiuse: true },
+        ],
+      });
+  }
+
+  it('revokes by address past link entries, and a link by its ID, each with its own kind of request', async () => {
+    pendingInvites();
+    const email = nock(SITE).delete('/api/v1/invites/7').reply(200, ok);
+    const byAddress = await run(['invite', 'revoke', 'ADA@example.com', '--yes']);
+    expect(byAddress.code).toBe(0);
+    expect(email.isDone()).toBe(true);
+
+    pendingInvites();
+    const link = nock(SITE).delete('/api/v1/invites/multiuse/8').reply(200, ok);
+    const byId = await run(['invite', 'revoke', '8', '--yes']);
+    expect(byId.code).toBe(0);
+    expect(link.isDone()).toBe(true);
+
+    pendingInvites();
+    const ambiguous = await run(['invite', 'revoke', '7', '--yes']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('say email:7 or link:7');
+  });
+
+  it('resends the e-mail invitation of an ID a link shares, and refuses to resend a link', async () => {
+    pendingInvites();
+    const resent = nock(SITE).post('/api/v1/invites/7/resend').reply(200, ok);
+    const shared = await run(['invite', 'resend', '7']);
+    expect(shared.code).toBe(0);
+    expect(resent.isDone()).toBe(true);
+
+    pendingInvites();
+    const link = await run(['invite', 'resend', '8']);
+    expect(link.code).toBe(1);
+    expect(link.stderr).toContain('link 8 is a reusable link: only e-mail invitations are resent');
+  });
+
+  it('lists both kinds from a stock server', async () => {
+    pendingInvites();
+    const r = await run(['invite', 'list', '--fields', 'id,kind,address']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`7\temail\tada@example.com\n7\tlink\t${SITE}/join/yddhtzk4jgl7rsmazc5fyyyy/\n8\tlink\t${SITE}/join/abcdefghijklmnopqrstuvwx/\n`);
+  });
+
+  /**
+   * A stock server with open realm creation and `left` invitations left today: it refuses any request that
+   * would go over, sending none of it. Records how many addresses each request carried.
+   */
+  function dailyLimitServer(left: number): number[] {
+    const sizes: number[] = [];
+    nock(SITE)
+      .post('/api/v1/invites')
+      .reply((_uri, body) => {
+        const emails = new URLSearchParams(body as string).get('invitee_emails')!.split(',');
+        sizes.push(emails.length);
+        if (emails.length > left) {
+          return [400, { result: 'error', code: 'INVITATION_FAILED', msg: LIMIT_MSG, errors: [], sent_invitations: false, license_limit_reached: false, daily_limit_reached: true }];
+        }
+        left -= emails.length;
+        return [200, ok];
+      })
+      .persist();
+    return sizes;
+  }
+
+  it('sends a large file in requests of 100, and at the daily limit fails only the rows over it, with the reason', async () => {
+    const sizes = dailyLimitServer(130);
+    const file = join(tempHome().home, 'many.csv');
+    writeFileSync(file, `email\n${Array.from({ length: 250 }, (_, i) => `p${i + 1}@example.com`).join('\n')}\n`);
+    const r = await run(['invite', 'send', '--from-file', file, '--json', '--concurrency', '1']);
+    expect(r.code).toBe(3);
+    const outcomes = jsonLines(r.stdout);
+    expect(outcomes).toHaveLength(250);
+    expect(outcomes.slice(0, 130).every((o) => o.ok === true && o.status === 'invited')).toBe(true);
+    expect(outcomes.slice(130).every((o) => o.ok === false && o.error === LIMIT_MSG && o.code === 'INVITATION_FAILED')).toBe(true);
+    expect(r.stderr).toContain('chatctl: 130 invited, 120 failed');
+    // 100 fit; the second hundred is halved until the 30 that fit are found; the third is never sent.
+    expect(sizes).toEqual([100, 100, 50, 25, 25, 13, 7, 4, 3, 2, 1, 1]);
+  });
+
+  it('fails a single address over the daily limit with the server\'s reason', async () => {
+    dailyLimitServer(0);
+    const r = await run(['invite', 'send', 'late@example.com']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(`1\tlate@example.com\tfalse\tfailed\t\t${LIMIT_MSG}\tINVITATION_FAILED\n`);
   });
 });

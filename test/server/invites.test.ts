@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { getInvites, revokeInvite, sendInvites } from '../../src/api/operations/invites.js';
-import type { InviteRow } from '../../src/server/model/invites.js';
+import {
+  createInviteLink,
+  getInvites,
+  resendInvite,
+  revokeInvite,
+  revokeInviteLink,
+  sendInvites,
+  type Invite,
+} from '../../src/api/operations/invites.js';
+import { deactivateUser } from '../../src/api/operations/users.js';
+import type { InviteRow, LinkRow } from '../../src/server/model/invites.js';
 import { setSetting } from '../../src/server/realm.js';
 import { bad, flatFailureWithExtra } from '../helpers/api.js';
 import { newStream } from '../helpers/channels.js';
@@ -8,6 +17,8 @@ import { openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+
+const emailOf = (i: Invite): string | null => (i.is_multiuse ? null : i.email);
 
 describe.each(TRANSPORTS)('invitations over %s', (kind) => {
   let org: TestOrg;
@@ -77,12 +88,15 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     expect(rowsFor(never)[0]!.expiry_date).toBeNull();
   });
 
-  it("keeps the welcome message of administrators only, at most 8000 characters", async () => {
+  it("takes a welcome message from administrators only, at most 8000 characters", async () => {
     const [fromAdmin, fromMember] = [address(), address()];
     await (await as(admin)).call(sendInvites, { invitee_emails: fromAdmin, stream_ids: [], welcome_message_custom_text: 'Welcome aboard' });
-    await (await as(member)).call(sendInvites, { invitee_emails: fromMember, stream_ids: [], welcome_message_custom_text: 'Hi' });
     expect(rowsFor(fromAdmin)[0]!.welcome_message_custom_text).toBe('Welcome aboard');
-    expect(rowsFor(fromMember)[0]!.welcome_message_custom_text).toBeNull();
+    // Refused rather than dropped, as a server does (§5.2): the member would otherwise think it was sent.
+    expect(
+      await flatFailureWithExtra((await as(moderator)).call(sendInvites, { invitee_emails: fromMember, stream_ids: [], welcome_message_custom_text: 'Hi' })),
+    ).toEqual(bad('Must be an organization administrator'));
+    expect(rowsFor(fromMember)).toEqual([]);
     const res = await rawRequest(
       org,
       kind,
@@ -92,23 +106,25 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     expect(res.body).toEqual({ result: 'error', msg: 'welcome_message_custom_text is too long (limit: 8000 characters)', code: 'BAD_REQUEST' });
   });
 
-  it('limits invite_as to the caller’s role or a more restricted one', async () => {
+  it('lets only administrators invite moderators and administrators, and only owners invite owners', async () => {
     expect(await flatFailureWithExtra((await as(admin)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 100 }))).toEqual({
       msg: 'Must be an organization owner',
       code: 'UNAUTHORIZED_PRINCIPAL',
       status: 400,
     });
-    expect(await flatFailureWithExtra((await as(moderator)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 200 }))).toEqual(
-      bad('Must be an organization administrator'),
-    );
+    for (const role of [200, 300] as const) {
+      expect(await flatFailureWithExtra((await as(moderator)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: role }))).toEqual(
+        bad('Must be an organization administrator'),
+      );
+    }
     expect(await flatFailureWithExtra((await as(member)).call(sendInvites, { invitee_emails: address(), stream_ids: [], invite_as: 300 }))).toEqual(
       bad('Must be an organization administrator'),
     );
-    const asModerator = address();
-    await (await as(moderator)).call(sendInvites, { invitee_emails: asModerator, stream_ids: [], invite_as: 300 });
-    const asOwner = address();
+    const [asModerator, asOwner, asGuest] = [address(), address(), address()];
+    await (await as(admin)).call(sendInvites, { invitee_emails: asModerator, stream_ids: [], invite_as: 300 });
     await (await as(org.owner)).call(sendInvites, { invitee_emails: asOwner, stream_ids: [], invite_as: 100 });
-    expect([rowsFor(asModerator)[0]!.invited_as, rowsFor(asOwner)[0]!.invited_as]).toEqual([300, 100]);
+    await (await as(moderator)).call(sendInvites, { invitee_emails: asGuest, stream_ids: [], invite_as: 600 });
+    expect([rowsFor(asModerator)[0]!.invited_as, rowsFor(asOwner)[0]!.invited_as, rowsFor(asGuest)[0]!.invited_as]).toEqual([300, 100, 600]);
   });
 
   it('checks, in order: permission, role, addresses, channels, subscribing others, groups', async () => {
@@ -255,11 +271,11 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     await (await as(member)).call(sendInvites, { invitee_emails: expiring, stream_ids: [], invite_expires_in_minutes: 1 });
     const forMember = await (await as(member)).call(getInvites, {});
     expect(openapiErrors('get', '/invites', 200, forMember)).toEqual([]);
-    const emails = forMember.invites.map((i) => i.email);
+    const emails = forMember.invites.map(emailOf);
     expect(emails).toContain(mine);
     expect(emails).toContain(expiring);
     expect(emails).not.toContain(theirs);
-    expect(forMember.invites.find((i) => i.email === mine)).toEqual({
+    expect(forMember.invites.find((i) => emailOf(i) === mine)).toEqual({
       id: rowsFor(mine)[0]!.id,
       invited_by_user_id: member.id,
       invited: org.clock.now(),
@@ -269,7 +285,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
       is_multiuse: false,
     });
     org.clock.advance(61);
-    const forAdmin = (await (await as(admin)).call(getInvites, {})).invites.map((i) => i.email);
+    const forAdmin = (await (await as(admin)).call(getInvites, {})).invites.map(emailOf);
     expect(forAdmin).toEqual(expect.arrayContaining([mine, theirs]));
     expect(forAdmin).not.toContain(expiring);
   });
@@ -297,5 +313,215 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     const own = address();
     await (await as(member)).call(sendInvites, { invitee_emails: own, stream_ids: [] });
     await (await as(member)).call(revokeInvite, { invite_id: rowsFor(own)[0]!.id });
+  });
+});
+
+describe.each(TRANSPORTS)('reusable invitation links over %s', (kind) => {
+  let org: TestOrg;
+  let admin: TestUser;
+  let moderator: TestUser;
+  let member: TestUser;
+  let other: TestUser;
+  let n = 0;
+  beforeAll(() => {
+    org = createTestOrg();
+    admin = org.addUser({ role: 200 });
+    moderator = org.addUser({ role: 300 });
+    member = org.addUser();
+    other = org.addUser();
+  });
+  afterAll(() => org.close());
+  beforeEach(() => org.clock.advance(86401));
+
+  const as = (user: TestUser) => clientFor(org, kind, user);
+  const address = () => `link-${kind}-${++n}@example.com`;
+  const linkRow = (id: number) => org.db.prepare('SELECT * FROM multiuse_invites WHERE id = ?').get(id) as LinkRow;
+  const newestLink = () => org.db.prepare('SELECT * FROM multiuse_invites ORDER BY id DESC LIMIT 1').get() as LinkRow;
+  const listed = async (user: TestUser) => (await (await as(user)).call(getInvites, {})).invites;
+  const links = async (user: TestUser) => (await listed(user)).filter((i) => i.is_multiuse);
+  /** Members may create links from here on; administrators only, by default. */
+  const membersMayCreate = () => setSetting(org.db, 'can_create_multiuse_invite_group', 'role:members');
+
+  it('creates a link with its settings, lists it with the e-mail invitations, and tells administrators and its maker', async () => {
+    const adminQueue = openQueue(org, admin);
+    const otherQueue = openQueue(org, other);
+    const team = Number(
+      org.db.prepare('INSERT INTO user_groups (name, creator_id, date_created) VALUES (?, ?, ?)').run(`crew-${kind}`, admin.id, org.clock.now()).lastInsertRowid,
+    );
+    const general = org.db.prepare("SELECT id FROM streams WHERE name = 'general'").pluck().get() as number;
+    const res = await (await as(admin)).call(createInviteLink, {
+      invite_as: 600,
+      stream_ids: [general],
+      group_ids: [team],
+      include_realm_default_subscriptions: true,
+      invite_expires_in_minutes: 60,
+    });
+    expect(openapiErrors('post', '/invites/multiuse', 200, res)).toEqual([]);
+    expect(res.invite_link).toMatch(/^http:\/\/[^/]+\/join\/[a-z0-9]{24}\/$/);
+    const row = newestLink();
+    expect(row).toEqual({
+      id: row.id,
+      link_key: res.invite_link.split('/').at(-2),
+      referrer_id: admin.id,
+      invited_as: 600,
+      invited: org.clock.now(),
+      expiry_date: org.clock.now() + 3600,
+      stream_ids: `[${general}]`,
+      group_ids: `[${team}]`,
+      include_realm_default_subscriptions: 1,
+      status: 0,
+    });
+    expect(takeEvents(org, adminQueue)).toEqual([{ type: 'invites_changed' }]);
+    expect(takeEvents(org, otherQueue)).toEqual([]);
+
+    const email = address();
+    await (await as(admin)).call(sendInvites, { invitee_emails: email, stream_ids: [] });
+    const body = await (await as(admin)).call(getInvites, {});
+    expect(openapiErrors('get', '/invites', 200, body)).toEqual([]);
+    expect(body.invites.find((i) => i.is_multiuse && i.id === row.id)).toEqual({
+      id: row.id,
+      invited_by_user_id: admin.id,
+      invited: org.clock.now(),
+      expiry_date: org.clock.now() + 3600,
+      invited_as: 600,
+      link_url: res.invite_link,
+      is_multiuse: true,
+    });
+    expect(body.invites.find((i) => emailOf(i) === email)).toMatchObject({ is_multiuse: false });
+    expect(body.invites.filter((i) => i.is_multiuse).every((i) => !('email' in i))).toBe(true);
+  });
+
+  it('expires links after the server default, the given minutes, or never', async () => {
+    const client = await as(admin);
+    await client.call(createInviteLink, {});
+    expect(newestLink().expiry_date).toBe(org.clock.now() + 14400 * 60);
+    await client.call(createInviteLink, { invite_expires_in_minutes: null });
+    const never = newestLink();
+    expect(never.expiry_date).toBeNull();
+    await client.call(createInviteLink, { invite_expires_in_minutes: 1 });
+    const soon = newestLink();
+    org.clock.advance(61);
+    const ids = (await links(admin)).map((i) => i.id);
+    expect(ids).toContain(never.id);
+    expect(ids).not.toContain(soon.id);
+  });
+
+  it('numbers links apart from e-mail invitations, and each DELETE finds only its own kind', async () => {
+    const fresh = createTestOrg();
+    try {
+      const client = await clientFor(fresh, kind);
+      const email = `both-${kind}@example.com`;
+      await client.call(sendInvites, { invitee_emails: email, stream_ids: [] });
+      await client.call(createInviteLink, {});
+      const before = (await client.call(getInvites, {})).invites;
+      expect(before.map((i) => [i.id, i.is_multiuse])).toEqual([[1, false], [1, true]]);
+
+      await client.call(revokeInvite, { invite_id: 1 });
+      expect((await client.call(getInvites, {})).invites.map((i) => [i.id, i.is_multiuse])).toEqual([[1, true]]);
+      expect(await flatFailureWithExtra(client.call(revokeInvite, { invite_id: 1 }))).toEqual(bad('No such invitation'));
+
+      await client.call(createInviteLink, {});
+      expect(await flatFailureWithExtra(client.call(revokeInvite, { invite_id: 2 }))).toEqual(bad('No such invitation'));
+      const res = await client.call(revokeInviteLink, { invite_id: 1 });
+      expect(openapiErrors('delete', '/invites/multiuse/{invite_id}', 200, res)).toEqual([]);
+      expect((await client.call(getInvites, {})).invites.map((i) => [i.id, i.is_multiuse])).toEqual([[2, true]]);
+      expect(await flatFailureWithExtra(client.call(revokeInviteLink, { invite_id: 1 }))).toEqual(bad('Invitation has already been revoked'));
+      expect(await flatFailureWithExtra(client.call(revokeInviteLink, { invite_id: 99 }))).toEqual(bad('No such invitation'));
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('never gives a link the ID of one that is gone', async () => {
+    const client = await as(admin);
+    await client.call(createInviteLink, {});
+    const gone = newestLink().id;
+    org.db.prepare('DELETE FROM multiuse_invites WHERE id = ?').run(gone);
+    await client.call(createInviteLink, {});
+    expect(newestLink().id).toBeGreaterThan(gone);
+  });
+
+  it('lets administrators create links by default, members once allowed; roles as for e-mail invitations', async () => {
+    expect(await flatFailureWithExtra((await as(member)).call(createInviteLink, {}))).toEqual(bad('Insufficient permission'));
+    expect(await flatFailureWithExtra((await as(moderator)).call(createInviteLink, {}))).toEqual(bad('Insufficient permission'));
+    expect(await flatFailureWithExtra((await as(admin)).call(createInviteLink, { invite_as: 100 }))).toEqual({
+      msg: 'Must be an organization owner',
+      code: 'UNAUTHORIZED_PRINCIPAL',
+      status: 400,
+    });
+    await (await as(org.owner)).call(createInviteLink, { invite_as: 100 });
+    expect(newestLink()).toMatchObject({ invited_as: 100, referrer_id: org.owner.id });
+    membersMayCreate();
+    try {
+      await (await as(member)).call(createInviteLink, {});
+      expect(newestLink()).toMatchObject({ invited_as: 400, referrer_id: member.id });
+      expect(await flatFailureWithExtra((await as(moderator)).call(createInviteLink, { invite_as: 300 }))).toEqual(bad('Must be an organization administrator'));
+      expect(await flatFailureWithExtra((await as(member)).call(createInviteLink, { stream_ids: [999] }))).toEqual(bad('Invalid channel ID 999. No invites were sent.'));
+      expect(await flatFailureWithExtra((await as(member)).call(createInviteLink, { group_ids: [999] }))).toEqual(bad('Invalid user group'));
+    } finally {
+      setSetting(org.db, 'can_create_multiuse_invite_group', 'role:administrators');
+    }
+  });
+
+  it('lists and revokes: the maker and administrators; owners for owner links', async () => {
+    membersMayCreate();
+    try {
+      const maker = org.addUser();
+      await (await as(maker)).call(createInviteLink, {});
+      const mine = newestLink().id;
+      await (await as(org.owner)).call(createInviteLink, { invite_as: 100 });
+      const owners = newestLink().id;
+      expect((await links(maker)).map((i) => i.id)).toEqual([mine]);
+      expect((await links(other)).map((i) => i.id)).toEqual([]);
+      expect((await links(admin)).map((i) => i.id)).toEqual(expect.arrayContaining([mine, owners]));
+
+      expect(await flatFailureWithExtra((await as(other)).call(revokeInviteLink, { invite_id: mine }))).toEqual(bad('Must be an organization administrator'));
+      expect(await flatFailureWithExtra((await as(admin)).call(revokeInviteLink, { invite_id: owners }))).toEqual({
+        msg: 'Must be an organization owner',
+        code: 'UNAUTHORIZED_PRINCIPAL',
+        status: 400,
+      });
+      const q = openQueue(org, maker);
+      await (await as(maker)).call(revokeInviteLink, { invite_id: mine });
+      expect(linkRow(mine).status).toBe(2);
+      expect(takeEvents(org, q)).toEqual([{ type: 'invites_changed' }]);
+      await (await as(org.owner)).call(revokeInviteLink, { invite_id: owners });
+      expect(linkRow(owners).status).toBe(2);
+    } finally {
+      setSetting(org.db, 'can_create_multiuse_invite_group', 'role:administrators');
+    }
+  });
+
+  it("revokes a user's links when the account is deactivated", async () => {
+    const leaving = org.addUser({ role: 200 });
+    await (await as(leaving)).call(createInviteLink, {});
+    const id = newestLink().id;
+    await (await as(org.owner)).call(deactivateUser, { user_id: leaving.id });
+    expect(linkRow(id).status).toBe(2);
+    expect((await links(admin)).map((i) => i.id)).not.toContain(id);
+  });
+
+  it('resends e-mail invitations: the inviter and administrators, pending ones only, within the daily limit', async () => {
+    const [mine, revoked] = [address(), address()];
+    await (await as(member)).call(sendInvites, { invitee_emails: `${mine},${revoked}`, stream_ids: [] });
+    const ids = Object.fromEntries((await listed(member)).flatMap((i) => (i.is_multiuse ? [] : [[i.email, i.id]]))) as Record<string, number>;
+    const q = openQueue(org, member);
+    expect(await (await as(member)).call(resendInvite, { invite_id: ids[mine]! })).toEqual({ result: 'success', msg: '' });
+    await (await as(admin)).call(resendInvite, { invite_id: ids[mine]! });
+    expect(takeEvents(org, q)).toEqual([]);
+    expect(await flatFailureWithExtra((await as(other)).call(resendInvite, { invite_id: ids[mine]! }))).toEqual(bad('Must be an organization administrator'));
+    await (await as(member)).call(revokeInvite, { invite_id: ids[revoked]! });
+    expect(await flatFailureWithExtra((await as(member)).call(resendInvite, { invite_id: ids[revoked]! }))).toEqual(bad('No such invitation'));
+    expect(await flatFailureWithExtra((await as(member)).call(resendInvite, { invite_id: 999999 }))).toEqual(bad('No such invitation'));
+    setSetting(org.db, 'max_invites_per_day', 2);
+    try {
+      expect(await flatFailureWithExtra((await as(member)).call(resendInvite, { invite_id: ids[mine]! }))).toMatchObject({
+        code: 'INVITATION_FAILED',
+        daily_limit_reached: true,
+        sent_invitations: false,
+      });
+    } finally {
+      setSetting(org.db, 'max_invites_per_day', 100);
+    }
   });
 });

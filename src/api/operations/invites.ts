@@ -1,18 +1,30 @@
-/** E-mail invitations: sending, listing and revoking them. */
+/** Invitations of both kinds: e-mail invitations (send, resend, revoke) and reusable links (create, revoke). */
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 import { ROLES, type Role } from '../types.js';
 
-/** An invitation as GET /invites shows it; `invited` and `expiry_date` are UNIX seconds. */
-export interface Invite {
+/** What both kinds of invitation show in GET /invites; `invited` and `expiry_date` are UNIX seconds. */
+interface InviteBase {
+  /** Unique only together with `is_multiuse`: the two kinds number their IDs independently. */
   id: number;
   invited_by_user_id: number;
   invited: number;
   expiry_date: number | null;
   invited_as: Role;
+}
+
+export interface EmailInvite extends InviteBase {
   email: string;
   is_multiuse: false;
 }
+
+/** A reusable invitation link: no `email` key. */
+export interface LinkInvite extends InviteBase {
+  link_url: string;
+  is_multiuse: true;
+}
+
+export type Invite = EmailInvite | LinkInvite;
 
 /** The extra fields of an INVITATION_FAILED error: [address, reason, is deactivated account]. */
 export interface InvitationFailure {
@@ -71,9 +83,47 @@ export const revokeInvite = operation<Record<string, never>>()({
   name: 'revoke-invite',
   method: 'DELETE',
   path: '/invites/{invite_id}',
-  summary: 'Revoke a pending e-mail invitation',
+  summary: 'Revoke a pending e-mail invitation (never a link, whatever its ID)',
   access: 'member',
   bots: false,
   params: { invite_id: p.path(s.int()) },
   openapiPath: '/invites/{invite_id}',
+});
+
+export const resendInvite = operation<Record<string, never>>()({
+  name: 'resend-invite',
+  method: 'POST',
+  path: '/invites/{invite_id}/resend',
+  summary: 'Send a pending e-mail invitation again',
+  access: 'member',
+  bots: false,
+  params: { invite_id: p.path(s.int()) },
+});
+
+export const createInviteLink = operation<{ invite_link: string }>()({
+  name: 'create-invite-link',
+  method: 'POST',
+  path: '/invites/multiuse',
+  summary: 'Create a reusable invitation link; whoever follows it joins with the given role, channels and groups',
+  access: 'member',
+  bots: false,
+  params: {
+    invite_as: inviteParams.invite_as,
+    stream_ids: p.def(s.list(s.int()), [], { doc: 'channels to subscribe new users to' }),
+    group_ids: inviteParams.group_ids,
+    include_realm_default_subscriptions: inviteParams.include_realm_default_subscriptions,
+    invite_expires_in_minutes: inviteParams.invite_expires_in_minutes,
+  },
+  openapiPath: '/invites/multiuse',
+});
+
+export const revokeInviteLink = operation<Record<string, never>>()({
+  name: 'revoke-invite-link',
+  method: 'DELETE',
+  path: '/invites/multiuse/{invite_id}',
+  summary: 'Revoke a reusable invitation link',
+  access: 'member',
+  bots: false,
+  params: { invite_id: p.path(s.int()) },
+  openapiPath: '/invites/multiuse/{invite_id}',
 });

@@ -1,18 +1,23 @@
 import { ApiError } from '../../api/errors.js';
-import { getInvites, revokeInvite, type Invite } from '../../api/operations/invites.js';
+import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
+import type { ChatClient } from '../../client/client.js';
 import { describeColumns, readRows, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, OUTCOME_FIELDS, printPlan, runBulk, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
+import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import { deliver } from '../invites/deliver.js';
+import { deliver, type DailyLimit } from '../invites/deliver.js';
+import { displayRow, matchInviteRef, REF_FORMS, type InviteKey, type InviteKind } from '../invites/refs.js';
 import {
+  INVITE_CHUNK,
   INVITE_COLUMNS,
   parseExpires,
   planInvites,
   prepareBatch,
+  INVITE_LABELS,
   specOfRow,
   type InviteBatch,
   type InviteSpec,
@@ -21,12 +26,19 @@ import {
   type UnsendableRow,
 } from '../invites/plan.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
-import { isId } from '../resolve.js';
+import { requireResolved, resolveChannels, resolveGroups } from '../resolve.js';
 import { parseRole } from './users.js';
 
-/** Every field of an invitation as GET /invites gives it, in display order. */
-const INVITE_FIELDS = ['id', 'email', 'invited_by_user_id', 'invited', 'expiry_date', 'invited_as', 'is_multiuse'] as const;
-const INVITE_OUTPUT: OutputSpec = { fields: INVITE_FIELDS, times: { invited: 's', expiry_date: 's' } };
+/**
+ * The fields of an invitation: `kind` (email or link), `address` (the invited address, or the link's URL)
+ * and `role` (by name) are chatctl's; the others are GET /invites' own.
+ */
+const INVITE_FIELDS = ['id', 'kind', 'address', 'role', 'invited', 'expiry_date', 'invited_by_user_id', 'invited_as', 'email', 'link_url', 'is_multiuse'] as const;
+const INVITE_OUTPUT: OutputSpec = {
+  fields: INVITE_FIELDS,
+  columns: ['id', 'kind', 'address', 'role', 'invited', 'expiry_date'],
+  times: { invited: 's', expiry_date: 's' },
+};
 
 
 /** The defaults every row gets from the flags; bad values are usage errors before anything is read or sent. */
@@ -82,8 +94,11 @@ export const commands = [
       'CSV file with a header or JSON lines, with the columns email (required), channels, groups, as, expires, ' +
       'default_channels, notify and welcome_text. Channels and groups are IDs or names, comma-separated in a ' +
       'cell (a JSON array in JSON lines). The flags give every row its defaults; a row\'s own cells win. Rows ' +
-      'asking for the same things go out in one request. Each address gets its own outcome: an address the ' +
-      'server refuses (already has an account, not valid) fails on its own, and the others are still invited. ' +
+      `asking for the same things go out together, ${INVITE_CHUNK} addresses a request. Each address gets its own ` +
+      'outcome: an address the server refuses (already has an account, not valid) fails on its own, and the ' +
+      'others are still invited. When a server\'s daily limit refuses a request, the addresses that still fit ' +
+      'are invited and only those over the limit fail, with the server\'s reason (with --concurrency 1, the ' +
+      'first rows of the file are the ones invited). ' +
       'With --json each outcome is one JSON line; exit 3 when some failed.',
     examples: [
       'chatctl invite send ada@example.com grace@example.com --channel general --channel design',
@@ -116,6 +131,7 @@ export const commands = [
         printPlanned(ctx, batches, requests);
         return;
       }
+      const limit: DailyLimit = {};
       await runBulk(ctx, opts as BulkFlags, {
         units: batches,
         verb: 'invited',
@@ -124,7 +140,7 @@ export const commands = [
         rows: (b) => b.recipients.map((r) => ({ row: r.row, target: r.email })),
         act: async (b) => {
           if ('error' in b) throw new ApiError(b.error, 'BAD_REQUEST', 400);
-          return deliver(client, b, ctx.signal);
+          return deliver(client, b, limit, ctx.signal);
         },
       });
     },
@@ -133,53 +149,169 @@ export const commands = [
   defineCommand({
     path: ['invite', 'list'],
     aliases: ['ls'],
-    summary: 'list pending invitations',
+    summary: 'list pending invitations: e-mail invitations and reusable links',
     description:
-      'Lists the invitations that are neither accepted, revoked nor expired (GET /invites): all of them for ' +
-      'administrators, your own otherwise. Times are UNIX seconds in JSON, and RFC 3339 (UTC) in tables, TSV and ' +
-      'CSV; expiry_date is empty for invitations that never expire; invited_as is the role (100 owner, 200 admin, 300 moderator, 400 member, 600 guest).',
+      'Lists the invitations that are neither accepted, revoked nor expired (GET /invites), e-mail invitations ' +
+      'and reusable invitation links together: all of them for administrators, your own otherwise. kind is ' +
+      'email or link, and address the invited address or the link\'s URL. The two kinds number their IDs ' +
+      'apart, so an ID may appear twice, once for each kind. Times are UNIX seconds in JSON, and RFC 3339 (UTC) ' +
+      'in tables, TSV and CSV; expiry_date is empty for invitations that never expire. --json prints the ' +
+      'objects as the server sent them (with --fields, any of the fields above).',
     examples: [
       'chatctl invite list',
-      'chatctl invite list --json | jq -r \'.[] | select(.expiry_date == null) | .email\'',
-      'chatctl invite list --fields id,email --format csv',
+      'chatctl invite list --json | jq -r \'.[] | select(.expiry_date == null) | .email // .link_url\'',
+      'chatctl invite list --fields id,kind,address --format csv',
     ],
     output: INVITE_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const flags = opts as OutputFlags;
+      const out = ctx.output(flags);
       const { invites } = await (await ctx.client()).call(getInvites, {});
-      if (!(await out.list(invites)) && ctx.io.stdoutIsTTY && !out.isJson) ctx.info('no pending invitations');
+      const rows = out.isJson && flags.fields === undefined ? invites : invites.map(displayRow);
+      if (!(await out.list(rows)) && ctx.io.stdoutIsTTY && !out.isJson) ctx.info('no pending invitations');
     },
   }),
 
   defineCommand({
     path: ['invite', 'revoke'],
-    summary: 'revoke pending invitations, by ID or e-mail address',
+    summary: 'revoke pending invitations and links, by ID, address or URL',
     description:
-      'Revokes invitations (DELETE /invites/{id}) so their links stop working. An invitation is named by its ' +
-      'ID (see invite list) or by the invited address, which revokes every pending invitation to it. Asks for ' +
-      'confirmation on a terminal; elsewhere --yes is required.',
-    examples: ['chatctl invite revoke 12', 'chatctl invite revoke 12 13 ada@example.com --yes --json', 'chatctl invite revoke ada@example.com --dry-run'],
-    args: [{ name: 'invites', description: 'invitation IDs or invited e-mail addresses', required: true, variadic: true }],
+      'Revokes invitations so they stop working: e-mail invitations with DELETE /invites/{id}, reusable links ' +
+      `with DELETE /invites/multiuse/{id}. Each argument is ${REF_FORMS}. A bare ID is looked up in invite list; ` +
+      'one that is both an e-mail invitation\'s and a link\'s is refused (exit 2, nothing revoked) until you ' +
+      'say email:ID or link:ID. An address revokes every pending e-mail invitation to it, never a link. Asks ' +
+      'for confirmation on a terminal; elsewhere --yes is required.',
+    examples: [
+      'chatctl invite revoke 12',
+      'chatctl invite revoke link:3 email:3 --yes',
+      'chatctl invite revoke 12 13 ada@example.com --yes --json',
+      'chatctl invite revoke ada@example.com --dry-run',
+    ],
+    args: [{ name: 'invites', description: 'IDs, email:ID, link:ID, invited addresses or link URLs', required: true, variadic: true }],
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
       const refs = opt.list(opts, 'invites');
       const client = await ctx.client();
-      const pending: Invite[] = refs.some((r) => !isId(r)) ? (await client.call(getInvites, {})).invites : [];
-      const calls: RowCall[] = [];
-      for (const ref of refs) {
-        const ids = isId(ref) ? [Number(ref)] : pending.filter((i) => i.email.toLowerCase() === ref.trim().toLowerCase()).map((i) => i.id);
-        if (!ids.length) calls.push({ row: calls.length + 1, target: ref, status: 'failed', error: `No such invitation: ${ref}` });
-        for (const id of ids) calls.push({ row: calls.length + 1, target: ref, status: 'revoked', idOf: () => id, call: { op: revokeInvite, params: { invite_id: id } } });
-      }
+      const calls = await callsFor(client, refs, 'revoked', (key) =>
+        key.kind === 'link' ? { op: revokeInviteLink, params: { invite_id: key.id } } : { op: revokeInvite, params: { invite_id: key.id } },
+      );
       const sendable = calls.filter((c) => c.call);
       if (sendable.length && !opt.bool(opts, 'dryRun')) {
-        const only = sendable.length === 1 ? sendable[0]! : undefined;
-        const question = !only ? `Revoke ${sendable.length} invitations?` : isId(only.target) ? `Revoke invitation ${only.target}?` : `Revoke the invitation to ${only.target}?`;
-        await confirmOrExit(ctx, opt.bool(opts, 'yes'), question);
+        await confirmOrExit(ctx, opt.bool(opts, 'yes'), revokeQuestion(sendable));
       }
       await runCalls(ctx, opts as BulkFlags, client, calls, 'revoked');
     },
   }),
+
+  defineCommand({
+    path: ['invite', 'resend'],
+    summary: 'send pending e-mail invitations again, by ID or address',
+    description:
+      'Sends e-mail invitations again (POST /invites/{id}/resend), with their link and expiry unchanged. Each ' +
+      'argument is an ID or email:ID (see invite list) or an invited address; links are not sent by e-mail, ' +
+      'so an ID names an e-mail invitation, and one that is only a link\'s fails. A resent invitation counts ' +
+      'against a server\'s daily limit.',
+    examples: ['chatctl invite resend 12', 'chatctl invite resend ada@example.com grace@example.com --json'],
+    args: [{ name: 'invites', description: 'IDs, email:ID or invited addresses', required: true, variadic: true }],
+    output: { fields: OUTCOME_FIELDS },
+    mutating: true,
+    async run(opts, ctx) {
+      const client = await ctx.client();
+      const calls = await callsFor(client, opt.list(opts, 'invites'), 'resent', (key) =>
+          key.kind === 'email' ? { op: resendInvite, params: { invite_id: key.id } } : `link ${key.id} is a reusable link: only e-mail invitations are resent`,
+        ['email'],
+      );
+      await runCalls(ctx, opts as BulkFlags, client, calls, 'resent');
+    },
+  }),
+
+  defineCommand({
+    path: ['invite', 'link', 'create'],
+    summary: 'create a reusable invitation link',
+    description:
+      'Creates a reusable invitation link (POST /invites/multiuse) and prints it: whoever follows it may join, ' +
+      'with the role, channels and groups given here, until it expires or is revoked (invite revoke link:ID). ' +
+      'With --json, the server\'s answer ({"invite_link": ...}). By default only administrators may create ' +
+      'links, and only administrators make links for moderators or administrators (owners for owners).',
+    examples: [
+      'chatctl invite link create',
+      'chatctl invite link create --as guest --expires 7d --channel design',
+      'chatctl invite link create --expires never --group engineering --default-channels --json',
+    ],
+    options: [
+      { flags: '--as <role>', description: 'their role: owner, admin, moderator, member (default), guest' },
+      { flags: '--expires <duration>', description: 'how long the link works: 7d, 12h, 30m or never (default: the server\'s, 10 days)' },
+      { flags: '--channel <channel>', description: 'subscribe them to this channel, ID or name (repeatable)', repeatable: true },
+      { flags: '--group <group>', description: 'add them to this user group, ID or name (repeatable)', repeatable: true },
+      { flags: '--default-channels', description: "also subscribe them to the organization's default channels" },
+    ],
+    output: { fields: ['invite_link'] },
+    mutating: true,
+    async run(opts, ctx) {
+      const as = opt.str(opts, 'as');
+      const expires = opt.str(opts, 'expires');
+      // Bad values are usage errors before anything is looked up.
+      const role = as !== undefined ? parseRole(as) : undefined;
+      const minutes = expires !== undefined ? parseExpires(expires) : undefined;
+      const channels = opt.list(opts, 'channel');
+      const groups = opt.list(opts, 'group');
+      const client = await ctx.client();
+      const streamIds = requireResolved(await resolveChannels(client, channels), channels);
+      const groupIds = requireResolved(await resolveGroups(client, groups), groups);
+      // Only what was asked for is sent, so an older server is not handed parameters it would ignore.
+      const params = {
+        invite_as: role,
+        stream_ids: streamIds.length ? [...new Set(streamIds)] : undefined,
+        group_ids: groupIds.length ? [...new Set(groupIds)] : undefined,
+        include_realm_default_subscriptions: opt.bool(opts, 'defaultChannels') || undefined,
+        invite_expires_in_minutes: minutes,
+      };
+      if (opt.bool(opts, 'dryRun')) {
+        printDryRun(ctx, await client.prepare(createInviteLink, params, { labels: INVITE_LABELS }));
+        return;
+      }
+      const created = await client.call(createInviteLink, params, { signal: ctx.signal, labels: INVITE_LABELS });
+      await ctx.output(opts as OutputFlags).item({ invite_link: created.invite_link });
+    },
+  }),
 ];
+
+/**
+ * One row call per invitation each argument names (an address may name several), after one GET /invites.
+ * `callOf` says what to send for an invitation, or why it cannot be acted on.
+ */
+async function callsFor(
+  client: ChatClient,
+  refs: readonly string[],
+  status: string,
+  callOf: (key: InviteKey) => NonNullable<RowCall['call']> | string,
+  acts?: readonly InviteKind[],
+): Promise<RowCall[]> {
+  const { invites } = await client.call(getInvites, {});
+  // Every argument is resolved before anything is sent, so an ambiguous one refuses the whole command.
+  const matches = refs.map((ref) => ({ ref, match: matchInviteRef(ref, invites, acts) }));
+  const calls: RowCall[] = [];
+  for (const { ref, match } of matches) {
+    if (!match.ok) {
+      calls.push({ row: calls.length + 1, target: ref, status: 'failed', error: match.error });
+      continue;
+    }
+    for (const key of match.invites) {
+      const call = callOf(key);
+      const row = { row: calls.length + 1, target: ref, status };
+      calls.push(typeof call === 'string' ? { ...row, status: 'failed', error: call } : { ...row, idOf: () => key.id, call });
+    }
+  }
+  return calls;
+}
+
+/** What `invite revoke` asks before revoking. */
+function revokeQuestion(sendable: readonly RowCall[]): string {
+  const only = sendable.length === 1 ? sendable[0]! : undefined;
+  if (!only?.call) return `Revoke ${sendable.length} invitations?`;
+  const id = only.call.params.invite_id;
+  if (only.call.op === revokeInviteLink) return `Revoke invitation link ${String(id)}?`;
+  return /^(email:)?\d+$/i.test(only.target.trim()) ? `Revoke invitation ${String(id)}?` : `Revoke the invitation to ${only.target}?`;
+}

@@ -1,10 +1,19 @@
 /**
- * Invitations: sending (with a Zulip server's checks in its order), listing and revoking. No e-mail leaves
- * the embedded server; an invitation is a stored row an administrator can list and revoke.
+ * Invitations of both kinds, with a Zulip server's checks in its order: e-mail invitations (send, resend,
+ * revoke) and reusable links (create, revoke), listed together. No e-mail leaves the embedded server; an
+ * invitation is a stored row its maker and the administrators can list, resend and revoke.
  */
 import { ApiError, badRequest, insufficientPermission, mustBe } from '../../api/errors.js';
-import { getInvites, revokeInvite, sendInvites } from '../../api/operations/invites.js';
+import {
+  createInviteLink,
+  getInvites,
+  resendInvite,
+  revokeInvite,
+  revokeInviteLink,
+  sendInvites,
+} from '../../api/operations/invites.js';
 import type { HandlerParamsOf } from '../../api/operation.js';
+import type { Role } from '../../api/types.js';
 import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { accessStream } from '../model/channels.js';
 import { GroupGraph } from '../model/groups.js';
@@ -16,11 +25,16 @@ import {
   inviteById,
   inviteToWire,
   invitationFailed,
+  linkById,
+  linkToWire,
+  linkUrl,
+  newLinkKey,
   parseInviteeEmails,
   recentInviteCount,
   type InviteRow,
+  type LinkRow,
 } from '../model/invites.js';
-import { adminIds, inSystemGroup, isAdmin, isOwner } from '../model/users.js';
+import { adminIds, inSystemGroup, isAdmin, isOwner, type UserRow } from '../model/users.js';
 import { newEmailProblem } from '../model/validation.js';
 import { getSetting } from '../realm.js';
 
@@ -29,21 +43,19 @@ function notifyInvitesChanged(ctx: HandlerContext, referrerId: number): void {
   ctx.emit({ type: 'invites_changed' }, [...adminIds(ctx.db), referrerId]);
 }
 
+/** Owners alone invite owners; administrators alone invite administrators and moderators. */
+function checkInviteRole(caller: UserRow, role: Role): void {
+  if (role === 100 && !isOwner(caller)) throw mustBe('owner');
+  if (role <= 300 && !isAdmin(caller)) throw badRequest('Must be an organization administrator');
+}
+
 /**
- * Checks and stores the invitations. Throws when nothing was sent; returns the error to report when some
- * addresses were skipped although the others were invited (the caller commits first, then reports it).
+ * The channels and groups a new user would join: each channel accessible to the caller, and one the caller
+ * may subscribe others to unless it is a default channel; each group one the caller may add members to.
  */
-function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): ApiError | null {
+function checkJoinTargets(ctx: HandlerContext, caller: UserRow, streamIds: readonly number[], groupIds: readonly number[]): void {
   const db = ctx.db;
-  const caller = callerOf(ctx);
-  const now = ctx.now();
-  if (!inSystemGroup(caller, getSetting(db, 'can_invite_users_group'))) throw insufficientPermission();
-  // One may invite only to one's own role or a more restricted one.
-  if (p.invite_as === 100 && !isOwner(caller)) throw mustBe('owner');
-  if (p.invite_as < caller.role) throw badRequest('Must be an organization administrator');
-  const emails = parseInviteeEmails(p.invitee_emails);
-  if (emails.length === 0) throw badRequest('You must specify at least one email address.');
-  const streams = p.stream_ids.map((id) => {
+  const streams = streamIds.map((id) => {
     try {
       return accessStream(db, caller, id);
     } catch (e) {
@@ -55,10 +67,42 @@ function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): Ap
   if (streams.some((s) => !s.is_default) && !inSystemGroup(caller, getSetting(db, 'can_add_subscribers_group'))) {
     throw badRequest('You do not have permission to subscribe other users to channels.');
   }
-  if (p.group_ids.length) {
+  if (groupIds.length) {
     const graph = new GroupGraph(db);
-    for (const id of p.group_ids) graph.forUpdate(caller, id, 'can_add_members_group');
+    for (const id of groupIds) graph.forUpdate(caller, id, 'can_add_members_group');
   }
+}
+
+/** Someone else's invitation: its maker may manage it; otherwise an administrator (an owner for an owner's). */
+function checkManage(caller: UserRow, row: Pick<InviteRow, 'referrer_id' | 'invited_as'>): void {
+  if (row.referrer_id === caller.id) return;
+  if (row.invited_as === 100 && !isOwner(caller)) throw mustBe('owner');
+  if (!isAdmin(caller)) throw badRequest('Must be an organization administrator');
+}
+
+/** A pending e-mail invitation the caller may manage (revoke, resend). */
+function managedInvite(ctx: HandlerContext, id: number): InviteRow {
+  const row = inviteById(ctx.db, id);
+  if (!row || row.status !== INVITE_PENDING) throw badRequest('No such invitation');
+  checkManage(callerOf(ctx), row);
+  return row;
+}
+
+/**
+ * Checks and stores the invitations. Throws when nothing was sent; returns the error to report when some
+ * addresses were skipped although the others were invited (the caller commits first, then reports it).
+ */
+function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): ApiError | null {
+  const db = ctx.db;
+  const caller = callerOf(ctx);
+  const now = ctx.now();
+  if (!inSystemGroup(caller, getSetting(db, 'can_invite_users_group'))) throw insufficientPermission();
+  checkInviteRole(caller, p.invite_as);
+  // Only administrators choose the welcome message; others get the organization's.
+  if (p.welcome_message_custom_text !== undefined && !isAdmin(caller)) throw badRequest('Must be an organization administrator');
+  const emails = parseInviteeEmails(p.invitee_emails);
+  if (emails.length === 0) throw badRequest('You must specify at least one email address.');
+  checkJoinTargets(ctx, caller, p.stream_ids, p.group_ids);
 
   if (recentInviteCount(db, now) + emails.length > getSetting(db, 'max_invites_per_day')) {
     throw invitationFailed(DAILY_LIMIT_MESSAGE, { errors: [], sent_invitations: false, daily_limit_reached: true });
@@ -97,8 +141,7 @@ function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): Ap
       JSON.stringify(p.group_ids),
       p.include_realm_default_subscriptions ? 1 : 0,
       p.notify_referrer_on_join ? 1 : 0,
-      // Only administrators choose the welcome message; for others it is the organization's.
-      isAdmin(caller) ? (p.welcome_message_custom_text ?? null) : null,
+      p.welcome_message_custom_text ?? null,
     );
   }
   notifyInvitesChanged(ctx, caller.id);
@@ -119,23 +162,65 @@ export const bindings: Binding[] = [
 
   bind(getInvites, (ctx) => {
     const caller = callerOf(ctx);
-    const rows = ctx.db
-      .prepare(
-        `SELECT * FROM invites WHERE status = ? AND (expiry_date IS NULL OR expiry_date > ?) AND (? OR referrer_id = ?) ORDER BY id`,
-      )
-      .all(INVITE_PENDING, ctx.now(), isAdmin(caller) ? 1 : 0, caller.id) as InviteRow[];
-    return { invites: rows.map(inviteToWire) };
+    // Pending and unexpired: all of them for administrators, one's own for others. E-mail invitations first.
+    const pending = (table: 'invites' | 'multiuse_invites') =>
+      ctx.db
+        .prepare(`SELECT * FROM ${table} WHERE status = ? AND (expiry_date IS NULL OR expiry_date > ?) AND (? OR referrer_id = ?) ORDER BY id`)
+        .all(INVITE_PENDING, ctx.now(), isAdmin(caller) ? 1 : 0, caller.id);
+    const emails = (pending('invites') as InviteRow[]).map(inviteToWire);
+    const links = (pending('multiuse_invites') as LinkRow[]).map((row) => linkToWire(row, ctx.realmUrl));
+    return { invites: [...emails, ...links] };
   }),
 
   bind(revokeInvite, (ctx, p) => {
-    const caller = callerOf(ctx);
-    const row = inviteById(ctx.db, p.invite_id);
-    if (!row || row.status !== INVITE_PENDING) throw badRequest('No such invitation');
-    if (row.referrer_id !== caller.id) {
-      if (row.invited_as === 100 && !isOwner(caller)) throw mustBe('owner');
-      if (!isAdmin(caller)) throw badRequest('Must be an organization administrator');
-    }
+    const row = managedInvite(ctx, p.invite_id);
     ctx.db.prepare('UPDATE invites SET status = ? WHERE id = ?').run(INVITE_REVOKED, row.id);
+    notifyInvitesChanged(ctx, row.referrer_id);
+    return {};
+  }),
+
+  bind(resendInvite, (ctx, p) => {
+    managedInvite(ctx, p.invite_id);
+    // A resent e-mail counts against the daily limit as a new one would; nothing else changes.
+    if (recentInviteCount(ctx.db, ctx.now()) + 1 > getSetting(ctx.db, 'max_invites_per_day')) {
+      throw invitationFailed(DAILY_LIMIT_MESSAGE, { errors: [], sent_invitations: false, daily_limit_reached: true });
+    }
+    return {};
+  }),
+
+  bind(createInviteLink, (ctx, p) => {
+    const caller = callerOf(ctx);
+    const now = ctx.now();
+    if (!inSystemGroup(caller, getSetting(ctx.db, 'can_create_multiuse_invite_group'))) throw insufficientPermission();
+    checkInviteRole(caller, p.invite_as);
+    checkJoinTargets(ctx, caller, p.stream_ids, p.group_ids);
+    const minutes = p.invite_expires_in_minutes === undefined ? getSetting(ctx.db, 'invite_validity_minutes') : p.invite_expires_in_minutes;
+    const key = newLinkKey();
+    ctx.db
+      .prepare(
+        `INSERT INTO multiuse_invites (link_key, referrer_id, invited_as, invited, expiry_date, stream_ids, group_ids, include_realm_default_subscriptions)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        key,
+        caller.id,
+        p.invite_as,
+        now,
+        minutes === null ? null : now + minutes * 60,
+        JSON.stringify(p.stream_ids),
+        JSON.stringify(p.group_ids),
+        p.include_realm_default_subscriptions ? 1 : 0,
+      );
+    notifyInvitesChanged(ctx, caller.id);
+    return { invite_link: linkUrl(ctx.realmUrl, key) };
+  }),
+
+  bind(revokeInviteLink, (ctx, p) => {
+    const row = linkById(ctx.db, p.invite_id);
+    if (!row) throw badRequest('No such invitation');
+    checkManage(callerOf(ctx), row);
+    if (row.status === INVITE_REVOKED) throw badRequest('Invitation has already been revoked');
+    ctx.db.prepare('UPDATE multiuse_invites SET status = ? WHERE id = ?').run(INVITE_REVOKED, row.id);
     notifyInvitesChanged(ctx, row.referrer_id);
     return {};
   }),

@@ -3,10 +3,11 @@ import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { adminIds, botAdminIds, notifyPersonUpdate, type UserRow } from './users.js';
 
-/** Pending invitations of a deactivated user die with the account, as on a server. */
+/** Pending invitations and links of a deactivated user die with the account, as on a server. */
 function revokeInvitesBy(db: Db, sink: EventSink, user: UserRow): void {
-  const revoked = db.prepare('UPDATE invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
-  if (revoked.changes) sink.emit({ type: 'invites_changed' }, adminIds(db));
+  const emails = db.prepare('UPDATE invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
+  const links = db.prepare('UPDATE multiuse_invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
+  if (emails.changes || links.changes) sink.emit({ type: 'invites_changed' }, adminIds(db));
 }
 
 /** Deactivates a user (with `cascade`, their bots first), ends their event queues, and tells everyone. */

@@ -1,6 +1,10 @@
-/** E-mail invitations in the store (`invites`), and the checks a Zulip server makes before sending them. */
+/**
+ * Invitations in the store: e-mail invitations (`invites`) and reusable links (`multiuse_invites`), and the
+ * checks a Zulip server makes before sending them.
+ */
+import { randomInt } from 'node:crypto';
 import { ApiError } from '../../api/errors.js';
-import type { Invite, InvitationFailure } from '../../api/operations/invites.js';
+import type { EmailInvite, InvitationFailure, LinkInvite } from '../../api/operations/invites.js';
 import type { Role } from '../../api/types.js';
 import type { Db } from '../store/db.js';
 import type { UserRow } from './users.js';
@@ -23,7 +27,20 @@ export interface InviteRow {
 export const INVITE_PENDING = 0;
 export const INVITE_REVOKED = 2;
 
-export const inviteToWire = (row: InviteRow): Invite => ({
+export interface LinkRow {
+  id: number;
+  link_key: string;
+  referrer_id: number;
+  invited_as: Role;
+  invited: number;
+  expiry_date: number | null;
+  stream_ids: string;
+  group_ids: string;
+  include_realm_default_subscriptions: number;
+  status: number;
+}
+
+export const inviteToWire = (row: InviteRow): EmailInvite => ({
   id: row.id,
   invited_by_user_id: row.referrer_id,
   invited: row.invited,
@@ -82,3 +99,28 @@ export function invitationFailed(msg: string, failure: Partial<InvitationFailure
 
 export const inviteById = (db: Db, id: number): InviteRow | undefined =>
   db.prepare('SELECT * FROM invites WHERE id = ?').get(id) as InviteRow | undefined;
+
+export const linkById = (db: Db, id: number): LinkRow | undefined =>
+  db.prepare('SELECT * FROM multiuse_invites WHERE id = ?').get(id) as LinkRow | undefined;
+
+const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A new link's key: 24 lower-case letters and digits, as a Zulip confirmation key; unbiased. */
+export function newLinkKey(): string {
+  let key = '';
+  for (let i = 0; i < 24; i++) key += KEY_ALPHABET[randomInt(KEY_ALPHABET.length)];
+  return key;
+}
+
+/** Where a link leads: the organization's /join/ page, at the URL the request reached the server by. */
+export const linkUrl = (realmUrl: string, key: string): string => `${realmUrl.replace(/\/+$/, '')}/join/${key}/`;
+
+export const linkToWire = (row: LinkRow, realmUrl: string): LinkInvite => ({
+  id: row.id,
+  invited_by_user_id: row.referrer_id,
+  invited: row.invited,
+  expiry_date: row.expiry_date,
+  invited_as: row.invited_as,
+  link_url: linkUrl(realmUrl, row.link_key),
+  is_multiuse: true,
+});

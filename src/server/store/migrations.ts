@@ -299,4 +299,21 @@ export const migrations: readonly string[] = [
     AND coalesce((SELECT value FROM realm_settings WHERE key = 'can_change_user_emails'), 'true') = 'true';
   DELETE FROM realm_settings WHERE key IN ('can_create_users', 'can_change_user_emails');
   `,
+  // 4: reusable invitation links
+  `
+  -- Numbered apart from e-mail invitations, as on a Zulip server; AUTOINCREMENT so that no ID is ever given
+  -- to a second link, even after the newest row is gone.
+  CREATE TABLE multiuse_invites (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    link_key TEXT NOT NULL UNIQUE,
+    referrer_id INTEGER NOT NULL REFERENCES users(id),
+    invited_as INTEGER NOT NULL,
+    invited INTEGER NOT NULL,
+    expiry_date INTEGER,
+    stream_ids TEXT NOT NULL DEFAULT '[]',
+    group_ids TEXT NOT NULL DEFAULT '[]',
+    include_realm_default_subscriptions INTEGER NOT NULL DEFAULT 0,
+    status INTEGER NOT NULL DEFAULT 0 -- 0 pending, 2 revoked (a link is never used up)
+  );
+  `,
 ];

@@ -9,6 +9,16 @@ function memberInvitation(f: Fixture): number {
   return Number(info.lastInsertRowid);
 }
 
+/** A pending reusable link made by the fixture's member, stored directly. */
+function memberLink(f: Fixture): number {
+  const info = f.org.db
+    .prepare('INSERT INTO multiuse_invites (link_key, referrer_id, invited_as, invited) VALUES (?, ?, 400, ?)')
+    .run(randomToken(), f.others.member.id, f.org.clock.now());
+  return Number(info.lastInsertRowid);
+}
+
+const adminsOnly = 'Must be an organization administrator';
+
 const notMembers = { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' };
 
 export const inviteCases: PermissionCase[] = [
@@ -23,6 +33,40 @@ export const inviteCases: PermissionCase[] = [
     request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${randomToken()}@example.com`], ['stream_ids', '[]'], ['invite_as', '200']] }),
     allowed: ['owner', 'admin'],
     denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
+  },
+  {
+    name: 'invite a moderator',
+    request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${randomToken()}@example.com`], ['stream_ids', '[]'], ['invite_as', '300']] }),
+    allowed: ['owner', 'admin'],
+    denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
+  },
+  {
+    name: 'invite with a welcome message',
+    request: () => ({
+      method: 'POST',
+      path: '/invites',
+      body: [['invitee_emails', `new-${randomToken()}@example.com`], ['stream_ids', '[]'], ['welcome_message_custom_text', 'Hello']],
+    }),
+    allowed: ['owner', 'admin'],
+    denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
+  },
+  {
+    name: 'create a reusable invitation link',
+    request: () => ({ method: 'POST', path: '/invites/multiuse' }),
+    allowed: ['owner', 'admin'],
+    denied: { ...notMembers, moderator: 'Insufficient permission', member: 'Insufficient permission' },
+  },
+  {
+    name: "revoke another member's link",
+    request: (f) => ({ method: 'DELETE', path: `/invites/multiuse/${memberLink(f)}` }),
+    allowed: ['owner', 'admin'],
+    denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
+  },
+  {
+    name: "resend another member's invitation",
+    request: (f) => ({ method: 'POST', path: `/invites/${memberInvitation(f)}/resend` }),
+    allowed: ['owner', 'admin'],
+    denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
   },
   {
     name: 'list invitations',
