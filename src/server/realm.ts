@@ -41,7 +41,11 @@ export const realmDefaults = {
   require_unique_names: false,
   empty_topic_display_name: 'general chat',
   invite_validity_minutes: 14400,
-  max_invites_per_day: 100,
+  /**
+   * Invitations per day; null: no limit. A stock self-hosted server has none (Zulip applies its limit only
+   * with open realm creation, §5.2); an operator may set one.
+   */
+  max_invites_per_day: null as number | null,
   presence_sequence: 0,
 };
 
