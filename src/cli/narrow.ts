@@ -7,19 +7,34 @@
  * terms. Operands that name users or channels by ID become integers, as the API wants them; names and
  * e-mail addresses stay strings (the server resolves them).
  */
-import type { NarrowTerm } from '../api/operations/messages.js';
+import type { NarrowTerm } from '../api/narrow.js';
 import { usageError } from './errors.js';
 
 type Term = Extract<NarrowTerm, { operator: string }>;
 
-/** Operators a Zulip server knows, with the older spellings it still accepts. */
+/**
+ * Operators a Zulip server knows, with the older spellings it still accepts. Which servers have which is
+ * declared in api/narrow.ts: the client spells a narrow for the server's level or refuses it.
+ */
 export const NARROW_OPERATORS = [
-  'channel', 'stream', 'channels', 'streams', 'topic', 'subject', 'is', 'sender', 'dm', 'pm-with', 'dm-including',
+  'channel', 'stream', 'channels', 'streams', 'topic', 'is', 'sender', 'dm', 'pm-with', 'dm-including',
   'group-pm-with', 'has', 'search', 'id', 'near', 'with',
 ] as const;
 
-/** Operators whose operand may be empty: the empty topic, a search for nothing. */
-const EMPTY_ALLOWED = new Set(['topic', 'subject', 'search']);
+/** Spellings people reach for that no server knows, with the operator they mean. */
+const MISTAKEN: Record<string, string> = { subject: 'topic' };
+
+function refuseMistaken(operator: string): void {
+  const meant = MISTAKEN[operator.toLowerCase()];
+  if (meant) throw usageError(`"${operator}:" is not a narrow operator; use "${meant}:"`, HELP);
+}
+
+function refuseEmptySearch(operator: string, operand: unknown): void {
+  if (operator === 'search' && typeof operand === 'string' && operand.trim() === '') throw usageError('"search:" in --narrow needs words to search for', HELP);
+}
+
+/** Operators whose operand may be empty: the empty topic (general chat). */
+const EMPTY_ALLOWED = new Set(['topic']);
 /** Operators whose digits-only operand is an ID (a user, a channel, a message). */
 const ID_OPERAND = new Set(['channel', 'stream', 'sender', 'dm-including', 'group-pm-with', 'id', 'near', 'with']);
 /** Operators naming several users, comma-separated: a list of IDs, or e-mail addresses as one string. */
@@ -87,9 +102,11 @@ function fromWords(text: string): Term[] {
     }
     const [, neg, rawOperator, value] = m as unknown as [string, string, string, string];
     const operator = rawOperator.toLowerCase();
+    refuseMistaken(operator);
     if (!(NARROW_OPERATORS as readonly string[]).includes(operator)) {
       throw usageError(`unknown narrow operator "${rawOperator}"`, `operators: ${NARROW_OPERATORS.join(', ')}`);
     }
+    refuseEmptySearch(operator, value);
     if (value === '' && !quoted && !EMPTY_ALLOWED.has(operator)) throw usageError(`"${word}" in --narrow needs a value`, HELP);
     const term: Term = { operator, operand: operand(operator, value) };
     if (neg) term.negated = true;
@@ -119,7 +136,13 @@ function fromJson(text: string): NarrowTerm[] {
           ((t as Term).negated === undefined || typeof (t as Term).negated === 'boolean'),
     );
   if (!valid) throw usageError('--narrow JSON must be a list of {"operator", "operand", "negated"?} objects or [operator, operand] pairs', HELP);
-  return parsed as NarrowTerm[];
+  const terms = parsed as NarrowTerm[];
+  for (const term of terms) {
+    const [operator, operand] = Array.isArray(term) ? term : [term.operator, term.operand];
+    refuseMistaken(operator);
+    refuseEmptySearch(operator, operand);
+  }
+  return terms;
 }
 
 /** The narrow terms of a `--narrow` value; empty (or absent) is every message. */

@@ -88,7 +88,7 @@ const updateUserParams = {
   full_name: p.opt(s.string(), { doc: 'new full name' }),
   role: p.opt(roleParam, { doc: '100 owner, 200 administrator, 300 moderator, 400 member, 600 guest' }),
   profile_data: p.opt(profileDataParam, { doc: 'JSON list of {"id": field ID, "value": ...}; null clears' }),
-  new_email: p.opt(s.string(), { doc: 'new e-mail address (owners allowed to change e-mails)' }),
+  new_email: p.opt(s.string(), { doc: 'new e-mail address (owners allowed to change e-mails)', minFeatureLevel: 313 }),
   // Replaced by `role` at feature level 8; still read so that old clients get the documented error.
   is_admin: p.opt(s.bool(), { doc: 'legacy: make or unmake an administrator' }),
   is_guest: p.opt(s.bool(), { doc: 'legacy: make or unmake a guest' }),

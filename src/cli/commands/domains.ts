@@ -45,7 +45,7 @@ export const commands = [
       const client = await ctx.client();
       const params = { domain: opt.str(opts, 'domain')!.trim(), allow_subdomains: opt.bool(opts, 'subdomains') };
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(addRealmDomain, params)]);
+        printDryRun(ctx, await client.prepare(addRealmDomain, params));
         return;
       }
       const { new_domain: [id, domain] } = await client.call(addRealmDomain, params, { signal: ctx.signal });

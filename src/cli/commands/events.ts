@@ -43,7 +43,7 @@ export const commands = [
       const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(register, params)]);
+        printDryRun(ctx, await client.prepare(register, params));
         return;
       }
       const res = await client.call(register, params, { signal: ctx.signal });

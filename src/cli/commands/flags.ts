@@ -1,4 +1,5 @@
-import { updateMessageFlagsForNarrow, type FlagsForNarrowResult, type NarrowTerm } from '../../api/operations/messages.js';
+import type { NarrowTerm } from '../../api/narrow.js';
+import { updateMessageFlagsForNarrow, type FlagsForNarrowResult } from '../../api/operations/messages.js';
 import type { ChatClient } from '../../client/client.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
@@ -85,7 +86,7 @@ async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Pr
   const out = ctx.output(all && opts.json ? { ...(opts as OutputFlags), json: false, format: 'ndjson' } : (opts as OutputFlags), spec);
   const client = await ctx.client();
   if (opt.bool(opts, 'dryRun')) {
-    printDryRun(ctx, [client.encode(updateMessageFlagsForNarrow, params(p, p.anchor, true))]);
+    printDryRun(ctx, await client.prepare(updateMessageFlagsForNarrow, params(p, p.anchor, true)));
     if (all) ctx.info('chatctl: with --all, later batches start after the last message each batch processed');
     return;
   }

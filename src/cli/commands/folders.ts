@@ -43,7 +43,7 @@ export const commands: CommandSpec[] = [
       const client = await ctx.client();
       const params = { name, description: opt.str(opts, 'description') ?? '' };
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(createChannelFolder, params)]);
+        printDryRun(ctx, await client.prepare(createChannelFolder, params));
         return;
       }
       const { channel_folder_id } = await client.call(createChannelFolder, params, { signal: ctx.signal });
@@ -86,7 +86,7 @@ export const commands: CommandSpec[] = [
       const [id] = requireResolved(matchIdsOrNames([ref], folders, (n) => `Invalid channel folder ID: no folder named "${n}"`), [ref]);
       const params = { channel_folder_id: id!, name, description, is_archived: archive ? true : unarchive ? false : undefined };
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(updateChannelFolder, params)]);
+        printDryRun(ctx, await client.prepare(updateChannelFolder, params));
         return;
       }
       await client.call(updateChannelFolder, params, { signal: ctx.signal });

@@ -35,6 +35,9 @@ async function allGroups(client: ChatClient): Promise<UserGroup[]> {
   return (await client.call(getUserGroups, { include_deactivated_groups: true })).user_groups;
 }
 
+/** How the person asked for what older servers lack. */
+const CREATE_LABELS = { subgroups: '--subgroup' };
+
 export const commands: CommandSpec[] = [
   defineCommand({
     path: ['groups', 'list'],
@@ -109,7 +112,7 @@ export const commands: CommandSpec[] = [
         delete_subgroups: removeSub.length ? groupIds(groups, removeSub) : undefined,
       };
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(updateUserGroupMembers, params)]);
+        printDryRun(ctx, await client.prepare(updateUserGroupMembers, params));
         return;
       }
       if (remove.length || removeSub.length) {
@@ -159,10 +162,10 @@ export const commands: CommandSpec[] = [
         subgroups: subgroups.length ? groupIds(await allGroups(client), subgroups) : undefined,
       };
       if (opt.bool(opts, 'dryRun')) {
-        printDryRun(ctx, [client.encode(createUserGroup, params)]);
+        printDryRun(ctx, await client.prepare(createUserGroup, params, { labels: CREATE_LABELS }));
         return;
       }
-      const { group_id } = await client.call(createUserGroup, params, { signal: ctx.signal });
+      const { group_id } = await client.call(createUserGroup, params, { signal: ctx.signal, labels: CREATE_LABELS });
       await out.item({ id: group_id, name: params.name });
     },
   }),

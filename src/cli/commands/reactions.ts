@@ -41,7 +41,7 @@ async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Pr
   const params = { message_id, ...emoji };
   const operation = op === 'add' ? addReaction : removeReaction;
   if (opt.bool(opts, 'dryRun')) {
-    printDryRun(ctx, [client.encode(operation, params)]);
+    printDryRun(ctx, await client.prepare(operation, params));
     return;
   }
   if (op === 'remove') await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Remove your :${emoji.emoji_name}: reaction from message ${message_id}?`);

@@ -266,7 +266,7 @@ export const commands = [
         if (cell(r, 'new_email')) params.new_email = cell(r, 'new_email');
         if (user && profile.length) params.profile_data = profile;
         if (Object.keys(params).length === 1) throw new Error('nothing to change in this row');
-        return { status: 'updated', idOf: () => userId, call: { op: updateUser, params } };
+        return { status: 'updated', idOf: () => userId, call: { op: updateUser, params, labels: { new_email: '--new-email (new_email)' } } };
       });
       await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'updated');
     },
