@@ -36,9 +36,15 @@ const envCredentials = (env: Env): Credentials | undefined =>
 const profileCredentials = (p: Profile | undefined): Credentials | undefined =>
   p ? { email: p.email, apiKey: p.apiKey } : undefined;
 
+/**
+ * A site as Zulip's own clients read it: https unless a scheme is given (http for this machine's own
+ * names), and without a trailing `/api` or `/api/v1`, which people paste from API documentation.
+ */
 export const normalizeSite = (site: string): string => {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(site) ? site : `https://${site}`;
-  return withScheme.replace(/\/+$/, '');
+  const given = site.trim();
+  const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/i.test(given);
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(given) ? given : `${local ? 'http' : 'https'}://${given}`;
+  return withScheme.replace(/\/+$/, '').replace(/\/api(\/v1)?$/i, '').replace(/\/+$/, '');
 };
 
 /** TLS settings: environment > zuliprc > the profile's files. `--ca-file`/`--insecure` go on top (connect.ts). */

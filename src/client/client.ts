@@ -9,7 +9,7 @@
  * they are sent, when the client has a gating feature source (a remote server).
  */
 import { ApiError } from '../api/errors.js';
-import type { Fetch } from '../api/older.js';
+import { levelOfParam, type Fetch } from '../api/older.js';
 import { fillPath, type CallParamsOf, type Operation, type ResponseOf } from '../api/operation.js';
 import { isPlainObject } from '../api/schema.js';
 import type { SuccessEnvelope } from '../api/types.js';
@@ -217,7 +217,7 @@ export class ChatClient {
     const byWire = new Map([...c.sent].map(([name, wire]) => [wire, name]));
     const gated = ignored.flatMap((w) => {
       const name = typeof w === 'string' ? byWire.get(w) : undefined;
-      const level = name === undefined ? undefined : c.op.params[name]?.minFeatureLevel;
+      const level = name === undefined ? undefined : (c.op.params[name]?.minFeatureLevel ?? levelOfParam(c.op, name));
       return name !== undefined && level !== undefined ? [{ name, level }] : [];
     });
     if (!gated.length || !facts) {

@@ -64,15 +64,22 @@ export class HttpTransport implements Transport {
     } else if (req.body.length || !['GET', 'HEAD'].includes(req.method)) {
       body = new URLSearchParams(req.body);
     }
-    // fetch would follow a 301/302 of a POST as a GET without its body (and a GET of most endpoints
-    // succeeds), so only requests that change nothing are followed.
-    const follow = ['GET', 'HEAD'].includes(req.method);
     try {
-      const res = await globalThis.fetch(url, { method: req.method, headers, body, signal, redirect: follow ? 'follow' : 'manual' });
-      const location = res.headers.get('location');
-      if (!follow && res.status >= 300 && res.status < 400 && location !== null) {
+      let res = await globalThis.fetch(url, { method: req.method, headers, body, signal, redirect: 'manual' });
+      // Redirects are followed here, not by fetch: fetch would turn a 301/302 of a POST into a GET without
+      // its body, and drops the credentials on the way to another origin, so the server would answer
+      // "log in again" where the truth is "the organization moved".
+      for (let hops = 0, at = url; isRedirect(res.status); hops++) {
+        const location = res.headers.get('location');
+        if (location === null) break;
         await res.body?.cancel();
-        throw new RedirectError(this.target, `${req.method} ${req.path}`, res.status, new URL(location, url).href);
+        const next = new URL(location, at);
+        const what = `${req.method} ${req.path}`;
+        if (next.origin !== url.origin || !FOLLOWED.has(req.method) || hops === MAX_HOPS) {
+          throw new RedirectError(this.target, what, res.status, next.href, next.origin !== url.origin ? siteOf(next) : undefined);
+        }
+        at = next;
+        res = await globalThis.fetch(next, { method: req.method, headers, signal, redirect: 'manual' });
       }
       const text = await res.text();
       const out: Record<string, string> = {};
@@ -92,13 +99,30 @@ export class HttpTransport implements Transport {
   }
 }
 
-/** A request that changes something, answered with a redirect: not followed, since fetch would send it as a GET. */
+/** Requests that change nothing, and so may follow a redirect within the same origin. */
+const FOLLOWED = new Set(['GET', 'HEAD']);
+const MAX_HOPS = 5;
+const isRedirect = (status: number): boolean => [301, 302, 303, 307, 308].includes(status);
+
+/** The site a redirect points at: the part before `/api/v1`, or the origin. */
+function siteOf(u: URL): string {
+  const at = u.pathname.indexOf('/api/v1');
+  return at >= 0 ? `${u.origin}${u.pathname.slice(0, at)}` : u.origin;
+}
+
+/**
+ * A redirect chatctl does not follow: one of a request that changes something (fetch would send it as a
+ * GET), one to another origin (credentials are never sent where the user did not point chatctl), or a
+ * chain too long. Nothing was sent to the new address.
+ */
 export class RedirectError extends CliError {
-  constructor(site: string, what: string, status: number, location: string) {
+  constructor(site: string, what: string, status: number, location: string, movedTo?: string) {
     super(
       `${site} answered ${what} with a redirect (${status}) to ${location}; nothing was sent there`,
       'failure',
-      'if the server moved, use its new address: --server URL (or chatctl login --server URL)',
+      movedTo
+        ? `if the organization moved to ${movedTo}, use that address: --server ${movedTo} (or chatctl login --server ${movedTo})`
+        : 'if the server moved, use its new address: --server URL (or chatctl login --server URL)',
     );
     this.name = 'RedirectError';
   }

@@ -95,4 +95,31 @@ describe('commands against older servers', () => {
     expect(follow.code).toBe(1);
     expect(follow.stderr).toContain('needs feature level ≥ 170 (server has 160)');
   });
+
+  it('a flag the server cannot honour is refused before anything is sent, naming the flag (exit 1), never "success" with a warning', async () => {
+    serverAt(263);
+    nock(SITE).get('/api/v1/user_groups').query(true).reply(200, { ...ok, user_groups: [{ id: 4, name: 'eng', members: [], direct_subgroup_ids: [], is_system_group: false }] });
+    const sent = capture('post', '/api/v1/invites');
+    const r = await run(['invite', 'send', 'new@example.com', 'other@example.com', '--group', 'eng']);
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'chatctl: --group needs feature level ≥ 322 (server has 263)\n' });
+    expect(sent).toEqual([]);
+    serverAt(263);
+    const dry = await run(['invite', 'send', 'new@example.com', '--welcome-text', 'hi', '--dry-run']);
+    expect(dry).toMatchObject({ code: 1, stderr: 'chatctl: --welcome-text needs feature level ≥ 416 (server has 263)\n' });
+  });
+
+  it('narrows are spelled for the server: stream: before 250; an operator it lacks is refused with its level', async () => {
+    serverAt(240);
+    const bodies = capture('post', '/api/v1/messages/flags/narrow');
+    const r = await run(['flags', 'add', 'starred', '--narrow', 'channel:general -is:dm', '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(JSON.parse(r.stdout).body.narrow)).toEqual([
+      { operator: 'stream', operand: 'general' },
+      { operator: 'is', operand: 'dm', negated: true },
+    ]);
+    expect(bodies).toEqual([]);
+    serverAt(240);
+    const followed = await run(['flags', 'add', 'read', '--narrow', 'is:followed', '--dry-run']);
+    expect(followed).toMatchObject({ code: 1, stderr: 'chatctl: the narrow "is:followed" needs feature level ≥ 265 (server has 240)\n' });
+  });
 });

@@ -12,7 +12,7 @@ import { connect } from '../../src/cli/connect.js';
 import { createContext, type GlobalOptions } from '../../src/cli/context.js';
 import { terminalPrompter } from '../../src/cli/prompter.js';
 import type { IO } from '../../src/cli/io.js';
-import { tempHome } from '../helpers/cli.js';
+import { tempHome, writeProfile } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
 const NOW_MS = 1_800_000_000_000;
@@ -27,13 +27,6 @@ function contextFor(env: Record<string, string>, globals: GlobalOptions = {}) {
   const io: IO = { stdin: new PassThrough(), stdout: new PassThrough(), stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, columns: 80 };
   const ctx = createContext({ io, env, globals: { maxWait: '60', ...globals }, prompter: terminalPrompter(io, false), now: () => NOW_MS });
   return { ctx, stderr: () => err };
-}
-
-function writeProfile(env: Record<string, string>, profile: Record<string, unknown>): string {
-  mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
-  const file = join(env.CHATCTL_CONFIG_DIR!, 'config.json');
-  writeFileSync(file, JSON.stringify({ defaultProfile: 'default', profiles: { default: profile } }), { mode: 0o600 });
-  return file;
 }
 
 describe('the feature level of a remote profile', () => {

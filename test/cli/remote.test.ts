@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { runCli, scriptedPrompter, tempHome, writeProfile } from '../helpers/cli.js';
 import { createTestOrg, OWNER_PASSWORD, type TestOrg } from '../helpers/org.js';
 import { documentedExample, schemaExample } from '../client/examples.js';
 import { closedPort, startServer } from '../client/servers.js';
@@ -180,6 +180,35 @@ describe('against mocked Zulip servers', () => {
       expect(readConfigFile(env).profiles.default).toMatchObject({ server: 'http://zulip.chat.test', email: 'iago@zulip.com', apiKey: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv', featureLevel: 300, serverVersion: '8.3' });
     });
 
+    it('takes a site pasted with /api or /api/v1, as Zulip\'s clients do', async () => {
+      for (const given of [`${SITE}/api`, `${SITE}/api/v1/`]) {
+        const env = tempHome().env;
+        nock(SITE)
+          .get('/api/v1/server_settings')
+          .reply(200, settings())
+          .post('/api/v1/fetch_api_key')
+          .reply(200, documentedExample('POST', '/fetch_api_key'));
+        const r = await runCli(['login', '--server', given, '--email', 'iago@zulip.com', '--password-stdin'], { env, stdin: 'pw-iago-1\n' });
+        expect(r.code).toBe(0);
+        expect(readConfigFile(env).profiles.default!.server).toBe(SITE);
+      }
+    });
+
+    it("on a server's root domain, says that the organization's own address is needed (exit 2)", async () => {
+      nock(SITE)
+        .get('/api/v1/server_settings')
+        .reply(200, settings({ realm_url: undefined, realm_uri: undefined }))
+        .post('/api/v1/fetch_api_key')
+        .reply(404, { result: 'error', msg: 'Invalid subdomain', code: 'NONEXISTENT_SUBDOMAIN' });
+      const env = tempHome().env;
+      const r = await runCli(['login', '--server', SITE, '--email', 'iago@zulip.com', '--password-stdin'], { env, stdin: 'pw\n' });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `chatctl: ${SITE} hosts several organizations and is none of them (Invalid subdomain)\n` +
+          "hint: log in at your organization's own address, e.g. chatctl login --server https://ORGANIZATION.chat.test --email EMAIL\n",
+      );
+    });
+
     it('does not follow realm_url from https down to plain http', async () => {
       const env = tempHome().env;
       nock('https://chat.test')
@@ -296,6 +325,21 @@ describe('against mocked Zulip servers', () => {
       const r = await runCli(['--server', SITE, 'server', 'settings'], { env: tempHome().env });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('chatctl: unexpected 200 response from the server: {"result":"success"');
+    });
+
+    it('fails, rather than reporting success, when the server ignored a parameter its cached level said it had', async () => {
+      // The profile says 400; the server was downgraded (or restored from a backup) and ignores user_ids.
+      const env = tempHome().env;
+      nock(SITE)
+        .get('/api/v1/users')
+        .query({ user_ids: '[8]' })
+        .reply(200, { ...documentedExample('GET', '/users'), ignored_parameters_unsupported: ['user_ids'] });
+      nock(SITE).get('/api/v1/server_settings').twice().reply(200, settings({ zulip_feature_level: 300 }));
+      writeProfile(env, { server: SITE, email: creds.ZULIP_EMAIL, apiKey: creds.ZULIP_API_KEY, featureLevel: 400, checkedAt: Math.floor(Date.now() / 1000) });
+      const r = await runCli(['users', 'list', '--ids', '8'], { env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe('chatctl: get-users parameter user_ids needs feature level ≥ 384 (server has 300): the server ignored it; the rest of the request was carried out\n');
+      expect(readConfigFile(env).profiles.default).toMatchObject({ featureLevel: 300 });
     });
 
     it('reports parameters the server ignored as a warning', async () => {

@@ -8,7 +8,7 @@ import { operation, p } from '../../src/api/operation.js';
 import { getServerSettings } from '../../src/api/operations/server.js';
 import { getUsers } from '../../src/api/operations/users.js';
 import { s } from '../../src/api/schema.js';
-import { exitKindOf } from '../../src/cli/errors.js';
+import { CliError, exitKindOf } from '../../src/cli/errors.js';
 import { ChatClient } from '../../src/client/client.js';
 import { HttpTransport, type HttpOptions } from '../../src/client/http.js';
 import { retryPolicy } from '../../src/client/retry.js';
@@ -174,5 +174,32 @@ describe('redirects', () => {
     });
     expect(await clientOf(t.url).call(getUsers, {})).toMatchObject({ members: [] });
     expect(t.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/users', 'GET /api/v1/users/']);
+    // The credentials go along within the same origin.
+    expect(t.requests.map((r) => r.headers.authorization?.startsWith('Basic '))).toEqual([true, true]);
+  });
+
+  it('stops at a redirect to another origin, for GET as for POST: nothing goes there, and the new site is named', async () => {
+    const moved = await serve((_req, res) => json(res, 200, { ...SUCCESS, members: [], id: 1 }));
+    const old = await serve((req, res) => {
+      res.writeHead(301, { location: `${moved.url}/chat/api/v1${req.url!.slice('/api/v1'.length)}` });
+      res.end();
+    });
+    for (const call of [() => clientOf(old.url).call(getUsers, {}), () => clientOf(old.url).call(createThing, { name: 'x' })]) {
+      const e = await call().catch((x: unknown) => x);
+      expect(exitKindOf(e)).toBe('failure');
+      expect((e as Error).message).toMatch(/answered (GET \/users|POST \/things) with a redirect \(301\) to http:\/\/127\.0\.0\.1:\d+\/chat\/api\/v1\/(users|things); nothing was sent there$/);
+      expect((e as CliError).hint).toBe(`if the organization moved to ${moved.url}/chat, use that address: --server ${moved.url}/chat (or chatctl login --server ${moved.url}/chat)`);
+    }
+    expect(moved.requests).toEqual([]);
+  });
+
+  it('gives up on a redirect loop after a few hops', async () => {
+    const t = await serve((req, res) => {
+      res.writeHead(302, { location: `${req.url}x` });
+      res.end();
+    });
+    const e = await clientOf(t.url).call(getUsers, {}).catch((x: unknown) => x);
+    expect((e as Error).message).toMatch(/answered GET \/users with a redirect \(302\) to .*\/api\/v1\/usersxxxxxx; nothing was sent there/);
+    expect(t.requests).toHaveLength(6);
   });
 });

@@ -3,7 +3,7 @@
  * what it printed and its exit code. `spawnCli` runs the real bin/chatctl.js in a child process.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
@@ -138,4 +138,12 @@ export async function cliTarget(
   const { env } = tempHome();
   const creds = { ZULIP_EMAIL: user.email, ZULIP_API_KEY: user.apiKey };
   return kind === 'embedded' ? { args: ['--data-dir', org.dataDir], env: { ...env, ...creds } } : { args: ['--server', await org.http()], env: { ...env, ...creds } };
+}
+
+/** Writes a config file holding one default profile, as chatctl would (0600 in a 0700 dir); returns its path. */
+export function writeProfile(env: Record<string, string>, profile: Record<string, unknown>): string {
+  mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
+  const file = join(env.CHATCTL_CONFIG_DIR!, 'config.json');
+  writeFileSync(file, JSON.stringify({ defaultProfile: 'default', profiles: { default: profile } }), { mode: 0o600 });
+  return file;
 }

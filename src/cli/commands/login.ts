@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { ApiError } from '../../api/errors.js';
 import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import { getOwnUser } from '../../api/operations/users.js';
 import type { ServerSettings } from '../../api/types.js';
@@ -72,6 +73,20 @@ async function settingsOf(ctx: Context, given: string, tlsBase: ReturnType<typeo
   return { site: canonical, client, settings };
 }
 
+/**
+ * The root domain of a server with several organizations has no accounts (`Invalid subdomain`, code
+ * NONEXISTENT_SUBDOMAIN): say that the organization's own address is needed.
+ */
+function rootDomainHint(e: unknown, site: string): unknown {
+  if (!(e instanceof ApiError) || e.code !== 'NONEXISTENT_SUBDOMAIN') return e;
+  const host = new URL(site).host;
+  return new CliError(
+    `${site} hosts several organizations and is none of them (${e.msg})`,
+    'usage',
+    `log in at your organization's own address, e.g. chatctl login --server https://ORGANIZATION.${host} --email EMAIL`,
+  );
+}
+
 /** TLS files to remember in the profile, as absolute paths. */
 function tlsFiles(ctx: Context, tls: ReturnType<typeof tlsFrom>): Pick<Profile, 'caFile' | 'clientCert' | 'clientKey'> {
   const { caFile, clientCert, clientKey } = tlsSettings(ctx, tls);
@@ -112,7 +127,9 @@ async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileN
       if (!directory && !email.includes('@')) throw usageError(`${site} logs in with e-mail addresses, not "${email}"`);
       const prompt = directory ? `Password for ${email} (directory login: the username need not be an e-mail address):` : `Password for ${email}:`;
       const password = await readPassword(ctx, opt.bool(opts, 'passwordStdin'), prompt);
-      const res = await client.call(fetchApiKey, { username: email, password });
+      const res = await client.call(fetchApiKey, { username: email, password }).catch((e: unknown) => {
+        throw rootDomainHint(e, site);
+      });
       credentials = { email: res.email, apiKey: res.api_key };
     }
     const facts = factsFromSettings(settings, Math.floor(ctx.now() / 1000));
