@@ -44,6 +44,28 @@ function notifyInvitesChanged(ctx: HandlerContext, referrerId: number): void {
   ctx.emit({ type: 'invites_changed' }, [...adminIds(ctx.db), referrerId]);
 }
 
+/** The columns both kinds of invitation have: who invited, when, until when, and what the new user joins. */
+const JOIN_COLUMNS = 'referrer_id, invited_as, invited, expiry_date, stream_ids, group_ids, include_realm_default_subscriptions';
+
+/** The values of JOIN_COLUMNS for a request; the expiry defaults to the organization's validity. */
+function joinValues(
+  ctx: HandlerContext,
+  caller: UserRow,
+  p: Pick<HandlerParamsOf<typeof sendInvites>, 'invite_as' | 'invite_expires_in_minutes' | 'stream_ids' | 'group_ids' | 'include_realm_default_subscriptions'>,
+): [number, number, number, number | null, string, string, number] {
+  const now = ctx.now();
+  const minutes = p.invite_expires_in_minutes === undefined ? getSetting(ctx.db, 'invite_validity_minutes') : p.invite_expires_in_minutes;
+  return [
+    caller.id,
+    p.invite_as,
+    now,
+    minutes === null ? null : now + minutes * 60,
+    JSON.stringify(p.stream_ids),
+    JSON.stringify(p.group_ids),
+    p.include_realm_default_subscriptions ? 1 : 0,
+  ];
+}
+
 /** Whether `count` more invitations today would pass the organization's daily limit, if it has one. */
 function overDailyLimit(db: Db, now: number, count: number): boolean {
   const limit = getSetting(db, 'max_invites_per_day');
@@ -130,24 +152,17 @@ function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): Ap
     throw invitationFailed("We weren't able to invite anyone.", { errors: skipped, sent_invitations: false });
   }
 
-  const minutes = p.invite_expires_in_minutes === undefined ? getSetting(db, 'invite_validity_minutes') : p.invite_expires_in_minutes;
   const insert = db.prepare(
-    `INSERT INTO invites (email, referrer_id, invited_as, invited, expiry_date, stream_ids, group_ids,
-       include_realm_default_subscriptions, notify_referrer_on_join, welcome_message_custom_text)
+    `INSERT INTO invites (${JOIN_COLUMNS}, email, notify_referrer_on_join, welcome_message_custom_text)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const joins = joinValues(ctx, caller, p);
   const skippedEmails = new Set(skipped.map(([email]) => email));
   for (const email of valid) {
     if (skippedEmails.has(email)) continue;
     insert.run(
+      ...joins,
       email,
-      caller.id,
-      p.invite_as,
-      now,
-      minutes === null ? null : now + minutes * 60,
-      JSON.stringify(p.stream_ids),
-      JSON.stringify(p.group_ids),
-      p.include_realm_default_subscriptions ? 1 : 0,
       p.notify_referrer_on_join ? 1 : 0,
       // Only administrators choose the welcome message; for others it is the organization's (the API
       // document's rule; a Zulip server refuses theirs).
@@ -200,27 +215,11 @@ export const bindings: Binding[] = [
 
   bind(createInviteLink, (ctx, p) => {
     const caller = callerOf(ctx);
-    const now = ctx.now();
     if (!inSystemGroup(caller, getSetting(ctx.db, 'can_create_multiuse_invite_group'))) throw insufficientPermission();
     checkInviteRole(caller, p.invite_as);
     checkJoinTargets(ctx, caller, p.stream_ids, p.group_ids);
-    const minutes = p.invite_expires_in_minutes === undefined ? getSetting(ctx.db, 'invite_validity_minutes') : p.invite_expires_in_minutes;
     const key = newLinkKey();
-    ctx.db
-      .prepare(
-        `INSERT INTO multiuse_invites (link_key, referrer_id, invited_as, invited, expiry_date, stream_ids, group_ids, include_realm_default_subscriptions)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        key,
-        caller.id,
-        p.invite_as,
-        now,
-        minutes === null ? null : now + minutes * 60,
-        JSON.stringify(p.stream_ids),
-        JSON.stringify(p.group_ids),
-        p.include_realm_default_subscriptions ? 1 : 0,
-      );
+    ctx.db.prepare(`INSERT INTO multiuse_invites (${JOIN_COLUMNS}, link_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...joinValues(ctx, caller, p), key);
     notifyInvitesChanged(ctx, caller.id);
     return { invite_link: linkUrl(ctx.realmUrl, key) };
   }),

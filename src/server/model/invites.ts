@@ -9,9 +9,9 @@ import type { Role } from '../../api/types.js';
 import type { Db } from '../store/db.js';
 import type { UserRow } from './users.js';
 
-export interface InviteRow {
+/** What both kinds of invitation store. */
+interface InvitationRow {
   id: number;
-  email: string;
   referrer_id: number;
   invited_as: Role;
   invited: number;
@@ -19,25 +19,20 @@ export interface InviteRow {
   stream_ids: string;
   group_ids: string;
   include_realm_default_subscriptions: number;
+  status: number;
+}
+
+export interface InviteRow extends InvitationRow {
+  email: string;
   notify_referrer_on_join: number;
   welcome_message_custom_text: string | null;
-  status: number;
 }
 
 export const INVITE_PENDING = 0;
 export const INVITE_REVOKED = 2;
 
-export interface LinkRow {
-  id: number;
+export interface LinkRow extends InvitationRow {
   link_key: string;
-  referrer_id: number;
-  invited_as: Role;
-  invited: number;
-  expiry_date: number | null;
-  stream_ids: string;
-  group_ids: string;
-  include_realm_default_subscriptions: number;
-  status: number;
 }
 
 export const inviteToWire = (row: InviteRow): EmailInvite => ({
