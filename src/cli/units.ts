@@ -53,6 +53,14 @@ export function formatSize(bytes: number): string {
   return `${Number(value.toFixed(digits))} ${units[unit]}`;
 }
 
+/** A wait for people, rounded up: `45 s`, `12 min`, `1 h 5 min`. */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+}
+
 /** Positional numeric IDs (`5 7 9`); anything else is a usage error naming what was expected. */
 export function parseIdArgs(values: readonly string[], what: string): number[] {
   const bad = values.find((v) => !/^\d+$/.test(v.trim()));
