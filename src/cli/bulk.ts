@@ -117,7 +117,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
     }
     cutoff = started + look.allowed;
     notSent = `not sent: the server's rate limit is used up for about ${wait}`;
-    ctx.info(`${said}, more than --max-wait: sending ${look.allowed}, then stopping`);
+    ctx.info(`${said}, more than --max-wait: sending ${look.allowed || 'no'} more, then stopping`);
   };
 
   /** One unit's outcomes. Failures become outcomes, except those that end the whole run (credentials, Ctrl-C). */

@@ -53,10 +53,10 @@ export function formatSize(bytes: number): string {
   return `${Number(value.toFixed(digits))} ${units[unit]}`;
 }
 
-/** A wait for people, rounded up: `45 s`, `12 min`, `1 h 5 min`. */
+/** A wait for people: `45 s` (rounded up), `12 min`, `1 h 5 min` (to the nearest minute). */
 export function formatDuration(seconds: number): string {
   if (seconds < 60) return `${Math.ceil(seconds)} s`;
-  const minutes = Math.ceil(seconds / 60);
+  const minutes = Math.round(seconds / 60);
   if (minutes < 60) return `${minutes} min`;
   return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
 }
