@@ -10,12 +10,14 @@
  *   leave the window when (the times our requests were answered, plus the window), and the rest, made by
  *   the user's other clients, assumed to stay until the reset. A `Limit` that is not one of the documented
  *   rules is treated as one window that frees everything at its reset;
- * - every documented rule the headers do not show, counted from our own requests alone; when the server
- *   refuses a request although all of them had room, the shortest one is lowered to the requests it
- *   accepted within its window (the user's other clients share it);
+ * - once the server has shown that it limits (it sent the headers once), every documented rule the headers
+ *   do not show, counted from our own requests alone; when the server refuses a request although all of
+ *   them had room, the shortest one is lowered to the requests it accepted within its window (the user's
+ *   other clients share it);
  * - a 429's `retry-after`, which holds every request until then.
- * Before each request it waits until every rule has room for it and `reserve` more (for the user's other
- * clients), if that is within `maxWaitMs`; otherwise it lets the request go and the 429 handling decides.
+ * Before each request it waits until every rule has room for it (and, in the reported rule, `reserve` more
+ * for the user's other clients, whose use the headers show), if that is within `maxWaitMs`; otherwise it
+ * lets the request go and the 429 handling decides.
  * The reset is converted to local time with the response's `Date`, so a skewed client clock does not
  * matter. One pacer serves one client (one user's limits); the bulk pool consults the same object.
  */
@@ -28,7 +30,7 @@ export interface PacerOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The server's documented rules, shortest window first (default: a Zulip server's per-user rules). */
   rules?: readonly RateRule[];
-  /** Requests left untouched in every rule for the user's other clients. */
+  /** Requests left untouched in the reported rule for the user's other clients. */
   reserve?: number;
   /** The longest pacing wait; beyond it requests go and meet the server's 429. */
   maxWaitMs?: number;
@@ -52,6 +54,8 @@ interface Window {
   count: number;
   /** When each of those calls leaves the window (local ms), soonest first. */
   frees: number[];
+  /** Room kept for the user's other clients. */
+  reserved: number;
 }
 
 /** What the last response's headers said. */
@@ -70,6 +74,8 @@ export class Pacer {
   private answered: number[] = [];
   private inFlight = 0;
   private report: Report | undefined;
+  /** Whether the server has ever sent rate-limit headers: one that never does enforces no limits. */
+  private limiting = false;
   /** The shortest rule as learned from a 429 the headers did not explain. */
   private learned: RateRule | undefined;
   /** A 429's retry-after: no request goes before this (local ms). */
@@ -95,7 +101,7 @@ export class Pacer {
   delayMs(): number {
     const now = this.now();
     let wait = Math.max(0, this.blockedUntil - now);
-    for (const w of this.windows(now)) wait = Math.max(wait, waitFor(w, 1 + this.reserve, now));
+    for (const w of this.windows(now)) wait = Math.max(wait, waitFor(w, 1 + w.reserved, now));
     return wait <= this.maxWaitMs ? wait : 0;
   }
 
@@ -125,6 +131,7 @@ export class Pacer {
     const reset = Number(headers['x-ratelimit-reset']);
     const limit = Number(headers['x-ratelimit-limit']);
     if (headers['x-ratelimit-remaining'] === undefined || !Number.isFinite(remaining) || !Number.isFinite(reset) || !(limit > 0)) return;
+    this.limiting = true;
     const serverNow = headers.date ? Date.parse(headers.date) : Number.NaN;
     const rule = this.rules.find((r) => r.calls === limit);
     const ours = rule ? this.answeredSince(now - rule.seconds * 1000) : 0;
@@ -151,7 +158,7 @@ export class Pacer {
     if (!this.report || now >= this.report.resetAt || windows.some((w) => w.count >= w.rule.calls)) return;
     const shortest = this.rules[0];
     if (!shortest) return;
-    const calls = Math.max(1 + this.reserve, this.answeredSince(now - shortest.seconds * 1000));
+    const calls = Math.max(1, this.answeredSince(now - shortest.seconds * 1000));
     if (this.learned && this.learned.calls <= calls) return;
     this.learned = { calls, seconds: shortest.seconds };
     this.opts.onWait?.(`the server refused a request its rate-limit headers allowed; keeping below ${calls} requests per ${shortest.seconds} s`);
@@ -171,7 +178,7 @@ export class Pacer {
     const now = this.now();
     const windows = this.windows(now);
     const longest = windows.reduce((a, b) => (b.rule.seconds > a.rule.seconds ? b : a));
-    const room = longest.rule.calls - this.reserve;
+    const room = longest.rule.calls - longest.reserved;
     const allowed = Math.max(0, Math.min(requests, room - longest.count));
     if (allowed >= requests) return { rule: longest.rule, allowed, waitMs: 0 };
     const short = requests - allowed;
@@ -193,8 +200,9 @@ export class Pacer {
       const own = report.rule ? this.frees(report.rule, now) : Array<number>(this.inFlight).fill(report.resetAt);
       const rule = report.rule ?? { calls: report.limit, seconds: Math.max(1, (report.resetAt - now) / 1000) };
       const frees = [...own, ...Array<number>(report.others).fill(report.resetAt)].sort((a, b) => a - b);
-      out.push({ rule, count: frees.length, frees });
+      out.push({ rule, count: frees.length, frees, reserved: this.reserve });
     }
+    if (!this.limiting) return out;
     let learned = this.learned;
     for (const documented of this.rules) {
       if (report && documented.calls === report.limit) continue;
@@ -209,7 +217,7 @@ export class Pacer {
   /** A rule counted from our own requests alone. */
   private ownWindow(rule: RateRule, now: number): Window {
     const frees = this.frees(rule, now);
-    return { rule, count: frees.length, frees };
+    return { rule, count: frees.length, frees, reserved: 0 };
   }
 
   /** When our calls in `rule`'s window leave it: answered ones a window after their answer, those in flight a window from now. */

@@ -69,8 +69,8 @@ describe('Pacer', () => {
 
   it('with headers describing the hourly rule, stays below the per-minute rule they do not show', async () => {
     const f = fakePacer({ reserve: 1 });
-    // 199 requests in the same instant: the hourly budget has plenty left, the minute rule is at 199 of 200.
-    for (let i = 0; i < 199; i++) {
+    // 200 requests in the same instant: the hourly budget has plenty left, the minute rule is used up.
+    for (let i = 0; i < 200; i++) {
       await f.pacer.take();
       f.pacer.observe(f.headers(1999 - i, 3600, 2000));
     }
@@ -107,8 +107,8 @@ describe('Pacer', () => {
     f.pacer.refused(2.5);
     expect(f.notes).toEqual(['the server refused a request its rate-limit headers allowed; keeping below 50 requests per 60 s']);
     await f.pacer.take();
-    // 50 in the last 60 s is the rule now: room for one more (and the reserve) once the first two have left it, 11 s on.
-    expect(f.sleeps).toEqual([11_000]);
+    // 50 in the last 60 s is the rule now: room for one more once the first has left it, 10 s on.
+    expect(f.sleeps).toEqual([10_000]);
   });
 
   it('a 429 from a rule known to be used up, or before any report, teaches nothing', async () => {
