@@ -2,10 +2,10 @@
 // Bulk benchmark (npm run bench:bulk): 200 attachment deletes against a local server that answers each
 // DELETE /api/v1/attachments/{id} after 20 ms, one request at a time and through the bounded pool, both
 // over the keep-alive connection pool. Prints the median of a few runs of each, the speed-up, and how
-// many connections each run opened. Then a job of 1,000 deletes against a server enforcing a current Zulip
-// server's two rules (200 a minute, 2,000 an hour, headers showing the hourly one) with time scaled down
-// 20 times (BENCH_TIME_SCALE): how long it took against the least time the rules allow, and how many 429s it met. Not a
-// test: timings vary with the machine.
+// many connections each run opened. Then a job of 1,000 deletes (BENCH_JOB) against a server enforcing a
+// current Zulip server's two rules (200 a minute, 2,000 an hour, headers showing the hourly one) with time
+// scaled down 20 times (BENCH_TIME_SCALE): how long it took against the least time the rules allow, and
+// how many 429s it met. Not a test: timings vary with the machine.
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

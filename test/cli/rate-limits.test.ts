@@ -12,7 +12,7 @@ import { json, startServer, SUCCESS, type TestServer } from '../client/servers.j
 const creds = { ZULIP_EMAIL: 'iago@zulip.com', ZULIP_API_KEY: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv' };
 
 /** A server whose one user has `used` requests of the hour behind them, spread over the last 50 minutes. */
-async function busyServer(used: number) {
+async function busyServer(used: number, onDelete: (count: number) => void = () => {}) {
   let now = Date.now() - 50 * 60_000;
   const limiter = new RateLimiter(() => now);
   for (let i = 0; i < used; i++) {
@@ -29,6 +29,7 @@ async function busyServer(used: number) {
     if (refusal) return json(res, refusal.status, refusal.body, refusal.headers);
     deleted.push(m[1]!);
     json(res, 200, SUCCESS, headers);
+    onDelete(deleted.length);
   });
   return { t, deleted };
 }
@@ -61,6 +62,24 @@ describe('a bulk run past the hourly rate limit', () => {
         'chatctl: 4 deleted, 16 failed (16 skipped)\n' +
         `${JSON.stringify({ error: { message: "16 rows not sent: the server's rate limit is used up", code: 'TEMPORARY', exit_code: 75, hint: 'run the skipped rows again later' } })}\n`,
     );
+  });
+
+  it('with a --max-wait longer than the wait, says so up front and waits (here until Ctrl-C)', async () => {
+    const interrupt = new AbortController();
+    // Once the budget is spent, the run can only be waiting: interrupt it then.
+    const { t, deleted } = await busyServer(1995, (n) => n === 4 && setTimeout(() => interrupt.abort(), 200));
+    server = t;
+    const ids = Array.from({ length: 20 }, (_, i) => String(i + 1));
+    const r = await runCli(['--server', t.url, '--max-wait', '4000', 'attachments', 'delete', ...ids, '--yes', '--json'], {
+      env: { ...tempHome().env, ...creds },
+      signal: interrupt.signal,
+    });
+    expect(r.stderr).toContain(
+      "chatctl: 16 more requests to send, but the server's rate limit (2000 per 1 h) takes 0 now; the rest would wait about 1 h: waiting as needed (--max-wait)\n",
+    );
+    expect(r.stderr).toMatch(/^chatctl: rate limit nearly used up; waiting 3[56]\d\d\.\d s$/m);
+    expect(r.code).toBe(130);
+    expect(deleted).toEqual(['1', '2', '3', '4']);
   });
 
   it('a run the hourly limit takes whole says nothing and sends everything', async () => {

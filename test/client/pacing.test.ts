@@ -48,6 +48,15 @@ describe('Pacer', () => {
     expect(f.notes).toEqual([]);
   });
 
+  it('assumes no rule of a server that never sends rate-limit headers', async () => {
+    const f = fakePacer();
+    for (let i = 0; i < 250; i++) {
+      await f.pacer.take();
+      f.pacer.observe({});
+    }
+    expect(f.sleeps).toEqual([]);
+  });
+
   it('waits for the reset when the budget is used up, and says so once', async () => {
     const f = fakePacer({ reserve: 1 });
     await f.pacer.take();
