@@ -34,7 +34,7 @@ export interface PacerOptions {
   reserve?: number;
   /** The longest pacing wait; beyond it requests go and meet the server's 429. */
   maxWaitMs?: number;
-  /** Told when pacing starts to wait, and when the server shows a rule tighter than the documented one. */
+  /** Told when pacing holds requests back noticeably, and when the server shows a rule tighter than the documented one. */
   onWait?: (message: string) => void;
 }
 
@@ -241,9 +241,10 @@ export class Pacer {
     if (drop) this.answered = this.answered.slice(drop);
   }
 
+  /** Says when pacing holds requests back noticeably (shorter waits are the steady pace of a sliding window). */
   private announce(wait: number): void {
     const now = this.now();
-    if (now < this.quietUntil) return;
+    if (wait < 100 || now < this.quietUntil) return;
     this.quietUntil = now + wait;
     this.opts.onWait?.(`rate limit nearly used up; waiting ${(wait / 1000).toFixed(1)} s`);
   }

@@ -13,7 +13,7 @@ import { ChatClient } from '../../src/client/client.js';
 import { HttpTransport } from '../../src/client/http.js';
 import { Pacer } from '../../src/client/pacing.js';
 import { runPool } from '../../src/client/pool.js';
-import { retryPolicy } from '../../src/client/retry.js';
+import { retryPolicy, sleep } from '../../src/client/retry.js';
 import { RateLimiter } from '../../src/server/rate-limit.js';
 import { json, startServer, SUCCESS, type TestServer } from './servers.js';
 
@@ -51,8 +51,14 @@ describe('a bulk job against a server with a per-minute and an hourly rule, head
   it('finishes every row past the hourly budget with no more than a handful of 429s', { timeout: 60_000 }, async () => {
     const { t, stats } = await twoRuleServer();
     server = t;
-    const notes: string[] = [];
-    const pacer = new Pacer({ rules: SCALED, onWait: (m) => notes.push(m) });
+    let waits = 0;
+    const pacer = new Pacer({
+      rules: SCALED,
+      sleep: (ms, signal) => {
+        waits++;
+        return sleep(ms, signal);
+      },
+    });
     client = new ChatClient(new HttpTransport(t.url), { email: 'a@example.com', apiKey: 'k'.repeat(32) }, {}, { retry: retryPolicy(), pacer });
     const ids = Array.from({ length: 260 }, (_, i) => i + 1);
     const results = await runPool(ids, (id) => client!.call(removeThing, { id }), { concurrency: 4, pacer });
@@ -60,6 +66,6 @@ describe('a bulk job against a server with a per-minute and an hourly rule, head
     expect(stats.ok).toBe(260);
     expect(stats.limited).toBeLessThanOrEqual(3);
     // It got there by waiting for the rules, not by being refused.
-    expect(notes.filter((n) => n.startsWith('rate limit nearly used up')).length).toBeGreaterThan(0);
+    expect(waits).toBeGreaterThan(0);
   });
 });
