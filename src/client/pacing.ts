@@ -177,6 +177,7 @@ export class Pacer {
     if (!this.report) return undefined;
     const now = this.now();
     const windows = this.windows(now);
+    if (!windows.length) return undefined;
     const longest = windows.reduce((a, b) => (b.rule.seconds > a.rule.seconds ? b : a));
     const room = longest.rule.calls - longest.reserved;
     const allowed = Math.max(0, Math.min(requests, room - longest.count));
