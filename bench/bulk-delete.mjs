@@ -2,7 +2,10 @@
 // Bulk benchmark (npm run bench:bulk): 200 attachment deletes against a local server that answers each
 // DELETE /api/v1/attachments/{id} after 20 ms, one request at a time and through the bounded pool, both
 // over the keep-alive connection pool. Prints the median of a few runs of each, the speed-up, and how
-// many connections each run opened. Not a test: timings vary with the machine.
+// many connections each run opened. Then a job of 1,000 deletes (BENCH_JOB) against a server enforcing a
+// current Zulip server's two rules (200 a minute, 2,000 an hour, headers showing the hourly one) with time
+// scaled down 20 times (BENCH_TIME_SCALE): how long it took against the least time the rules allow, and
+// how many 429s it met. Not a test: timings vary with the machine.
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +22,8 @@ const { Pacer } = await import(join(root, 'dist/client/pacing.js'));
 const { runPool, DEFAULT_CONCURRENCY } = await import(join(root, 'dist/client/pool.js'));
 const { retryPolicy } = await import(join(root, 'dist/client/retry.js'));
 const { removeAttachment } = await import(join(root, 'dist/api/operations/attachments.js'));
+const { RateLimiter } = await import(join(root, 'dist/server/rate-limit.js'));
+const { API_BY_USER } = await import(join(root, 'dist/api/rate-limits.js'));
 
 let sockets = 0;
 let deletes = 0;
@@ -77,3 +82,36 @@ console.log(`${ITEMS} deletes, ${LATENCY_MS} ms server latency, median of ${RUNS
 console.log(`  one at a time:          ${a.ms.toFixed(0).padStart(6)} ms  (${a.sockets} connection${a.sockets === 1 ? '' : 's'})`);
 console.log(`  pool, concurrency ${String(concurrency).padEnd(4)} ${b.ms.toFixed(0).padStart(6)} ms  (${b.sockets} connections)`);
 console.log(`  speed-up:               ${(a.ms / b.ms).toFixed(1)}x`);
+
+// The two-rule job. Rules and the pacer's documented rules are the real ones with time divided by SCALE.
+const SCALE = Number(process.env.BENCH_TIME_SCALE ?? 20);
+const JOB = Number(process.env.BENCH_JOB ?? 1000);
+const rules = API_BY_USER.map((r) => ({ calls: r.calls, seconds: r.seconds / SCALE }));
+const limiter = new RateLimiter();
+let accepted = 0;
+let refused = 0;
+const limited = createServer((req, res) => {
+  req.resume();
+  const { headers, refusal } = limiter.admit('bench', rules);
+  const reply = refusal ?? { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: { result: 'success', msg: '' } };
+  if (refusal) refused++;
+  else accepted++;
+  res.writeHead(reply.status, reply.headers).end(JSON.stringify(reply.body));
+});
+await new Promise((resolve) => limited.listen(0, '127.0.0.1', resolve));
+const client = new ChatClient(new HttpTransport(`http://127.0.0.1:${limited.address().port}`), { email: 'bench@example.com', apiKey: 'a'.repeat(32) }, {}, {
+  retry: retryPolicy(),
+  pacer: new Pacer({ rules }),
+});
+const started = process.hrtime.bigint();
+const results = await runPool(Array.from({ length: JOB }, (_, i) => i + 1), (id) => client.call(removeAttachment, { attachment_id: id }), { pacer: client.pacer });
+const took = Number(process.hrtime.bigint() - started) / 1e9;
+await client.close();
+limited.close();
+// The least time the rules allow: each request as early as every rule lets it, requests taking no time.
+const at = [];
+for (let i = 0; i < JOB; i++) at.push(Math.max(0, ...rules.map((r) => (i >= r.calls ? at[i - r.calls] + r.seconds : 0))));
+const allowed = at[JOB - 1];
+console.log(`${JOB} deletes against 200/min and 2,000/h, time scaled down ${SCALE} times (hourly headers only)`);
+console.log(`  took ${took.toFixed(2)} s; the rules allow ${allowed.toFixed(2)} s: ratio ${(took / allowed).toFixed(2)}`);
+console.log(`  ${results.filter((r) => !r.ok).length} failed rows, ${refused} answers 429, ${accepted} accepted`);

@@ -1,7 +1,8 @@
 /**
  * Running a bulk command: one outcome per input row, printed as it is known (a JSON line with --json or
  * --format ndjson, a table or TSV row otherwise), processing past failures unless --fail-fast, a summary on stderr, and exit 3 when
- * some rows failed.
+ * some rows failed. A run that the server's longest rate-limit rule (an hour on current servers) cannot take
+ * within --max-wait sends what it can, reports the other rows as skipped and exits 75, so it can be resumed.
  */
 import { ApiError } from '../api/errors.js';
 import type { Operation } from '../api/operation.js';
@@ -16,6 +17,7 @@ import type { OptionSpec } from './command.js';
 import { CliError, exitKindOf, usageError, type ExitKind } from './errors.js';
 import type { OutputFlags } from './output/output.js';
 import { startProgress } from './progress.js';
+import { formatDuration } from './units.js';
 
 export interface Outcome {
   /** 1-based position in the input. */
@@ -43,8 +45,11 @@ export interface BulkOptions<U> {
   failFast?: boolean;
   /** Past tense for the summary: "invited", "deactivated". */
   verb: string;
-  /** The client's rate-limit pacer, consulted before each unit starts. */
-  pacer?: Pick<Pacer, 'ready'>;
+  /**
+   * The client's rate-limit pacer, consulted before each unit starts, and once the first response has shown
+   * the server's longest rule, for whether the whole run fits it. Each unit is one request.
+   */
+  pacer?: Pick<Pacer, 'ready' | 'outlook' | 'maxWaitMs'>;
 }
 
 export interface BulkFlags extends OutputFlags {
@@ -97,9 +102,38 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   const skipped = (unit: U, why: string): Outcome[] => o.rows(unit).map((r) => ({ ...r, ok: false, status: 'skipped', error: why, code: null }));
   let failedFast = false;
 
+  // Units from `cutoff` on are not sent: the server's longest rule would not take them within --max-wait.
+  let cutoff = Number.POSITIVE_INFINITY;
+  let notSent = '';
+  let unsent = 0;
+  let started = 0;
+  let outlookRead = false;
+  /** Once a response has reported the longest rule: says up front whether the rest of the run fits it. */
+  const checkOutlook = () => {
+    const look = outlookRead ? undefined : o.pacer?.outlook(o.units.length - started);
+    if (!look) return;
+    outlookRead = true;
+    if (look.waitMs === 0) return;
+    const rest = o.units.length - started;
+    const wait = formatDuration(look.waitMs / 1000);
+    const said = `chatctl: ${rest} more requests to send, but the server's rate limit (${look.rule.calls} per ${formatDuration(look.rule.seconds)}) takes ${look.allowed} now; the rest would wait about ${wait}`;
+    if (look.waitMs <= o.pacer!.maxWaitMs) {
+      ctx.info(`${said}: waiting as needed (--max-wait)`);
+      return;
+    }
+    cutoff = started + look.allowed;
+    notSent = `not sent: the server's rate limit is used up for about ${wait}`;
+    ctx.info(`${said}, more than --max-wait: sending ${look.allowed || 'no'} more, then stopping`);
+  };
+
   /** One unit's outcomes. Failures become outcomes, except those that end the whole run (credentials, Ctrl-C). */
-  const perform = async (unit: U): Promise<Outcome[]> => {
+  const perform = async (unit: U, index: number): Promise<Outcome[]> => {
     if (failedFast) return skipped(unit, 'not attempted after an earlier failure (--fail-fast)');
+    if (index >= cutoff) {
+      unsent += o.rows(unit).length;
+      return skipped(unit, notSent);
+    }
+    started = Math.max(started, index + 1);
     try {
       const results = await o.act(unit);
       if (o.failFast && results.some((r) => !r.ok)) failedFast = true;
@@ -110,6 +144,8 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       const results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e) }));
       for (const r of results) causes.set(r, e);
       return results;
+    } finally {
+      checkOutlook();
     }
   };
 
@@ -174,6 +210,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   const succeeded = outcomes.length - failed;
   const skips = outcomes.filter((r) => r.status === 'skipped').length;
   ctx.info(`chatctl: ${succeeded} ${o.verb}, ${failed} failed${skips ? ` (${skips} skipped)` : ''}`);
+  if (unsent) throw new CliError(`${unsent} rows not sent: the server's rate limit is used up`, 'temporary', 'run the skipped rows again later');
   if (failed === 0) return outcomes;
   if (outcomes.length === 1) {
     // One row is one request: exit as its error would (6 for not found, 5 for permission ...).

@@ -53,6 +53,14 @@ export function formatSize(bytes: number): string {
   return `${Number(value.toFixed(digits))} ${units[unit]}`;
 }
 
+/** A wait for people: `45 s` (rounded up), `12 min`, `1 h 5 min` (to the nearest minute). */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+}
+
 /** Positional numeric IDs (`5 7 9`); anything else is a usage error naming what was expected. */
 export function parseIdArgs(values: readonly string[], what: string): number[] {
   const bad = values.find((v) => !/^\d+$/.test(v.trim()));

@@ -255,7 +255,9 @@ export class ChatClient {
         await policy.sleep(delay, signal);
         continue;
       }
-      this.pacer?.observe(res.headers);
+      // A 429 teaches the pacer when the server takes requests again, and that a rule may be tighter than it thought.
+      if (res.status === 429) this.pacer?.refused(retryAfterSeconds(res.headers, res.body, Date.now()));
+      else this.pacer?.observe(res.headers);
       this.hooks.trace?.(`< ${res.status} ${what} ${elapsed()}`);
 
       if (res.status === 429) {

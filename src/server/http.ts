@@ -1,10 +1,12 @@
 /**
  * `chatctl serve`: the router on HTTP at /api/v1. Bodies are parsed as a Zulip server does (url-encoded or
  * multipart form data; parameters from the query string too, for every method); the multipart parser is
- * the one in Node's own fetch implementation.
+ * the one in Node's own fetch implementation. With `limit` (`--rate-limit`), each request is first counted
+ * against the rate limits, and refused with 429 or answered with the X-RateLimit-* headers (rate-limit.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
+import type { Admission } from './rate-limit.js';
 import type { Router } from './router.js';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -43,7 +45,12 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   res.end(text);
 }
 
-export function createApiServer(router: Router, log: (line: string) => void): Server {
+export interface ApiServerOptions {
+  /** Counts a request against the rate limits (absent: none apply). */
+  limit?: (req: WireRequest, address: string) => Admission | undefined;
+}
+
+export function createApiServer(router: Router, log: (line: string) => void, opts: ApiServerOptions = {}): Server {
   return createServer((req, res) => {
     const started = process.hrtime.bigint();
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -78,9 +85,14 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
         files: parsed.files,
         headers,
       };
+      const admission = opts.limit?.(wire, req.socket.remoteAddress ?? '');
+      if (admission?.refusal) {
+        send(res, admission.refusal.status, admission.refusal.headers, req.method === 'HEAD' ? null : admission.refusal.body);
+        return done(admission.refusal.status);
+      }
       const out = await router.handle(wire, abort.signal);
       if (abort.signal.aborted) return done(499);
-      send(res, out.status, out.headers, req.method === 'HEAD' ? null : out.body);
+      send(res, out.status, { ...out.headers, ...admission?.headers }, req.method === 'HEAD' ? null : out.body);
       done(out.status);
     })().catch((e: unknown) => {
       log(`internal error: ${e instanceof Error ? e.message : String(e)}`);

@@ -48,37 +48,102 @@ describe('Pacer', () => {
     expect(f.notes).toEqual([]);
   });
 
+  it('assumes no rule of a server that never sends rate-limit headers', async () => {
+    const f = fakePacer();
+    for (let i = 0; i < 250; i++) {
+      await f.pacer.take();
+      f.pacer.observe({});
+    }
+    expect(f.sleeps).toEqual([]);
+  });
+
   it('waits for the reset when the budget is used up, and says so once', async () => {
     const f = fakePacer({ reserve: 1 });
     await f.pacer.take();
     f.pacer.observe(f.headers(1, 12));
     await f.pacer.take();
     expect(f.sleeps).toEqual([12_000]);
-    expect(f.notes).toEqual(['rate limit nearly used up; waiting 12.0 s for it to reset']);
+    expect(f.notes).toEqual(['rate limit nearly used up; waiting 12.0 s']);
   });
 
   it('counts requests in flight against what the last response reported', async () => {
-    const f = fakePacer({ reserve: 0, lowWater: 0 });
+    const f = fakePacer({ reserve: 0 });
     await f.pacer.take();
     f.pacer.observe(f.headers(3, 20));
     await Promise.all([f.pacer.take(), f.pacer.take(), f.pacer.take()]);
     expect(f.sleeps).toEqual([]);
-    expect(f.pacer.budget).toBe(0);
     await f.pacer.take();
     expect(f.sleeps).toEqual([20_000]);
   });
 
-  it('spreads the last requests of a window over the time left before the reset', async () => {
-    const f = fakePacer({ reserve: 1, lowWater: 10 });
+  it('with headers describing the hourly rule, stays below the per-minute rule they do not show', async () => {
+    const f = fakePacer({ reserve: 1 });
+    // 200 requests in the same instant: the hourly budget has plenty left, the minute rule is used up.
+    for (let i = 0; i < 200; i++) {
+      await f.pacer.take();
+      f.pacer.observe(f.headers(1999 - i, 3600, 2000));
+    }
+    expect(f.sleeps).toEqual([]);
     await f.pacer.take();
-    f.pacer.observe(f.headers(6, 10));
-    // 6 left, 1 reserved: 5 sends over the 10 s left, one every 2 s after the last one.
+    // The next one waits until the first of them leaves the minute's window.
+    expect(f.sleeps).toEqual([60_000]);
+  });
+
+  it('reads a wait for the hourly rule from the times of its own requests, not from the reset an hour ahead', async () => {
+    const f = fakePacer({ reserve: 0, maxWaitMs: 3_600_000 });
+    // A job that started with the hour to itself: 2,000 requests, 200 a minute.
+    for (let i = 0; i < 2000; i++) {
+      if (i > 0 && i % 200 === 0) f.clock.t += 60_000;
+      await f.pacer.take();
+      f.pacer.observe(f.headers(1999 - i, 3600, 2000));
+    }
+    const before = f.clock.t;
+    f.sleeps.length = 0;
     await f.pacer.take();
-    f.pacer.observe(f.headers(5, 10));
-    // 5 left: 4 over the next 10 s.
+    // The first request leaves the hour's window an hour after it was answered: 9 minutes ago.
+    expect(f.sleeps).toEqual([3_600_000 - 9 * 60_000]);
+    expect(f.clock.t - before).toBeLessThan(3_600_000);
+  });
+
+  it('learns a tighter per-minute rule from a 429 the headers did not explain, and holds every request for its retry-after', async () => {
+    const f = fakePacer({ reserve: 1 });
+    for (let i = 0; i < 50; i++) {
+      await f.pacer.take();
+      f.pacer.observe(f.headers(1900 - i, 3600, 2000));
+      f.clock.t += 1000;
+    }
     await f.pacer.take();
-    expect(f.sleeps).toEqual([2000, 2500]);
-    expect(f.notes).toEqual(['rate limit running low (6 requests left for the next 10.0 s); slowing down']);
+    f.pacer.refused(2.5);
+    expect(f.notes).toEqual(['the server refused a request its rate-limit headers allowed; keeping below 50 requests per 60 s']);
+    await f.pacer.take();
+    // 50 in the last 60 s is the rule now: room for one more once the first has left it, 10 s on.
+    expect(f.sleeps).toEqual([10_000]);
+  });
+
+  it('a 429 from a rule known to be used up, or before any report, teaches nothing', async () => {
+    const f = fakePacer({ reserve: 0, maxWaitMs: 10_000 });
+    await f.pacer.take();
+    f.pacer.refused(4);
+    await f.pacer.take();
+    f.pacer.observe(f.headers(0, 30));
+    // The 30 s to the reset are more than the cap: the request goes and is refused.
+    await f.pacer.take();
+    f.pacer.refused(30);
+    expect(f.notes).toEqual(['rate limit nearly used up; waiting 4.0 s']);
+    expect(f.sleeps).toEqual([4000]);
+  });
+
+  it('tells how a job fits the hourly rule: what may go now, and how long the rest would wait', async () => {
+    const f = fakePacer();
+    await f.pacer.take();
+    f.pacer.observe(f.headers(5, 3600, 2000));
+    expect(f.pacer.outlook(3)).toEqual({ rule: { calls: 2000, seconds: 3600 }, allowed: 3, waitMs: 0 });
+    // 5 left, 1 kept in reserve: 4 go now; the others' requests stay in the window until the reset.
+    expect(f.pacer.outlook(20)).toEqual({ rule: { calls: 2000, seconds: 3600 }, allowed: 4, waitMs: 3_600_000 });
+  });
+
+  it('has no outlook before a response has reported the rule', () => {
+    expect(fakePacer().pacer.outlook(10)).toBeUndefined();
   });
 
   it("reads the reset against the server's clock (Date), not the local one", async () => {

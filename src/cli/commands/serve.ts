@@ -12,11 +12,15 @@ export const commands = [
     summary: 'serve the embedded organization over HTTP, so any Zulip client can use it',
     description:
       'Serves the embedded implementation at http://HOST:PORT/api/v1 (loopback by default), one log line per request ' +
-      'on stderr. Stops cleanly on Ctrl-C or SIGTERM. The same data dir can be used by chatctl commands meanwhile.',
-    examples: ['chatctl serve', 'chatctl serve --port 8080 --data-dir ~/chat', 'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users'],
+      'on stderr. Stops cleanly on Ctrl-C or SIGTERM. The same data dir can be used by chatctl commands meanwhile. ' +
+      'With --rate-limit it enforces the API rate limits of a current Zulip server (200 requests a minute and 2,000 an hour ' +
+      'per user, 100 a minute per address without authentication) with the same X-RateLimit-* headers and 429 replies, ' +
+      'counted in this process\'s memory.',
+    examples: ['chatctl serve', 'chatctl serve --port 8080 --data-dir ~/chat', 'chatctl serve --rate-limit', 'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users'],
     options: [
       { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
       { flags: '--port <port>', description: 'the port to listen on (0: any free port)', default: '9991' },
+      { flags: '--rate-limit', description: "enforce a Zulip server's default API rate limits" },
     ],
     async run(opts, ctx) {
       const port = Number(opt.str(opts, 'port'));
@@ -27,11 +31,12 @@ export const commands = [
       // Flags before variables, as for every command: --profile's data dir wins over CHATCTL_DATA_DIR.
       const fromFlags = ctx.globals.dataDir ?? (ctx.globals.profile !== undefined ? profile?.embedded : undefined);
       const dataDir = resolve(fromFlags ?? ctx.env.CHATCTL_DATA_DIR ?? profile?.embedded ?? defaultDataDir(ctx.env));
-      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }] = await Promise.all([
+      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }, { zulipRateLimits }] = await Promise.all([
         import('../../server/store/db.js'),
         import('../../server/router.js'),
         import('../../server/http.js'),
         import('../../server/realm.js'),
+        import('../../server/rate-limit.js'),
       ]);
       const db = openDb(dataDir);
       if (!isInitialized(db)) {
@@ -40,7 +45,7 @@ export const commands = [
       }
       const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
       const router = new Router({ db, dataDir, log });
-      const server = createApiServer(router, log);
+      const server = createApiServer(router, log, { limit: opt.bool(opts, 'rateLimit') ? zulipRateLimits(router, db) : undefined });
       server.listen(port, host);
       await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
       const address = server.address();
@@ -48,7 +53,7 @@ export const commands = [
       const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
       // Outgoing links (realm_url) answer with where the server is reached; remember it for in-process use.
       if (getSetting(db, 'url') !== url) db.transaction(() => setSetting(db, 'url', url)).immediate();
-      ctx.info(`chatctl: serving ${dataDir} at ${url}/api/v1 (Ctrl-C to stop)`);
+      ctx.info(`chatctl: serving ${dataDir} at ${url}/api/v1${opt.bool(opts, 'rateLimit') ? ' with rate limits' : ''} (Ctrl-C to stop)`);
       if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
       ctx.info('chatctl: stopping');
       server.closeIdleConnections();

@@ -1,5 +1,6 @@
 /** Public server settings and the password → API key exchange. */
 import { ApiError, badRequest } from '../../api/errors.js';
+import { AUTHENTICATE_BY_USERNAME, RATE_LIMIT_MESSAGE } from '../../api/rate-limits.js';
 import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, type Binding } from '../context.js';
@@ -8,8 +9,7 @@ import { FEATURE_LEVEL, getSetting, SERVER_VERSION } from '../realm.js';
 import { verifyPassword } from '../secrets.js';
 
 /** Failed password logins allowed per username in the window, as a Zulip server's `authenticate_by_username`. */
-export const LOGIN_FAILURE_LIMIT = 5;
-export const LOGIN_FAILURE_WINDOW_SECS = 1800;
+const { calls: LOGIN_FAILURE_LIMIT, seconds: LOGIN_FAILURE_WINDOW_SECS } = AUTHENTICATE_BY_USERNAME;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/i;
 /**
@@ -71,7 +71,7 @@ export const bindings: Binding[] = [
       .get(username.trim(), now - LOGIN_FAILURE_WINDOW_SECS) as { n: number; oldest: number | null };
     if (n >= LOGIN_FAILURE_LIMIT) {
       const retryAfter = Math.max(1, (oldest ?? now) + LOGIN_FAILURE_WINDOW_SECS - now);
-      throw new ApiError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
+      throw new ApiError(RATE_LIMIT_MESSAGE, 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
         'retry-after': String(retryAfter),
       });
     }

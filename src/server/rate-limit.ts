@@ -1,0 +1,91 @@
+/**
+ * `chatctl serve --rate-limit`: the API rate limits of a current Zulip server, so clients can be tested
+ * against them. Each user (or, for requests that do not authenticate, each client address) has a log of
+ * the times of its accepted requests; a request is refused while any rule's window already holds its
+ * number of calls, as Zulip's sliding-window limiter does (`lib/rate_limiter.py`). Refused requests are
+ * not counted. Headers describe the last (longest) rule only, as a current server's do:
+ * `X-RateLimit-Limit` its calls, `-Remaining` what is left of it, `-Reset` the UNIX second at which its
+ * window is empty again (the newest call plus the window: about an hour ahead), and a 429 carries
+ * `Retry-After` and the body's `retry-after` in float seconds.
+ *
+ * The logs live in the serving process's memory: restarting `serve` forgets them. The in-process embedded
+ * transport never goes through here.
+ */
+import { API_BY_IP, API_BY_USER, RATE_LIMIT_MESSAGE, type RateRule } from '../api/rate-limits.js';
+import type { WireRequest, WireResponse } from '../api/wire.js';
+import type { Db } from './store/db.js';
+import { authenticate } from './auth.js';
+import type { Router } from './router.js';
+
+export interface Admission {
+  /** The X-RateLimit-* headers for the response. */
+  headers: Record<string, string>;
+  /** Present when the request is refused: the 429 to send instead of handling it. */
+  refusal?: WireResponse;
+}
+
+export class RateLimiter {
+  /** Accepted requests' times (ms) per key, oldest first, at most the longest rule's calls. */
+  private readonly logs = new Map<string, number[]>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Counts one request of `key` against `rules` (shortest window first), or refuses it. */
+  admit(key: string, rules: readonly RateRule[]): Admission {
+    const now = this.now();
+    const last = rules[rules.length - 1]!;
+    const log = this.logs.get(key) ?? [];
+    const horizon = Math.max(...rules.map((r) => r.seconds)) * 1000;
+    while (log.length && log[0]! <= now - horizon) log.shift();
+    let waitMs = 0;
+    for (const rule of rules) {
+      // The call that must leave the window before another fits: the rule's calls-th newest.
+      const blocking = log[log.length - rule.calls];
+      if (blocking !== undefined && blocking > now - rule.seconds * 1000) waitMs = Math.max(waitMs, blocking + rule.seconds * 1000 - now);
+    }
+    const limit = String(last.calls);
+    if (waitMs > 0) {
+      const retryAfter = waitMs / 1000;
+      const headers = { 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor((now + waitMs) / 1000)) };
+      return {
+        headers,
+        refusal: {
+          status: 429,
+          headers: { 'content-type': 'application/json', ...headers, 'retry-after': String(retryAfter) },
+          body: { result: 'error', msg: RATE_LIMIT_MESSAGE, code: 'RATE_LIMIT_HIT', 'retry-after': retryAfter },
+        },
+      };
+    }
+    log.push(now);
+    if (log.length > Math.max(...rules.map((r) => r.calls))) log.shift();
+    this.logs.set(key, log);
+    const inLast = log.filter((t) => t > now - last.seconds * 1000).length;
+    return {
+      headers: {
+        'x-ratelimit-limit': limit,
+        'x-ratelimit-remaining': String(last.calls - inLast),
+        'x-ratelimit-reset': String(Math.floor((now + last.seconds * 1000) / 1000)),
+      },
+    };
+  }
+}
+
+/**
+ * The admission of a request to `serve`, by Zulip's rules: per user for authenticated operations, per
+ * address for the others. Requests that reach no operation or fail to authenticate are not counted: the
+ * router refuses them.
+ */
+export function zulipRateLimits(router: Router, db: Db, limiter = new RateLimiter()): (req: WireRequest, address: string) => Admission | undefined {
+  return (req, address) => {
+    const op = router.match(req.method, req.path);
+    if (!op) return undefined;
+    if (op.access === 'none') return limiter.admit(`ip:${address}`, API_BY_IP);
+    let userId: number;
+    try {
+      userId = authenticate(db, req.headers['authorization']).id;
+    } catch {
+      return undefined;
+    }
+    return limiter.admit(`user:${userId}`, API_BY_USER);
+  };
+}
