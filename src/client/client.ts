@@ -161,17 +161,6 @@ export class ChatClient {
     return this.features.facts(this);
   }
 
-  /**
-   * Throws FeatureLevelError unless the server is at `level` or above. A cached level that is too low is
-   * read again first: the server may have been upgraded since.
-   */
-  async requireFeature(level: number, what: string): Promise<void> {
-    let facts = await this.features.facts(this);
-    if (facts.featureLevel >= level) return;
-    if (!facts.read) facts = await this.features.facts(this, true);
-    if (facts.featureLevel < level) throw new FeatureLevelError(what, level, facts.featureLevel);
-  }
-
   close(): Promise<void> {
     return this.transport.close();
   }

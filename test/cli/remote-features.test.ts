@@ -85,9 +85,9 @@ describe('the feature level of a remote profile', () => {
     writeProfile(env, { server: site, email: org.owner.email, apiKey: org.owner.apiKey, featureLevel: 300, checkedAt: NOW_MS / 1000 - 60 });
     const { ctx } = contextFor(env);
     const client = await connect(ctx);
-    await client.requireFeature(384, 'users list --ids');
-    await expect(client.requireFeature(500, 'something newer')).rejects.toThrow('something newer needs feature level ≥ 500 (server has 471)');
+    const reads = settingsReads();
     await expect(client.call(futureMe, {})).rejects.toThrow('get-own-user needs feature level ≥ 9999 (server has 471)');
+    expect(settingsReads()).toBe(reads + 1);
     await ctx.close();
   });
 });

@@ -75,15 +75,9 @@ describe('the cache', () => {
     expect(saved).toEqual([{ featureLevel: 384, version: '5.0-dev-1650-gc3fd37755f', checkedAt: NOW_MS / 1000 }]);
   });
 
-  it('reads again before refusing on a cached level: the server may have been upgraded', async () => {
-    const scope = nock(SITE).get('/api/v1/server_settings').reply(200, settingsAt(400));
-    const client = clientWith({ cached: { featureLevel: 300, checkedAt: NOW_MS / 1000 - 60 } });
-    await client.requireFeature(361, 'editing typing notifications');
-    expect(scope.isDone()).toBe(true);
-  });
 });
 
-describe('requireFeature and gated operations', () => {
+describe('gated operations', () => {
   const newThing = operation<Record<string, never>>()({
     name: 'set-message-edit-typing-status',
     method: 'POST',
@@ -96,13 +90,23 @@ describe('requireFeature and gated operations', () => {
 
   it('says "needs feature level ≥ N (server has M)" and exits 1', async () => {
     nock(SITE).get('/api/v1/server_settings').reply(200, settingsAt(300));
-    const e = await clientWith()
-      .requireFeature(384, 'users list --ids on the server')
+    const e = await clientWith({ gate: true })
+      .call(newThing, { message_id: 5, op: 'start' })
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(FeatureLevelError);
-    expect((e as Error).message).toBe('users list --ids on the server needs feature level ≥ 384 (server has 300)');
+    expect((e as Error).message).toBe('set-message-edit-typing-status needs feature level ≥ 361 (server has 300)');
     expect(exitKindOf(e)).toBe('failure');
-    expect(reportError(e).text).toBe('chatctl: users list --ids on the server needs feature level ≥ 384 (server has 300)');
+    expect(reportError(e).text).toBe('chatctl: set-message-edit-typing-status needs feature level ≥ 361 (server has 300)');
+  });
+
+  it('reads again before refusing on a cached level: the server may have been upgraded', async () => {
+    const scope = nock(SITE)
+      .get('/api/v1/server_settings')
+      .reply(200, settingsAt(400))
+      .post('/api/v1/messages/5/typing', 'op=start')
+      .reply(200, { result: 'success', msg: '' });
+    await clientWith({ gate: true, cached: { featureLevel: 300, checkedAt: NOW_MS / 1000 - 60 } }).call(newThing, { message_id: 5, op: 'start' });
+    expect(scope.isDone()).toBe(true);
   });
 
   it('refuses an operation of a later level before sending it, on a gating client', async () => {
