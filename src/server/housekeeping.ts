@@ -11,7 +11,9 @@ import { sweepUploads } from './model/uploads.js';
 import type { Db } from './store/db.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
+/** Rows per cleanup transaction. Queues come in smaller batches: each may hold up to MAX_PENDING_EVENTS references. */
 const BATCH = 100;
+const QUEUE_BATCH = 10;
 
 export interface SweepCounts {
   queues: number;
@@ -22,8 +24,8 @@ export interface SweepCounts {
 /** One full sweep, in batches of bounded transactions; `shard` picks which 1/256 of the upload files to check. */
 export function sweep(db: Db, dataDir: string, clock: Clock, shard: number): SweepCounts {
   const counts: SweepCounts = { queues: 0, loginFailures: 0, files: 0 };
-  for (let n = BATCH; n === BATCH; ) {
-    n = db.transaction(() => expireQueues(db, clock.now(), BATCH)).immediate();
+  for (let n = QUEUE_BATCH; n === QUEUE_BATCH; ) {
+    n = db.transaction(() => expireQueues(db, clock.now(), QUEUE_BATCH)).immediate();
     counts.queues += n;
   }
   for (let n = BATCH; n === BATCH; ) {
