@@ -19,6 +19,8 @@ export interface QueueRow {
   last_event_id: number;
   /** The newest event ID acknowledged (and deleted) so far; -1 before the first. */
   pruned_through: number;
+  /** 1: dropped (over its bound, or pushed out by newer queues); polls are refused until cleanup deletes it. */
+  dead: number;
 }
 
 /** An event as a queue hands it out. */
@@ -224,7 +226,7 @@ export const badQueue = (queueId: string): ApiError =>
 
 /** A queue that polls may still use: not dropped, not idle past its lifespan (deleted or not yet). */
 function liveQueue(db: Db, queueId: string, now: number): QueueRow | undefined {
-  const q = db.prepare('SELECT * FROM event_queues WHERE id = ?').get(queueId) as (QueueRow & { dead: number }) | undefined;
+  const q = db.prepare('SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
   return q && q.dead === 0 && q.last_access + q.lifespan_secs >= Math.floor(now) ? q : undefined;
 }
 
