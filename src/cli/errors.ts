@@ -3,6 +3,7 @@
  * any error to a message and a code. Commands throw; only the entry point exits.
  */
 import { ApiError } from '../api/errors.js';
+import { BUSY_MESSAGE, isBusy } from '../server/store/busy.js';
 
 export const EXIT = {
   ok: 0,
@@ -71,7 +72,7 @@ export function exitKindOf(e: unknown): ExitKind {
     return 'failure';
   }
   if (e instanceof Error && (e.name === 'ExitPromptError' || e.name === 'AbortPromptError')) return 'interrupted';
-  if (e instanceof Error && isTransient(e)) return 'temporary';
+  if (e instanceof Error && (isTransient(e) || isBusy(e))) return 'temporary';
   return 'failure';
 }
 
@@ -109,5 +110,6 @@ export function reportError(e: unknown): ErrorReport {
 function describeError(e: Error): string {
   const cause = (e as { cause?: unknown }).cause;
   if (e.message === 'fetch failed' && cause instanceof Error) return `cannot reach the server: ${cause.message}`;
+  if (isBusy(e)) return BUSY_MESSAGE;
   return e.message;
 }

@@ -1,7 +1,8 @@
 /**
- * Event queues in the store. Emitting appends a row per interested queue inside the emitting request's
- * transaction, so an event exists exactly when the change it reports does. Waiters in this process are
- * woken at once; waiters in other processes see the row on their next poll.
+ * Event queues in the store. Emitting stores the event's body once per form and appends a reference per
+ * interested queue inside the emitting request's transaction, so an event exists exactly when the change
+ * it reports does. Waiters in this process are woken at once; waiters in other processes see the row on
+ * their next poll.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -18,6 +19,8 @@ export interface QueueRow {
   last_event_id: number;
   /** The newest event ID acknowledged (and deleted) so far; -1 before the first. */
   pruned_through: number;
+  /** 1: dropped (over its bound, or pushed out by newer queues); polls are refused until cleanup deletes it. */
+  dead: number;
 }
 
 /** An event as a queue hands it out. */
@@ -58,29 +61,67 @@ const capabilities = (q: Pick<QueueRow, 'options'>): Record<string, boolean> =>
   (JSON.parse(q.options) as DeliveryOptions).client_capabilities ?? {};
 
 /**
- * Queues `event` for the users' queues that want it. Given the time, queues idle past their lifespan are
- * skipped: they are dead, only not yet deleted (that happens on the next register, poll or delete), and
- * would otherwise keep growing as long as nobody registers.
+ * Bounds of a user's queues. A Zulip server has neither (zerver/tornado/event_queue.py keeps every queue
+ * until it is idle for its lifespan, and a queue's deque has no length limit): it relies on Tornado's memory
+ * and on the 10-minute default lifespan. Here queues live in the store, a lifespan can be a week, and a
+ * guest can register queues in a loop, so both are bounded: a user's oldest idle queues make room for new
+ * ones, and a queue nobody drains is dropped (its next poll gets BAD_EVENT_QUEUE_ID, and a client
+ * registers again, as it does after a server restart).
+ */
+export const MAX_QUEUES_PER_USER = 50;
+export const MAX_PENDING_EVENTS = 10_000;
+/** Dead or expired queues deleted per request: bounded work in one user's request (serve sweeps the rest). */
+const EXPIRE_PER_REQUEST = 4;
+
+/** The variant of an event a queue gets: message events are rendered for the queue's options. */
+function formOf(q: Pick<QueueRow, 'options'>, event: { type: string }): string {
+  if (event.type !== 'message') return '';
+  const o = JSON.parse(q.options) as DeliveryOptions;
+  return [o.apply_markdown === false, o.client_gravatar === true, o.client_capabilities?.empty_topic_name === true].map(Number).join('');
+}
+
+/**
+ * Queues `event` for the users' queues that want it: its body is stored once per form, each queue gets a
+ * reference. Given the time, queues idle past their lifespan are skipped: they are dead, only not yet
+ * deleted, and would otherwise keep growing as long as nobody registers.
  */
 export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>, now?: number): void {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
   const queues = db
     .prepare(
-      `SELECT id, event_types, options, last_event_id FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))
-       AND (? IS NULL OR last_access + lifespan_secs >= ?)`,
+      `SELECT id, event_types, options, last_event_id, pruned_through FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))
+       AND dead = 0 AND (? IS NULL OR last_access + lifespan_secs >= ?)`,
     )
-    .all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as Pick<QueueRow, 'id' | 'event_types' | 'options' | 'last_event_id'>[];
-  const plain = JSON.stringify(event);
+    .all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as Pick<
+    QueueRow,
+    'id' | 'event_types' | 'options' | 'last_event_id' | 'pruned_through'
+  >[];
+  const payloads = new Map<string, number>();
+  const payloadFor = (q: Pick<QueueRow, 'options'>): number => {
+    const form = formOf(q, event);
+    let id = payloads.get(form);
+    if (id === undefined) {
+      const body = event.type === 'message' ? messageEventFor(db, event, JSON.parse(q.options) as DeliveryOptions) : event;
+      id = storePayload(db, JSON.stringify(body));
+      payloads.set(form, id);
+    }
+    return id;
+  };
   const woken: string[] = [];
+  const kill = db.prepare('UPDATE event_queues SET dead = 1 WHERE id = ?');
   for (const q of queues) {
     if (!wants(q, event)) continue;
-    appendEvent(db, q, event.type === 'message' ? JSON.stringify(messageEventFor(db, event, JSON.parse(q.options) as DeliveryOptions)) : plain);
     woken.push(q.id);
+    // A queue nobody drains would hold its events for as long as it lives: past its bound it is dropped.
+    if (q.last_event_id - q.pruned_through >= MAX_PENDING_EVENTS) kill.run(q.id);
+    else appendEvent(db, q, payloadFor(q));
   }
   // Wake after the caller's transaction has had its chance to commit.
   if (woken.length) setImmediate(() => woken.forEach((id) => wakeups.emit(id)));
 }
+
+const storePayload = (db: Db, json: string): number => Number(db.prepare('INSERT INTO event_payloads (event) VALUES (?)').run(json).lastInsertRowid);
 
 /**
  * A message event as the queue registered for it: rendered HTML or the raw Markdown (apply_markdown, false
@@ -102,16 +143,40 @@ function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOpti
   return { ...event, message };
 }
 
-function appendEvent(db: Db, q: Pick<QueueRow, 'id' | 'last_event_id'>, json: string): number {
+function appendEvent(db: Db, q: Pick<QueueRow, 'id' | 'last_event_id'>, payloadId: number): number {
   const id = q.last_event_id + 1;
-  db.prepare('INSERT INTO events (queue_id, id, event) VALUES (?, ?, ?)').run(q.id, id, json);
+  db.prepare('INSERT INTO queue_events (queue_id, id, payload_id) VALUES (?, ?, ?)').run(q.id, id, payloadId);
   db.prepare('UPDATE event_queues SET last_event_id = ? WHERE id = ?').run(id, q.id);
   return id;
 }
 
-/** Deletes queues idle past their lifespan (their events go with them). */
-export function expireQueues(db: Db, now: number): void {
-  db.prepare('DELETE FROM event_queues WHERE last_access + lifespan_secs < ?').run(Math.floor(now));
+/** Drops a queue's references up to `throughId` and the bodies nobody else references. */
+function dropReferences(db: Db, queueId: string, throughId: number): void {
+  const payloadIds = db.prepare('SELECT DISTINCT payload_id FROM queue_events WHERE queue_id = ? AND id <= ?').pluck().all(queueId, throughId);
+  if (payloadIds.length === 0) return;
+  db.prepare('DELETE FROM queue_events WHERE queue_id = ? AND id <= ?').run(queueId, throughId);
+  db.prepare(
+    `DELETE FROM event_payloads WHERE id IN (SELECT value FROM json_each(?))
+     AND NOT EXISTS (SELECT 1 FROM queue_events WHERE payload_id = event_payloads.id)`,
+  ).run(JSON.stringify(payloadIds));
+}
+
+function removeQueue(db: Db, queueId: string): void {
+  dropReferences(db, queueId, Number.MAX_SAFE_INTEGER);
+  db.prepare('DELETE FROM event_queues WHERE id = ?').run(queueId);
+}
+
+/**
+ * Deletes up to `limit` queues that are dead or idle past their lifespan, with their events; returns how
+ * many. Requests call it with a small limit; serve's sweep calls it until nothing is left.
+ */
+export function expireQueues(db: Db, now: number, limit = EXPIRE_PER_REQUEST): number {
+  const ids = db
+    .prepare('SELECT id FROM event_queues WHERE last_access + lifespan_secs < ? UNION SELECT id FROM event_queues WHERE dead = 1 LIMIT ?')
+    .pluck()
+    .all(Math.floor(now), limit) as string[];
+  ids.forEach((id) => removeQueue(db, id));
+  return ids.length;
 }
 
 export interface NewQueue {
@@ -124,8 +189,26 @@ export interface NewQueue {
   now: number;
 }
 
+/** Creates a queue; a user at the bound loses their least recently used queues first. */
 export function createQueue(db: Db, q: NewQueue): string {
   const id = randomUUID();
+  const now = Math.floor(q.now);
+  const live = db
+    .prepare('SELECT count(*) FROM event_queues WHERE user_id = ? AND dead = 0 AND last_access + lifespan_secs >= ?')
+    .pluck()
+    .get(q.userId, now) as number;
+  if (live >= MAX_QUEUES_PER_USER) {
+    const evicted = db
+      .prepare(
+        `SELECT id FROM event_queues WHERE user_id = ? AND dead = 0 AND last_access + lifespan_secs >= ?
+         ORDER BY last_access, rowid LIMIT ?`,
+      )
+      .pluck()
+      .all(q.userId, now, live - MAX_QUEUES_PER_USER + 1) as string[];
+    const kill = db.prepare('UPDATE event_queues SET dead = 1 WHERE id = ?');
+    evicted.forEach((e) => kill.run(e));
+    setImmediate(() => evicted.forEach((e) => wakeups.emit(e)));
+  }
   const lifespan = Math.min(q.lifespanSecs > 0 ? q.lifespanSecs : DEFAULT_QUEUE_LIFESPAN_SECS, MAX_QUEUE_LIFESPAN_SECS);
   db.prepare('INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access) VALUES (?, ?, ?, ?, ?, ?)').run(
     id,
@@ -133,7 +216,7 @@ export function createQueue(db: Db, q: NewQueue): string {
     q.eventTypes === null ? null : JSON.stringify(q.eventTypes),
     JSON.stringify(q.options),
     lifespan,
-    Math.floor(q.now),
+    now,
   );
   return id;
 }
@@ -141,9 +224,15 @@ export function createQueue(db: Db, q: NewQueue): string {
 export const badQueue = (queueId: string): ApiError =>
   new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
 
-/** The caller's queue; another user's queue is as unknown as a missing one. */
-export function ownQueue(db: Db, queueId: string, userId: number): QueueRow {
+/** A queue that polls may still use: not dropped, not idle past its lifespan (deleted or not yet). */
+function liveQueue(db: Db, queueId: string, now: number): QueueRow | undefined {
   const q = db.prepare('SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
+  return q && q.dead === 0 && q.last_access + q.lifespan_secs >= Math.floor(now) ? q : undefined;
+}
+
+/** The caller's queue; another user's queue, or a dropped or expired one, is as unknown as a missing one. */
+export function ownQueue(db: Db, queueId: string, userId: number, now: number): QueueRow {
+  const q = liveQueue(db, queueId, now);
   if (!q || q.user_id !== userId) throw badQueue(queueId);
   return q;
 }
@@ -154,10 +243,10 @@ export function ownQueue(db: Db, queueId: string, userId: number): QueueRow {
  */
 export function acknowledge(db: Db, q: QueueRow, lastEventId: number): void {
   if (lastEventId < q.pruned_through) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
-  const newest = db.prepare('SELECT max(id) AS id FROM events WHERE queue_id = ? AND id <= ?').get(q.id, lastEventId) as { id: number | null };
+  const newest = db.prepare('SELECT max(id) AS id FROM queue_events WHERE queue_id = ? AND id <= ?').get(q.id, lastEventId) as { id: number | null };
   const prunedThrough = newest.id ?? q.pruned_through;
   if (newest.id !== null) {
-    db.prepare('DELETE FROM events WHERE queue_id = ? AND id <= ?').run(q.id, lastEventId);
+    dropReferences(db, q.id, lastEventId);
     db.prepare('UPDATE event_queues SET pruned_through = ? WHERE id = ?').run(prunedThrough, q.id);
   }
   if (lastEventId !== prunedThrough) throw badRequest(`Event ${lastEventId} was not in this queue`);
@@ -168,20 +257,22 @@ export function touchQueue(db: Db, queueId: string, now: number): void {
 }
 
 export function pendingEvents(db: Db, queueId: string): StoredEvent[] {
-  const rows = db.prepare('SELECT id, event FROM events WHERE queue_id = ? ORDER BY id').all(queueId) as { id: number; event: string }[];
+  const rows = db
+    .prepare('SELECT q.id, p.event FROM queue_events q JOIN event_payloads p ON p.id = q.payload_id WHERE q.queue_id = ? ORDER BY q.id')
+    .all(queueId) as { id: number; event: string }[];
   return rows.map((r) => ({ ...(JSON.parse(r.event) as { type: string }), id: r.id }));
 }
 
 /** Adds a heartbeat to one queue, so an idle long poll answers with it. */
 export function pushHeartbeat(db: Db, queueId: string): void {
   const q = db.prepare('SELECT id, last_event_id FROM event_queues WHERE id = ?').get(queueId) as Pick<QueueRow, 'id' | 'last_event_id'> | undefined;
-  if (q) appendEvent(db, q, JSON.stringify({ type: 'heartbeat' }));
+  if (q) appendEvent(db, q, storePayload(db, JSON.stringify({ type: 'heartbeat' })));
 }
 
 /** Deletes a queue and wakes whoever waits on it in this process, so the wait ends. */
 export function deleteQueue(db: Db, queueId: string): void {
-  db.prepare('DELETE FROM event_queues WHERE id = ?').run(queueId);
+  removeQueue(db, queueId);
   setImmediate(() => wakeups.emit(queueId));
 }
 
-export const queueExists = (db: Db, queueId: string): boolean => db.prepare('SELECT 1 FROM event_queues WHERE id = ?').get(queueId) !== undefined;
+export const queueExists = (db: Db, queueId: string, now: number): boolean => liveQueue(db, queueId, now) !== undefined;

@@ -17,6 +17,7 @@ import { systemClock } from './context.js';
 import { emitEvent } from './events.js';
 import { handlerAreas } from './handlers/index.js';
 import { getSetting } from './realm.js';
+import { BUSY_MESSAGE, isBusy } from './store/busy.js';
 import type { Db } from './store/db.js';
 
 interface Route {
@@ -99,6 +100,7 @@ export class Router {
       return await this.dispatch(req, signal);
     } catch (e) {
       if (e instanceof ApiError) return json(e.status, e.body(), e.headers);
+      if (isBusy(e)) return json(503, { result: 'error', msg: BUSY_MESSAGE, code: 'BAD_REQUEST' }, { 'retry-after': '1' });
       this.opts.log?.(`internal error on ${req.method} ${req.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       return json(500, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
     }
@@ -144,9 +146,7 @@ export class Router {
     const read = decodeParams(op, req, params);
     const ctx = this.context(req, caller, signal);
     const binding = await this.binding(op, hit.route.area);
-    const result = binding.async
-      ? await binding.fn(ctx.handler, params)
-      : db.transaction(() => binding.fn(ctx.handler, params)).immediate();
+    const result = binding.async ? await binding.fn(ctx.handler, params) : inTransaction(db, op, () => binding.fn(ctx.handler, params));
     ctx.commit();
     const body: Record<string, unknown> = { result: 'success', msg: '', ...(result as Record<string, unknown>) };
     const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
@@ -189,6 +189,21 @@ export class Router {
         }
       },
     };
+  }
+}
+
+/**
+ * Runs a synchronous handler in one transaction. A GET only reads, so it takes a snapshot and never waits
+ * for (or blocks) another process's writer; should one write after all, it fails at once on a busy store
+ * and is run again, from the start, holding the write lock.
+ */
+function inTransaction<T>(db: Db, op: Operation, fn: () => T): T {
+  if (op.method !== 'GET') return db.transaction(fn).immediate();
+  try {
+    return db.transaction(fn).deferred();
+  } catch (e) {
+    if (isBusy(e)) return db.transaction(fn).immediate();
+    throw e;
   }
 }
 

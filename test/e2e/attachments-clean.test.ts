@@ -4,15 +4,18 @@
  * exits 0 (or, when it starts after the first has finished, finds nothing left). Needs a build first
  * (npx tsc -p tsconfig.json; npm test does it).
  */
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { uploadFile } from '../../src/api/operations/attachments.js';
 import { ChatClient } from '../../src/client/client.js';
 import { EmbeddedTransport } from '../../src/client/embedded.js';
+import { uploadFilePath, type StoredUpload } from '../../src/server/model/uploads.js';
 import { Router } from '../../src/server/router.js';
 import { openDb } from '../../src/server/store/db.js';
-import { spawnCli, tempHome } from '../helpers/cli.js';
+import { BIN, spawnCli, tempHome } from '../helpers/cli.js';
 
 const DAY_MS = 86_400_000;
 const OWNER = 'cron-admin@acme.test';
@@ -81,5 +84,37 @@ describe('attachments clean from cron, twice at once', () => {
     // Run again, as the next night's cron would: nothing left to do, quietly.
     const next = await spawnCli([...argv, '--quiet'], { env });
     expect(next).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+});
+
+describe('attachments clean killed half-way', () => {
+  it('leaves no record of an upload whose file is gone, and the next run finishes the job', { timeout: 60_000 }, async () => {
+    const { home, env } = tempHome();
+    const dataDir = join(home, 'org');
+    expect((await spawnCli(['init', '--data-dir', dataDir, '--email', OWNER, '--password-stdin'], { env, stdin: 'cron-pass-1\n' })).code).toBe(0);
+    const uploads = await seed(dataDir, Array.from({ length: 60 }, (_, i) => ({ name: `old-${i}.txt`, bytes: 10, old: true })));
+    const argv = [process.execPath, BIN, 'attachments', 'clean', '--data-dir', dataDir, '--older-than', '30d', '--yes'];
+    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: 'ignore' });
+    const db = openDb(dataDir);
+    try {
+      // Killed as soon as it has deleted something, with most of the work still ahead of it.
+      while ((db.prepare('SELECT count(*) FROM attachments').pluck().get() as number) === uploads.length && child.exitCode === null) {
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      const rows = db.prepare('SELECT path_id, stored_as FROM attachments').all() as StoredUpload[];
+      expect(rows.filter((r) => !existsSync(uploadFilePath(dataDir, r)))).toEqual([]);
+    } finally {
+      db.close();
+    }
+    rmSync(join(dataDir, 'attachments-clean.lock'), { force: true });
+    expect((await spawnCli(argv.slice(2), { env })).code).toBe(0);
+    const after = openDb(dataDir);
+    try {
+      expect(after.prepare('SELECT count(*) FROM attachments').pluck().get()).toBe(0);
+    } finally {
+      after.close();
+    }
   });
 });

@@ -5,6 +5,7 @@
 import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import type { CallParamsOf } from '../../src/api/operation.js';
 import type { ChatClient } from '../../src/client/client.js';
+import { pendingEvents } from '../../src/server/events.js';
 import { randomToken } from './names.js';
 import { openapiErrors } from './openapi.js';
 import type { TestOrg, TestUser } from './org.js';
@@ -31,9 +32,9 @@ export function openQueue(org: TestOrg, user: TestUser, o: QueueOptions = {}): s
 }
 
 function takeRows(org: TestOrg, queueId: string): { id: number; event: StoredEvent }[] {
-  const rows = org.db.prepare('SELECT id, event FROM events WHERE queue_id = ? ORDER BY id').all(queueId) as { id: number; event: string }[];
-  org.db.prepare('DELETE FROM events WHERE queue_id = ?').run(queueId);
-  return rows.map((r) => ({ id: r.id, event: JSON.parse(r.event) as StoredEvent }));
+  const rows = pendingEvents(org.db, queueId);
+  org.db.prepare('DELETE FROM queue_events WHERE queue_id = ?').run(queueId);
+  return rows.map(({ id, ...event }) => ({ id, event }));
 }
 
 /** The events the queue has received since the last take, oldest first; they are removed from it. */

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAttachments, removeAttachment, uploadFile } from '../../src/api/operations/attachments.js';
 import { sendMessage, updateMessage } from '../../src/api/operations/messages.js';
@@ -7,6 +6,7 @@ import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+import { storedFile } from '../helpers/uploads.js';
 
 /** A queue of `attachment` events only (sending and editing also produce message events). */
 const attachmentQueue = (org: TestOrg, user: TestUser) => openQueue(org, user, { eventTypes: ['attachment'] });
@@ -19,7 +19,7 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
     const res = await (await clientFor(org, kind, user)).call(uploadFile, {}, { files: [{ field: 'f', filename: name, contentType: 'text/plain', data: new TextEncoder().encode(text) }] });
     const pathId = decodeURIComponent(res.uri.slice('/user_uploads/'.length));
     const { id } = org.db.prepare('SELECT id FROM attachments WHERE path_id = ?').get(pathId) as { id: number };
-    return { id, pathId, uri: res.uri };
+    return { id, pathId, uri: res.uri, file: storedFile(org, pathId) };
   };
 
   /** A direct message through the real send, which links the uploads it mentions. */
@@ -112,7 +112,7 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
       const q = attachmentQueue(org, ann);
       const res = await (await clientFor(org, kind, ann)).call(removeAttachment, { attachment_id: file.id });
       expect(res).toEqual({ result: 'success', msg: '' });
-      expect(existsSync(join(org.dataDir, 'uploads', file.pathId))).toBe(false);
+      expect(existsSync(file.file)).toBe(false);
       expect(org.db.prepare('SELECT 1 FROM attachments WHERE id = ?').get(file.id)).toBeUndefined();
       expect(org.db.prepare('SELECT 1 FROM attachment_messages WHERE attachment_id = ?').get(file.id)).toBeUndefined();
       const total = (org.db.prepare('SELECT coalesce(sum(size), 0) AS n FROM attachments').get() as { n: number }).n;
@@ -128,7 +128,7 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
       expect((await del(bob, file.id)).body).toEqual(invalid);
       expect((await del(org.owner, file.id)).body).toEqual(invalid);
       expect((await del(ann, 999999)).body).toEqual(invalid);
-      expect(existsSync(join(org.dataDir, 'uploads', file.pathId))).toBe(true);
+      expect(existsSync(file.file)).toBe(true);
       expect((await del(ann, file.id)).status).toBe(200);
       const again = await del(ann, file.id);
       expect(again.status).toBe(400);

@@ -274,7 +274,7 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
     // Changes that only ever emit (no register, poll or delete runs the expiry) must not fill a dead queue.
     const general = (org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
     for (const topic of ['a', 'b', 'c']) await client.call(updateUserTopic, { stream_id: general, topic, visibility_policy: 1 });
-    expect(org.db.prepare('SELECT count(*) FROM events WHERE queue_id = ?').pluck().get(queue_id)).toBe(0);
+    expect(org.db.prepare('SELECT count(*) FROM queue_events WHERE queue_id = ?').pluck().get(queue_id)).toBe(0);
   });
 });
 
@@ -311,7 +311,8 @@ describe('event queues across processes', () => {
     const writer = openDb(org.dataDir);
     try {
       writer.transaction(() => {
-        writer.prepare("INSERT INTO events (queue_id, id, event) VALUES (?, 0, '{\"type\":\"custom\"}')").run(queue_id);
+        const payload = writer.prepare("INSERT INTO event_payloads (event) VALUES ('{\"type\":\"custom\"}')").run().lastInsertRowid;
+        writer.prepare('INSERT INTO queue_events (queue_id, id, payload_id) VALUES (?, 0, ?)').run(queue_id, payload);
         writer.prepare('UPDATE event_queues SET last_event_id = 0 WHERE id = ?').run(queue_id);
       })();
     } finally {

@@ -1,12 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadFile } from '../../src/api/operations/attachments.js';
 import type { UploadedFile } from '../../src/api/wire.js';
+import { pendingEvents } from '../../src/server/events.js';
 import { sanitizeFileName } from '../../src/server/model/uploads.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+import { storedFile } from '../helpers/uploads.js';
 
 const file = (filename: string, text: string, contentType = 'text/plain'): UploadedFile => ({
   field: 'file',
@@ -50,10 +51,10 @@ describe.each(TRANSPORTS)('POST /user_uploads over %s', (kind) => {
     expect(res.filename).toBe('notes.txt');
     expect(openapiErrors('post', '/user_uploads', 200, res)).toEqual([]);
     const pathId = res.uri.slice('/user_uploads/'.length);
-    expect(readFileSync(join(org.dataDir, 'uploads', pathId), 'utf8')).toBe('hello world');
+    expect(readFileSync(storedFile(org, pathId), 'utf8')).toBe('hello world');
     const row = org.db.prepare('SELECT * FROM attachments WHERE path_id = ?').get(pathId);
     expect(row).toMatchObject({ owner_id: ann.id, name: 'notes.txt', size: 11, content_type: 'text/plain', create_time_ms: org.clock.now() * 1000 });
-    const events = (org.db.prepare('SELECT event FROM events WHERE queue_id = ?').all(queue) as { event: string }[]).map((e) => JSON.parse(e.event) as unknown);
+    const events = pendingEvents(org.db, queue).map(({ id: _id, ...event }) => event);
     expect(events).toEqual([
       {
         type: 'attachment',
@@ -70,7 +71,7 @@ describe.each(TRANSPORTS)('POST /user_uploads over %s', (kind) => {
     expect(res.filename).toBe('my-résumé-final.pdf');
     expect(res.uri.endsWith('/my-r%C3%A9sum%C3%A9-final.pdf')).toBe(true);
     const pathId = decodeURIComponent(res.uri.slice('/user_uploads/'.length));
-    expect(existsSync(join(org.dataDir, 'uploads', pathId))).toBe(true);
+    expect(existsSync(storedFile(org, pathId))).toBe(true);
     expect(org.db.prepare('SELECT name, content_type FROM attachments WHERE path_id = ?').get(pathId)).toEqual({ name: 'my résumé (final).pdf', content_type: 'application/pdf' });
   });
 

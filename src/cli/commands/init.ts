@@ -59,7 +59,7 @@ export const commands = [
       }
       const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'));
       const [{ openEmbedded }, { initialize }] = await Promise.all([import('../../client/embedded.js'), import('../embedded-org.js')]);
-      const transport = await openEmbedded(dataDir);
+      const transport = await openEmbedded(dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
       try {
         const email = opt.str(opts, 'email')!;
         const credentials = await initialize(ctx, transport, {

@@ -162,7 +162,7 @@ async function loginEmbeddedDir(ctx: Context, opts: Record<string, unknown>, pro
     import('../../server/realm.js'),
     import('../../client/client.js'),
   ]);
-  const transport = await openEmbedded(dataDir);
+  const transport = await openEmbedded(dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
   try {
     if (!isInitialized(transport.router.db)) {
       throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one: chatctl init --data-dir ${dataDir}`);

@@ -31,20 +31,23 @@ export const commands = [
       // Flags before variables, as for every command: --profile's data dir wins over CHATCTL_DATA_DIR.
       const fromFlags = ctx.globals.dataDir ?? (ctx.globals.profile !== undefined ? profile?.embedded : undefined);
       const dataDir = resolve(fromFlags ?? ctx.env.CHATCTL_DATA_DIR ?? profile?.embedded ?? defaultDataDir(ctx.env));
-      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }, { zulipRateLimits }] = await Promise.all([
+      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }, { zulipRateLimits }, { startHousekeeping }, { systemClock }] = await Promise.all([
         import('../../server/store/db.js'),
         import('../../server/router.js'),
         import('../../server/http.js'),
         import('../../server/realm.js'),
         import('../../server/rate-limit.js'),
+        import('../../server/housekeeping.js'),
+        import('../../server/context.js'),
       ]);
-      const db = openDb(dataDir);
+      const db = openDb(dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
       if (!isInitialized(db)) {
         db.close();
         throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one first: chatctl init --data-dir ${dataDir}`);
       }
       const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
       const router = new Router({ db, dataDir, log });
+      const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
       const server = createApiServer(router, log, { limit: opt.bool(opts, 'rateLimit') ? zulipRateLimits(router, db) : undefined });
       server.listen(port, host);
       await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
@@ -58,6 +61,7 @@ export const commands = [
       ctx.info('chatctl: stopping');
       server.closeIdleConnections();
       await new Promise<void>((done) => server.close(() => done()));
+      stopHousekeeping();
       await router.drain();
       db.close();
     },

@@ -50,7 +50,7 @@ async function changePermissionOf(ctx: Context, email: string, permission: strin
     import('../../server/realm.js'),
     import('../../server/permissions.js'),
   ]);
-  const db = openDb(target.dataDir);
+  const db = openDb(target.dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
   try {
     if (!isInitialized(db)) throw new CliError(`there is no organization in ${target.dataDir}`, 'usage', `create one first: chatctl init --data-dir ${target.dataDir}`);
     const { user, changed } = perms.changePermission(db, email, permission, granted);

@@ -3,7 +3,7 @@ import { badRequest } from '../../api/errors.js';
 import { getAttachments, removeAttachment, uploadFile } from '../../api/operations/attachments.js';
 import { bind, callerOf, type Binding } from '../context.js';
 import { attachmentById, attachmentsOf, emitAttachmentChange, insertAttachment, uploadSpaceUsed } from '../model/attachments.js';
-import { deleteUploadBytes, MAX_FILE_UPLOAD_SIZE_MIB, newPathId, storeUploadBytes, uploadUrl } from '../model/uploads.js';
+import { deleteUploadBytes, MAX_FILE_UPLOAD_SIZE_MIB, newPathId, newStoredName, storeUploadBytes, uploadUrl } from '../model/uploads.js';
 
 export const bindings: Binding[] = [
   bind(uploadFile, (ctx) => {
@@ -19,13 +19,20 @@ export const bindings: Binding[] = [
       owner_id: me.id,
       name: file.filename,
       path_id: pathId,
+      stored_as: newStoredName(),
       size: file.data.length,
       content_type: file.contentType,
       create_time_ms: ctx.now() * 1000,
     });
-    // After the row: if writing fails, the transaction takes the row back with it.
-    storeUploadBytes(ctx.dataDir, pathId, file.data);
-    emitAttachmentChange(ctx.db, 'add', row);
+    // After the row: if writing fails, the transaction takes the row back with it; if anything after the
+    // write fails, the file goes too. (A commit that fails leaves a file no row names: the sweep's.)
+    storeUploadBytes(ctx.dataDir, row.stored_as!, file.data);
+    try {
+      emitAttachmentChange(ctx.db, 'add', row);
+    } catch (e) {
+      deleteUploadBytes(ctx.dataDir, row);
+      throw e;
+    }
     const url = uploadUrl(pathId);
     return { uri: url, url, filename: pathId.slice(pathId.lastIndexOf('/') + 1) };
   }),
@@ -37,12 +44,9 @@ export const bindings: Binding[] = [
     const row = attachmentById(ctx.db, p.attachment_id);
     if (!row || row.owner_id !== me.id) throw badRequest('Invalid attachment');
     ctx.db.prepare('DELETE FROM attachments WHERE id = ?').run(row.id);
-    try {
-      deleteUploadBytes(ctx.dataDir, row.path_id);
-    } catch (e) {
-      ctx.log(`deleting upload ${row.path_id} failed: ${e instanceof Error ? e.message : String(e)}`);
-      throw badRequest('An error occurred while deleting the attachment. Please try again later.');
-    }
+    // The file goes once the row's deletion is committed: a process killed in between leaves a file no row
+    // names (the upload sweep's), never a row naming a missing file.
+    ctx.defer(async () => deleteUploadBytes(ctx.dataDir, row));
     ctx.emit({ type: 'attachment', op: 'remove', attachment: { id: row.id }, upload_space_used: uploadSpaceUsed(ctx.db) }, [me.id]);
     return {};
   }),

@@ -53,7 +53,7 @@ function waitForEvents(ctx: HandlerContext, queueId: string, since: number): Pro
   /** What the poll answers now, or null to keep waiting. */
   const outcome = (): QueueEvent[] | null => {
     if (ctx.signal.aborted) return [];
-    if (!queueExists(ctx.db, queueId)) throw badQueue(queueId);
+    if (!queueExists(ctx.db, queueId, ctx.now())) throw badQueue(queueId);
     if (pendingEvents(ctx.db, queueId).length) return deliver();
     keepAlive();
     if (ctx.clock.now() - since < heartbeatAfter) return null;
@@ -144,7 +144,7 @@ export const bindings: Binding[] = [
     const since = ctx.clock.now();
     const events = ctx.tx(() => {
       expireQueues(db, ctx.now());
-      acknowledge(db, ownQueue(db, queueId, me.id), lastEventId);
+      acknowledge(db, ownQueue(db, queueId, me.id, ctx.now()), lastEventId);
       touchQueue(db, queueId, ctx.now());
       return pendingEvents(db, queueId);
     });
@@ -155,7 +155,7 @@ export const bindings: Binding[] = [
   bind(deleteQueueOp, (ctx, p) => {
     const db = ctx.db;
     expireQueues(db, ctx.now());
-    deleteQueue(db, ownQueue(db, p.queue_id, callerOf(ctx).id).id);
+    deleteQueue(db, ownQueue(db, p.queue_id, callerOf(ctx).id, ctx.now()).id);
     return {};
   }),
 ];

@@ -1,15 +1,14 @@
 /** Public server settings and the password → API key exchange. */
 import { ApiError, badRequest } from '../../api/errors.js';
-import { AUTHENTICATE_BY_USERNAME, RATE_LIMIT_MESSAGE } from '../../api/rate-limits.js';
+import { RATE_LIMIT_MESSAGE } from '../../api/rate-limits.js';
 import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, type Binding } from '../context.js';
+import { LOGIN_FAILURE_LIMIT, LOGIN_FAILURE_WINDOW_SECS, pruneLoginFailures } from '../model/login-failures.js';
 import { userByEmail } from '../model/users.js';
 import { FEATURE_LEVEL, getSetting, SERVER_VERSION } from '../realm.js';
 import { verifyPassword } from '../secrets.js';
 
-/** Failed password logins allowed per username in the window, as a Zulip server's `authenticate_by_username`. */
-const { calls: LOGIN_FAILURE_LIMIT, seconds: LOGIN_FAILURE_WINDOW_SECS } = AUTHENTICATE_BY_USERNAME;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/i;
 /**
@@ -77,7 +76,11 @@ export const bindings: Binding[] = [
     }
     // Every refusal past this point counts against the username, as a server's authentication rate limit does.
     const refuse = (error: ApiError): never => {
-      ctx.tx(() => db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)').run(username.trim(), now));
+      ctx.tx(() => {
+        db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)').run(username.trim(), now);
+        // Each failure clears a few expired ones: the table stays the size of the window, serve or not.
+        pruneLoginFailures(db, now, 10);
+      });
       throw error;
     };
     if (!getSetting(db, 'email_auth_enabled')) {

@@ -9,6 +9,8 @@ export interface AttachmentRow {
   owner_id: number;
   name: string;
   path_id: string;
+  /** Where its bytes are under uploads/ (see uploads.ts); null for an upload from before generated names. */
+  stored_as: string | null;
   size: number;
   content_type: string;
   create_time_ms: number;
@@ -39,8 +41,8 @@ export function attachmentsOf(db: Db, ownerId: number): Attachment[] {
 export function insertAttachment(db: Db, a: Omit<AttachmentRow, 'id'>): AttachmentRow {
   const info = db
     .prepare(
-      `INSERT INTO attachments (owner_id, name, path_id, size, content_type, create_time_ms)
-       VALUES (@owner_id, @name, @path_id, @size, @content_type, @create_time_ms)`,
+      `INSERT INTO attachments (owner_id, name, path_id, stored_as, size, content_type, create_time_ms)
+       VALUES (@owner_id, @name, @path_id, @stored_as, @size, @content_type, @create_time_ms)`,
     )
     .run(a);
   return attachmentById(db, Number(info.lastInsertRowid))!;

@@ -78,6 +78,8 @@ export interface NewUser {
   full_name: string;
   role?: Role;
   password?: string | null;
+  /** The password's hash, made before the write transaction (hashing is slow); instead of `password`. */
+  password_hash?: string;
   is_bot?: boolean;
   bot_type?: BotType | null;
   bot_owner_id?: number | null;
@@ -104,7 +106,7 @@ export function insertUser(db: Db, u: NewUser, now: number): UserRow {
       bot_type: u.bot_type ?? null,
       bot_owner_id: u.bot_owner_id ?? null,
       api_key: newApiKey(),
-      password_hash: u.password ? hashPassword(u.password) : null,
+      password_hash: u.password_hash ?? (u.password ? hashPassword(u.password) : null),
       date_joined: u.date_joined ?? now,
       timezone: u.timezone ?? '',
       service_base_url: u.service_base_url ?? null,

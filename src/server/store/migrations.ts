@@ -316,4 +316,38 @@ export const migrations: readonly string[] = [
     status INTEGER NOT NULL DEFAULT 0 -- 0 pending, 2 revoked (a link is never used up)
   );
   `,
+  // 5: events stored once, referenced by queues
+  `
+  -- An event's body is written once per form it takes (message events differ by the queue's rendering
+  -- options), and each queue that gets it holds a small reference: one request writes in proportion to its
+  -- own size, not to the number of queues. A body goes when the last reference to it goes.
+  CREATE TABLE event_payloads (
+    id INTEGER PRIMARY KEY,
+    event TEXT NOT NULL -- JSON, without the id
+  );
+  CREATE TABLE queue_events (
+    queue_id TEXT NOT NULL REFERENCES event_queues(id) ON DELETE CASCADE,
+    id INTEGER NOT NULL,
+    payload_id INTEGER NOT NULL REFERENCES event_payloads(id),
+    PRIMARY KEY (queue_id, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX queue_events_by_payload ON queue_events (payload_id);
+  -- Both numberings follow the old table's key order, so row n of one is row n of the other.
+  INSERT INTO event_payloads (id, event) SELECT row_number() OVER (ORDER BY queue_id, id), event FROM events;
+  INSERT INTO queue_events (queue_id, id, payload_id) SELECT queue_id, id, row_number() OVER (ORDER BY queue_id, id) FROM events;
+  DROP TABLE events;
+
+  -- A queue over its bound of pending events, or pushed out by its user's newer queues, is dead at once
+  -- (its next poll is refused) and deleted later by bounded cleanup.
+  ALTER TABLE event_queues ADD COLUMN dead INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX event_queues_by_expiry ON event_queues (last_access + lifespan_secs);
+  CREATE INDEX event_queues_dead ON event_queues (id) WHERE dead = 1;
+
+  CREATE INDEX login_failures_by_time ON login_failures (at);
+
+  -- Where an upload's bytes are, under uploads/: a generated name, so any file name works. NULL: the
+  -- layout before this migration, uploads/<path_id>.
+  ALTER TABLE attachments ADD COLUMN stored_as TEXT;
+  CREATE UNIQUE INDEX attachments_by_stored_name ON attachments (stored_as);
+  `,
 ];
