@@ -4,18 +4,37 @@
  * the one in Node's own fetch implementation.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
 import type { Router } from './router.js';
 
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const API_PREFIX = '/api/v1';
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+/** A request over one of the limits: answered with this status and message before the router sees it. */
+class OverLimit extends Error {
+  constructor(
+    readonly status: 400 | 413,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const tooLarge = (what: string, limit: number) => new OverLimit(413, `${what} is too large (limit: ${showBytes(limit)})`);
+
+/**
+ * The body, read only as far as the limit: a declared length over it is refused before one byte is read,
+ * and a body that grows past it stops being read there.
+ */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) throw tooLarge('The request body', limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    if (size > limit) throw tooLarge('The request body', limit);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -31,9 +50,13 @@ async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [str
       if (typeof value === 'string') body.push([key, value]);
       else files.push({ field: key, filename: value.name, contentType: value.type || 'application/octet-stream', data: new Uint8Array(await value.arrayBuffer()) });
     }
+    if (body.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) > LIMITS.formBytes) {
+      throw tooLarge('The form data', LIMITS.formBytes);
+    }
     return { body, files };
   }
   // url-encoded, and bodies sent without a content type (some clients' PATCH/DELETE)
+  if (raw.length > LIMITS.formBytes) throw tooLarge('The form data', LIMITS.formBytes);
   return { body: [...new URLSearchParams(raw.toString('utf8'))], files: [] };
 }
 
@@ -43,29 +66,73 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   res.end(text);
 }
 
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/**
+ * Answers a request refused for its size and closes the connection: the rest of its body is never read,
+ * so the socket cannot be reused.
+ */
+function refuse(res: ServerResponse, e: OverLimit): void {
+  const code = e.status === 413 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST';
+  send(res, e.status, { ...JSON_TYPE, connection: 'close' }, { result: 'error', msg: e.message, code });
+}
+
+/**
+ * What Node's parser refuses before a request exists (an oversized header block, a malformed request line)
+ * gets a JSON error too, where the socket can still take one.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, msg] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', `The request headers are too large (limit: ${showBytes(LIMITS.headerBytes)})`]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request took too long to arrive']
+        : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ result: 'error', msg, code: status === 431 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST' });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function createApiServer(router: Router, log: (line: string) => void): Server {
-  return createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => {
     const started = process.hrtime.bigint();
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // Read now: once the socket is destroyed (a refused body) it is gone from the request.
+    const remote = req.socket.remoteAddress ?? '-';
+    let pathname = '-';
     const done = (status: number) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // The path only: query strings can carry secrets.
-      log(`${req.socket.remoteAddress ?? '-'} "${req.method} ${url.pathname}" ${status} ${ms.toFixed(1)}ms`);
+      log(`${remote} "${req.method} ${pathname}" ${status} ${ms.toFixed(1)}ms`);
     };
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
     void (async () => {
+      const url = parseTarget(req.url ?? '/');
+      if (!url) {
+        send(res, 400, JSON_TYPE, { result: 'error', msg: 'Malformed request target', code: 'BAD_REQUEST' });
+        return done(400);
+      }
+      pathname = url.pathname;
       if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
-        send(res, 404, { 'content-type': 'application/json' }, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+        send(res, 404, JSON_TYPE, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
         return done(404);
       }
       let parsed: { body: [string, string][]; files: UploadedFile[] };
       try {
-        parsed = await parseForm(req.headers['content-type'] ?? '', await readBody(req));
-      } catch {
-        send(res, 400, { 'content-type': 'application/json' }, { result: 'error', msg: 'Malformed payload', code: 'BAD_REQUEST' });
+        parsed = await parseForm(req.headers['content-type'] ?? '', await readBody(req, LIMITS.bodyBytes));
+      } catch (e) {
+        if (e instanceof OverLimit) {
+          refuse(res, e);
+          return done(e.status);
+        }
+        send(res, 400, JSON_TYPE, { result: 'error', msg: 'Malformed payload', code: 'BAD_REQUEST' });
         return done(400);
       }
       const headers: Record<string, string> = {};
@@ -83,9 +150,21 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
       send(res, out.status, out.headers, req.method === 'HEAD' ? null : out.body);
       done(out.status);
     })().catch((e: unknown) => {
-      log(`internal error: ${e instanceof Error ? e.message : String(e)}`);
-      if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
+      // Whatever went wrong, this request gets an answer and the server keeps serving the others.
+      log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
+      if (!res.headersSent && !res.destroyed) send(res, 500, JSON_TYPE, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
       done(500);
     });
   });
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/** The request target as a URL, or null when it is not one (`http://[`). */
+function parseTarget(target: string): URL | null {
+  try {
+    return new URL(target, 'http://localhost');
+  } catch {
+    return null;
+  }
 }
