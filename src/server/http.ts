@@ -27,17 +27,27 @@ const tooLarge = (what: string, limit: number) => new OverLimit(413, `${what} is
  * The body, read only as far as the limit: a declared length over it is refused before one byte is read,
  * and a body that grows past it stops being read there.
  */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw tooLarge('The request body', limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge('The request body', limit);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (declared > limit) return Promise.reject(tooLarge('The request body', limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        // Not destroyed here: the 413 still has to go out on this socket.
+        req.off('data', onData);
+        req.pause();
+        reject(tooLarge('The request body', limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }
 
 async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [string, string][]; files: UploadedFile[] }> {
@@ -68,13 +78,29 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
+/** How long, and how much more, a refused body is read and thrown away so that its sender sees the answer. */
+const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
+
 /**
- * Answers a request refused for its size and closes the connection: the rest of its body is never read,
- * so the socket cannot be reused.
+ * Answers a request refused for its size. Closing the socket while its sender still writes would reset the
+ * connection and lose the answer on the way, so the rest of the body is read and dropped unparsed, as
+ * nginx's lingering close does, until it ends (the connection stays usable) or LINGER runs out (it is closed).
  */
-function refuse(res: ServerResponse, e: OverLimit): void {
+function refuse(req: IncomingMessage, res: ServerResponse, e: OverLimit): void {
   const code = e.status === 413 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST';
-  send(res, e.status, { ...JSON_TYPE, connection: 'close' }, { result: 'error', msg: e.message, code });
+  send(res, e.status, JSON_TYPE, { result: 'error', msg: e.message, code });
+  if (req.complete) return;
+  const socket = req.socket;
+  let dropped = 0;
+  const close = () => socket.destroy();
+  const timer = setTimeout(close, LINGER.ms).unref();
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER.bytes) close();
+  });
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
 }
 
 /**
@@ -129,7 +155,7 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
         parsed = await parseForm(req.headers['content-type'] ?? '', await readBody(req, LIMITS.bodyBytes));
       } catch (e) {
         if (e instanceof OverLimit) {
-          refuse(res, e);
+          refuse(req, res, e);
           return done(e.status);
         }
         send(res, 400, JSON_TYPE, { result: 'error', msg: 'Malformed payload', code: 'BAD_REQUEST' });
