@@ -11,17 +11,12 @@ import type { Router } from './router.js';
 
 const API_PREFIX = '/api/v1';
 
-/** A request over one of the limits: answered with this status and message before the router sees it. */
-class OverLimit extends Error {
-  constructor(
-    readonly status: 400 | 413,
-    message: string,
-  ) {
-    super(message);
+/** A body over one of the byte limits: answered 413 before the router (and so authentication) sees it. */
+class TooLarge extends Error {
+  constructor(what: string, limit: number) {
+    super(`${what} is too large (limit: ${showBytes(limit)})`);
   }
 }
-
-const tooLarge = (what: string, limit: number) => new OverLimit(413, `${what} is too large (limit: ${showBytes(limit)})`);
 
 /**
  * The body, read only as far as the limit: a declared length over it is refused before one byte is read,
@@ -29,7 +24,7 @@ const tooLarge = (what: string, limit: number) => new OverLimit(413, `${what} is
  */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) return Promise.reject(tooLarge('The request body', limit));
+  if (declared > limit) return Promise.reject(new TooLarge('The request body', limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -39,7 +34,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         // Not destroyed here: the 413 still has to go out on this socket.
         req.off('data', onData);
         req.pause();
-        reject(tooLarge('The request body', limit));
+        reject(new TooLarge('The request body', limit));
         return;
       }
       chunks.push(chunk);
@@ -61,12 +56,12 @@ async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [str
       else files.push({ field: key, filename: value.name, contentType: value.type || 'application/octet-stream', data: new Uint8Array(await value.arrayBuffer()) });
     }
     if (body.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) > LIMITS.formBytes) {
-      throw tooLarge('The form data', LIMITS.formBytes);
+      throw new TooLarge('The form data', LIMITS.formBytes);
     }
     return { body, files };
   }
   // url-encoded, and bodies sent without a content type (some clients' PATCH/DELETE)
-  if (raw.length > LIMITS.formBytes) throw tooLarge('The form data', LIMITS.formBytes);
+  if (raw.length > LIMITS.formBytes) throw new TooLarge('The form data', LIMITS.formBytes);
   return { body: [...new URLSearchParams(raw.toString('utf8'))], files: [] };
 }
 
@@ -86,9 +81,8 @@ const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
  * connection and lose the answer on the way, so the rest of the body is read and dropped unparsed, as
  * nginx's lingering close does, until it ends (the connection stays usable) or LINGER runs out (it is closed).
  */
-function refuse(req: IncomingMessage, res: ServerResponse, e: OverLimit): void {
-  const code = e.status === 413 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST';
-  send(res, e.status, JSON_TYPE, { result: 'error', msg: e.message, code });
+function refuse(req: IncomingMessage, res: ServerResponse, e: TooLarge): void {
+  send(res, 413, JSON_TYPE, { result: 'error', msg: e.message, code: 'REQUEST_TOO_LARGE' });
   if (req.complete) return;
   const socket = req.socket;
   let dropped = 0;
@@ -154,9 +148,9 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
       try {
         parsed = await parseForm(req.headers['content-type'] ?? '', await readBody(req, LIMITS.bodyBytes));
       } catch (e) {
-        if (e instanceof OverLimit) {
+        if (e instanceof TooLarge) {
           refuse(req, res, e);
-          return done(e.status);
+          return done(413);
         }
         send(res, 400, JSON_TYPE, { result: 'error', msg: 'Malformed payload', code: 'BAD_REQUEST' });
         return done(400);
