@@ -19,12 +19,14 @@ class TooLarge extends Error {
 }
 
 /**
- * The body, read only as far as the limit: a declared length over it is refused before one byte is read,
- * and a body that grows past it stops being read there.
+ * The body, read only as far as its limit: files come only in multipart bodies, so any other body is held
+ * to the form limit. A declared length over the limit is refused before one byte is read, and a body that
+ * grows past it stops being read there.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+function readBody(req: IncomingMessage, multipart: boolean): Promise<Buffer> {
+  const [what, limit] = multipart ? ['The request body', LIMITS.bodyBytes] : ['The form data', LIMITS.formBytes];
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) return Promise.reject(new TooLarge('The request body', limit));
+  if (declared > limit) return Promise.reject(new TooLarge(what, limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -34,7 +36,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         // Not destroyed here: the 413 still has to go out on this socket.
         req.off('data', onData);
         req.pause();
-        reject(new TooLarge('The request body', limit));
+        reject(new TooLarge(what, limit));
         return;
       }
       chunks.push(chunk);
@@ -45,9 +47,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+const isMultipart = (contentType: string): boolean => contentType.startsWith('multipart/form-data');
+
 async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [string, string][]; files: UploadedFile[] }> {
   if (raw.length === 0) return { body: [], files: [] };
-  if (contentType.startsWith('multipart/form-data')) {
+  if (isMultipart(contentType)) {
     const form = await new Request('http://localhost/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(raw) }).formData();
     const body: [string, string][] = [];
     const files: UploadedFile[] = [];
@@ -61,7 +65,6 @@ async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [str
     return { body, files };
   }
   // url-encoded, and bodies sent without a content type (some clients' PATCH/DELETE)
-  if (raw.length > LIMITS.formBytes) throw new TooLarge('The form data', LIMITS.formBytes);
   return { body: [...new URLSearchParams(raw.toString('utf8'))], files: [] };
 }
 
@@ -146,7 +149,8 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
       }
       let parsed: { body: [string, string][]; files: UploadedFile[] };
       try {
-        parsed = await parseForm(req.headers['content-type'] ?? '', await readBody(req, LIMITS.bodyBytes));
+        const contentType = req.headers['content-type'] ?? '';
+        parsed = await parseForm(contentType, await readBody(req, isMultipart(contentType)));
       } catch (e) {
         if (e instanceof TooLarge) {
           refuse(req, res, e);

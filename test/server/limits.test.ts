@@ -127,28 +127,42 @@ describe('serve under malformed and oversized requests', () => {
     expect(res.status).toBe(200);
   };
   const tooLarge = { result: 'error', msg: `The request body is too large (limit: ${showBytes(LIMITS.bodyBytes)})`, code: 'REQUEST_TOO_LARGE' };
+  const formTooLarge = { result: 'error', msg: `The form data is too large (limit: ${showBytes(LIMITS.formBytes)})`, code: 'REQUEST_TOO_LARGE' };
 
   it('answers a declared body over the limit with 413 at once, without waiting for the body, and keeps serving', async () => {
     // Only the headers are sent: an answer proves the server did not wait to read (or buffer) the 40 MiB.
-    const answer = await exchange(site, `POST /api/v1/user_uploads HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\ncontent-length: ${40 * 1024 * 1024}\r\n\r\n`);
+    const answer = await exchange(site, `POST /api/v1/user_uploads HTTP/1.1\r\nhost: x\r\ncontent-type: multipart/form-data; boundary=b\r\ncontent-length: ${40 * 1024 * 1024}\r\n\r\n`);
     expect(statusOf(answer)).toBe(413);
     expect(jsonOf(answer)).toEqual(tooLarge);
+    // A body that cannot carry a file is held to the form limit.
+    const form = await exchange(site, `POST /api/v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\ncontent-length: ${LIMITS.formBytes + 1}\r\n\r\n`);
+    expect(jsonOf(form)).toEqual(formTooLarge);
     await alive();
   });
 
   it('stops reading a chunked body once it passes the limit (the >32 MiB request that used to end the process)', async () => {
     const chunk = Buffer.concat([Buffer.from(`${(1024 * 1024).toString(16)}\r\n`), Buffer.alloc(1024 * 1024, 0x61), Buffer.from('\r\n')]);
-    const answer = await exchange(site, 'POST /api/v1/messages HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\ncontent-type: application/x-www-form-urlencoded\r\n\r\n', { chunk, times: 40 });
+    const head = (type: string) => `POST /api/v1/user_uploads HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\ncontent-type: ${type}\r\n\r\n`;
+    const answer = await exchange(site, head('multipart/form-data; boundary=b'), { chunk, times: 40 });
     expect(statusOf(answer)).toBe(413);
     expect(jsonOf(answer)).toEqual(tooLarge);
+    const form = await exchange(site, head('application/x-www-form-urlencoded'), { chunk, times: 40 });
+    expect(jsonOf(form)).toEqual(formTooLarge);
     await alive();
     expect(org.logs.filter((l) => l.startsWith('internal error'))).toEqual([]);
   });
 
-  it('refuses url-encoded form data over the form limit with 413, naming it', async () => {
+  it('refuses form data over the form limit with 413, naming it, url-encoded or beside a file', async () => {
     const res = await fetch(`${site}/api/v1/users/me`, { method: 'PATCH', body: 'a='.padEnd(LIMITS.formBytes + 1, 'b'), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ result: 'error', msg: `The form data is too large (limit: ${showBytes(LIMITS.formBytes)})`, code: 'REQUEST_TOO_LARGE' });
+    expect(await res.json()).toEqual(formTooLarge);
+    // In a multipart body the text fields are held to it too, beside the file.
+    const form = new FormData();
+    form.append('content', 'b'.repeat(LIMITS.formBytes));
+    form.append('file', new Blob(['x']), 'a.txt');
+    const multipart = await fetch(`${site}/api/v1/user_uploads`, { method: 'POST', body: form });
+    expect(multipart.status).toBe(413);
+    expect(await multipart.json()).toEqual(formTooLarge);
   });
 
   it('answers oversized headers with a JSON 431 and a malformed request with a JSON 400', async () => {
