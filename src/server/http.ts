@@ -76,16 +76,17 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-/** How long, and how much more, a refused body is read and thrown away so that its sender sees the answer. */
+/** How long, and how much more, an unwanted body is read and thrown away so that its sender sees the answer. */
 const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
 
 /**
- * Answers a request refused for its size. Closing the socket while its sender still writes would reset the
- * connection and lose the answer on the way, so the rest of the body is read and dropped unparsed, as
- * nginx's lingering close does, until it ends (the connection stays usable) or LINGER runs out (it is closed).
+ * Answers before the body was read (a 404, a 413) without taking the rest of it. Closing the socket while the
+ * sender still writes would reset the connection and lose the answer on the way, so what follows is read
+ * and dropped unparsed, as nginx's lingering close does, until it ends (the connection stays usable) or
+ * LINGER runs out (it is closed). Left to itself, Node would read any amount of it.
  */
-function refuse(req: IncomingMessage, res: ServerResponse, e: TooLarge): void {
-  send(res, 413, JSON_TYPE, { result: 'error', msg: e.message, code: 'REQUEST_TOO_LARGE' });
+function answerEarly(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, JSON_TYPE, body);
   if (req.complete) return;
   const socket = req.socket;
   let dropped = 0;
@@ -139,12 +140,12 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
     void (async () => {
       const url = parseTarget(req.url ?? '/');
       if (!url) {
-        send(res, 400, JSON_TYPE, { result: 'error', msg: 'Malformed request target', code: 'BAD_REQUEST' });
+        answerEarly(req, res, 400, { result: 'error', msg: 'Malformed request target', code: 'BAD_REQUEST' });
         return done(400);
       }
       pathname = url.pathname;
       if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
-        send(res, 404, JSON_TYPE, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+        answerEarly(req, res, 404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
         return done(404);
       }
       let parsed: { body: [string, string][]; files: UploadedFile[] };
@@ -153,7 +154,7 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
         parsed = await parseForm(contentType, await readBody(req, isMultipart(contentType)));
       } catch (e) {
         if (e instanceof TooLarge) {
-          refuse(req, res, e);
+          answerEarly(req, res, 413, { result: 'error', msg: e.message, code: 'REQUEST_TOO_LARGE' });
           return done(413);
         }
         send(res, 400, JSON_TYPE, { result: 'error', msg: 'Malformed payload', code: 'BAD_REQUEST' });

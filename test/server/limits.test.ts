@@ -137,6 +137,9 @@ describe('serve under malformed and oversized requests', () => {
     // A body that cannot carry a file is held to the form limit.
     const form = await exchange(site, `POST /api/v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\ncontent-length: ${LIMITS.formBytes + 1}\r\n\r\n`);
     expect(jsonOf(form)).toEqual(formTooLarge);
+    // Nor does a path outside the API wait for its body.
+    const elsewhere = await exchange(site, `POST /elsewhere HTTP/1.1\r\nhost: x\r\ncontent-length: ${40 * 1024 * 1024}\r\n\r\n`);
+    expect(jsonOf(elsewhere)).toEqual({ result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
     await alive();
   });
 
