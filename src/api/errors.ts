@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'REACTION_DOES_NOT_EXIST'
   | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'REALM_UPLOAD_QUOTA'
+  | 'METHOD_NOT_ALLOWED'
+  | 'REQUEST_TOO_LARGE'
   | (string & {});
 
 export class ApiError extends Error {
@@ -38,7 +40,7 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  /** The JSON body the server sends for this error (405 has no `code`, as on a real server). */
+  /** The JSON body the server sends for this error (without `code` only when rebuilt from a server that sent none). */
   body(): Record<string, unknown> {
     const body: Record<string, unknown> = { result: 'error', msg: this.msg };
     if (this.code !== null) body.code = this.code;

@@ -6,6 +6,7 @@
  * Strings travel as they are; every other type travels JSON-encoded, as on a Zulip server.
  */
 import { badRequest } from './errors.js';
+import { LIMITS } from './limits.js';
 
 export type Schema =
   | { t: 'string'; maxLength?: number; minLength?: number; oneOf?: readonly string[]; strip?: boolean; notBlank?: boolean }
@@ -13,7 +14,7 @@ export type Schema =
   | { t: 'number' }
   | { t: 'bool' }
   | { t: 'null' }
-  | { t: 'list'; of: Schema }
+  | { t: 'list'; of: Schema; maxItems: number; unique?: boolean }
   | { t: 'object'; fields: Record<string, Field>; extra?: boolean }
   | { t: 'dict'; of: Schema }
   | { t: 'union'; of: readonly Schema[]; describe: string }
@@ -42,7 +43,12 @@ export const s = {
   intOf: <const N extends number>(values: readonly N[]) => typed<N>({ t: 'int', oneOf: values }),
   number: () => typed<number>({ t: 'number' }),
   bool: () => typed<boolean>({ t: 'bool' }),
-  list: <T>(of: Typed<T>) => typed<T[]>({ t: 'list', of: of.schema }),
+  /**
+   * A JSON list of at most `maxItems` items (default: the general list limit). `unique` collapses repeated
+   * items to the first, as a Zulip server takes ID lists as sets.
+   */
+  list: <T>(of: Typed<T>, o: { maxItems?: number; unique?: boolean } = {}) =>
+    typed<T[]>({ t: 'list', of: of.schema, maxItems: o.maxItems ?? LIMITS.listItems, ...(o.unique ? { unique: true } : {}) }),
   dict: <T>(of: Typed<T>) => typed<Record<string, T>>({ t: 'dict', of: of.schema }),
   nullable: <T>(of: Typed<T>) => typed<T | null>({ t: 'union', of: [{ t: 'null' }, of.schema], describe: describe(of.schema) }),
   union: <A, B>(a: Typed<A>, b: Typed<B>, describeAs: string) =>
@@ -130,7 +136,9 @@ export function check(schema: Schema, value: unknown, path: string): unknown {
     }
     case 'list': {
       if (!Array.isArray(value)) throw badRequest(`${path} is not a list`);
-      return value.map((item, i) => check(schema.of, item, `${path}[${i}]`));
+      const items = schema.unique ? [...new Set(value)] : value;
+      if (items.length > schema.maxItems) throw badRequest(`${path} has too many items (limit: ${schema.maxItems})`);
+      return items.map((item, i) => check(schema.of, item, `${path}[${i}]`));
     }
     case 'dict': {
       if (!isPlainObject(value)) throw badRequest(`${path} is not a dict`);
@@ -179,6 +187,7 @@ export const isJsonEncoded = (schema: Schema): boolean =>
 /** Decodes one raw wire value (a string from the form body or query string). */
 export function decodeWire(schema: Schema, raw: string, name: string): unknown {
   if (!isJsonEncoded(schema)) return check(schema, raw, name);
+  if (jsonDepth(raw) > LIMITS.jsonDepth) throw badRequest(`${name} is nested too deeply (limit: ${LIMITS.jsonDepth} levels)`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -186,6 +195,27 @@ export function decodeWire(schema: Schema, raw: string, name: string): unknown {
     throw badRequest(`${name} is not valid JSON`);
   }
   return check(schema, parsed, name);
+}
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, found without parsing it, so that a document too
+ * deep for the code that walks it is refused before anything recurses into it. Malformed text is left to
+ * JSON.parse.
+ */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
 }
 
 /** Encodes one value for the wire: strings as they are, the rest as JSON. */

@@ -5,33 +5,64 @@
  * against the rate limits, and refused with 429 or answered with the X-RateLimit-* headers (rate-limit.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
 import type { Admission } from './rate-limit.js';
 import type { Router } from './router.js';
 
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const API_PREFIX = '/api/v1';
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('body too large');
-    chunks.push(chunk as Buffer);
+/** A body over one of the byte limits: answered 413 before the router (and so authentication) sees it. */
+class TooLarge extends Error {
+  constructor(what: string, limit: number) {
+    super(`${what} is too large (limit: ${showBytes(limit)})`);
   }
-  return Buffer.concat(chunks);
 }
+
+/**
+ * The body, read only as far as its limit: files come only in multipart bodies, so any other body is held
+ * to the form limit. A declared length over the limit is refused before one byte is read, and a body that
+ * grows past it stops being read there.
+ */
+function readBody(req: IncomingMessage, multipart: boolean): Promise<Buffer> {
+  const [what, limit] = multipart ? ['The request body', LIMITS.bodyBytes] : ['The form data', LIMITS.formBytes];
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) return Promise.reject(new TooLarge(what, limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        // Not destroyed here: the 413 still has to go out on this socket.
+        req.off('data', onData);
+        req.pause();
+        reject(new TooLarge(what, limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+const isMultipart = (contentType: string): boolean => contentType.startsWith('multipart/form-data');
 
 async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [string, string][]; files: UploadedFile[] }> {
   if (raw.length === 0) return { body: [], files: [] };
-  if (contentType.startsWith('multipart/form-data')) {
+  if (isMultipart(contentType)) {
     const form = await new Request('http://localhost/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(raw) }).formData();
     const body: [string, string][] = [];
     const files: UploadedFile[] = [];
     for (const [key, value] of form.entries()) {
       if (typeof value === 'string') body.push([key, value]);
       else files.push({ field: key, filename: value.name, contentType: value.type || 'application/octet-stream', data: new Uint8Array(await value.arrayBuffer()) });
+    }
+    if (body.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) > LIMITS.formBytes) {
+      throw new TooLarge('The form data', LIMITS.formBytes);
     }
     return { body, files };
   }
@@ -50,29 +81,90 @@ export interface ApiServerOptions {
   limit?: (req: WireRequest, address: string) => Admission | undefined;
 }
 
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** How long, and how much more, an unwanted body is read and thrown away so that its sender sees the answer. */
+const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
+
+/**
+ * Answers before the body was read (a 404, a 413) without taking the rest of it. Closing the socket while the
+ * sender still writes would reset the connection and lose the answer on the way, so what follows is read
+ * and dropped unparsed, as nginx's lingering close does, until it ends (the connection stays usable) or
+ * LINGER runs out (it is closed). Left to itself, Node would read any amount of it.
+ */
+function answerEarly(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, JSON_TYPE, body);
+  if (req.complete) return;
+  const socket = req.socket;
+  let dropped = 0;
+  const close = () => socket.destroy();
+  const timer = setTimeout(close, LINGER.ms).unref();
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER.bytes) close();
+  });
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
+}
+
+/**
+ * What Node's parser refuses before a request exists (an oversized header block, a malformed request line)
+ * gets a JSON error too, where the socket can still take one.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, msg] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', `The request headers are too large (limit: ${showBytes(LIMITS.headerBytes)})`]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request took too long to arrive']
+        : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ result: 'error', msg, code: status === 431 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST' });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function createApiServer(router: Router, log: (line: string) => void, opts: ApiServerOptions = {}): Server {
-  return createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => {
     const started = process.hrtime.bigint();
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // Read now: once the socket is destroyed (a refused body) it is gone from the request.
+    const remote = req.socket.remoteAddress ?? '-';
+    let pathname = '-';
     const done = (status: number) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // The path only: query strings can carry secrets.
-      log(`${req.socket.remoteAddress ?? '-'} "${req.method} ${url.pathname}" ${status} ${ms.toFixed(1)}ms`);
+      log(`${remote} "${req.method} ${pathname}" ${status} ${ms.toFixed(1)}ms`);
     };
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
     void (async () => {
+      const url = parseTarget(req.url ?? '/');
+      if (!url) {
+        answerEarly(req, res, 400, { result: 'error', msg: 'Malformed request target', code: 'BAD_REQUEST' });
+        return done(400);
+      }
+      pathname = url.pathname;
       if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
-        send(res, 404, { 'content-type': 'application/json' }, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+        answerEarly(req, res, 404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
         return done(404);
       }
       let parsed: { body: [string, string][]; files: UploadedFile[] };
       try {
-        parsed = await parseForm(req.headers['content-type'] ?? '', await readBody(req));
-      } catch {
-        send(res, 400, { 'content-type': 'application/json' }, { result: 'error', msg: 'Malformed payload', code: 'BAD_REQUEST' });
+        const contentType = req.headers['content-type'] ?? '';
+        parsed = await parseForm(contentType, await readBody(req, isMultipart(contentType)));
+      } catch (e) {
+        if (e instanceof TooLarge) {
+          answerEarly(req, res, 413, { result: 'error', msg: e.message, code: 'REQUEST_TOO_LARGE' });
+          return done(413);
+        }
+        send(res, 400, JSON_TYPE, { result: 'error', msg: 'Malformed payload', code: 'BAD_REQUEST' });
         return done(400);
       }
       const headers: Record<string, string> = {};
@@ -85,7 +177,7 @@ export function createApiServer(router: Router, log: (line: string) => void, opt
         files: parsed.files,
         headers,
       };
-      const admission = opts.limit?.(wire, req.socket.remoteAddress ?? '');
+      const admission = opts.limit?.(wire, remote);
       if (admission?.refusal) {
         send(res, admission.refusal.status, admission.refusal.headers, req.method === 'HEAD' ? null : admission.refusal.body);
         return done(admission.refusal.status);
@@ -95,9 +187,21 @@ export function createApiServer(router: Router, log: (line: string) => void, opt
       send(res, out.status, { ...out.headers, ...admission?.headers }, req.method === 'HEAD' ? null : out.body);
       done(out.status);
     })().catch((e: unknown) => {
-      log(`internal error: ${e instanceof Error ? e.message : String(e)}`);
-      if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
+      // Whatever went wrong, this request gets an answer and the server keeps serving the others.
+      log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
+      if (!res.headersSent && !res.destroyed) send(res, 500, JSON_TYPE, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
       done(500);
     });
   });
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/** The request target as a URL, or null when it is not one (`http://[`). */
+function parseTarget(target: string): URL | null {
+  try {
+    return new URL(target, 'http://localhost');
+  } catch {
+    return null;
+  }
 }

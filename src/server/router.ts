@@ -8,6 +8,7 @@
  */
 import { ApiError } from '../api/errors.js';
 import { operationsByArea, type AreaName } from '../api/catalogue.js';
+import { LIMITS } from '../api/limits.js';
 import type { Operation, ParamDef } from '../api/operation.js';
 import { decodeWire } from '../api/schema.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
@@ -130,7 +131,11 @@ export class Router {
     const hit = candidates.find((c) => c.route.op.method === lookup);
     const allowed = [...new Set(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method))];
     if (method === 'OPTIONS') return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
-    if (!hit) return json(405, { result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed }, { allow: allowed.join(', ') });
+    if (!hit) {
+      // A Zulip server sends no code here; every error of ours carries one, so clients can branch on it.
+      return json(405, { result: 'error', msg: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', allowed_methods: allowed }, { allow: allowed.join(', ') });
+    }
+    checkFieldCounts(req);
 
     const { op } = hit.route;
     const db = this.opts.db;
@@ -223,6 +228,15 @@ function decodePathParam(op: Operation, name: string, raw: string): unknown {
   const def = op.params[name];
   if (def?.schema.t === 'int') return Number(raw);
   return raw;
+}
+
+/** Django's bound on parameters, for the body and the query string each (TooManyFieldsSent there). */
+function checkFieldCounts(req: WireRequest): void {
+  for (const [where, fields] of [['body', req.body], ['query string', req.query]] as const) {
+    if (fields.length > LIMITS.fields) {
+      throw new ApiError(`Too many parameters in the ${where} (limit: ${LIMITS.fields})`, 'REQUEST_TOO_LARGE', 400);
+    }
+  }
 }
 
 /** Fills `out` with the operation's parameters; returns the set of wire names it read. */

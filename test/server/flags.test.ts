@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../src/api/limits.js';
 import { unsubscribe } from '../../src/api/operations/channels.js';
 import { getMessages, sendMessage, updateMessageFlags, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
-import { failure } from '../helpers/api.js';
+import { bad, failure, flatFailure } from '../helpers/api.js';
 import { ownerChannel } from '../helpers/channels.js';
 import { listen } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
@@ -215,9 +216,11 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
         flag: 'starred',
       });
       expect(long).toMatchObject({ processed_count: 1, first_processed_id: id, last_processed_id: id });
-      const many = Array.from({ length: 1500 }, () => ({ operator: 'is', operand: 'starred', negated: true }));
+      const many = Array.from({ length: LIMITS.narrowTerms }, () => ({ operator: 'is', operand: 'starred', negated: true }));
       const res = await client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 10, num_after: 0, narrow: many, op: 'add', flag: 'collapsed' });
       expect(res).toMatchObject({ processed_count: 0, first_processed_id: null });
+      const tooMany = client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [...many, many[0]!], op: 'add', flag: 'collapsed' });
+      expect(await flatFailure(tooMany)).toEqual(bad(`narrow has too many items (limit: ${LIMITS.narrowTerms})`));
       const fetched = await client.call(getMessages, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'search', operand: `${words} delta` }] });
       expect(fetched.messages).toEqual([]);
       expect(org.logs.filter((l) => l.startsWith('internal error'))).toEqual([]);

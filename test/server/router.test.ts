@@ -69,12 +69,12 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
     expect(notBool.body).toEqual({ result: 'error', msg: 'client_gravatar is not a boolean', code: 'BAD_REQUEST' });
   });
 
-  it('answers 404 for unknown paths and 405 without a code for wrong methods', async () => {
+  it('answers 404 for unknown paths and 405 with a code and the allowed methods for wrong methods', async () => {
     const notFound = await rawRequest(org, kind, { method: 'GET', path: '/no/such/thing' });
     expect(notFound.status).toBe(404);
     const wrong = await rawRequest(org, kind, { method: 'PUT', path: '/server_settings' });
     expect(wrong.status).toBe(405);
-    expect(wrong.body).toEqual({ result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET'] });
+    expect(wrong.body).toEqual({ result: 'error', msg: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', allowed_methods: ['GET'] });
   });
 
   it('takes a path segment that is not valid percent-encoding as it stands, as a Django server does, not as a 500', async () => {

@@ -70,7 +70,7 @@ export interface UserTopic {
 }
 
 /** Principals: all user IDs or all e-mail addresses. */
-const principals = s.union(s.list(s.int()), s.list(s.string()), 'a list');
+const principals = s.union(s.list(s.int(), { unique: true }), s.list(s.string(), { unique: true }), 'a list');
 
 export const getSubscriptions = operation<{ subscriptions: Subscription[] }>()({
   name: 'get-subscriptions',

@@ -1,4 +1,5 @@
 /** Event queues: registering one (with the initial state), reading it, deleting it. */
+import { LIMITS } from '../limits.js';
 import { NARROW_OLDER, type NarrowTerm } from '../narrow.js';
 import { operation, p } from '../operation.js';
 import { s, type Optional } from '../schema.js';
@@ -54,7 +55,7 @@ export const register = operation<RegisterResponse>()({
     all_public_streams: p.def(s.bool(), false),
     include_subscribers: p.def(s.literal(['true', 'false', 'partial']), 'true'),
     client_capabilities: p.def(capabilities, {}),
-    narrow: p.def(s.list(s.any<NarrowTerm>()), [], { older: NARROW_OLDER }),
+    narrow: p.def(s.list(s.any<NarrowTerm>(), { maxItems: LIMITS.narrowTerms }), [], { older: NARROW_OLDER }),
     queue_lifespan_secs: p.def(s.int({ min: 0 }), 0, { doc: 'idle lifetime in seconds (0: default 600)' }),
     idle_queue_timeout: p.opt(s.int({ min: 0 }), { doc: 'newer name of queue_lifespan_secs', minFeatureLevel: 481 }),
   },

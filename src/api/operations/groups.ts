@@ -46,8 +46,8 @@ export const createUserGroup = operation<{ group_id: number }>()({
   params: {
     name: p.req(s.string()),
     description: p.req(s.string()),
-    members: p.req(s.list(s.int()), { doc: 'JSON list of user IDs' }),
-    subgroups: p.opt(s.list(s.int()), { doc: 'JSON list of group IDs', minFeatureLevel: 311 }),
+    members: p.req(s.list(s.int(), { unique: true }), { doc: 'JSON list of user IDs' }),
+    subgroups: p.opt(s.list(s.int(), { unique: true }), { doc: 'JSON list of group IDs', minFeatureLevel: 311 }),
     can_add_members_group: p.opt(groupSettingValue),
     can_join_group: p.opt(groupSettingValue),
     can_leave_group: p.opt(groupSettingValue),
@@ -108,10 +108,10 @@ export const updateUserGroupMembers = operation<Record<string, never>>()({
   bots: false,
   params: {
     ...groupPath,
-    add: p.opt(s.list(s.int()), { doc: 'user IDs to add' }),
-    delete: p.opt(s.list(s.int()), { doc: 'user IDs to remove' }),
-    add_subgroups: p.opt(s.list(s.int()), { doc: 'group IDs to add as subgroups' }),
-    delete_subgroups: p.opt(s.list(s.int()), { doc: 'group IDs to remove as subgroups' }),
+    add: p.opt(s.list(s.int(), { unique: true }), { doc: 'user IDs to add' }),
+    delete: p.opt(s.list(s.int(), { unique: true }), { doc: 'user IDs to remove' }),
+    add_subgroups: p.opt(s.list(s.int(), { unique: true }), { doc: 'group IDs to add as subgroups' }),
+    delete_subgroups: p.opt(s.list(s.int(), { unique: true }), { doc: 'group IDs to remove as subgroups' }),
   },
   openapiPath: '/user_groups/{user_group_id}/members',
 });
@@ -125,8 +125,8 @@ export const updateUserGroupSubgroups = operation<Record<string, never>>()({
   bots: false,
   params: {
     ...groupPath,
-    add: p.opt(s.list(s.int()), { doc: 'group IDs to add' }),
-    delete: p.opt(s.list(s.int()), { doc: 'group IDs to remove' }),
+    add: p.opt(s.list(s.int(), { unique: true }), { doc: 'group IDs to add' }),
+    delete: p.opt(s.list(s.int(), { unique: true }), { doc: 'group IDs to remove' }),
   },
   minFeatureLevel: 127,
   openapiPath: '/user_groups/{user_group_id}/subgroups',

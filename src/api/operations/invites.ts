@@ -41,10 +41,10 @@ const inDays = (minutes: number | null): number | null => (minutes === null ? nu
 
 const inviteParams = {
   invitee_emails: p.req(s.string(), { doc: 'addresses separated by commas or newlines' }),
-  stream_ids: p.req(s.list(s.int()), { doc: 'channels to subscribe the new user to ([] for none)' }),
+  stream_ids: p.req(s.list(s.int(), { unique: true }), { doc: 'channels to subscribe the new user to ([] for none)' }),
   invite_as: p.def(s.intOf(ROLES), 400, { doc: 'role: 100 owner ... 400 member (default), 600 guest' }),
   include_realm_default_subscriptions: p.def(s.bool(), false, { doc: "also the organization's default channels", minFeatureLevel: 261 }),
-  group_ids: p.def(s.list(s.int()), [], { doc: 'user groups the new user joins', minFeatureLevel: 322 }),
+  group_ids: p.def(s.list(s.int(), { unique: true }), [], { doc: 'user groups the new user joins', minFeatureLevel: 322 }),
   notify_referrer_on_join: p.def(s.bool(), true, { doc: 'tell the inviter when the account is created', minFeatureLevel: 267 }),
   welcome_message_custom_text: p.opt(s.string({ maxLength: WELCOME_MESSAGE_MAX_LENGTH }), {
     doc: 'welcome message (administrators; "" sends none)',
@@ -109,7 +109,7 @@ export const createInviteLink = operation<{ invite_link: string }>()({
   bots: false,
   params: {
     invite_as: inviteParams.invite_as,
-    stream_ids: p.def(s.list(s.int()), [], { doc: 'channels to subscribe new users to' }),
+    stream_ids: p.def(s.list(s.int(), { unique: true }), [], { doc: 'channels to subscribe new users to' }),
     group_ids: inviteParams.group_ids,
     include_realm_default_subscriptions: inviteParams.include_realm_default_subscriptions,
     invite_expires_in_minutes: inviteParams.invite_expires_in_minutes,

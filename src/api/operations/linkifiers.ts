@@ -1,4 +1,5 @@
 /** Linkifiers: patterns turned into links in messages and topics. */
+import { LIMITS } from '../limits.js';
 import { declareOlder, olderCall } from '../older.js';
 import { NotAtLevel, operation, p } from '../operation.js';
 import { s } from '../schema.js';
@@ -27,7 +28,7 @@ const templateOf = (format: string): string => format.replace(/%\((\w+)\)s|%%/g,
 
 // The reverse-linkification fields came at 471: absent in a PATCH keeps them, "" removes them.
 const linkifierParams = {
-  pattern: p.req(s.string(), { doc: 'regular expression (Python syntax: named groups as (?P<name>...))' }),
+  pattern: p.req(s.string({ maxLength: LIMITS.linkifierPattern }), { doc: 'regular expression (Python syntax: named groups as (?P<name>...))' }),
   url_template: p.req(s.string(), {
     doc: 'RFC 6570 URL template using the named groups',
     older: [{ before: 176, name: 'url_format_string', value: urlFormatOf }],

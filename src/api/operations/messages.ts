@@ -1,4 +1,5 @@
 /** Messages: sending, fetching, editing, edit history, rendering and personal flags. */
+import { LIMITS } from '../limits.js';
 import { NARROW_OLDER, type NarrowTerm } from '../narrow.js';
 import { DIRECT_TYPE_BEFORE_174, EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
 import { operation, p } from '../operation.js';
@@ -107,7 +108,7 @@ export interface FlagsForNarrowResult {
 
 export type { NarrowTerm };
 
-const narrowParam = s.list(s.any<NarrowTerm>());
+const narrowParam = s.list(s.any<NarrowTerm>(), { maxItems: LIMITS.narrowTerms });
 
 export const sendMessage = operation<{ id: number; automatic_new_visibility_policy?: number }>()({
   name: 'send-message',
@@ -140,7 +141,7 @@ export const getMessages = operation<GetMessagesResult>()({
     client_gravatar: p.def(s.bool(), true),
     apply_markdown: p.def(s.bool(), true),
     allow_empty_topic_name: p.def(s.bool(), false),
-    message_ids: p.opt(s.list(s.int()), { doc: 'fetch exactly these messages instead of a range' }),
+    message_ids: p.opt(s.list(s.int(), { unique: true }), { doc: 'fetch exactly these messages instead of a range' }),
   },
   openapiPath: '/messages',
 });

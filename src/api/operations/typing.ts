@@ -20,7 +20,7 @@ export const setTypingStatus = operation<Record<string, never>>()({
       older: [...DIRECT_TYPE_BEFORE_174, { before: 248, value: (type) => (type === 'channel' ? 'stream' : type) }],
     }),
     op: p.req(s.literal(TYPING_OPS), { doc: 'start or stop' }),
-    to: p.opt(s.list(s.int()), { doc: 'recipient user IDs (direct)' }),
+    to: p.opt(s.list(s.int(), { unique: true }), { doc: 'recipient user IDs (direct)' }),
     // Channel typing came at 58, naming the channel as a one-element `to` until 215.
     stream_id: p.opt(s.int(), { doc: 'channel ID (stream, channel)', minFeatureLevel: 58, older: [{ before: 215, name: 'to', value: (id) => [id] }] }),
     topic: p.opt(s.string({ strip: true }), { doc: 'topic name (stream, channel)', aliases: ['subject'], older: EMPTY_TOPIC_BEFORE_334 }),

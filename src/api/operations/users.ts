@@ -15,7 +15,7 @@ export const getUsers = operation<{ members: User[] }>()({
   params: {
     client_gravatar: p.def(s.bool(), true, { doc: 'null avatar_url for Gravatar-hosted avatars' }),
     include_custom_profile_fields: p.def(s.bool(), false, { doc: 'include profile_data' }),
-    user_ids: p.opt(s.list(s.int()), { doc: 'only these users' }),
+    user_ids: p.opt(s.list(s.int(), { unique: true }), { doc: 'only these users' }),
   },
   openapiPath: '/users',
 });

@@ -1,9 +1,10 @@
 /** Uploading files, listing one's uploads, deleting them. */
 import { badRequest } from '../../api/errors.js';
+import { LIMITS } from '../../api/limits.js';
 import { getAttachments, removeAttachment, uploadFile } from '../../api/operations/attachments.js';
 import { bind, callerOf, type Binding } from '../context.js';
 import { attachmentById, attachmentsOf, emitAttachmentChange, insertAttachment, uploadSpaceUsed } from '../model/attachments.js';
-import { deleteUploadBytes, MAX_FILE_UPLOAD_SIZE_MIB, newPathId, newStoredName, storeUploadBytes, uploadUrl } from '../model/uploads.js';
+import { deleteUploadBytes, newPathId, newStoredName, storeUploadBytes, uploadUrl } from '../model/uploads.js';
 
 export const bindings: Binding[] = [
   bind(uploadFile, (ctx) => {
@@ -11,8 +12,11 @@ export const bindings: Binding[] = [
     if (ctx.files.length === 0) throw badRequest('You must specify a file to upload');
     if (ctx.files.length !== 1) throw badRequest('You may only upload one file at a time');
     const file = ctx.files[0]!;
-    if (file.data.length > MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024) {
-      throw badRequest(`Uploaded file is larger than the allowed limit of ${MAX_FILE_UPLOAD_SIZE_MIB} MiB`);
+    if (Buffer.byteLength(file.filename) > LIMITS.uploadNameBytes) {
+      throw badRequest(`The file name is too long (limit: ${LIMITS.uploadNameBytes} bytes)`);
+    }
+    if (file.data.length > LIMITS.uploadMiB * 1024 * 1024) {
+      throw badRequest(`Uploaded file is larger than the allowed limit of ${LIMITS.uploadMiB} MiB`);
     }
     const pathId = newPathId(file.filename);
     const row = insertAttachment(ctx.db, {

@@ -156,16 +156,16 @@ export function compilePattern(pattern: string): { regex: RegExp; groups: string
     }
     source += c;
   }
-  let regex: RegExp;
   try {
-    regex = new RegExp(source, flags);
+    const regex = new RegExp(source, flags);
+    // Matching the empty alternative reports every named group, each undefined.
+    const groups = Object.keys(new RegExp(`(?:${source})|`, flags).exec('')?.groups ?? {});
+    return { regex, groups };
   } catch (e) {
+    // A syntax error, or a pattern too large for the engine (V8 reports its stack overflowing).
     const message = e instanceof Error ? e.message : String(e);
     return { error: message.replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '') };
   }
-  // Matching the empty alternative reports every named group, each undefined.
-  const groups = Object.keys(new RegExp(`(?:${source})|`, flags).exec('')?.groups ?? {});
-  return { regex, groups };
 }
 
 const VAR_START = /^[A-Za-z0-9_%]/;

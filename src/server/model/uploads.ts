@@ -10,9 +10,6 @@ import type { Db } from '../store/db.js';
 /** The embedded organization's realm ID, as it appears in upload paths. */
 export const REALM_ID = 2;
 
-/** A Zulip server's default MAX_FILE_UPLOAD_SIZE. */
-export const MAX_FILE_UPLOAD_SIZE_MIB = 25;
-
 /**
  * A file name safe for a file system, S3 and a URL, as a Zulip server makes it: Unicode letters and digits
  * stay; other characters but `_`, `.`, `-` and spaces go; runs of spaces and dashes become one dash.
