@@ -3,8 +3,8 @@
  * (a cron job and a person, or `serve` and the CLI) use one data dir at once.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDataDir } from './dirs.js';
 import { migrations } from './migrations.js';
 
 export type Db = Database.Database;
@@ -12,18 +12,35 @@ export type Db = Database.Database;
 export const DB_FILE = 'chatctl.db';
 
 export function openDb(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDataDir(dataDir);
   const db = new Database(join(dataDir, DB_FILE));
-  db.pragma('busy_timeout = 10000');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  migrate(db);
+  try {
+    db.pragma('busy_timeout = 10000');
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   return db;
+}
+
+/** A database chatctl did not write: migrating it would write chatctl's tables into another program's data. */
+export class ForeignDatabaseError extends Error {
+  constructor(readonly tables: string[]) {
+    super(`an SQLite database chatctl did not write (it holds the tables ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ' ...' : ''})`);
+    this.name = 'ForeignDatabaseError';
+  }
 }
 
 function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
+  if (current === 0) {
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    if (tables.length) throw new ForeignDatabaseError(tables);
+  }
   if (current > migrations.length) {
     throw new Error(
       `the data dir was written by a newer chatctl (schema ${current}, this one knows ${migrations.length}); upgrade chatctl`,
