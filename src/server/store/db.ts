@@ -16,6 +16,8 @@ export function openDb(dataDir: string): Db {
   const db = new Database(join(dataDir, DB_FILE));
   try {
     db.pragma('busy_timeout = 10000');
+    // Before anything writes: even turning WAL on rewrites another program's file header.
+    refuseForeign(db);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
@@ -35,12 +37,15 @@ export class ForeignDatabaseError extends Error {
   }
 }
 
+/** chatctl numbers its schema from 1 (user_version); tables in a database still at 0 are someone else's. */
+function refuseForeign(db: Db): void {
+  if (db.pragma('user_version', { simple: true }) !== 0) return;
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+  if (tables.length) throw new ForeignDatabaseError(tables);
+}
+
 function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current === 0) {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    if (tables.length) throw new ForeignDatabaseError(tables);
-  }
   if (current > migrations.length) {
     throw new Error(
       `the data dir was written by a newer chatctl (schema ${current}, this one knows ${migrations.length}); upgrade chatctl`,
