@@ -13,6 +13,12 @@ export function announceDefault(ctx: Context, name: string, change: DefaultChang
   }
 }
 
+const whereTo = (p: Profile): string => p.server ?? `the embedded organization in ${p.embedded}`;
+
 export async function storeProfile(ctx: Context, name: string, profile: Profile): Promise<void> {
-  announceDefault(ctx, name, await saveProfile(ctx.env, name, profile));
+  const change = await saveProfile(ctx.env, name, profile);
+  if (change.previous && whereTo(change.previous) !== whereTo(profile)) {
+    ctx.info(`chatctl: profile "${name}" pointed to ${whereTo(change.previous)}; it now points to ${whereTo(profile)}`);
+  }
+  announceDefault(ctx, name, change);
 }

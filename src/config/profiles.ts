@@ -133,6 +133,8 @@ export interface DefaultChange {
   after?: string;
   /** The other profiles there were: with none, the only profile is the default as a matter of course. */
   others: string[];
+  /** What the profile held before, when it existed. */
+  previous?: Profile;
 }
 
 /**
@@ -143,7 +145,7 @@ export async function saveProfile(env: Env, name: string, profile: Profile): Pro
   let change: DefaultChange = { others: [] };
   await updateConfig(env, (c) => {
     const after = c.defaultProfile && c.profiles?.[c.defaultProfile] ? c.defaultProfile : name;
-    change = { before: c.defaultProfile, after, others: Object.keys(c.profiles ?? {}).filter((p) => p !== name) };
+    change = { before: c.defaultProfile, after, others: Object.keys(c.profiles ?? {}).filter((p) => p !== name), previous: c.profiles?.[name] };
     return { ...c, defaultProfile: after, profiles: { ...(c.profiles ?? {}), [name]: profile } };
   });
   return change;

@@ -85,6 +85,21 @@ describe('profiles', () => {
   });
 });
 
+describe('login over an existing profile', () => {
+  it('says what the profile pointed to before, and that the default stays', async () => {
+    const { home, env } = tempHome();
+    const site = await serverProfile(env);
+    const dir = join(home, 'org');
+    expect((await spawnCli(['init', '--profile', 'local', '--data-dir', dir, '--password-stdin'], { env, stdin: 'pass-1234\n' })).code).toBe(0);
+    const r = await spawnCli(['login', '--profile', 'work', '--embedded', '--data-dir', dir], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `chatctl: profile "work" pointed to ${site}; it now points to the embedded organization in ${dir}\n` +
+        `chatctl: logged in to the embedded organization in ${dir} as owner@localhost (profile "work")\n`,
+    );
+  });
+});
+
 describe('whoami says where its choice came from', () => {
   it('flag, environment variable by name, default profile; and when ZULIP_EMAIL and ZULIP_API_KEY replaced the credentials', async () => {
     const { home, env } = tempHome();
