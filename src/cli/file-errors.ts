@@ -48,7 +48,7 @@ export function fileError(e: unknown, path?: string): CliError | undefined {
       return new CliError(`${e.path ?? p} is a directory where chatctl expects a file`, 'failure', `move it away, or name another directory`);
     case 'ENOENT':
       // mkdir's ENOENT under an existing parent: a file system that does not take new directories (/proc, /sys).
-      if (e.syscall === 'mkdir') return new CliError(`cannot create ${e.path ?? p}: that file system does not take new directories`, 'failure', 'name a directory on an ordinary, writable file system (--data-dir DIR)');
+      if (e.syscall === 'mkdir') return new CliError(`cannot create ${e.path ?? p}: that file system does not take new directories`, 'failure', 'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
       return undefined;
     default:
       return undefined;

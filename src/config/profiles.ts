@@ -3,9 +3,10 @@
  * plain JSON parse on every command; writing goes through conf (atomic writes, schema), loaded only by the
  * commands that write.
  */
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../cli/errors.js';
+import { makeDirs } from '../make-dirs.js';
 import { assertPrivate } from './credentials-file.js';
 import { CONFIG_FILE, configDir, type Env } from './paths.js';
 
@@ -109,7 +110,7 @@ export async function updateConfig(env: Env, change: (config: ConfigFile) => Con
   // A broken file holds the user's other profiles: say so rather than let conf drop or refuse it.
   readConfig(env);
   const dir = configDir(env);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir);
   chmodSync(dir, 0o700);
   const { default: Conf } = await import('conf');
   const store = new Conf<ConfigFile>({

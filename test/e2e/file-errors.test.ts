@@ -39,7 +39,10 @@ describe('the data dir', () => {
     const named = await spawnCli(['--data-dir', '/proc/x', 'users', 'list'], { env, timeoutMs: 10_000 });
     expect(named.code).toBe(6);
     const init = await spawnCli(['init', '--data-dir', '/proc/x', '--password-stdin'], { env, stdin: 'pass-1234\n', timeoutMs: 10_000 });
-    expectReport(init, 1, 'cannot create /proc/x: that file system does not take new directories', 'name a directory on an ordinary, writable file system (--data-dir DIR)');
+    expectReport(init, 1, 'cannot create /proc/x: that file system does not take new directories', 'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
+    // The config dir takes the same path: a login there does not spin either.
+    const config = await spawnCli(['login', '--embedded', '--data-dir', org.dir], { env: { ...env, CHATCTL_CONFIG_DIR: '/proc/chatctl-config' }, timeoutMs: 10_000 });
+    expectReport(config, 1, 'cannot create /proc/chatctl-config: that file system does not take new directories', 'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
   });
 
   it('a file where the data dir should be', async () => {

@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { makeDataDir } from './dirs.js';
+import { makeDirs } from '../../make-dirs.js';
 import { migrations } from './migrations.js';
 
 export type Db = Database.Database;
@@ -12,7 +12,7 @@ export type Db = Database.Database;
 export const DB_FILE = 'chatctl.db';
 
 export function openDb(dataDir: string): Db {
-  makeDataDir(dataDir);
+  makeDirs(dataDir);
   const db = new Database(join(dataDir, DB_FILE));
   try {
     db.pragma('busy_timeout = 10000');

@@ -1,4 +1,4 @@
-/** Creating the data dir. */
+/** Creating chatctl's directories (the data dir, the config dir, lock dirs). */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
  * a busy loop in native code that not even SIGTERM interrupts. Walking up at most once per path
  * component cannot loop; the first refusal is thrown as it is (its code and path say what and where).
  */
-export function makeDataDir(dir: string): void {
+export function makeDirs(dir: string): void {
   const missing: string[] = [];
   for (let p = dir; ; p = dirname(p)) {
     if (exists(p)) break;
