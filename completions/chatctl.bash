@@ -28,7 +28,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W 'init login logout whoami serve server users invite status domains linkifiers attachments flags presence topics subscriptions typing reactions groups messages folders events webhook completion api help --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'init login logout profiles whoami serve server users invite status domains linkifiers attachments flags presence topics subscriptions typing reactions groups messages folders events webhook completion api help --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'init')
       case "$prev" in
         --org-name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -56,6 +56,41 @@ _chatctl() {
       esac
       COMPREPLY=($(compgen -W '--email --password-stdin --api-key-stdin --embedded --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'logout')
+      case "$prev" in
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'profiles')
+      case "$prev" in
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W 'list use --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+    'profiles list')
+      case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'profiles use')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -102,7 +137,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W 'settings grant revoke --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'settings grant revoke reset-password --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'server settings')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -142,6 +177,17 @@ _chatctl() {
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
       COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'server reset-password')
+      case "$prev" in
+        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--password-stdin --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;

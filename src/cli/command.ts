@@ -30,6 +30,8 @@ export interface CommandSpec {
   description?: string;
   examples?: readonly string[];
   aliases?: readonly string[];
+  /** What its group runs when no subcommand is given (`chatctl profiles` lists them). */
+  default?: boolean;
   args?: readonly ArgSpec[];
   options?: readonly OptionSpec[];
   /** A command that prints records: adds --json, --format, --fields. */

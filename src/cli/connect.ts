@@ -86,8 +86,9 @@ export async function clientOptions(ctx: Context, transport: Transport, profile?
 
 export async function openTransport(target: Target, ctx: Context): Promise<Transport> {
   if (target.kind === 'embedded') {
-    const { openEmbedded } = await import('../client/embedded.js');
-    return openEmbedded(target.dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
+    const { openOrganization } = await import('./data-dir.js');
+    const note = (line: string) => ctx.io.stderr.write(`chatctl: ${line}\n`);
+    return openOrganization(target.dataDir, { create: target.firstUse, source: target.source, log: note, warn: note });
   }
   const { HttpTransport } = await import('../client/http.js');
   return new HttpTransport(target.site, await httpOptions(ctx, target.site, target.tls));
@@ -98,9 +99,9 @@ export async function connect(ctx: Context, open: (t: Target, c: Context) => Pro
   maxWaitMs(ctx); // a usage error before anything is opened
   const transport = await open(target, ctx);
   let credentials = target.credentials ?? null;
-  if (!credentials && target.kind === 'embedded') {
-    const { autoInitialize } = await import('./embedded-org.js');
-    credentials = await autoInitialize(ctx, transport, target);
+  if (!credentials && target.kind === 'embedded' && target.firstUse) {
+    const [{ autoInitialize }, { EmbeddedTransport }] = await Promise.all([import('./embedded-org.js'), import('../client/embedded.js')]);
+    if (transport instanceof EmbeddedTransport) credentials = await autoInitialize(ctx, transport, target);
   }
   const profile =
     target.kind === 'remote' && target.fromProfile && target.profile?.server === target.site
@@ -119,5 +120,9 @@ export async function remoteClient(ctx: Context, site: string, tls: TlsSettings,
 export function noCredentials(target: Target): CliError {
   return target.kind === 'remote'
     ? new CliError(`no credentials for ${target.site}`, 'auth', `run: chatctl login --server ${target.site} --email EMAIL`)
-    : new CliError(`no credentials for the embedded organization in ${target.dataDir}`, 'auth', `run: chatctl login --embedded --data-dir ${target.dataDir}`);
+    : new CliError(
+        `no credentials for the embedded organization in ${target.dataDir}`,
+        'auth',
+        `whoever can read its files may sign in as its owner, no password needed: chatctl login --embedded --data-dir ${target.dataDir}`,
+      );
 }

@@ -75,7 +75,7 @@ export function createContext(deps: ContextDeps): Context {
     prompter: deps.prompter,
     signal: deps.signal ?? new AbortController().signal,
     now: deps.now ?? Date.now,
-    target: () => (target ??= resolveTarget(globals, env)),
+    target: () => (target ??= resolveTarget(globals, env, ctx.warn)),
     client: async (opts = {}) => {
       client ??= import('./connect.js').then(({ connect }) => connect(ctx, deps.openTransport));
       const c = await client;

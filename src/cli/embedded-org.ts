@@ -5,11 +5,11 @@
 import { ChatClient, type Credentials } from '../client/client.js';
 import type { Transport } from '../client/transport.js';
 import { fetchApiKey } from '../api/operations/server.js';
-import { saveProfile } from '../config/profiles.js';
 import type { Context } from './context.js';
 import { CliError } from './errors.js';
 import type { Target } from './target.js';
 import type { EmbeddedTransport } from '../client/embedded.js';
+import { storeProfile } from './store-profile.js';
 
 export interface InitOptions {
   dataDir: string;
@@ -33,7 +33,11 @@ export async function initialize(ctx: Context, transport: EmbeddedTransport, o: 
     createOrganization(db, { name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, password: o.password, now: Math.floor(ctx.now() / 1000) });
   } catch (e) {
     if (e instanceof AlreadyInitializedError) {
-      throw new CliError(`${o.dataDir} already holds the organization "${getSetting(db, 'name')}"`, 'usage', `log in to it: chatctl login --embedded --data-dir ${o.dataDir}`);
+      throw new CliError(
+        `${o.dataDir} already holds the organization "${getSetting(db, 'name')}"`,
+        'usage',
+        `sign in to it as its owner (no password needed): chatctl login --embedded --data-dir ${o.dataDir}; or create another one: chatctl init --data-dir OTHER_DIR --profile NAME`,
+      );
     }
     throw e;
   }
@@ -45,17 +49,16 @@ export async function loginEmbedded(ctx: Context, transport: Transport & { dataD
   const client = new ChatClient(transport, null);
   const res = await client.call(fetchApiKey, { username: email, password });
   const credentials = { email: res.email, apiKey: res.api_key };
-  await saveProfile(ctx.env, profileName, { embedded: transport.dataDir, ...credentials }, true);
+  await storeProfile(ctx, profileName, { embedded: transport.dataDir, ...credentials });
   return credentials;
 }
 
 /**
  * On first use with nothing configured: create the organization and say so once (null: it exists, and
- * the credentials for it are not here). The owner's password is
- * random and never shown (the stored API key is what chatctl uses); `chatctl init` lets a person choose one.
+ * the credentials for it are not here). The owner's password is random and never shown (the stored API
+ * key is what chatctl uses): the notice says how to get back in without it, and how to set one.
  */
-export async function autoInitialize(ctx: Context, transport: Transport, target: Extract<Target, { kind: 'embedded' }>): Promise<Credentials | null> {
-  const embedded = transport as EmbeddedTransport;
+export async function autoInitialize(ctx: Context, embedded: EmbeddedTransport, target: Extract<Target, { kind: 'embedded' }>): Promise<Credentials | null> {
   const { isInitialized } = await import('../server/realm.js');
   if (isInitialized(embedded.router.db)) return null;
   const { randomAlphanumeric } = await import('../server/secrets.js');
@@ -72,6 +75,8 @@ export async function autoInitialize(ctx: Context, transport: Transport, target:
     [
       `chatctl: created an embedded organization in ${target.dataDir}`,
       `chatctl: its owner is ${DEFAULT_OWNER_EMAIL}, logged in as profile "${target.profileName}"`,
+      `chatctl: it has no password you know; to sign in again after logout: chatctl login --embedded (no password needed),`,
+      `chatctl: to give the owner a password (for other clients, or chatctl serve): chatctl server reset-password ${DEFAULT_OWNER_EMAIL}`,
       `chatctl: to use a Zulip server instead: chatctl login --server URL --email EMAIL`,
       '',
     ].join('\n'),

@@ -26,7 +26,7 @@ export const EXIT_DESCRIPTIONS: Record<ExitKind, string> = {
   partial: 'partial failure of a bulk operation (per-item results are still printed)',
   auth: 'not authenticated: no or invalid credentials (401), or a credentials file others can read',
   permission: 'permission denied: the role is not enough',
-  notFound: 'not found: no such user, message, attachment ...',
+  notFound: 'not found: no such user, message, attachment ..., no organization in the data dir named, no such profile for profiles use',
   temporary: 'temporary failure after retries (rate limit, 5xx, timeout, unreachable): cron can reschedule',
   interrupted: 'interrupted (Ctrl-C, or a prompt aborted)',
 };

@@ -4,8 +4,9 @@
  * the lock exists), so no run ever sees an empty lock. A lock whose process is gone is taken over; a run
  * releases only a lock that still holds its own PID.
  */
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeDirs } from '../make-dirs.js';
 
 export interface Lock {
   release(): void;
@@ -31,7 +32,7 @@ const holder = (path: string): number | null => {
 
 /** Takes the lock at `path`, or returns the PID that holds it. */
 export function tryLock(path: string): Lock | { heldBy: number } {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeDirs(dirname(path));
   const mine = `${path}.${process.pid}`;
   writeFileSync(mine, String(process.pid), { mode: 0o600 });
   try {

@@ -6,6 +6,7 @@
 import type { CommandSpec } from './command.js';
 import { createContext, type ContextDeps, type GlobalOptions } from './context.js';
 import { CliError, EXIT, exitKindOf, reportError } from './errors.js';
+import { fileError } from './file-errors.js';
 import { NOUNS } from './commands/index.js';
 import { buildProgram, CommanderError, firstWord, type Parsed } from './program.js';
 import { helpTopic, HELP_TOPICS } from './help-topics.js';
@@ -105,7 +106,8 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
 }
 
 function report(e: unknown, io: IO, json: boolean, env: MainDeps['env']): number {
-  const r = reportError(e);
+  // A file the system refused, wherever it was touched (the config dir, the data dir): said with its path.
+  const r = reportError(fileError(e) ?? e);
   if (json) io.stderr.write(`${JSON.stringify(r.json)}\n`);
   else {
     io.stderr.write(`${r.text}\n`);

@@ -133,7 +133,7 @@ export function buildProgram(
         }
         parent = group;
       }
-      const cmd = parent.command(spec.path[spec.path.length - 1]!).description(spec.summary);
+      const cmd = parent.command(spec.path[spec.path.length - 1]!, { isDefault: spec.default === true }).description(spec.summary);
       if (spec.description) cmd.description(`${spec.summary}\n\n${spec.description}`);
       cmd.summary(spec.summary);
       for (const alias of spec.aliases ?? []) cmd.alias(alias);

@@ -3,13 +3,14 @@
  *   flags (--zuliprc, --server, --data-dir, --profile)
  *   > environment (ZULIP_CONFIG, ZULIP_SITE, CHATCTL_DATA_DIR, CHATCTL_PROFILE; ZULIP_EMAIL + ZULIP_API_KEY)
  *   > the default profile > ~/.zuliprc > the embedded organization in the default data dir.
+ * This module is the one place that order is stated: `init`, `login --embedded` and `serve` ask it too.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Credentials } from '../client/client.js';
 import type { TlsSettings } from '../client/tls.js';
 import { defaultDataDir, defaultZuliprc, type Env } from '../config/paths.js';
-import { readConfig, type ConfigFile, type Profile } from '../config/profiles.js';
+import { brokenConfig, configPath, loadConfig, type ConfigFile, type Profile } from '../config/profiles.js';
 import { readZuliprc, type Zuliprc } from '../config/zuliprc.js';
 import type { GlobalOptions } from './context.js';
 import { usageError } from './errors.js';
@@ -18,20 +19,44 @@ export type { TlsSettings };
 
 interface TargetBase {
   credentials?: Credentials;
+  /** For whoami: where the credentials came from, and whose they replaced. */
+  credentialsSource?: string;
   /** The profile these credentials came from or would be saved under. */
   profileName: string;
   /** Whether `profileName` already holds these settings. */
   fromProfile: boolean;
-  /** For messages: where the target was decided. */
+  /** For whoami and messages: what chose the target (a flag, an environment variable by name, a profile, a zuliprc). */
   source: string;
+  /**
+   * Nothing at all is configured (no flag, variable, profile or zuliprc names anything): only then may the
+   * embedded organization be created in the default data dir on first use.
+   */
+  firstUse: boolean;
 }
 
 export type Target =
   | (TargetBase & { kind: 'embedded'; dataDir: string })
   | (TargetBase & { kind: 'remote'; site: string; tls: TlsSettings; profile?: Profile });
 
-const envCredentials = (env: Env): Credentials | undefined =>
-  env.ZULIP_EMAIL && env.ZULIP_API_KEY ? { email: env.ZULIP_EMAIL, apiKey: env.ZULIP_API_KEY } : undefined;
+const ENV_CREDENTIALS = 'environment variables ZULIP_EMAIL and ZULIP_API_KEY';
+
+/** ZULIP_EMAIL with ZULIP_API_KEY; one without the other is an error, not a silent fall-back to other credentials. */
+function envCredentials(env: Env): Credentials | undefined {
+  const email = env.ZULIP_EMAIL || undefined;
+  const apiKey = env.ZULIP_API_KEY || undefined;
+  if (email && apiKey) return { email, apiKey };
+  if (email || apiKey) {
+    const [set, unset] = email ? ['ZULIP_EMAIL', 'ZULIP_API_KEY'] : ['ZULIP_API_KEY', 'ZULIP_EMAIL'];
+    throw usageError(`${set} is set but ${unset} is not: they replace the credentials together`, `set both, or unset ${set}`);
+  }
+  return undefined;
+}
+
+/** The credentials to use and, for whoami, where they came from. */
+function credentialsOf(fromEnv: Credentials | undefined, stored: Credentials | undefined, storedIn: string): Pick<TargetBase, 'credentials' | 'credentialsSource'> {
+  if (fromEnv) return { credentials: fromEnv, credentialsSource: stored ? `${ENV_CREDENTIALS}, in place of those of ${storedIn}` : ENV_CREDENTIALS };
+  return stored ? { credentials: stored, credentialsSource: storedIn } : {};
+}
 
 const profileCredentials = (p: Profile | undefined): Credentials | undefined =>
   p ? { email: p.email, apiKey: p.apiKey } : undefined;
@@ -62,34 +87,79 @@ export function tlsFrom(env: Env, rc: Zuliprc = {}, profile?: Profile): TlsSetti
 }
 
 export function selectedProfileName(globals: GlobalOptions, env: Env, config?: ConfigFile): string {
-  return globals.profile ?? env.CHATCTL_PROFILE ?? config?.defaultProfile ?? 'default';
+  return globals.profile || env.CHATCTL_PROFILE || config?.defaultProfile || 'default';
 }
 
-/** The four ways to name a target, as one level (the flags, or the environment) gives them. */
-interface Naming {
-  zuliprc?: string;
-  server?: string;
-  dataDir?: string;
-  profile?: string;
-  /** How `server` and `dataDir` were given, for messages. */
-  serverSource: string;
-  dataDirSource: string;
+/** What names the target: the first of these, every flag before any variable. */
+type Naming = { kind: 'zuliprc' | 'server' | 'dataDir' | 'profile'; value: string; source: string };
+
+/**
+ * Every flag before any variable: `--profile work` wins over a ZULIP_SITE exported for other tools. Empty
+ * values count as unset.
+ */
+function naming(globals: GlobalOptions, env: Env): Naming | undefined {
+  const levels: { how: string; names: Record<Naming['kind'], [string | undefined, string]> }[] = [
+    { how: 'flag', names: { zuliprc: [globals.zuliprc, '--zuliprc'], server: [globals.server, '--server'], dataDir: [globals.dataDir, '--data-dir'], profile: [globals.profile, '--profile'] } },
+    {
+      how: 'environment variable',
+      names: { zuliprc: [env.ZULIP_CONFIG, 'ZULIP_CONFIG'], server: [env.ZULIP_SITE, 'ZULIP_SITE'], dataDir: [env.CHATCTL_DATA_DIR, 'CHATCTL_DATA_DIR'], profile: [env.CHATCTL_PROFILE, 'CHATCTL_PROFILE'] },
+    },
+  ];
+  for (const { how, names } of levels) {
+    for (const kind of ['zuliprc', 'server', 'dataDir', 'profile'] as const) {
+      const [value, name] = names[kind];
+      if (value) return { kind, value, source: `${how} ${name}` };
+    }
+  }
+  return undefined;
 }
 
-export function resolveTarget(globals: GlobalOptions, env: Env): Target {
-  const config = readConfig(env);
+/**
+ * The data dir `init` and `login --embedded` work on, by the same precedence as every command: the data
+ * dir named, else that of the embedded profile named or selected, else the default data dir (a server,
+ * a zuliprc or a profile still to be made names no data dir).
+ */
+export function embeddedDataDir(globals: GlobalOptions, env: Env, config: ConfigFile): string {
+  const named = naming(globals, env);
+  if (named?.kind === 'dataDir') return resolve(named.value);
+  const profile = config.profiles?.[selectedProfileName(globals, env, config)];
+  if ((!named || named.kind === 'profile') && profile?.embedded) return profile.embedded;
+  return defaultDataDir(env);
+}
+
+/**
+ * `warn` hears of a config file that cannot be read while the target is named without it (--data-dir,
+ * --server, --zuliprc): it is ignored then, so a broken file locks no one out.
+ */
+export function resolveTarget(globals: GlobalOptions, env: Env, warn: (message: string) => void = () => undefined): Target {
+  const named = naming(globals, env);
+  const fromEnv = envCredentials(env);
+  const loaded = loadConfig(env);
+  if (loaded.error) {
+    if (!named || named.kind === 'profile') throw loaded.error;
+    warn(`${loaded.error.message}; its profiles are ignored. To use them again: ${loaded.error.hint ?? ''}`);
+  }
+  const config = loaded.config;
   const profiles = config.profiles ?? {};
   const name = selectedProfileName(globals, env, config);
   const selected = profiles[name];
-  const fromEnv = envCredentials(env);
 
-  const fromZuliprc = (rcPath: string): Target => {
+  const fromZuliprc = (rcPath: string, source: string): Target => {
     const rc = readZuliprc(rcPath);
     // Within a zuliprc's target, --server and ZULIP_SITE still override its site, as in Zulip's own tools.
-    const site = globals.server ?? env.ZULIP_SITE ?? rc.site;
+    const site = globals.server || env.ZULIP_SITE || rc.site;
     if (!site) throw usageError(`${rcPath} names no site; add site= to its [api] section or pass --server`);
     const fromRc = rc.email && rc.key ? { email: rc.email, apiKey: rc.key } : undefined;
-    return { kind: 'remote', site: normalizeSite(site), tls: tlsFrom(env, rc), credentials: fromEnv ?? fromRc, profileName: name, fromProfile: false, source: rcPath };
+    return {
+      kind: 'remote',
+      site: normalizeSite(site),
+      tls: tlsFrom(env, rc),
+      ...credentialsOf(fromEnv, fromRc, `zuliprc ${rcPath}`),
+      profileName: name,
+      fromProfile: false,
+      source,
+      firstUse: false,
+    };
   };
 
   const fromServer = (site: string, source: string): Target => {
@@ -99,11 +169,12 @@ export function resolveTarget(globals: GlobalOptions, env: Env): Target {
       kind: 'remote',
       site: normalized,
       tls: tlsFrom(env, {}, match?.[1]),
-      credentials: fromEnv ?? profileCredentials(match?.[1]),
+      ...credentialsOf(fromEnv, profileCredentials(match?.[1]), `profile ${match?.[0]}`),
       profile: match?.[1],
       profileName: match?.[0] ?? name,
       fromProfile: Boolean(match),
       source,
+      firstUse: false,
     };
   };
 
@@ -113,48 +184,53 @@ export function resolveTarget(globals: GlobalOptions, env: Env): Target {
     return {
       kind: 'embedded',
       dataDir,
-      credentials: fromEnv ?? profileCredentials(match?.[1]),
+      ...credentialsOf(fromEnv, profileCredentials(match?.[1]), `profile ${match?.[0]}`),
       profileName: match?.[0] ?? name,
       fromProfile: Boolean(match),
       source,
+      firstUse: false,
     };
   };
 
-  const fromProfile = (profile: Profile): Target => {
-    const credentials = fromEnv ?? profileCredentials(profile);
-    if (profile.server) {
-      return { kind: 'remote', site: profile.server, tls: tlsFrom(env, {}, profile), credentials, profile, profileName: name, fromProfile: true, source: `profile ${name}` };
-    }
-    return { kind: 'embedded', dataDir: profile.embedded ?? defaultDataDir(env), credentials, profileName: name, fromProfile: true, source: `profile ${name}` };
+  const fromProfile = (profile: Profile, source: string): Target => {
+    const base = { ...credentialsOf(fromEnv, profileCredentials(profile), `profile ${name}`), profileName: name, fromProfile: true, source, firstUse: false };
+    if (profile.server) return { kind: 'remote', site: profile.server, tls: tlsFrom(env, {}, profile), profile, ...base };
+    if (profile.embedded) return { kind: 'embedded', dataDir: profile.embedded, ...base };
+    throw brokenConfig(configPath(env), `has a profile "${name}" with neither "server" nor "embedded"`);
   };
 
-  // Every flag before any variable: `--profile work` wins over a ZULIP_SITE exported for other tools.
-  const levels: Naming[] = [
-    { zuliprc: globals.zuliprc, server: globals.server, dataDir: globals.dataDir, profile: globals.profile, serverSource: '--server', dataDirSource: '--data-dir' },
-    { zuliprc: env.ZULIP_CONFIG, server: env.ZULIP_SITE, dataDir: env.CHATCTL_DATA_DIR, profile: env.CHATCTL_PROFILE, serverSource: 'ZULIP_SITE', dataDirSource: 'CHATCTL_DATA_DIR' },
-  ];
-  for (const level of levels) {
-    if (level.zuliprc) return fromZuliprc(level.zuliprc);
-    if (level.server) return fromServer(level.server, level.serverSource);
-    if (level.dataDir) return fromDataDir(level.dataDir, level.dataDirSource);
-    if (level.profile) {
+  switch (named?.kind) {
+    case 'zuliprc':
+      return fromZuliprc(named.value, `${named.source} (${named.value})`);
+    case 'server':
+      return fromServer(named.value, named.source);
+    case 'dataDir':
+      return fromDataDir(named.value, named.source);
+    case 'profile': {
       if (!selected) {
         const known = Object.keys(profiles);
-        throw usageError(`no profile named "${level.profile}"`, known.length ? `profiles: ${known.join(', ')}` : 'log in first: chatctl login');
+        throw usageError(`no profile named "${named.value}"`, known.length ? `profiles: ${known.join(', ')}` : 'log in first: chatctl login');
       }
-      return fromProfile(selected);
+      return fromProfile(selected, named.source);
     }
+    case undefined:
+      break;
   }
-  if (selected) return fromProfile(selected);
+  if (selected) return fromProfile(selected, `default profile`);
 
   const rc = defaultZuliprc(env);
   if (existsSync(rc)) {
     const parsed = readZuliprc(rc);
-    if (parsed.site) {
-      const fromRc = parsed.email && parsed.key ? { email: parsed.email, apiKey: parsed.key } : undefined;
-      return { kind: 'remote', site: normalizeSite(parsed.site), tls: tlsFrom(env, parsed), credentials: fromEnv ?? fromRc, profileName: name, fromProfile: false, source: rc };
-    }
+    if (parsed.site) return fromZuliprc(rc, `zuliprc ${rc}`);
   }
 
-  return { kind: 'embedded', dataDir: defaultDataDir(env), credentials: fromEnv, profileName: name, fromProfile: false, source: 'default' };
+  return {
+    kind: 'embedded',
+    dataDir: defaultDataDir(env),
+    ...credentialsOf(fromEnv, undefined, ''),
+    profileName: name,
+    fromProfile: false,
+    source: 'nothing configured: the default data dir',
+    firstUse: !fromEnv && Object.keys(profiles).length === 0 && !existsSync(rc),
+  };
 }

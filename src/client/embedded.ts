@@ -29,9 +29,3 @@ export class EmbeddedTransport implements Transport {
     this.router.db.close();
   }
 }
-
-/** Opens the store under `dataDir` and a router over it. */
-export async function openEmbedded(dataDir: string, log?: (line: string) => void): Promise<EmbeddedTransport> {
-  const [{ openDb }, { Router }] = await Promise.all([import('../server/store/db.js'), import('../server/router.js')]);
-  return new EmbeddedTransport(new Router({ db: openDb(dataDir, log), dataDir, log }), dataDir);
-}

@@ -3,9 +3,10 @@
  * plain JSON parse on every command; writing goes through conf (atomic writes, schema), loaded only by the
  * commands that write.
  */
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../cli/errors.js';
+import { makeDirs } from '../make-dirs.js';
 import { assertPrivate } from './credentials-file.js';
 import { CONFIG_FILE, configDir, type Env } from './paths.js';
 
@@ -33,20 +34,58 @@ export interface ConfigFile {
 
 export const configPath = (env: Env): string => join(configDir(env), CONFIG_FILE);
 
-export function readConfig(env: Env): ConfigFile {
+/** Why the config file cannot be used, with the way out: it is the user's file, never rewritten or dropped here. */
+export function brokenConfig(path: string, problem: string): CliError {
+  return new CliError(
+    `${path} ${problem}`,
+    'usage',
+    `fix the file, or move it away and log in again: mv ${path} ${path}.broken (meanwhile --data-dir DIR, --server URL with ZULIP_EMAIL and ZULIP_API_KEY, and --zuliprc FILE work without it)`,
+  );
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What is wrong with a parsed config file, or undefined when it has the shape chatctl writes. */
+function shapeProblem(parsed: unknown): string | undefined {
+  if (!isRecord(parsed)) return 'does not hold a JSON object';
+  if (parsed.defaultProfile !== undefined && typeof parsed.defaultProfile !== 'string') return 'has a defaultProfile that is not a string';
+  if (parsed.profiles === undefined) return undefined;
+  if (!isRecord(parsed.profiles)) return 'has "profiles" that is not an object';
+  for (const [name, p] of Object.entries(parsed.profiles)) {
+    if (!isRecord(p)) return `has a profile "${name}" that is not an object`;
+    for (const key of ['email', 'apiKey'] as const) if (typeof p[key] !== 'string') return `has a profile "${name}" without "${key}"`;
+    if (typeof p.server !== 'string' && typeof p.embedded !== 'string') return `has a profile "${name}" with neither "server" nor "embedded"`;
+  }
+  return undefined;
+}
+
+/** The config file, or the error saying why it cannot be used (a missing file is an empty configuration). */
+export function loadConfig(env: Env): { config: ConfigFile; error?: CliError } {
   const path = configPath(env);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
-  } catch {
-    return {};
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { config: {} };
+    throw e;
   }
   assertPrivate(path);
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as ConfigFile;
-  } catch {
-    throw new CliError(`${path} is not valid JSON`, 'failure', 'fix or remove the file, then log in again');
+    parsed = JSON.parse(text);
+  } catch (e) {
+    return { config: {}, error: brokenConfig(path, `is not valid JSON (${e instanceof Error ? e.message : String(e)})`) };
   }
+  const problem = shapeProblem(parsed);
+  if (problem) return { config: {}, error: brokenConfig(path, problem) };
+  return { config: parsed as ConfigFile };
+}
+
+/** The config file; throws when it cannot be used. */
+export function readConfig(env: Env): ConfigFile {
+  const { config, error } = loadConfig(env);
+  if (error) throw error;
+  return config;
 }
 
 const profileSchema = {
@@ -68,8 +107,10 @@ const profileSchema = {
 
 /** Applies `change` to the config file through conf, creating it private. */
 export async function updateConfig(env: Env, change: (config: ConfigFile) => ConfigFile): Promise<void> {
+  // A broken file holds the user's other profiles: say so rather than let conf drop or refuse it.
+  readConfig(env);
   const dir = configDir(env);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir);
   chmodSync(dir, 0o700);
   const { default: Conf } = await import('conf');
   const store = new Conf<ConfigFile>({
@@ -87,12 +128,40 @@ export async function updateConfig(env: Env, change: (config: ConfigFile) => Con
   chmodSync(join(dir, CONFIG_FILE), 0o600);
 }
 
-export async function saveProfile(env: Env, name: string, profile: Profile, makeDefault: boolean): Promise<void> {
-  await updateConfig(env, (c) => ({
-    ...c,
-    defaultProfile: makeDefault || !c.defaultProfile ? name : c.defaultProfile,
-    profiles: { ...(c.profiles ?? {}), [name]: profile },
-  }));
+/** The default profile before and after a change, for the commands that say when it changed. */
+export interface DefaultChange {
+  before?: string;
+  after?: string;
+  /** The other profiles there were: with none, the only profile is the default as a matter of course. */
+  others: string[];
+  /** What the profile held before, when it existed. */
+  previous?: Profile;
+}
+
+/**
+ * Stores `profile` under `name`. It becomes the default only when there is none (or it already is): a
+ * profile named on the command line does not silently take over what every other command uses.
+ */
+export async function saveProfile(env: Env, name: string, profile: Profile): Promise<DefaultChange> {
+  let change: DefaultChange = { others: [] };
+  await updateConfig(env, (c) => {
+    const after = c.defaultProfile && c.profiles?.[c.defaultProfile] ? c.defaultProfile : name;
+    change = { before: c.defaultProfile, after, others: Object.keys(c.profiles ?? {}).filter((p) => p !== name), previous: c.profiles?.[name] };
+    return { ...c, defaultProfile: after, profiles: { ...(c.profiles ?? {}), [name]: profile } };
+  });
+  return change;
+}
+
+/** Makes `name` the default profile; undefined (and nothing written) when there is no such profile. */
+export async function useProfile(env: Env, name: string): Promise<DefaultChange | undefined> {
+  if (!readConfig(env).profiles?.[name]) return undefined;
+  let change: DefaultChange | undefined;
+  await updateConfig(env, (c) => {
+    if (!c.profiles?.[name]) return c;
+    change = { before: c.defaultProfile, after: name, others: Object.keys(c.profiles ?? {}).filter((p) => p !== name) };
+    return { ...c, defaultProfile: name };
+  });
+  return change;
 }
 
 /**
@@ -117,6 +186,7 @@ export async function cacheServerFacts(
 
 export async function removeProfile(env: Env, name: string): Promise<boolean> {
   let existed = false;
+  if (!readConfig(env).profiles?.[name]) return false;
   await updateConfig(env, (c) => {
     const profiles = { ...(c.profiles ?? {}) };
     existed = name in profiles;

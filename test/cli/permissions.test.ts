@@ -95,19 +95,19 @@ describe('server grant and revoke', () => {
     expect(r.stderr).toContain(message);
   });
 
-  it('refuses a data dir without an organization, and a remote server (exit 2), naming what its operator runs', async () => {
+  it('refuses a data dir without an organization (exit 6) and a remote server (exit 2), naming what its operator runs', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'chatctl-empty-'));
     try {
       const none = await runCli(['--data-dir', empty, 'server', 'grant', 'a@b.test', 'can_create_users'], { env: tempHome().env });
-      expect(none.code).toBe(2);
-      expect(none.stderr).toContain(`there is no organization in ${empty}`);
+      expect(none.code).toBe(6);
+      expect(none.stderr).toContain(`there is no organization in ${empty} (chosen by flag --data-dir)`);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
     const remote = await runCli(['--server', 'https://chat.example.com', 'server', 'revoke', 'a@b.test', 'can_create_users'], { env: tempHome().env });
     expect(remote.code).toBe(2);
     expect(remote.stderr).toBe(
-      "chatctl: server revoke changes an embedded organization's data dir; the target is the server https://chat.example.com\n" +
+      "chatctl: server revoke works on an embedded organization's data dir, but the target is the server https://chat.example.com (chosen by flag --server)\n" +
         'hint: on a Zulip server its operator runs: manage.py change_user_role a@b.test can_create_users\n',
     );
   });

@@ -181,7 +181,7 @@ describe('embedded organization lifecycle', () => {
     expect(out.code).toBe(0);
     const noCreds = await runCli(['--data-dir', dir, 'users', 'list'], { env });
     expect(noCreds.code).toBe(4);
-    expect(noCreds.stderr).toContain(`hint: run: chatctl login --embedded --data-dir ${dir}`);
+    expect(noCreds.stderr).toContain(`no password needed: chatctl login --embedded --data-dir ${dir}`);
 
     const bad = await runCli(['login', '--embedded', '--data-dir', dir, '--email', 'boss@acme.test', '--password-stdin'], { env, stdin: 'wrong-pass\n' });
     expect(bad.code).toBe(4);
@@ -211,12 +211,15 @@ describe('embedded organization lifecycle', () => {
     expect(r.stderr).not.toContain('tty-password');
   });
 
-  it('never prompts without a terminal: login needs --password-stdin (exit 2)', async () => {
-    const { home, env } = tempHome();
-    await runCli(['init', '--data-dir', join(home, 'org'), '--password-stdin'], { env, stdin: 'pw-123456\n' });
-    const r = await runCli(['login', '--embedded', '--data-dir', join(home, 'org')], { env });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('not running interactively; pass --password-stdin');
+  it('never prompts without a terminal: login --server needs --password-stdin (exit 2)', async () => {
+    const org = createTestOrg();
+    try {
+      const r = await runCli(['login', '--server', await org.http(), '--email', org.owner.email], { env: tempHome().env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('not running interactively; pass --password-stdin');
+    } finally {
+      await org.close();
+    }
   });
 
   it('refuses a credentials file that others can read', async () => {
@@ -257,7 +260,7 @@ describe('remote credentials', () => {
     const rc = join(home, 'zuliprc');
     writeFileSync(rc, `[api]\nemail=${org.owner.email}\nkey=${org.owner.apiKey}\nsite=${site}\n`, { mode: 0o600 });
     const viaFlag = await runCli(['--zuliprc', rc, 'whoami', '--json'], { env });
-    expect(JSON.parse(viaFlag.stdout)).toMatchObject({ target: site, source: rc, profile: null });
+    expect(JSON.parse(viaFlag.stdout)).toMatchObject({ target: site, source: `flag --zuliprc (${rc})`, credentials: `zuliprc ${rc}`, profile: null });
     const viaEnv = await runCli(['users', 'list', '--json'], { env: { ...env, ZULIP_CONFIG: rc } });
     expect(viaEnv.code).toBe(0);
     chmodSync(rc, 0o640);
@@ -290,13 +293,13 @@ describe('remote credentials', () => {
       expect(r.stderr).toBe('');
       return JSON.parse(r.stdout) as { target: string; source: string };
     };
-    expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_SITE: elsewhere })).toEqual({ target: `embedded:${org.dataDir}`, source: '--data-dir' });
-    expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: `embedded:${org.dataDir}`, source: '--data-dir' });
-    expect(await who(['--profile', 'work'], { ZULIP_SITE: elsewhere })).toEqual({ target: `embedded:${org.dataDir}`, source: 'profile work' });
-    expect(await who(['--profile', 'work'], { CHATCTL_DATA_DIR: join(home, 'other-org') })).toEqual({ target: `embedded:${org.dataDir}`, source: 'profile work' });
-    expect(await who(['--server', site], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: site, source: '--server' });
+    expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_SITE: elsewhere })).toEqual({ target: `embedded:${org.dataDir}`, source: 'flag --data-dir' });
+    expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: `embedded:${org.dataDir}`, source: 'flag --data-dir' });
+    expect(await who(['--profile', 'work'], { ZULIP_SITE: elsewhere })).toEqual({ target: `embedded:${org.dataDir}`, source: 'flag --profile' });
+    expect(await who(['--profile', 'work'], { CHATCTL_DATA_DIR: join(home, 'other-org') })).toEqual({ target: `embedded:${org.dataDir}`, source: 'flag --profile' });
+    expect(await who(['--server', site], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: site, source: 'flag --server' });
     // Among the variables, the order is unchanged: ZULIP_SITE over CHATCTL_PROFILE.
-    expect(await who([], { ...creds, ZULIP_SITE: site, CHATCTL_PROFILE: 'work' })).toEqual({ target: site, source: 'ZULIP_SITE' });
+    expect(await who([], { ...creds, ZULIP_SITE: site, CHATCTL_PROFILE: 'work' })).toEqual({ target: site, source: 'environment variable ZULIP_SITE' });
   });
 
   it('serve takes the data dir of --profile over CHATCTL_DATA_DIR, as every other command does', async () => {

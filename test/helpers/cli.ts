@@ -85,10 +85,14 @@ export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliRes
 
 export const BIN = fileURLToPath(new URL('../../bin/chatctl.js', import.meta.url));
 
-/** Runs the built bin/chatctl.js (npm test builds first). */
-export function spawnCli(argv: string[], o: { env: Record<string, string | undefined>; stdin?: string; timeoutMs?: number }): Promise<CliResult> {
+/**
+ * Runs the built bin/chatctl.js (npm test builds first). `prefix` runs it under another command (a private
+ * mount namespace, another user).
+ */
+export function spawnCli(argv: string[], o: { env: Record<string, string | undefined>; stdin?: string; timeoutMs?: number; prefix?: string[] }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...argv], { env: o.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [command, ...args] = [...(o.prefix ?? []), process.execPath, BIN, ...argv];
+    const child = spawn(command!, args, { env: o.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

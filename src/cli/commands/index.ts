@@ -8,6 +8,7 @@ export const NOUNS: readonly NounEntry[] = [
   { name: 'init', summary: 'create the embedded organization and log in to it', load: async () => (await import('./init.js')).commands },
   { name: 'login', summary: 'log in to a server (or the embedded organization) and store the credentials', load: async () => (await import('./login.js')).commands },
   { name: 'logout', summary: 'forget the stored credentials of a profile', load: async () => (await import('./logout.js')).commands },
+  { name: 'profiles', summary: 'list the stored profiles, or pick the default one', load: async () => (await import('./profiles.js')).commands },
   { name: 'whoami', summary: 'show the current target, profile and user', load: async () => (await import('./whoami.js')).commands },
   { name: 'serve', summary: 'serve the embedded organization over HTTP for any Zulip client', load: async () => (await import('./serve.js')).commands },
   { name: 'server', summary: 'server information; embedded: grant the permissions a server\'s operator grants', load: async () => (await import('./server.js')).commands },

@@ -1,29 +1,8 @@
-import { resolve } from 'node:path';
-import { defaultDataDir } from '../../config/paths.js';
 import { readConfig } from '../../config/profiles.js';
 import { defineCommand, opt } from '../command.js';
-import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
-import { readSecret } from '../io.js';
-import { selectedProfileName } from '../target.js';
-
-/** The password for a new account: from stdin, a hidden prompt, or generated and shown once. */
-async function choosePassword(ctx: Context, fromStdin: boolean): Promise<{ password: string; generated: boolean }> {
-  if (fromStdin) {
-    const password = await readSecret(ctx.io.stdin);
-    if (!password) throw usageError('--password-stdin read an empty password');
-    return { password, generated: false };
-  }
-  if (ctx.prompter.interactive) {
-    const password = await ctx.prompter.password('Owner password:', '--password-stdin');
-    const again = await ctx.prompter.password('Repeat it:', '--password-stdin');
-    if (password !== again) throw usageError('the passwords differ');
-    if (password.length < 6) throw usageError('the password is too weak (at least 6 characters)');
-    return { password, generated: false };
-  }
-  const { randomAlphanumeric } = await import('../../server/secrets.js');
-  return { password: randomAlphanumeric(20), generated: true };
-}
+import { choosePassword } from '../password.js';
+import { embeddedDataDir, selectedProfileName } from '../target.js';
 
 export const commands = [
   defineCommand({
@@ -50,16 +29,16 @@ export const commands = [
       const config = readConfig(ctx.env);
       const profileName = selectedProfileName(g, ctx.env, config);
       const existing = config.profiles?.[profileName];
-      const dataDir = resolve(g.dataDir ?? ctx.env.CHATCTL_DATA_DIR ?? defaultDataDir(ctx.env));
+      const dataDir = embeddedDataDir(g, ctx.env, config);
       if (existing && existing.embedded !== dataDir) {
         throw usageError(
           `profile "${profileName}" already points to ${existing.server ?? existing.embedded}`,
           'pass --profile NAME to keep both, or chatctl logout first',
         );
       }
-      const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'));
-      const [{ openEmbedded }, { initialize }] = await Promise.all([import('../../client/embedded.js'), import('../embedded-org.js')]);
-      const transport = await openEmbedded(dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
+      const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'), 'Owner password:');
+      const [{ openOrganization }, { initialize }] = await Promise.all([import('../data-dir.js'), import('../embedded-org.js')]);
+      const transport = await openOrganization(dataDir, { create: true, source: 'init', warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
       try {
         const email = opt.str(opts, 'email')!;
         const credentials = await initialize(ctx, transport, {

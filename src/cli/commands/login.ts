@@ -5,14 +5,16 @@ import { getOwnUser } from '../../api/operations/users.js';
 import type { ServerSettings } from '../../api/types.js';
 import type { ChatClient, Credentials } from '../../client/client.js';
 import { factsFromSettings } from '../../client/features.js';
-import { defaultDataDir } from '../../config/paths.js';
-import { readConfig, saveProfile, type Profile } from '../../config/profiles.js';
+import { readConfig, type Profile } from '../../config/profiles.js';
+import type { Db } from '../../server/store/db.js';
 import { defineCommand, opt } from '../command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { readSecret } from '../io.js';
-import { normalizeSite, selectedProfileName, tlsFrom } from '../target.js';
+import { DEFAULT_OWNER_EMAIL } from '../embedded-org.js';
+import { storeProfile } from '../store-profile.js';
+import { embeddedDataDir, normalizeSite, selectedProfileName, tlsFrom } from '../target.js';
 
 const API_KEY = /^[A-Za-z0-9]{32}$/;
 
@@ -133,8 +135,8 @@ async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileN
       credentials = { email: res.email, apiKey: res.api_key };
     }
     const facts = factsFromSettings(settings, Math.floor(ctx.now() / 1000));
-    await saveProfile(
-      ctx.env,
+    await storeProfile(
+      ctx,
       profileName,
       {
         server: site,
@@ -144,7 +146,6 @@ async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileN
         checkedAt: facts.checkedAt,
         ...tlsFiles(ctx, tls),
       },
-      true,
     );
     const version = facts.version ? `, server ${facts.version}` : '';
     ctx.info(`chatctl: logged in to ${site} as ${credentials.email} (profile "${profileName}", feature level ${facts.featureLevel}${version})`);
@@ -153,30 +154,47 @@ async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileN
   }
 }
 
+/**
+ * The embedded organization: whoever can open its files already holds it, so without --password-stdin or
+ * --api-key-stdin the account's key is read from the store (the owner's unless --email names another), as
+ * a server's operator can with manage.py. The two flags check a password or a key the usual way.
+ */
 async function loginEmbeddedDir(ctx: Context, opts: Record<string, unknown>, profileName: string): Promise<void> {
-  const dataDir = resolve(ctx.globals.dataDir ?? ctx.env.CHATCTL_DATA_DIR ?? defaultDataDir(ctx.env));
-  const email = opt.str(opts, 'email') ?? 'owner@localhost';
-  const [{ openEmbedded }, { loginEmbedded }, { isInitialized }, { ChatClient }] = await Promise.all([
-    import('../../client/embedded.js'),
+  const dataDir = embeddedDataDir(ctx.globals, ctx.env, readConfig(ctx.env));
+  const email = opt.str(opts, 'email');
+  const [{ openOrganization }, { loginEmbedded }, { ChatClient }] = await Promise.all([
+    import('../data-dir.js'),
     import('../embedded-org.js'),
-    import('../../server/realm.js'),
     import('../../client/client.js'),
   ]);
-  const transport = await openEmbedded(dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
+  const transport = await openOrganization(dataDir, { create: false, source: 'login --embedded', warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
   try {
-    if (!isInitialized(transport.router.db)) {
-      throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one: chatctl init --data-dir ${dataDir}`);
-    }
     let creds: Credentials;
     if (opt.bool(opts, 'apiKeyStdin')) {
-      creds = await verifyKey(new ChatClient(transport, { email, apiKey: await readApiKey(ctx) }));
-      await saveProfile(ctx.env, profileName, { embedded: dataDir, ...creds }, true);
+      creds = await verifyKey(new ChatClient(transport, { email: email ?? DEFAULT_OWNER_EMAIL, apiKey: await readApiKey(ctx) }));
+      await storeProfile(ctx, profileName, { embedded: dataDir, ...creds });
+    } else if (opt.bool(opts, 'passwordStdin')) {
+      creds = await loginEmbedded(ctx, transport, email ?? DEFAULT_OWNER_EMAIL, await readPassword(ctx, true), profileName);
     } else {
-      creds = await loginEmbedded(ctx, transport, email, await readPassword(ctx, opt.bool(opts, 'passwordStdin')), profileName);
+      creds = await operatorCredentials(transport.router.db, email);
+      await storeProfile(ctx, profileName, { embedded: dataDir, ...creds });
     }
     ctx.info(`chatctl: logged in to the embedded organization in ${dataDir} as ${creds.email} (profile "${profileName}")`);
   } finally {
     await transport.close();
+  }
+}
+
+/** The key of the account to sign in as, read from the store. */
+async function operatorCredentials(db: Db, email: string | undefined): Promise<Credentials> {
+  const [{ accountToSignInAs, InactiveAccountError }, { UnknownUserError }] = await Promise.all([import('../../server/operator-access.js'), import('../../server/permissions.js')]);
+  try {
+    const user = accountToSignInAs(db, email);
+    return { email: user.email, apiKey: user.api_key };
+  } catch (e) {
+    if (e instanceof UnknownUserError) throw new CliError(`No such user: ${e.email}`, 'notFound');
+    if (e instanceof InactiveAccountError) throw new CliError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);
+    throw e;
   }
 }
 
@@ -190,18 +208,21 @@ export const commands = [
       'off. Then exchanges the e-mail and password for an API key (fetch_api_key), or checks a pasted API key ' +
       '(--api-key-stdin, with GET /users/me), and stores the e-mail the server returned and the key, never the ' +
       'password, in the profile (file mode 0600), with the server\'s feature level and the TLS files given. ' +
-      '--embedded logs in to the embedded organization in --data-dir instead of a server.',
+      '--embedded signs in to the embedded organization (in --data-dir, or the data dir of the profile) instead: whoever ' +
+      'can read its files already holds it, so no password is needed; it signs in as the owner, or as --email. ' +
+      'The profile written becomes the default only when there is no default yet; stderr says which is the default.',
     examples: [
       'chatctl login --server https://chat.example.com --email admin@example.com',
       'printf %s "$PASSWORD" | chatctl login --server https://chat.example.com --email admin@example.com --password-stdin',
       'chatctl login --server https://chat.example.com --email admin@example.com --api-key-stdin < api-key.txt',
       'chatctl login --server https://chat.internal --ca-file corp-ca.pem --email me@corp.example',
-      'chatctl login --embedded --data-dir ~/chat --email owner@localhost',
+      'chatctl login --embedded --data-dir ~/chat',
+      'chatctl login --embedded --data-dir ~/chat --email admin@acme.test',
       'chatctl login --profile work --server https://chat.work.test --email me@work.test',
     ],
     options: [
-      { flags: '--email <email>', description: 'the e-mail address to log in as (or the directory username, where the server allows one)' },
-      { flags: '--password-stdin', description: 'read the password from stdin' },
+      { flags: '--email <email>', description: 'the e-mail address to log in as (or the directory username, where the server allows one); --embedded: default the owner' },
+      { flags: '--password-stdin', description: 'read the password from stdin (--embedded: check it rather than read the key from the files)' },
       { flags: '--api-key-stdin', description: 'read an API key from stdin instead of a password (for servers without password login)' },
       { flags: '--embedded', description: 'log in to the embedded organization (in --data-dir or the default data dir)' },
     ],

@@ -1,10 +1,7 @@
 import { once } from 'node:events';
-import { resolve } from 'node:path';
-import { defaultDataDir } from '../../config/paths.js';
-import { readConfig } from '../../config/profiles.js';
 import { defineCommand, opt } from '../command.js';
-import { CliError, usageError } from '../errors.js';
-import { selectedProfileName } from '../target.js';
+import { embeddedTarget } from '../embedded-target.js';
+import { usageError } from '../errors.js';
 
 export const commands = [
   defineCommand({
@@ -15,7 +12,8 @@ export const commands = [
       'on stderr. Stops cleanly on Ctrl-C or SIGTERM. The same data dir can be used by chatctl commands meanwhile. ' +
       'With --rate-limit it enforces the API rate limits of a current Zulip server (200 requests a minute and 2,000 an hour ' +
       'per user, 100 a minute per address without authentication) with the same X-RateLimit-* headers and 429 replies, ' +
-      'counted in this process\'s memory.',
+      'counted in this process\'s memory. It serves the data dir of the target (--data-dir, --profile, CHATCTL_DATA_DIR, ' +
+      'the default profile); a target that is a server is refused, and a data dir without an organization too.',
     examples: ['chatctl serve', 'chatctl serve --port 8080 --data-dir ~/chat', 'chatctl serve --rate-limit', 'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users'],
     options: [
       { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
@@ -26,13 +24,10 @@ export const commands = [
       const port = Number(opt.str(opts, 'port'));
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port takes a port number, not "${opt.str(opts, 'port')}"`);
       const host = opt.str(opts, 'host')!;
-      const config = readConfig(ctx.env);
-      const profile = config.profiles?.[selectedProfileName(ctx.globals, ctx.env, config)];
-      // Flags before variables, as for every command: --profile's data dir wins over CHATCTL_DATA_DIR.
-      const fromFlags = ctx.globals.dataDir ?? (ctx.globals.profile !== undefined ? profile?.embedded : undefined);
-      const dataDir = resolve(fromFlags ?? ctx.env.CHATCTL_DATA_DIR ?? profile?.embedded ?? defaultDataDir(ctx.env));
-      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }, { zulipRateLimits }, { startHousekeeping }, { systemClock }] = await Promise.all([
-        import('../../server/store/db.js'),
+      const target = embeddedTarget(ctx, 'serve');
+      const dataDir = target.dataDir;
+      const [{ openStore }, { Router }, { createApiServer }, { setSetting, getSetting }, { zulipRateLimits }, { startHousekeeping }, { systemClock }] = await Promise.all([
+        import('../data-dir.js'),
         import('../../server/router.js'),
         import('../../server/http.js'),
         import('../../server/realm.js'),
@@ -40,11 +35,7 @@ export const commands = [
         import('../../server/housekeeping.js'),
         import('../../server/context.js'),
       ]);
-      const db = openDb(dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
-      if (!isInitialized(db)) {
-        db.close();
-        throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one first: chatctl init --data-dir ${dataDir}`);
-      }
+      const db = await openStore(dataDir, { create: false, source: target.source, warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
       const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
       const router = new Router({ db, dataDir, log });
       const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);

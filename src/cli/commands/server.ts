@@ -2,6 +2,7 @@ import { getServerSettings } from '../../api/operations/server.js';
 import { isOperatorPermission, OPERATOR_PERMISSIONS } from '../../server/operator-permissions.js';
 import { defineCommand, opt, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
+import { embeddedTarget } from '../embedded-target.js';
 import { CliError, usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
 
@@ -30,6 +31,41 @@ export const commands = [
   }),
   permissionCommand('grant'),
   permissionCommand('revoke'),
+  defineCommand({
+    path: ['server', 'reset-password'],
+    summary: "set an account's password in the embedded organization (embedded organization only)",
+    description:
+      "Sets the password of an account of the embedded organization by writing its data dir, as a server's operator " +
+      'does with `manage.py changepassword`: whoever can open the files holds the organization already, so no other ' +
+      'password is asked. The password comes from --password-stdin, or a hidden prompt asked twice on a terminal; ' +
+      'otherwise one is generated and shown once on stderr. The API key stays as it is. A remote server is refused.',
+    examples: ['chatctl server reset-password owner@localhost', 'printf %s "$PASSWORD" | chatctl server reset-password admin@acme.test --password-stdin'],
+    args: [{ name: 'email', description: "the account's e-mail address", required: true }],
+    options: [{ flags: '--password-stdin', description: 'read the new password from stdin' }],
+    async run(opts, ctx) {
+      const email = opt.str(opts, 'email')!;
+      const target = embeddedTarget(ctx, 'server reset-password', 'on a Zulip server its operator runs: manage.py changepassword EMAIL; a user can reset their own on the login page');
+      const [{ openStore }, { choosePassword }, access, { UnknownUserError }] = await Promise.all([
+        import('../data-dir.js'),
+        import('../password.js'),
+        import('../../server/operator-access.js'),
+        import('../../server/permissions.js'),
+      ]);
+      const db = await openStore(target.dataDir, { create: false, source: target.source, warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
+      try {
+        const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'), `New password for ${email}:`);
+        const user = access.resetPassword(db, email, password);
+        ctx.info(`chatctl: set the password of ${user.email} in ${target.dataDir}`);
+        if (generated) ctx.io.stderr.write(`chatctl: generated password (shown once, keep it): ${password}\n`);
+      } catch (e) {
+        if (e instanceof UnknownUserError) throw new CliError(`No such user: ${e.email}`, 'notFound');
+        if (e instanceof access.BotAccountError) throw usageError(e.message);
+        throw e;
+      } finally {
+        db.close();
+      }
+    },
+  }),
 ];
 
 /**
@@ -38,21 +74,10 @@ export const commands = [
  */
 async function changePermissionOf(ctx: Context, email: string, permission: string, granted: boolean): Promise<Record<(typeof PERMISSION_FIELDS)[number], unknown>> {
   if (!isOperatorPermission(permission)) throw usageError(`unknown permission "${permission}"`, `permissions: ${OPERATOR_PERMISSIONS.join(', ')}`);
-  const target = ctx.target();
-  if (target.kind !== 'embedded') {
-    throw usageError(
-      `server ${granted ? 'grant' : 'revoke'} changes an embedded organization's data dir; the target is the server ${target.site}`,
-      `on a Zulip server its operator runs: manage.py change_user_role ${email} ${permission}`,
-    );
-  }
-  const [{ openDb }, { isInitialized }, perms] = await Promise.all([
-    import('../../server/store/db.js'),
-    import('../../server/realm.js'),
-    import('../../server/permissions.js'),
-  ]);
-  const db = openDb(target.dataDir, (line) => ctx.io.stderr.write(`chatctl: ${line}\n`));
+  const target = embeddedTarget(ctx, `server ${granted ? 'grant' : 'revoke'}`, `on a Zulip server its operator runs: manage.py change_user_role ${email} ${permission}`);
+  const [{ openStore }, perms] = await Promise.all([import('../data-dir.js'), import('../../server/permissions.js')]);
+  const db = await openStore(target.dataDir, { create: false, source: target.source, warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
   try {
-    if (!isInitialized(db)) throw new CliError(`there is no organization in ${target.dataDir}`, 'usage', `create one first: chatctl init --data-dir ${target.dataDir}`);
     const { user, changed } = perms.changePermission(db, email, permission, granted);
     return { user_id: user.id, email: user.email, permission, granted, changed };
   } catch (e) {

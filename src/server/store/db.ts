@@ -4,8 +4,9 @@
  * for the writer, and a writer waits up to the busy timeout for another's transaction to end.
  */
 import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirs } from '../../make-dirs.js';
 import { BUSY_TIMEOUT_MS } from './busy.js';
 import { migrations } from './migrations.js';
 import { tightenDataDir } from './modes.js';
@@ -16,19 +17,46 @@ export const DB_FILE = 'chatctl.db';
 
 /** `warn`: where a note about permissions that had to be tightened goes (stderr). */
 export function openDb(dataDir: string, warn: (line: string) => void = () => {}): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirs(dataDir);
   const file = join(dataDir, DB_FILE);
   // SQLite would create the file with the process umask (often 0644: every API key readable by anyone), and
   // gives its WAL and shared-memory files the database's mode: created here first, 0600.
-  closeSync(openSync(file, 'a', 0o600));
-  tightenDataDir(dataDir, [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`], warn);
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
   const db = new Database(file);
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  migrate(db);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Before anything writes: even turning WAL on rewrites another program's file header. Modes are
+    // tightened only then, so another program's file is left exactly as it was.
+    refuseForeign(db);
+    tightenDataDir(dataDir, [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`], warn);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   return db;
+}
+
+/** A database chatctl did not write: migrating it would write chatctl's tables into another program's data. */
+export class ForeignDatabaseError extends Error {
+  constructor(readonly tables: string[]) {
+    super(`an SQLite database chatctl did not write (it holds the tables ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ' ...' : ''})`);
+    this.name = 'ForeignDatabaseError';
+  }
+}
+
+/** chatctl numbers its schema from 1 (user_version); tables in a database still at 0 are someone else's. */
+function refuseForeign(db: Db): void {
+  if (db.pragma('user_version', { simple: true }) !== 0) return;
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+  if (tables.length) throw new ForeignDatabaseError(tables);
 }
 
 function migrate(db: Db): void {

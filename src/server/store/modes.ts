@@ -2,21 +2,26 @@
  * File modes of a data dir: the database holds every API key and password hash, and uploads are private,
  * so the dir is 0700 and what it holds 0600, whatever umask or an earlier version left.
  */
-import { chmodSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 
-const statOrNull = (path: string): Stats | null => {
+/** The entry itself, never what a symbolic link points to. */
+const lstatOrNull = (path: string): Stats | null => {
   try {
-    return statSync(path);
+    return lstatSync(path);
   } catch {
     return null;
   }
 };
 
-/** Sets `path` to `mode` if others (or its group) can reach it; true if it did. */
+/**
+ * Sets `path` to `mode` if others (or its group) can reach it; true if it did. Only chatctl's own regular
+ * files and directories: a symbolic link (to a device, say) is left alone, so nothing outside the data
+ * dir ever changes mode.
+ */
 function tighten(path: string, mode: number): boolean {
-  const st = statOrNull(path);
-  if (!st || (st.mode & 0o077) === 0) return false;
+  const st = lstatOrNull(path);
+  if (!st || !(st.isFile() || st.isDirectory()) || (st.mode & 0o077) === 0) return false;
   chmodSync(path, mode);
   return true;
 }

@@ -1,0 +1,97 @@
+/**
+ * Opening the embedded organization's data dir for the CLI. A data dir that holds no organization is
+ * never created behind the user's back (a typo in --data-dir must not become a new, empty organization),
+ * and whatever the file system or SQLite refuses is said with the path and what to do.
+ */
+import { accessSync, constants, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EmbeddedTransport } from '../client/embedded.js';
+import type { Db } from '../server/store/db.js';
+import { CliError } from './errors.js';
+import { fileError } from './file-errors.js';
+
+export interface OpenOptions {
+  /** Create the data dir and its database when missing (`init`, and first use with nothing configured). */
+  create: boolean;
+  /** What chose this data dir, for the message when it holds no organization. */
+  source: string;
+  log?: (line: string) => void;
+  /** Where a note goes that permissions others had on the data dir's files were taken away (stderr). */
+  warn?: (line: string) => void;
+}
+
+export function noOrganization(dir: string, source: string): CliError {
+  return new CliError(`there is no organization in ${dir} (chosen by ${source})`, 'notFound', `check the path; to create an organization there: chatctl init --data-dir ${dir}`);
+}
+
+/** Stats `path`; undefined when it does not exist, the reason in words for anything else. */
+function statOrNothing(path: string, dir?: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fileError(e, dir) ?? e;
+  }
+}
+
+/**
+ * Why SQLite could not open or write `dbFile` in `dir`. SQLite says "unable to open database file" with no
+ * path and no cause; the file system is asked which of them it is.
+ */
+async function storeError(e: unknown, dir: string, dbFile: string): Promise<unknown> {
+  const { ForeignDatabaseError } = await import('../server/store/db.js');
+  if (e instanceof ForeignDatabaseError) {
+    return new CliError(`${dbFile} is ${e.message}; chatctl left it untouched`, 'failure', 'name the data dir chatctl created (--data-dir DIR); chatctl keeps its data in a directory of its own');
+  }
+  const code = (e as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return fileError(e) ?? new CliError(`cannot open the organization in ${dir}: ${e instanceof Error ? e.message : String(e)}`);
+  const said = e instanceof Error ? e.message : code;
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new CliError(
+      `${dbFile} is not a chatctl database, or it is damaged (SQLite: ${said})`,
+      'failure',
+      `if it is another program's file, name chatctl's own data dir (--data-dir DIR); if it is damaged, restore it from a backup, or move it away (mv ${dbFile} ${dbFile}.broken) and create a new organization: chatctl init --data-dir ${dir}`,
+    );
+  }
+  if (code === 'SQLITE_FULL') return fileError(Object.assign(new Error(said), { code: 'ENOSPC', syscall: 'write', path: dbFile }));
+  for (const [path, mode] of [[dir, constants.R_OK | constants.W_OK | constants.X_OK], [dbFile, constants.R_OK | constants.W_OK]] as const) {
+    try {
+      accessSync(path, mode);
+    } catch (denied) {
+      const known = fileError(denied, dir);
+      if (known) return known;
+    }
+  }
+  const isDir = statOrNothing(dbFile)?.isDirectory();
+  if (isDir) return fileError(Object.assign(new Error(said), { code: 'EISDIR', syscall: 'open', path: dbFile }));
+  return new CliError(`cannot use ${dbFile} (SQLite: ${said})`, 'failure', `check that chatctl can read and write ${dir} and the files in it (ls -la ${dir})`);
+}
+
+/** The store of the organization in `dir`, migrated; an error naming `dir` when it holds none and `create` is off. */
+export async function openStore(dir: string, o: Omit<OpenOptions, 'log'>): Promise<Db> {
+  const [{ openDb, DB_FILE }, { isInitialized }] = await Promise.all([import('../server/store/db.js'), import('../server/realm.js')]);
+  const dbFile = join(dir, DB_FILE);
+  if (!o.create) {
+    const stat = statOrNothing(dir);
+    if (stat && !stat.isDirectory()) throw fileError(Object.assign(new Error('not a directory'), { code: 'ENOTDIR', syscall: 'stat', path: dir }))!;
+    if (!stat || !statOrNothing(dbFile, dir)) throw noOrganization(dir, o.source);
+  }
+  let db: Db;
+  try {
+    db = openDb(dir, o.warn);
+  } catch (e) {
+    throw await storeError(e, dir, dbFile);
+  }
+  if (!o.create && !isInitialized(db)) {
+    db.close();
+    throw noOrganization(dir, o.source);
+  }
+  return db;
+}
+
+/** The embedded transport over the organization in `dir` (see openStore). */
+export async function openOrganization(dir: string, o: OpenOptions): Promise<EmbeddedTransport> {
+  const db = await openStore(dir, o);
+  const [{ Router }, { EmbeddedTransport }] = await Promise.all([import('../server/router.js'), import('../client/embedded.js')]);
+  return new EmbeddedTransport(new Router({ db, dataDir: dir, log: o.log }), dir);
+}
