@@ -145,7 +145,7 @@ describe('a data dir from before the permissions were per-user', () => {
   function oldDataDir(settings: Record<string, unknown> = {}): { dir: string; owner: { email: string; apiKey: string }; admin: { email: string; apiKey: string } } {
     const dir = mkdtempSync(join(tmpdir(), 'chatctl-old-'));
     const db = new Database(join(dir, DB_FILE));
-    for (const m of migrations.slice(0, 2)) db.exec(m);
+    for (const m of migrations.slice(0, 2)) db.exec(m as string);
     db.pragma('user_version = 2');
     const insert = db.prepare('INSERT INTO users (email, full_name, role, api_key, date_joined) VALUES (?, ?, ?, ?, 0)');
     insert.run('old-owner@example.com', 'Old Owner', 100, 'O'.repeat(32));
