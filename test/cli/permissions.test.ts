@@ -209,6 +209,8 @@ describe('a stock Zulip server refusing users create', () => {
       .get('/api/v1/server_settings')
       .optionally()
       .reply(200, { ...(documentedExample('GET', '/server_settings') as Record<string, unknown>), zulip_feature_level: 442, realm_url: SITE, realm_uri: SITE });
+    // Nobody has the address yet: the run looks first for accounts an earlier run created.
+    nock(SITE).get('/api/v1/users').reply(200, { result: 'success', msg: '', members: [] });
     const post = nock(SITE).post('/api/v1/users').reply(400, { result: 'error', msg: 'User not authorized to create users', code: 'BAD_REQUEST' });
     const r = await runCli(['--server', SITE, 'users', 'create', 'new@zulip.com', '--name', 'New Person'], { env: { ...tempHome().env, ...iago } });
     expect(post.isDone()).toBe(true);
