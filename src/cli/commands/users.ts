@@ -2,7 +2,7 @@ import { ApiError } from '../../api/errors.js';
 import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
-import { cell, readRows, type Columns, type InputRow } from '../bulk-input.js';
+import { cell, ENCODING_OPTION, readRows, type Columns, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, RunRefusedError, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
@@ -42,6 +42,7 @@ export function parseIds(value: string, flag: string): number[] {
 /** Options of every bulk-capable users command. */
 const BULK_OPTIONS: OptionSpec[] = [
   { flags: '--from-file <file>', description: 'read rows from a CSV file with a header, or JSON lines (- for stdin)' },
+  ENCODING_OPTION,
   ...BULK_FLAGS,
 ];
 
@@ -50,7 +51,8 @@ async function rowsOf(ctx: Context, opts: CommandOptions, columns: Columns, from
   const file = opt.str(opts, 'fromFile');
   const args = fromArgs();
   if (file && args.length) throw usageError('give users as arguments or with --from-file, not both');
-  if (file) return readRows(ctx, file, columns);
+  if (!file && opt.str(opts, 'encoding') !== undefined) throw usageError('--encoding goes with --from-file');
+  if (file) return readRows(ctx, file, columns, opt.str(opts, 'encoding'));
   if (!args.length) throw usageError('name at least one user (ID or e-mail), or pass --from-file');
   return args;
 }
