@@ -48,9 +48,9 @@ const where = (p: Problem): string => {
   return at.length ? `${at.join(', ')}: ${p.message}` : p.message;
 };
 
-/** Rows with the file line each ends on (a quoted CSV cell may span lines). */
+/** Rows with their number and the file line each ends on (a quoted CSV cell may span lines). */
 interface Parsed {
-  rows: { row: InputRow; line: number }[];
+  rows: { row: InputRow; n: number; line: number }[];
   header: string[] | null;
 }
 
@@ -69,7 +69,7 @@ function parseJsonLines(text: string, problems: Problem[]): Parsed {
       return;
     }
     if (!value || typeof value !== 'object' || Array.isArray(value)) problems.push({ line, row, message: 'each line must be a JSON object' });
-    else rows.push({ row: value as InputRow, line });
+    else rows.push({ row: value as InputRow, n: row, line });
   });
   return { rows, header: null };
 }
@@ -91,8 +91,7 @@ function parseCsv(text: string, problems: Problem[]): Parsed {
         if (e) problems.push({ line: (e as { lines?: number }).lines, row: ++row, message: e.message.replace(/ on line \d+$/, '').replace(/ at line \d+$/, '') });
       },
       on_record: (record: InputRow, context) => {
-        rows.push({ row: record, line: context.lines });
-        row++;
+        rows.push({ row: record, n: ++row, line: context.lines });
         return record;
       },
     });
@@ -179,10 +178,7 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
   const json = /\.(jsonl|ndjson|json)$/i.test(file) || (file === '-' && text.trimStart().startsWith('{'));
   const { rows, header } = json ? parseJsonLines(text, problems) : parseCsv(text, problems);
   if (decoder.encoding === 'utf-8') {
-    const rowOfLine = (line: number) => {
-      const i = rows.findIndex((r) => r.line >= line);
-      return i === -1 ? undefined : i + 1;
-    };
+    const rowOfLine = (line: number) => rows.find((r) => r.line >= line)?.n;
     const bad = encodingProblems(bytes, text, 'UTF-8', rowOfLine);
     if (bad.length) {
       throw fileError(source, bad, 'pass --encoding with the encoding the file was saved in (e.g. --encoding latin1); nothing was sent');
@@ -196,13 +192,16 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
   const absent = header ? known.filter((c) => columns[c]!.required && !header!.includes(c)) : [];
   for (const name of absent) problems.unshift({ line: 1, column: name, message: 'missing (required)' });
   if (!rows.length && !problems.length) throw usageError(`${source} has a header but no rows`, `columns: ${describeColumns(columns)}`);
-  rows.forEach((r, i) => {
+  for (const r of rows) {
     for (const [name, spec] of Object.entries(columns)) {
       if (!spec.required || absent.includes(name)) continue;
-      if (r.row[name] === undefined || r.row[name] === null || String(r.row[name]).trim() === '') problems.push({ line: r.line, row: i + 1, column: name, message: 'empty (required)' });
+      if (r.row[name] === undefined || r.row[name] === null || String(r.row[name]).trim() === '') problems.push({ line: r.line, row: r.n, column: name, message: 'empty (required)' });
     }
-  });
-  if (problems.length) throw fileError(source, problems, 'nothing was sent');
+  }
+  if (problems.length) {
+    const aboutColumns = problems.some((p) => p.line === 1 && p.column !== undefined);
+    throw fileError(source, problems, aboutColumns ? `columns: ${describeColumns(columns)} (nothing was sent)` : 'nothing was sent');
+  }
   return rows.map((r) => r.row);
 }
 

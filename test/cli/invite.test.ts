@@ -69,7 +69,7 @@ describe('invite: parsing', () => {
     writeFileSync(file, 'email,role\na@x.test,admin\n');
     const r = await runCli(['invite', 'send', '--from-file', file], { env: fakeCreds() });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown column role');
+    expect(r.stderr).toContain('line 1, column role: unknown column');
     expect(r.stderr).toContain('hint: columns: email (required), channels, groups, as, expires, default_channels, notify, welcome_text');
   });
 });
