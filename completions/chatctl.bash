@@ -231,6 +231,7 @@ _chatctl() {
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -242,7 +243,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--name --password-stdin --from-file --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--name --password-stdin --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users update')
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -250,6 +251,7 @@ _chatctl() {
         --profile-field) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --new-email) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -261,11 +263,12 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--name --role --profile-field --new-email --from-file --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--name --role --profile-field --new-email --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users deactivate')
       case "$prev" in
         --comment) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -277,10 +280,11 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--comment --from-file --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--comment --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users reactivate')
       case "$prev" in
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -292,7 +296,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--from-file --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -323,6 +327,7 @@ _chatctl() {
         --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --welcome-text) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -334,7 +339,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --no-notify --welcome-text --from-file --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --no-notify --welcome-text --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite list')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;

@@ -1,13 +1,19 @@
 /**
  * `--from-file FILE|-`: rows for bulk commands, as CSV with a header or as JSON lines (one object a line).
  * The format follows the file's extension; from stdin it is sniffed (a line starting with `{` is JSON).
- * Columns are checked against the command's declaration before anything is sent, so a bad file changes nothing.
+ *
+ * The whole file is checked before anything is sent, so a bad file changes nothing: its encoding (UTF-8
+ * unless --encoding names another), its syntax, its columns against the command's declaration, and the
+ * required cells of every row. Every problem is reported in one pass (up to MAX_PROBLEMS), each with its
+ * file line, row number and column. Reading stdin or a FIFO stops on Ctrl-C.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, openSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Context } from './context.js';
+import type { OptionSpec } from './command.js';
 import { usageError } from './errors.js';
-import { readAll } from './io.js';
+import { readBytes } from './io.js';
 
 export type InputRow = Record<string, unknown>;
 
@@ -18,55 +24,194 @@ export interface ColumnSpec {
 
 export type Columns = Record<string, ColumnSpec>;
 
+/** The option every --from-file command takes with it. */
+export const ENCODING_OPTION: OptionSpec = {
+  flags: '--encoding <name>',
+  description: "the --from-file file's character encoding when it is not UTF-8: latin1, windows-1252, utf-16le ...",
+};
+
+/** Problems listed before "and N more": enough to fix a file in a few rounds, short enough to read. */
+export const MAX_PROBLEMS = 20;
+
 const require = createRequire(import.meta.url);
 
-function parseJsonLines(text: string, source: string): InputRow[] {
-  const rows: InputRow[] = [];
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (!line.trim()) return;
+/** A problem of the file, where it is: `line 4 (row 3), column full_name: empty`. */
+interface Problem {
+  line?: number;
+  row?: number;
+  column?: string;
+  message: string;
+}
+
+const where = (p: Problem): string => {
+  const at = [p.line !== undefined ? `line ${p.line}${p.row !== undefined ? ` (row ${p.row})` : ''}` : '', p.column !== undefined ? `column ${p.column}` : ''].filter(Boolean);
+  return at.length ? `${at.join(', ')}: ${p.message}` : p.message;
+};
+
+/** Rows with their number and the file line each ends on (a quoted CSV cell may span lines). */
+interface Parsed {
+  rows: { row: InputRow; n: number; line: number }[];
+  header: string[] | null;
+}
+
+function parseJsonLines(text: string, problems: Problem[]): Parsed {
+  const rows: Parsed['rows'] = [];
+  let row = 0;
+  text.split(/\r?\n/).forEach((content, i) => {
+    if (!content.trim()) return;
+    row++;
+    const line = i + 1;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(content);
     } catch {
-      throw usageError(`${source}:${i + 1}: not valid JSON`);
+      problems.push({ line, row, message: 'not valid JSON' });
+      return;
     }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw usageError(`${source}:${i + 1}: each line must be a JSON object`);
-    rows.push(value as InputRow);
+    if (!value || typeof value !== 'object' || Array.isArray(value)) problems.push({ line, row, message: 'each line must be a JSON object' });
+    else rows.push({ row: value as InputRow, n: row, line });
   });
-  return rows;
+  return { rows, header: null };
 }
 
-function parseCsv(text: string, source: string): InputRow[] {
+function parseCsv(text: string, problems: Problem[]): Parsed {
   const { parse } = require('csv-parse/sync') as typeof import('csv-parse/sync');
+  const rows: Parsed['rows'] = [];
+  let header: string[] | null = null;
+  // Records and records skipped for an error come in file order: both take the next row number.
+  let row = 0;
   try {
-    return parse(text, { columns: (header: string[]) => header.map((h) => h.trim()), skip_empty_lines: true, trim: true, bom: true }) as InputRow[];
+    parse(text, {
+      columns: (names: string[]) => (header = names.map((h) => h.trim())),
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+      skip_records_with_error: true,
+      on_skip: (e) => {
+        if (e) problems.push({ line: (e as { lines?: number }).lines, row: ++row, message: e.message.replace(/ on line \d+$/, '').replace(/ at line \d+$/, '') });
+      },
+      on_record: (record: InputRow, context) => {
+        rows.push({ row: record, n: ++row, line: context.lines });
+        return record;
+      },
+    });
   } catch (e) {
-    throw usageError(`${source}: ${e instanceof Error ? e.message : String(e)}`);
+    problems.push({ message: e instanceof Error ? e.message : String(e) });
+  }
+  return { rows, header };
+}
+
+/**
+ * Problems of the encoding: a byte sequence the encoding cannot hold, with its byte offset, file line and
+ * row. Found where the lenient decoding put U+FFFD for bytes that are not U+FFFD's own.
+ */
+function encodingProblems(bytes: Buffer, text: string, encoding: string, rowOfLine: (line: number) => number | undefined): Problem[] {
+  const problems: Problem[] = [];
+  const ownReplacement = Buffer.from('\uFFFD', 'utf8');
+  let offset = 0;
+  let from = 0;
+  for (let at = text.indexOf('\uFFFD'); at !== -1; at = text.indexOf('\uFFFD', at + 1)) {
+    offset += Buffer.byteLength(text.slice(from, at), 'utf8');
+    from = at + 1;
+    if (bytes.subarray(offset, offset + 3).equals(ownReplacement)) {
+      offset += 3;
+      continue;
+    }
+    const line = text.slice(0, at).split('\n').length;
+    problems.push({ line, row: rowOfLine(line), message: `byte offset ${offset}: 0x${bytes[offset]!.toString(16).padStart(2, '0')} is not ${encoding}` });
+    // The lenient decoder replaced this sequence with one character: step over its bytes.
+    offset += 1;
+    while (offset < bytes.length && (bytes[offset]! & 0xc0) === 0x80) offset++;
+  }
+  return problems;
+}
+
+function decoderFor(encoding: string): TextDecoder {
+  try {
+    return new TextDecoder(encoding);
+  } catch {
+    throw usageError(`--encoding: unknown encoding "${encoding}"`, 'e.g. utf-8, latin1, windows-1252, utf-16le');
   }
 }
 
-export async function readRows(ctx: Context, file: string, columns: Columns): Promise<InputRow[]> {
-  const source = file === '-' ? 'stdin' : file;
-  let text: string;
-  try {
-    text = file === '-' ? await readAll(ctx.io.stdin) : readFileSync(file, 'utf8');
-  } catch (e) {
-    throw usageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  const json = /\.(jsonl|ndjson|json)$/i.test(file) || (file === '-' && text.trimStart().startsWith('{'));
-  const rows = json ? parseJsonLines(text, source) : parseCsv(text, source);
-  const known = Object.keys(columns);
-  const seen = new Set(rows.flatMap((r) => Object.keys(r)));
-  const unknown = [...seen].filter((c) => !known.includes(c));
-  if (unknown.length) throw usageError(`${source}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`, `columns: ${describeColumns(columns)}`);
-  rows.forEach((r, i) => {
-    for (const [name, spec] of Object.entries(columns)) {
-      if (spec.required && (r[name] === undefined || r[name] === '')) {
-        throw usageError(`${source}: row ${i + 1} has no ${name}`, `columns: ${describeColumns(columns)}`);
-      }
+/**
+ * Opening a FIFO waits, in a worker thread, for a writer; nothing can cancel that wait, and the process
+ * cannot exit while it lasts. On Ctrl-C chatctl becomes that writer for an instant, so the open returns,
+ * the read sees the end, and the abort is noticed.
+ */
+function releaseFifoOnAbort(file: string, signal: AbortSignal): () => void {
+  const release = () => {
+    try {
+      closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // No reader waiting any more (ENXIO): nothing to release.
     }
-  });
-  return rows;
+  };
+  signal.addEventListener('abort', release, { once: true });
+  return () => signal.removeEventListener('abort', release);
+}
+
+async function readInput(ctx: Context, file: string): Promise<Buffer> {
+  let done = () => {};
+  try {
+    if (file === '-') return await readBytes(ctx.io.stdin, ctx.signal);
+    if (statSync(file, { throwIfNoEntry: false })?.isFIFO()) done = releaseFifoOnAbort(file, ctx.signal);
+    return await readFile(file, { signal: ctx.signal });
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw usageError(`${file} is a directory, not a file of rows`);
+    throw usageError(`cannot read ${file}: ${code ?? String(e)}`);
+  } finally {
+    done();
+  }
+}
+
+export async function readRows(ctx: Context, file: string, columns: Columns, encoding?: string): Promise<InputRow[]> {
+  const source = file === '-' ? 'stdin' : file;
+  const decoder = decoderFor(encoding ?? 'utf-8');
+  const bytes = await readInput(ctx, file);
+  const text = decoder.decode(bytes);
+  if (!text.trim()) throw usageError(`${source} is empty: no header and no rows`, `columns: ${describeColumns(columns)}`);
+
+  const problems: Problem[] = [];
+  const json = /\.(jsonl|ndjson|json)$/i.test(file) || (file === '-' && text.trimStart().startsWith('{'));
+  const { rows, header } = json ? parseJsonLines(text, problems) : parseCsv(text, problems);
+  if (decoder.encoding === 'utf-8') {
+    const rowOfLine = (line: number) => rows.find((r) => r.line >= line)?.n;
+    const bad = encodingProblems(bytes, text, 'UTF-8', rowOfLine);
+    if (bad.length) {
+      throw fileError(source, bad, 'pass --encoding with the encoding the file was saved in (e.g. --encoding latin1); nothing was sent');
+    }
+  }
+
+  const known = Object.keys(columns);
+  const seen = header ?? [...new Set(rows.flatMap((r) => Object.keys(r.row)))];
+  for (const name of seen.filter((c) => !known.includes(c))) problems.unshift({ line: header ? 1 : undefined, column: name, message: 'unknown column' });
+  // A required column the CSV header lacks is one problem, not one per row.
+  const absent = header ? known.filter((c) => columns[c]!.required && !header!.includes(c)) : [];
+  for (const name of absent) problems.unshift({ line: 1, column: name, message: 'missing (required)' });
+  if (!rows.length && !problems.length) throw usageError(`${source} has a header but no rows`, `columns: ${describeColumns(columns)}`);
+  for (const r of rows) {
+    for (const [name, spec] of Object.entries(columns)) {
+      if (!spec.required || absent.includes(name)) continue;
+      if (r.row[name] === undefined || r.row[name] === null || String(r.row[name]).trim() === '') problems.push({ line: r.line, row: r.n, column: name, message: 'empty (required)' });
+    }
+  }
+  if (problems.length) {
+    const aboutColumns = problems.some((p) => p.line === 1 && p.column !== undefined);
+    throw fileError(source, problems, aboutColumns ? `columns: ${describeColumns(columns)} (nothing was sent)` : 'nothing was sent');
+  }
+  return rows.map((r) => r.row);
+}
+
+/** One usage error listing a file's problems, in file order, up to MAX_PROBLEMS. */
+function fileError(source: string, problems: readonly Problem[], hint: string) {
+  const ordered = [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  const shown = ordered.slice(0, MAX_PROBLEMS).map((p) => `  ${where(p)}`);
+  if (problems.length > MAX_PROBLEMS) shown.push(`  and ${problems.length - MAX_PROBLEMS} more`);
+  const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
+  return usageError(`${source} has ${count}:\n${shown.join('\n')}`, hint);
 }
 
 export const describeColumns = (columns: Columns): string =>

@@ -3,6 +3,12 @@
  * --format ndjson, a table or TSV row otherwise), processing past failures unless --fail-fast, a summary on stderr, and exit 3 when
  * some rows failed. A run that the server's longest rate-limit rule (an hour on current servers) cannot take
  * within --max-wait sends what it can, reports the other rows as skipped and exits 75, so it can be resumed.
+ *
+ * Ctrl-C, SIGINT or SIGTERM stop it starting rows: the rows done are reported as they went, those whose
+ * request was in flight `unknown` (the server may have acted on them), the rest `skipped`; the summary says
+ * so, and the exit is 130. A second signal ends the process at once with the same accounting (its last words).
+ * A row whose effect was already in place is `unchanged` and counts as done, so a run can be repeated after
+ * any interruption.
  */
 import { ApiError } from '../api/errors.js';
 import type { Operation } from '../api/operation.js';
@@ -13,6 +19,7 @@ import type { Context } from './context.js';
 import { printDryRun } from './dry-run.js';
 import { DEFAULT_CONCURRENCY, runPool } from '../client/pool.js';
 import type { Pacer } from '../client/pacing.js';
+import { NotSentError } from '../client/transport.js';
 import type { OptionSpec } from './command.js';
 import { CliError, exitKindOf, usageError, type ExitKind } from './errors.js';
 import type { OutputFlags } from './output/output.js';
@@ -34,6 +41,38 @@ export interface Outcome {
 }
 
 export const OUTCOME_FIELDS = ['row', 'target', 'ok', 'status', 'id', 'error', 'code'] as const;
+
+type RowRef = { row: number; target: string };
+
+/** A row whose request was in flight when the run was interrupted: the server may or may not have acted on it. */
+export const unknownOutcome = (r: RowRef): Outcome => ({
+  ...r,
+  ok: false,
+  status: 'unknown',
+  error: 'interrupted while its request was in flight: it may or may not have taken effect',
+  code: null,
+});
+
+/** A row whose effect was already in place (a re-run): nothing was sent for it, and it counts as done. */
+export const unchangedOutcome = (r: RowRef, id: number | string | null): Outcome => ({ row: r.row, target: r.target, ok: true, status: 'unchanged', id, error: null, code: null });
+
+/** The line printed for a row: every field, null where there is nothing, so a script reads one shape. */
+const lineOf = (r: Outcome): Outcome => ({ row: r.row, target: r.target, ok: r.ok, status: r.status, id: r.id ?? null, error: r.error ?? null, code: r.code ?? null });
+
+/** The summary on stderr: `chatctl: 40 created, 10 unchanged, 0 failed`, and what an interruption left. */
+function summaryOf(outcomes: readonly Outcome[], verb: string, interrupted: boolean): string {
+  const count = (status: string) => outcomes.filter((r) => r.status === status).length;
+  const unchanged = count('unchanged');
+  const done = outcomes.filter((r) => r.ok).length - unchanged;
+  const head = `${done} ${verb}${unchanged ? `, ${unchanged} unchanged` : ''}`;
+  if (!interrupted) {
+    const skips = count('skipped');
+    return `chatctl: ${head}, ${outcomes.filter((r) => !r.ok).length} failed${skips ? ` (${skips} skipped)` : ''}`;
+  }
+  const unknown = outcomes.filter((r) => r.status === 'unknown').map((r) => r.row);
+  const rows = unknown.length ? ` (row${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ' ...' : ''})` : '';
+  return `chatctl: interrupted: ${head}, ${count('failed')} failed, ${unknown.length} unknown${rows}, ${count('skipped')} skipped`;
+}
 
 export interface BulkOptions<U> {
   /** Units of work; a unit may stand for several rows (one request inviting many addresses). */
@@ -100,6 +139,10 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   const total = o.units.reduce((n, u) => n + o.rows(u).length, 0);
   const progress = startProgress(ctx, total);
   const skipped = (unit: U, why: string): Outcome[] => o.rows(unit).map((r) => ({ ...r, ok: false, status: 'skipped', error: why, code: null }));
+  const INTERRUPTED = 'not attempted: interrupted';
+  // Units started and not yet settled, and every unit's outcomes once settled: what last words report.
+  const inFlight = new Set<number>();
+  const results = new Map<number, Outcome[]>();
   let failedFast = false;
 
   // Units from `cutoff` on are not sent: the server's longest rule would not take them within --max-wait.
@@ -134,17 +177,22 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       return skipped(unit, notSent);
     }
     started = Math.max(started, index + 1);
+    inFlight.add(index);
     try {
       const results = await o.act(unit);
       if (o.failFast && results.some((r) => !r.ok)) failedFast = true;
       return results;
     } catch (e) {
+      // Whatever a request in flight failed with after Ctrl-C (the abort, mostly) says nothing of whether
+      // the server acted on it, unless the transport knows it never handed it over.
+      if (ctx.signal.aborted) return e instanceof NotSentError ? skipped(unit, INTERRUPTED) : o.rows(unit).map(unknownOutcome);
       if (endsRun(e)) throw e;
       if (o.failFast) failedFast = true;
       const results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e) }));
       for (const r of results) causes.set(r, e);
       return results;
     } finally {
+      inFlight.delete(index);
       checkOutlook();
     }
   };
@@ -155,8 +203,9 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   const ready: Outcome[][] = [];
   const settled = new Map<number, Outcome[]>();
   let released = 0;
-  const settle = (index: number, results: Outcome[]) => {
-    settled.set(index, results);
+  const settle = (index: number, outcomes: Outcome[]) => {
+    results.set(index, outcomes);
+    settled.set(index, outcomes);
     for (let next = settled.get(released); next; next = settled.get(released)) {
       settled.delete(released++);
       ready.push(next);
@@ -172,7 +221,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
     stopWhen: endsRun,
     onProgress: ({ result }) => {
       if (result.ok) settle(result.index, result.value);
-      else if (result.skipped) settle(result.index, skipped(result.item, ctx.signal.aborted ? 'not attempted: interrupted' : 'not attempted after an earlier error'));
+      else if (result.skipped) settle(result.index, skipped(result.item, ctx.signal.aborted ? INTERRUPTED : 'not attempted after an earlier error'));
       else {
         fatal ??= result.error;
         settle(result.index, []);
@@ -184,32 +233,47 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
     wake?.();
   });
 
+  // Units whose rows were all printed: the first `printedUnits`, since they are released in order.
+  let printedUnits = 0;
   async function* produce(): AsyncGenerator<Outcome> {
     for (;;) {
       for (let batch = ready.shift(); batch; batch = ready.shift()) {
         for (const r of batch) {
           outcomes.push(r);
           progress.tick();
-          // Every line has every field (null where there is nothing), so a script reads one shape.
-          yield { row: r.row, target: r.target, ok: r.ok, status: r.status, id: r.id ?? null, error: r.error ?? null, code: r.code ?? null };
+          yield lineOf(r);
         }
+        printedUnits++;
       }
       if (finished) return;
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
     }
   }
+  // A second Ctrl-C ends the process before the pool settles: the rows not printed yet are said then, as
+  // they stand (done, in flight, not started), with the summary.
+  const unsay = ctx.lastWords(() => {
+    progress.done();
+    const rest: Outcome[] = [];
+    o.units.forEach((unit, index) => {
+      if (index < printedUnits) return;
+      const known = results.get(index);
+      rest.push(...(known ?? (inFlight.has(index) ? o.rows(unit).map(unknownOutcome) : skipped(unit, INTERRUPTED))));
+    });
+    for (const r of rest) out.rowNow(lineOf(r));
+    ctx.info(summaryOf([...outcomes, ...rest], o.verb, true));
+  });
   try {
     await out.list(produce());
     await pool;
   } finally {
+    unsay();
     progress.done();
   }
-  if (fatal !== undefined) throw fatal;
+  if (fatal !== undefined && !ctx.signal.aborted) throw fatal;
+  ctx.info(summaryOf(outcomes, o.verb, ctx.signal.aborted));
+  if (ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
   const failed = outcomes.filter((r) => !r.ok).length;
-  const succeeded = outcomes.length - failed;
-  const skips = outcomes.filter((r) => r.status === 'skipped').length;
-  ctx.info(`chatctl: ${succeeded} ${o.verb}, ${failed} failed${skips ? ` (${skips} skipped)` : ''}`);
   if (unsent) throw new CliError(`${unsent} rows not sent: the server's rate limit is used up`, 'temporary', 'run the skipped rows again later');
   if (failed === 0) return outcomes;
   if (outcomes.length === 1) {
@@ -237,6 +301,11 @@ export interface RowCall {
   call?: { op: Operation; params: Record<string, unknown>; labels?: ParamLabels };
   /** Why the row cannot be sent. */
   error?: string;
+  /**
+   * The row's effect is already in place (found in what was looked up before the run: a re-run): nothing
+   * is sent for it, and it is reported `unchanged`, with this ID.
+   */
+  inPlace?: { id: number | string | null };
   /** Past tense for the outcome: created, updated, deactivated ... */
   status: string;
   /** The ID to report from the response (default: none). */
@@ -256,10 +325,11 @@ export async function runCalls(
   refusal?: (e: unknown) => RunRefusedError | undefined,
 ): Promise<void> {
   if (flags.dryRun) {
+    for (const c of calls) if (c.inPlace) ctx.info(`row ${c.row} (${c.target}): unchanged, already in place`);
     printPlan(
       ctx,
-      (await Promise.all(calls.filter((c) => c.call).map((c) => client.prepare(c.call!.op, c.call!.params as never, { labels: c.call!.labels })))).flat(),
-      calls.filter((c) => !c.call).map((c) => ({ row: c.row, target: c.target, error: c.error ?? 'cannot be sent' })),
+      (await Promise.all(calls.filter((c) => c.call && !c.inPlace).map((c) => client.prepare(c.call!.op, c.call!.params as never, { labels: c.call!.labels })))).flat(),
+      calls.filter((c) => !c.call && !c.inPlace).map((c) => ({ row: c.row, target: c.target, error: c.error ?? 'cannot be sent' })),
       calls.length,
     );
     return;
@@ -273,6 +343,7 @@ export async function runCalls(
     failFast: flags.failFast,
     rows: (c) => [{ row: c.row, target: c.target }],
     act: async (c) => {
+      if (c.inPlace) return [unchangedOutcome(c, c.inPlace.id)];
       if (!c.call) throw new ApiError(c.error ?? 'cannot be sent', 'BAD_REQUEST', 400);
       const res = await client.call(c.call.op, c.call.params as never, { signal: ctx.signal, labels: c.call.labels }).catch((e: unknown) => {
         throw refusal?.(e) ?? e;

@@ -7,6 +7,7 @@ import type { ChatClient } from '../client/client.js';
 import type { Transport } from '../client/transport.js';
 import type { Env } from '../config/paths.js';
 import type { IO } from './io.js';
+import { LastWords } from './last-words.js';
 import { Output, useColor, type ColorMode, type OutputFlags, type OutputSpec } from './output/output.js';
 import type { Prompter } from './prompter.js';
 import { resolveTarget, type Target } from './target.js';
@@ -47,6 +48,11 @@ export interface Context {
   warn(message: string): void;
   /** Aborted on Ctrl-C. */
   readonly signal: AbortSignal;
+  /**
+   * Registers what to say if the process must exit at once (a second Ctrl-C) while the command runs;
+   * the returned function unregisters it.
+   */
+  lastWords(say: () => void): () => void;
   /** Releases what the command opened (waits for embedded background work). */
   close(): Promise<void>;
 }
@@ -60,6 +66,7 @@ export interface ContextDeps {
   outputSpec?: OutputSpec;
   now?: () => number;
   signal?: AbortSignal;
+  lastWords?: LastWords;
   /** Opens the transport of a target (tests may count or wrap it). */
   openTransport?: (target: Target, ctx: Context) => Promise<Transport>;
 }
@@ -68,12 +75,14 @@ export function createContext(deps: ContextDeps): Context {
   const { io, env, globals } = deps;
   let target: Target | undefined;
   let client: Promise<ChatClient> | undefined;
+  const lastWords = deps.lastWords ?? new LastWords();
   const ctx: Context = {
     io,
     env,
     globals,
     prompter: deps.prompter,
     signal: deps.signal ?? new AbortController().signal,
+    lastWords: (say) => lastWords.add(say),
     now: deps.now ?? Date.now,
     target: () => (target ??= resolveTarget(globals, env, ctx.warn)),
     client: async (opts = {}) => {

@@ -1,5 +1,5 @@
 /** The streams a command talks through, with their terminal state: injected, so tests can fake a TTY. */
-import type { Readable, Writable } from 'node:stream';
+import { addAbortSignal, type Readable, type Writable } from 'node:stream';
 
 export interface IO {
   stdin: Readable;
@@ -24,11 +24,20 @@ export function processIO(): IO {
   };
 }
 
-/** Reads all of stdin (for --password-stdin, --from-file -). */
-export async function readAll(stream: Readable): Promise<string> {
+/**
+ * Reads all of a stream as bytes (--from-file -). With `signal`, Ctrl-C stops the wait for a writer that
+ * never finishes: the stream is destroyed and the read rejects with the abort.
+ */
+export async function readBytes(stream: Readable, signal?: AbortSignal): Promise<Buffer> {
+  if (signal) addAbortSignal(signal, stream);
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Reads all of stdin as UTF-8 text (for --password-stdin, a message body). */
+export async function readAll(stream: Readable, signal?: AbortSignal): Promise<string> {
+  return (await readBytes(stream, signal)).toString('utf8');
 }
 
 /** The first line of stdin, without its line ending: a secret piped in. */

@@ -11,6 +11,7 @@ import { NOUNS } from './commands/index.js';
 import { buildProgram, CommanderError, firstWord, type Parsed } from './program.js';
 import { helpTopic, HELP_TOPICS } from './help-topics.js';
 import type { IO } from './io.js';
+import type { LastWords } from './last-words.js';
 import { parseFields, resolveFormat, type OutputFlags } from './output/output.js';
 import { terminalPrompter } from './prompter.js';
 import { VERSION } from '../version.js';
@@ -20,6 +21,8 @@ export interface MainDeps {
   env: Readonly<Record<string, string | undefined>>;
   now?: () => number;
   signal?: AbortSignal;
+  /** Said by the entry point when it must exit at once (a second Ctrl-C). */
+  lastWords?: LastWords;
   /** Replaces the prompter (tests). */
   prompter?: ContextDeps['prompter'];
   openTransport?: ContextDeps['openTransport'];
@@ -83,6 +86,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     outputSpec: parsed.spec.output,
     now: deps.now,
     signal: deps.signal,
+    lastWords: deps.lastWords,
     openTransport: deps.openTransport,
   });
   const jsonErrors = parsed.opts.json === true || parsed.opts.format === 'json' || parsed.opts.format === 'ndjson';

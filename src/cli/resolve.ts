@@ -36,7 +36,8 @@ export async function resolveUsers(client: ChatClient, refs: readonly string[], 
   return out;
 }
 
-async function userIndex(client: ChatClient): Promise<{ byEmail: Map<string, User>; byId: Map<number, User> }> {
+/** Every user the caller can see (active or not) by ID and by e-mail (either address, lowercased), from one GET /users. */
+export async function userIndex(client: ChatClient): Promise<{ byEmail: Map<string, User>; byId: Map<number, User> }> {
   const { members } = await client.call(getUsers, {});
   const byEmail = new Map<string, User>();
   for (const u of members) {

@@ -1,7 +1,8 @@
 /**
- * The process entry: real streams and environment in, an exit code out. The first Ctrl-C or SIGTERM
- * aborts the command's signal (serve stops cleanly); a command still running shortly after is ended with
- * code 130, and a second Ctrl-C ends it at once.
+ * The process entry: real streams and environment in, an exit code out. The first Ctrl-C, SIGINT or
+ * SIGTERM aborts the command's signal (serve stops cleanly, a bulk run starts no more rows); a command still
+ * running a second later is ended with code 130, and a second signal ends it at once. Either way the command's
+ * last words (what a bulk run had done) are said first. This is the only place that calls process.exit.
  *
  * `--version` alone is answered before the command tree loads: it is the cheapest possible call, and
  * scripts make it often.
@@ -10,8 +11,10 @@
  * exit 0, as a program killed by SIGPIPE would stop, instead of dying of the unhandled EPIPE.
  */
 import { EXIT } from './errors.js';
+import { LastWords } from './last-words.js';
 
-const GRACE_MS = 5000;
+/** How long an interrupted command may take to finish on its own: the issue's promise is a second. */
+const GRACE_MS = 1000;
 
 export async function run(argv: readonly string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -20,12 +23,17 @@ export async function run(argv: readonly string[]): Promise<number> {
     return EXIT.ok;
   }
   const controller = new AbortController();
+  const lastWords = new LastWords();
   let interrupted = false;
+  const exitNow = () => {
+    lastWords.say();
+    process.exit(EXIT.interrupted);
+  };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) process.exit(EXIT.interrupted);
+    if (interrupted) exitNow();
     interrupted = true;
     controller.abort(signal);
-    setTimeout(() => process.exit(EXIT.interrupted), GRACE_MS).unref();
+    setTimeout(exitNow, GRACE_MS).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -36,6 +44,6 @@ export async function run(argv: readonly string[]): Promise<number> {
   process.stdout.on('error', onPipeError);
   process.stderr.on('error', onPipeError);
   const [{ main }, { processIO }] = await Promise.all([import('./main.js'), import('./io.js')]);
-  const code = await main(argv, { io: processIO(), env: process.env, signal: controller.signal });
+  const code = await main(argv, { io: processIO(), env: process.env, signal: controller.signal, lastWords });
   return interrupted && code !== EXIT.ok ? EXIT.interrupted : code;
 }

@@ -9,3 +9,14 @@ export interface Transport {
   /** Waits for work the server started in the background (embedded), then releases resources. */
   close(): Promise<void>;
 }
+
+/**
+ * A request the transport did not hand over because its signal was aborted first: unlike an abort in
+ * flight, it is known to have had no effect.
+ */
+export class NotSentError extends Error {
+  override readonly name = 'NotSentError';
+  constructor(readonly reason: unknown) {
+    super('interrupted before the request was sent');
+  }
+}

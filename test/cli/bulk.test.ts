@@ -1,7 +1,12 @@
 /** The bulk runner as users see it: a bounded pool, outcomes in input order, --fail-fast, fatal errors. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliTarget, runCli } from '../helpers/cli.js';
+import { PassThrough } from 'node:stream';
+import { LastWords } from '../../src/cli/last-words.js';
+import { main } from '../../src/cli/main.js';
+import { EmbeddedTransport } from '../../src/client/embedded.js';
+import type { Transport } from '../../src/client/transport.js';
+import { cliTarget, jsonLines, runCli, Sink } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
 describe('bulk commands over HTTP', () => {
@@ -81,5 +86,57 @@ describe('a bulk run against a server that goes away', () => {
     } finally {
       await org.close();
     }
+  });
+});
+
+describe('a second Ctrl-C while a request hangs', () => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+  });
+  afterAll(() => org.close());
+
+  it('says every row not yet printed as it stands (in flight unknown, not started skipped) and the summary', async () => {
+    const users = Array.from({ length: 6 }, () => org.addUser({ active: false }));
+    const t = await cliTarget(org, 'embedded');
+    // The third reactivation never comes back, whatever the signal says, as a wedged server would.
+    const embedded = new EmbeddedTransport(org.router, org.dataDir);
+    let release = () => {};
+    let arrived = () => {};
+    const hung = new Promise<void>((resolve) => (arrived = resolve));
+    const transport: Transport = {
+      kind: 'embedded',
+      target: embedded.target,
+      async send(req, signal) {
+        if (req.method === 'POST' && req.path === `/users/${users[2]!.id}/reactivate`) {
+          arrived();
+          await new Promise<void>((resolve) => (release = resolve));
+        }
+        return embedded.send(req, signal);
+      },
+      close: async () => {},
+    };
+    const controller = new AbortController();
+    const lastWords = new LastWords();
+    const stdout = new Sink();
+    const stderr = new Sink();
+    const stdin = new PassThrough();
+    stdin.end();
+    const running = main([...t.args, 'users', 'reactivate', ...users.map((u) => String(u.id)), '--concurrency', '1', '--json'], {
+      io: { stdin, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, columns: 120 },
+      env: t.env,
+      signal: controller.signal,
+      lastWords,
+      openTransport: async () => transport,
+    });
+    await hung;
+    controller.abort('SIGINT');
+    // The entry point's second signal: it says the last words, then exits.
+    lastWords.say();
+    const said = jsonLines(stdout.text).map((o) => [o.row, o.status]);
+    expect(said).toEqual([[1, 'reactivated'], [2, 'reactivated'], [3, 'unknown'], [4, 'skipped'], [5, 'skipped'], [6, 'skipped']]);
+    expect(stderr.text).toBe('chatctl: interrupted: 2 reactivated, 0 failed, 1 unknown (row 3), 3 skipped\n');
+    release();
+    expect(await running).toBe(130);
   });
 });

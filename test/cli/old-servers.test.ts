@@ -15,6 +15,8 @@ function serverAt(level: number): void {
   nock(SITE)
     .get('/api/v1/server_settings')
     .reply(200, { ...documentedExample('GET', '/server_settings'), zulip_feature_level: level, realm_url: SITE, realm_uri: SITE });
+  // Nothing pending: invite send looks for what an earlier run invited before sending.
+  nock(SITE).get('/api/v1/invites').optionally().reply(200, { ...ok, invites: [] });
 }
 
 /** Records the form body of each request to a path. */

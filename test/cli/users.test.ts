@@ -73,7 +73,8 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     writeFileSync(file, 'email,name\nx@example.com,X\n');
     const r = await runCli([...t.args, 'users', 'create', '--from-file', file], { env: t.env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown column name');
+    expect(r.stderr).toContain('line 1, column name: unknown column');
+    expect(r.stderr).toContain('line 1, column full_name: missing (required)');
     expect(r.stderr).toContain('hint: columns: email (required), full_name (required), password');
   });
 

@@ -26,6 +26,8 @@ export interface CliOptions {
   columns?: number;
   prompter?: Prompter;
   signal?: AbortSignal;
+  lastWords?: MainDeps['lastWords'];
+  openTransport?: MainDeps['openTransport'];
 }
 
 /** A stream that keeps what is written to it. */
@@ -78,6 +80,8 @@ export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliRes
     env: o.env ?? tempHome().env,
     prompter: o.prompter,
     signal: o.signal,
+    lastWords: o.lastWords,
+    openTransport: o.openTransport,
   };
   const code = await main(argv, deps);
   return { code, stdout: stdout.text, stderr: stderr.text };

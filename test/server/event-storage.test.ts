@@ -18,6 +18,7 @@ import { migrations } from '../../src/server/store/migrations.js';
 import { failure } from '../helpers/api.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
+import { applyMigrations } from '../helpers/schema.js';
 
 const count = (org: TestOrg, sql: string, ...args: unknown[]): number => org.db.prepare(sql).pluck().get(...args) as number;
 
@@ -161,8 +162,7 @@ describe('migration 5', () => {
   it('keeps the events queued in a data dir written before it, and their IDs', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chatctl-migrate-'));
     const old = new Database(join(dataDir, DB_FILE));
-    for (const m of migrations.slice(0, 4)) old.exec(m);
-    old.pragma('user_version = 4');
+    applyMigrations(old, 4);
     old.prepare("INSERT INTO users (id, email, full_name, api_key, date_joined) VALUES (1, 'a@example.com', 'A', 'k', 0)").run();
     const queue = old.prepare("INSERT INTO event_queues (id, user_id, lifespan_secs, last_access, last_event_id, pruned_through) VALUES (?, 1, 600, 0, ?, 2)");
     queue.run('q1', 4);

@@ -2,8 +2,8 @@ import { ApiError } from '../../api/errors.js';
 import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
-import { describeColumns, readRows, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, printPlan, runBulk, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
+import { describeColumns, ENCODING_OPTION, readRows, type InputRow } from '../bulk-input.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, printPlan, runBulk, runCalls, unchangedOutcome, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -64,7 +64,8 @@ async function rowsOf(ctx: Context, opts: CommandOptions, defaults: InviteSpec):
   const emails = opt.list(opts, 'emails');
   if (file && emails.length) throw usageError('give addresses as arguments or with --from-file, not both');
   if (!file && !emails.length) throw usageError('name at least one e-mail address, or pass --from-file');
-  const rows: InputRow[] = file ? await readRows(ctx, file, INVITE_COLUMNS) : emails.map((email) => ({ email }));
+  if (!file && opt.str(opts, 'encoding') !== undefined) throw usageError('--encoding goes with --from-file');
+  const rows: InputRow[] = file ? await readRows(ctx, file, INVITE_COLUMNS, opt.str(opts, 'encoding')) : emails.map((email) => ({ email }));
   return rows.map((row, i) => {
     const recipient = { row: i + 1, email: String(row.email).trim() };
     try {
@@ -77,6 +78,7 @@ async function rowsOf(ctx: Context, opts: CommandOptions, defaults: InviteSpec):
 
 /** --dry-run: the requests that would go out, and the rows that could not be sent (as runCalls reports them). */
 function printPlanned(ctx: Context, batches: readonly InviteBatch[], requests: readonly WireRequest[]): void {
+  for (const b of batches) if ('inPlace' in b) ctx.info(`row ${b.recipients[0].row} (${b.recipients[0].email}): unchanged, already in place`);
   printPlan(
     ctx,
     requests,
@@ -99,7 +101,9 @@ export const commands = [
       'others are still invited. When a server\'s daily limit refuses a request, the addresses that still fit ' +
       'are invited and only those over the limit fail, with the server\'s reason (with --concurrency 1, the ' +
       'first rows of the file are the ones invited). ' +
-      'With --json each outcome is one JSON line; exit 3 when some failed.',
+      'Safe to run again (after Ctrl-C or a crash): an address with a pending invitation for the same role is ' +
+      'reported unchanged without a request; one pending with another role fails until that invitation is ' +
+      'revoked. With --json each outcome is one JSON line; exit 3 when some failed.',
     examples: [
       'chatctl invite send ada@example.com grace@example.com --channel general --channel design',
       'chatctl invite send guest@partner.test --as guest --expires 12h --no-notify',
@@ -117,6 +121,7 @@ export const commands = [
       { flags: '--no-notify', description: 'do not tell you when they create their account' },
       { flags: '--welcome-text <text>', description: 'custom welcome message (administrators; "" sends none)' },
       { flags: '--from-file <file>', description: `read rows from CSV with a header or JSON lines (- for stdin); columns: ${describeColumns(INVITE_COLUMNS)}` },
+      ENCODING_OPTION,
       ...BULK_FLAGS,
     ],
     output: { fields: OUTCOME_FIELDS },
@@ -139,6 +144,7 @@ export const commands = [
         failFast: opt.bool(opts, 'failFast'),
         rows: (b) => b.recipients.map((r) => ({ row: r.row, target: r.email })),
         act: async (b) => {
+          if ('inPlace' in b) return [unchangedOutcome({ row: b.recipients[0].row, target: b.recipients[0].email }, b.inPlace.id)];
           if ('error' in b) throw new ApiError(b.error, 'BAD_REQUEST', 400);
           return deliver(client, b, limit, ctx.signal);
         },

@@ -2,7 +2,7 @@ import { ApiError } from '../../api/errors.js';
 import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
-import { cell, readRows, type Columns, type InputRow } from '../bulk-input.js';
+import { cell, ENCODING_OPTION, readRows, type Columns, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, RunRefusedError, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
@@ -10,7 +10,7 @@ import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { readSecret } from '../io.js';
 import type { OutputFlags } from '../output/output.js';
-import { resolveUsers } from '../resolve.js';
+import { resolveUsers, userIndex } from '../resolve.js';
 
 /** Every field of the 2.1 user object, in display order. */
 export const USER_FIELDS = [
@@ -42,6 +42,7 @@ export function parseIds(value: string, flag: string): number[] {
 /** Options of every bulk-capable users command. */
 const BULK_OPTIONS: OptionSpec[] = [
   { flags: '--from-file <file>', description: 'read rows from a CSV file with a header, or JSON lines (- for stdin)' },
+  ENCODING_OPTION,
   ...BULK_FLAGS,
 ];
 
@@ -50,7 +51,8 @@ async function rowsOf(ctx: Context, opts: CommandOptions, columns: Columns, from
   const file = opt.str(opts, 'fromFile');
   const args = fromArgs();
   if (file && args.length) throw usageError('give users as arguments or with --from-file, not both');
-  if (file) return readRows(ctx, file, columns);
+  if (!file && opt.str(opts, 'encoding') !== undefined) throw usageError('--encoding goes with --from-file');
+  if (file) return readRows(ctx, file, columns, opt.str(opts, 'encoding'));
   if (!args.length) throw usageError('name at least one user (ID or e-mail), or pass --from-file');
   return args;
 }
@@ -101,6 +103,17 @@ function createRefusal(ctx: Context, email: string, e: unknown): RunRefusedError
     'permission',
     `${grant}; without it, invite people instead: chatctl invite send EMAIL (they create their own accounts)`,
   );
+}
+
+/**
+ * A create row whose address already has an account: in place when it is the same active person (an earlier
+ * run made it; the password is not compared, no API shows it), a conflict otherwise, saying what differs.
+ */
+function createdBefore(user: User, fullName: string): Partial<Pick<RowCall, 'inPlace' | 'status' | 'error' | 'call'>> {
+  const who = `already has an account (user ${user.user_id})`;
+  if (!user.is_active) return { status: 'failed', call: undefined, error: `${who}, deactivated: reactivate it instead (chatctl users reactivate ${user.user_id})` };
+  if (user.full_name !== fullName.trim()) return { status: 'failed', call: undefined, error: `${who} named "${user.full_name}", not "${fullName.trim()}"` };
+  return { inPlace: { id: user.user_id } };
 }
 
 export const commands = [
@@ -180,7 +193,9 @@ export const commands = [
       'their own through the password reset flow. With --json each row\'s outcome is one JSON line. Besides being an ' +
       'administrator, it needs the per-user permission can_create_users, which a Zulip server gives no one until its ' +
       'operator grants it (chatctl server grant on the embedded organization, whose creator holds it); without it, ' +
-      'invite people instead (invite send).',
+      'invite people instead (invite send). Safe to run again (after Ctrl-C or a crash): a row whose address already ' +
+      'has an active account with the same full name is reported unchanged, without a request (the password is not ' +
+      'compared); one whose account has another name, or is deactivated, fails saying so.',
     examples: [
       'chatctl users create ada@example.com --name "Ada Lovelace"',
       'printf %s "$PW" | chatctl users create ada@example.com --name "Ada Lovelace" --password-stdin',
@@ -204,13 +219,19 @@ export const commands = [
       const password = opt.bool(opts, 'passwordStdin') ? await readSecret(ctx.io.stdin) : undefined;
       const { randomAlphanumeric } = await import('../../server/secrets.js');
       const client = await ctx.client();
-      const calls: RowCall[] = rows.map((r, i) => ({
-        row: i + 1,
-        target: cell(r, 'email'),
-        status: 'created',
-        idOf: (res) => res.user_id as number,
-        call: { op: createUser, params: { email: cell(r, 'email'), full_name: cell(r, 'full_name'), password: password ?? (cell(r, 'password') || randomAlphanumeric(24)) } },
-      }));
+      // One GET /users finds the rows an earlier run already created, so a run can be repeated.
+      const { byEmail } = await userIndex(client);
+      const calls: RowCall[] = rows.map((r, i) => {
+        const call: RowCall = {
+          row: i + 1,
+          target: cell(r, 'email'),
+          status: 'created',
+          idOf: (res) => res.user_id as number,
+          call: { op: createUser, params: { email: cell(r, 'email'), full_name: cell(r, 'full_name'), password: password ?? (cell(r, 'password') || randomAlphanumeric(24)) } },
+        };
+        const existing = byEmail.get(cell(r, 'email').trim().toLowerCase());
+        return existing ? { ...call, ...createdBefore(existing, cell(r, 'full_name')) } : call;
+      });
       await runCalls(ctx, opts as BulkFlags, client, calls, 'created', (e) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e));
     },
   }),
@@ -279,7 +300,8 @@ export const commands = [
       'Deactivates the named users (IDs or e-mails), or one per row of --from-file (column user). They can no ' +
       'longer log in or use the API; their data stays, and users reactivate brings them back. A bot is ' +
       'deactivated through DELETE /bots/{id}, as a server requires (its owner may, too; --comment is for people). ' +
-      'Asks for confirmation on a terminal; elsewhere --yes is required.',
+      'A user already deactivated is reported unchanged, so a run can be repeated. Asks for confirmation on a ' +
+      'terminal; elsewhere --yes is required.',
     examples: ['chatctl users deactivate polonius@example.com', 'chatctl users deactivate 12 13 14 --yes --json', 'chatctl users deactivate --from-file leavers.csv --yes'],
     args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
     options: [{ flags: '--comment <text>', description: 'a note for the notification e-mail' }, ...BULK_OPTIONS],
@@ -295,6 +317,8 @@ export const commands = [
         (_r, userId, user) => ({
           status: 'deactivated',
           idOf: () => userId,
+          // Already deactivated (an earlier run, or by hand): nothing to send.
+          inPlace: user && !user.is_active ? { id: userId } : undefined,
           call: user?.is_bot
             ? { op: deactivateBot, params: { bot_id: userId } }
             : { op: deactivateUser, params: { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') } },
@@ -311,7 +335,9 @@ export const commands = [
   defineCommand({
     path: ['users', 'reactivate'],
     summary: 'reactivate deactivated user accounts (administrators)',
-    description: 'Reactivates the named users (IDs or e-mails), or one per row of --from-file (column user).',
+    description:
+      'Reactivates the named users (IDs or e-mails), or one per row of --from-file (column user). A user already ' +
+      'active is reported unchanged, so a run can be repeated.',
     examples: ['chatctl users reactivate polonius@example.com', 'chatctl users reactivate --from-file returning.csv --json'],
     args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
     options: BULK_OPTIONS,
@@ -319,7 +345,18 @@ export const commands = [
     mutating: true,
     async run(opts, ctx) {
       const rows = await rowsOf(ctx, opts, { user: { required: true, description: 'user ID or e-mail' } }, () => opt.list(opts, 'users').map((u) => ({ user: u })));
-      const calls = await planForUsers(ctx, rows, (_r, userId) => ({ status: 'reactivated', idOf: () => userId, call: { op: reactivateUser, params: { user_id: userId } } }));
+      const calls = await planForUsers(
+        ctx,
+        rows,
+        (_r, userId, user) => ({
+          status: 'reactivated',
+          idOf: () => userId,
+          // Already active (an earlier run, or never deactivated): nothing to send.
+          inPlace: user?.is_active ? { id: userId } : undefined,
+          call: { op: reactivateUser, params: { user_id: userId } },
+        }),
+        { users: true },
+      );
       await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'reactivated');
     },
   }),

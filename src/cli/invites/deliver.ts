@@ -14,7 +14,7 @@
  */
 import { ApiError } from '../../api/errors.js';
 import type { ChatClient } from '../../client/client.js';
-import { failure, type Outcome } from '../bulk.js';
+import { failure, unknownOutcome, type Outcome } from '../bulk.js';
 import { sendBatch, type Recipient, type SendableBatch } from './plan.js';
 
 /** The daily limit as a run has met it, shared by its batches: the refusal, once one address was refused. */
@@ -55,6 +55,9 @@ export async function deliver(client: ChatClient, batch: SendableBatch, limit: D
         await sendBatch(client, { recipients: [...pending], params: batch.params }, signal);
         return [...outcomes, ...pending.map(invited)];
       } catch (e) {
+        // Interrupted: the first request's fate is the whole batch's (the run reports it); after it, the
+        // addresses already invited stay so, and those of the request in flight are unknown.
+        if (signal?.aborted && requests > 1) return [...outcomes, ...pending.map((r) => unknownOutcome({ row: r.row, target: r.email }))];
         if (!(e instanceof ApiError) || e.code !== 'INVITATION_FAILED') {
           // The first request failing fails the whole batch, as its error; a later one only what was left.
           if (requests === 1) throw e;

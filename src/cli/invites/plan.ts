@@ -5,7 +5,8 @@
  * (a channel that does not exist, a bad expiry) is planned as a failure of its own, so it never holds up
  * the others.
  */
-import { sendInvites } from '../../api/operations/invites.js';
+import { getInvites, sendInvites } from '../../api/operations/invites.js';
+import { ROLE_NAMES, type Role } from '../../api/types.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
@@ -65,7 +66,16 @@ export interface UnsendableRow {
   error: string;
 }
 
-export type InviteBatch = SendableBatch | UnsendableRow;
+/**
+ * One row whose effect is already in place, found before the run (a re-run): an invitation to the address is
+ * pending with the same role; `id` is that invitation's. Nothing is sent for it.
+ */
+export interface InPlaceRow {
+  recipients: [Recipient];
+  inPlace: { id: number };
+}
+
+export type InviteBatch = SendableBatch | UnsendableRow | InPlaceRow;
 
 /** `7d`, `12h`, `30m` or `never` into invite_expires_in_minutes (null: never expires). */
 export function parseExpires(text: string, flag = '--expires'): number | null {
@@ -139,6 +149,7 @@ export async function planInvites(client: ChatClient, rows: readonly { recipient
   const specs = rows.flatMap((r) => (r.spec instanceof Error ? [] : [r.spec]));
   const channels = await resolveChannels(client, [...new Set(specs.flatMap((s) => s.channels))]);
   const groups = await resolveGroups(client, [...new Set(specs.flatMap((s) => s.groups))]);
+  const earlier = await earlierWork(client);
   const batches: InviteBatch[] = [];
   const byParams = new Map<string, SendableBatch>();
   for (const { recipient, spec } of rows) {
@@ -147,6 +158,11 @@ export async function planInvites(client: ChatClient, rows: readonly { recipient
       if (spec instanceof Error) throw spec;
       if (/[,\n]/.test(recipient.email)) throw new Error('one address a row (the address holds a comma or a line break)');
       params = paramsOf(spec, channels, groups);
+      const inPlace = earlier(recipient.email, params.invite_as ?? MEMBER);
+      if (inPlace) {
+        batches.push({ recipients: [recipient], inPlace });
+        continue;
+      }
     } catch (e) {
       batches.push({ recipients: [recipient], error: e instanceof Error ? e.message : String(e) });
       continue;
@@ -161,6 +177,26 @@ export async function planInvites(client: ChatClient, rows: readonly { recipient
     }
   }
   return batches;
+}
+
+const MEMBER: Role = 400;
+
+/**
+ * What earlier runs did, from one GET /invites: for an address, the pending invitation with the same role;
+ * throws for a pending invitation with another role (a conflict, which only revoking settles). An address
+ * that already has an account is left to the server, which refuses it with its own reason.
+ */
+async function earlierWork(client: ChatClient): Promise<(email: string, role: Role) => { id: number } | undefined> {
+  const { invites } = await client.call(getInvites, {});
+  const pending = new Map<string, { id: number; invited_as: number }>();
+  for (const i of invites) if (!i.is_multiuse && i.email) pending.set(i.email.toLowerCase(), i);
+  return (email, role) => {
+    const invited = pending.get(email.trim().toLowerCase());
+    if (!invited) return undefined;
+    if (invited.invited_as === role) return { id: invited.id };
+    const name = (r: number) => ROLE_NAMES[r as Role] ?? String(r);
+    throw new Error(`already invited as ${name(invited.invited_as)} (invitation ${invited.id}), not ${name(role)}: revoke it first (chatctl invite revoke email:${invited.id})`);
+  };
 }
 
 /** The full parameters of a batch's request. */

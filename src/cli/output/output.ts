@@ -124,12 +124,21 @@ export class Output {
     const streaming = this.format === 'ndjson' || this.format === 'tsv';
     for await (const row of rows) {
       count++;
-      if (this.format === 'ndjson') this.write(`${JSON.stringify(pick(row, this.fields))}\n`);
-      else if (this.format === 'tsv') this.write(`${this.columns().map((c) => tsvCell(this.shown(row, c))).join('\t')}\n`);
-      else buffered.push(row);
+      if (!this.rowNow(row)) buffered.push(row);
     }
     if (!streaming) await this.flush(buffered);
     return count;
+  }
+
+  /**
+   * Writes one row of a list at once, when the format streams (NDJSON, TSV), and says whether it did: for
+   * a command's last words, when the process exits before the list could be finished.
+   */
+  rowNow(row: Row): boolean {
+    if (this.format === 'ndjson') this.write(`${JSON.stringify(pick(row, this.fields))}\n`);
+    else if (this.format === 'tsv') this.write(`${this.columns().map((c) => tsvCell(this.shown(row, c))).join('\t')}\n`);
+    else return false;
+    return true;
   }
 
   /** Prints one object: JSON as it is; tables as field/value pairs. */

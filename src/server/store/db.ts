@@ -67,12 +67,23 @@ function migrate(db: Db): void {
     );
   }
   if (current === migrations.length) return;
-  // IMMEDIATE: two processes opening a fresh data dir at once must not both migrate.
-  db.transaction(() => {
-    const now = db.pragma('user_version', { simple: true }) as number;
-    for (let i = now; i < migrations.length; i++) {
-      db.exec(migrations[i]!);
-      db.pragma(`user_version = ${i + 1}`);
-    }
-  }).immediate();
+  // Rebuilding a table that others refer to needs foreign keys off, which SQLite ignores inside a
+  // transaction; what the migrations did is checked before they commit instead.
+  db.pragma('foreign_keys = OFF');
+  try {
+    // IMMEDIATE: two processes opening a fresh data dir at once must not both migrate.
+    db.transaction(() => {
+      const now = db.pragma('user_version', { simple: true }) as number;
+      for (let i = now; i < migrations.length; i++) {
+        const migration = migrations[i]!;
+        if (typeof migration === 'string') db.exec(migration);
+        else migration(db);
+        db.pragma(`user_version = ${i + 1}`);
+      }
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length) throw new Error(`migrating the data dir left ${broken.length} broken references (schema ${now} to ${migrations.length}); nothing was changed`);
+    }).immediate();
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
 }

@@ -1,9 +1,48 @@
 /**
  * Numbered schema migrations. `PRAGMA user_version` holds the number of the last one applied; a migration
  * is never edited once released, only followed by a new one. Times are UNIX seconds unless the column name
- * says `_ms`.
+ * says `_ms`. A migration is SQL, or a function for what SQL alone cannot say (rebuilding tables as they are
+ * in this data dir, whatever columns earlier migrations gave them). They run with foreign keys off, as
+ * SQLite requires for rebuilding a table, and are checked for broken references before they commit.
  */
-export const migrations: readonly string[] = [
+import type { Db } from './db.js';
+
+export type Migration = string | ((db: Db) => void);
+
+/**
+ * Tables whose IDs a client sees (user_id, stream_id, message and recipient IDs, attachment, linkifier,
+ * emoji, group, folder, profile field, domain and invitation IDs). Zulip never gives an ID twice; SQLite's
+ * plain INTEGER PRIMARY KEY gives the newest row's ID again once that row is deleted.
+ */
+const WIRE_ID_TABLES = [
+  'users', 'custom_profile_fields', 'channel_folders', 'streams', 'recipients', 'messages', 'realm_emoji', 'attachments',
+  'user_groups', 'realm_domains', 'linkifiers', 'invites',
+] as const;
+
+/**
+ * Rebuilds `table` with `id INTEGER PRIMARY KEY AUTOINCREMENT` (AUTOINCREMENT cannot be added to an existing
+ * table): SQLite's documented procedure of creating the new table, copying the rows, dropping the old one,
+ * renaming, and recreating its indexes and triggers. The new table's definition is the old one's own text, so
+ * columns added by any earlier migration are kept; the copy starts the sequence at the highest ID in use.
+ */
+function neverReuseIds(db: Db, table: string): void {
+  const def = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").pluck().get(table) as string | undefined;
+  if (def === undefined) throw new Error(`migration: no table ${table}`);
+  if (/\bid INTEGER PRIMARY KEY AUTOINCREMENT\b/i.test(def)) return;
+  const rebuilt = `${table}__rebuilt`;
+  const created = def
+    .replace(/^CREATE TABLE\s+"?\w+"?/i, `CREATE TABLE "${rebuilt}"`)
+    .replace(/\bid INTEGER PRIMARY KEY\b/i, 'id INTEGER PRIMARY KEY AUTOINCREMENT');
+  const dependents = db.prepare("SELECT sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL").pluck().all(table) as string[];
+  const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]).map((c) => `"${c}"`).join(', ');
+  db.exec(created);
+  db.exec(`INSERT INTO "${rebuilt}" (${columns}) SELECT ${columns} FROM "${table}"`);
+  db.exec(`DROP TABLE "${table}"`);
+  db.exec(`ALTER TABLE "${rebuilt}" RENAME TO "${table}"`);
+  for (const sql of dependents) db.exec(sql);
+}
+
+export const migrations: readonly Migration[] = [
   // 1: the organization and everything in it
   `
   CREATE TABLE realm_settings (
@@ -350,4 +389,8 @@ export const migrations: readonly string[] = [
   ALTER TABLE attachments ADD COLUMN stored_as TEXT;
   CREATE UNIQUE INDEX attachments_by_stored_name ON attachments (stored_as);
   `,
+  // 7: IDs are never reused (AUTOINCREMENT on every table whose IDs are on the wire)
+  (db) => {
+    for (const table of WIRE_ID_TABLES) neverReuseIds(db, table);
+  },
 ];

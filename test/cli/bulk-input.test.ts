@@ -1,0 +1,136 @@
+/**
+ * --from-file checked whole before anything is sent (src/cli/bulk-input.ts): encoding, syntax, columns and
+ * required cells, every problem in one pass with its line, row and column; empty input and directories are
+ * usage errors. The Latin-1 file goes through the real binary, as a cron job would run it.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PROBLEMS } from '../../src/cli/bulk-input.js';
+import { cliTarget, fakeCreds, jsonLines, runCli, spawnCli, tempHome } from '../helpers/cli.js';
+import { createTestOrg, type TestOrg } from '../helpers/org.js';
+
+const LATIN1 = Buffer.concat([Buffer.from('email,full_name\nada@x.test,Ada\njose@x.test,Jos'), Buffer.from([0xe9]), Buffer.from(' Mar'), Buffer.from([0xed]), Buffer.from('a\n')]);
+
+describe('a Latin-1 file, with the real binary', () => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+  });
+  afterAll(() => org.close());
+
+  it('is refused with each bad byte\'s line, row and offset, and nothing is created, even under --dry-run', async () => {
+    const { home } = tempHome();
+    const file = join(home, 'people.csv');
+    writeFileSync(file, LATIN1);
+    const t = await cliTarget(org, 'embedded');
+    const users = () => org.db.prepare('SELECT count(*) FROM users').pluck().get();
+    const before = users();
+    for (const extra of [[], ['--dry-run']]) {
+      const r = await spawnCli([...t.args, 'users', 'create', '--from-file', file, ...extra], { env: t.env });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        `chatctl: ${file} has 2 problems:\n` +
+          '  line 3 (row 2): byte offset 46: 0xe9 is not UTF-8\n' +
+          '  line 3 (row 2): byte offset 51: 0xed is not UTF-8\n' +
+          'hint: pass --encoding with the encoding the file was saved in (e.g. --encoding latin1); nothing was sent\n',
+      );
+    }
+    expect(users()).toBe(before);
+  });
+
+  it('is read as it was written with --encoding latin1', async () => {
+    const { home } = tempHome();
+    const file = join(home, 'people.csv');
+    writeFileSync(file, LATIN1);
+    const t = await cliTarget(org, 'embedded');
+    const r = await spawnCli([...t.args, 'users', 'create', '--from-file', file, '--encoding', 'latin1', '--json'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).map((o) => o.status)).toEqual(['created', 'created']);
+    expect(org.db.prepare("SELECT full_name FROM users WHERE email = 'jose@x.test'").pluck().get()).toBe('José María');
+  });
+});
+
+describe('what is wrong with a file, all at once', () => {
+  const write = (name: string, content: string): string => {
+    const file = join(tempHome().home, name);
+    writeFileSync(file, content);
+    return file;
+  };
+  const create = (file: string, extra: string[] = []) => runCli(['users', 'create', '--from-file', file, ...extra], { env: fakeCreds() });
+
+  it('lists every problem with its file line, row number and column, counting rows, not lines', async () => {
+    // A quoted name over two lines: row 2 ends on line 4, so the rows after it are a line further down.
+    const file = write('people.csv', 'email,full_name,colour\na@x.test,A,red\n"b@x.test","B\nC",blue\n,D,green\nd@x.test,,x,y\ne@x.test,,blue\n');
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `chatctl: ${file} has 4 problems:\n` +
+        '  line 1, column colour: unknown column\n' +
+        '  line 5 (row 3), column email: empty (required)\n' +
+        '  line 6 (row 4): Invalid Record Length: columns length is 3, got 4\n' +
+        '  line 7 (row 5), column full_name: empty (required)\n' +
+        'hint: columns: email (required), full_name (required), password (nothing was sent)\n',
+    );
+  });
+
+  it(`stops the list at ${MAX_PROBLEMS} and says how many more`, async () => {
+    const file = write('many.csv', `email,full_name\n${Array.from({ length: 25 }, (_, i) => `u${i}@x.test,`).join('\n')}\n`);
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toBe(`chatctl: ${file} has 25 problems:`);
+    expect(lines.slice(1, 1 + MAX_PROBLEMS)).toEqual(Array.from({ length: MAX_PROBLEMS }, (_, i) => `  line ${i + 2} (row ${i + 1}), column full_name: empty (required)`));
+    expect(lines[1 + MAX_PROBLEMS]).toBe('  and 5 more');
+  });
+
+  it('names a required column the header lacks once, as missing', async () => {
+    const file = write('people.csv', 'email\na@x.test\nb@x.test\n');
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`chatctl: ${file} has a problem:\n  line 1, column full_name: missing (required)\nhint: columns: email (required), full_name (required), password (nothing was sent)\n`);
+  });
+
+  it('reports each bad JSON line with its row', async () => {
+    const file = write('people.jsonl', '{"email":"a@x.test","full_name":"A"}\n\nnot json\n[1]\n{"email":"c@x.test"}\n');
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('  line 3 (row 2): not valid JSON\n  line 4 (row 3): each line must be a JSON object\n  line 5 (row 4), column full_name: empty (required)\n');
+  });
+
+  it.each([
+    ['an empty file', '', 'is empty: no header and no rows'],
+    ['blank lines', '\n\n  \n', 'is empty: no header and no rows'],
+    ['a header alone', 'email,full_name\n', 'has a header but no rows'],
+  ])('says so for %s (exit 2)', async (_what, content, message) => {
+    const file = write('people.csv', content);
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`chatctl: ${file} ${message}\n`);
+  });
+
+  it('refuses a directory, an unknown encoding, and --encoding without --from-file (exit 2)', async () => {
+    const dir = join(tempHome().home, 'rows');
+    mkdirSync(dir);
+    expect((await create(dir)).stderr).toContain(`chatctl: ${dir} is a directory, not a file of rows\n`);
+    const file = write('people.csv', 'email,full_name\na@x.test,A\n');
+    const unknown = await create(file, ['--encoding', 'klingon']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('chatctl: --encoding: unknown encoding "klingon"');
+    const alone = await runCli(['users', 'create', 'a@x.test', '--name', 'A', '--encoding', 'latin1'], { env: fakeCreds() });
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--encoding goes with --from-file');
+  });
+
+  it('says a FIFO whose writer sent nothing is empty', async () => {
+    const fifo = join(tempHome().home, 'rows.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // A writer that opens the FIFO and closes it at once: the reader sees the end without data.
+    const writer = new Promise((resolve) => execFile('sh', ['-c', `: > '${fifo}'`], resolve));
+    const [r] = await Promise.all([create(fifo), writer]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`chatctl: ${fifo} is empty: no header and no rows\n`);
+  });
+});
