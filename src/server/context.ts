@@ -34,6 +34,8 @@ export interface HandlerContext extends EventSink {
   now(): number;
   readonly files: UploadedFile[];
   readonly userAgent: string;
+  /** Where the request came from, for per-source limits: a client address, or `local` in-process (login-failures.ts). */
+  readonly source: string;
   defer(task: BackgroundTask): void;
   /** Runs `fn` in its own write transaction (for async handlers, which get none around them). */
   tx<T>(fn: () => T): T;

@@ -84,6 +84,7 @@ export function createApiServer(router: Router, log: (line: string) => void, opt
         body: parsed.body,
         files: parsed.files,
         headers,
+        remoteAddress: req.socket.remoteAddress,
       };
       const admission = opts.limit?.(wire, req.socket.remoteAddress ?? '');
       if (admission?.refusal) {

@@ -16,6 +16,7 @@ import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.j
 import { systemClock } from './context.js';
 import { emitEvent } from './events.js';
 import { handlerAreas } from './handlers/index.js';
+import { sourceOf } from './login-failures.js';
 import { getSetting } from './realm.js';
 import type { Db } from './store/db.js';
 
@@ -171,6 +172,7 @@ export class Router {
       now: () => Math.floor(clock.now()),
       files: req.files ?? [],
       userAgent: req.headers['user-agent'] ?? '',
+      source: sourceOf(req.remoteAddress),
       signal,
       log,
       emit: (event, userIds) => emitEvent(db, event, userIds, clock.now()),

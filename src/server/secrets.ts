@@ -1,5 +1,9 @@
-/** Credentials at rest and in comparison: scrypt password hashes, CSPRNG API keys, constant-time checks. */
-import { randomBytes, randomInt, scryptSync, timingSafeEqual } from 'node:crypto';
+/**
+ * Credentials at rest and in comparison: scrypt password hashes, CSPRNG API keys, constant-time checks.
+ * Hashing runs on libuv's thread pool (`crypto.scrypt`), never on the event loop: at ~50 ms a hash, a
+ * synchronous one would hold up every other request of `serve` for as long.
+ */
+import { randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -16,22 +20,28 @@ export const newApiKey = (): string => randomAlphanumeric(32);
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEYLEN = 32;
 
-export function hashPassword(password: string): string {
+function derive(password: string, salt: Buffer | string, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = scryptSync(password.normalize('NFKC'), salt, KEYLEN, SCRYPT);
+  const hash = await derive(password.normalize('NFKC'), salt, KEYLEN, SCRYPT);
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-export function verifyPassword(password: string, stored: string | null): boolean {
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   const parts = stored?.split('$') ?? [];
   if (parts.length !== 6 || parts[0] !== 'scrypt') {
     // Spend the same time as a real check, so timing does not tell which accounts have a password.
-    scryptSync(password, 'no-password', KEYLEN, SCRYPT);
+    await derive(password, 'no-password', KEYLEN, SCRYPT);
     return false;
   }
   const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
   const expected = Buffer.from(hash, 'base64');
-  const actual = scryptSync(password.normalize('NFKC'), Buffer.from(salt, 'base64'), expected.length, {
+  const actual = await derive(password.normalize('NFKC'), Buffer.from(salt, 'base64'), expected.length, {
     N: Number(n),
     r: Number(r),
     p: Number(p),

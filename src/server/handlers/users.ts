@@ -13,7 +13,7 @@ import {
   type ProfileDataUpdate,
 } from '../../api/operations/users.js';
 import type { Role } from '../../api/types.js';
-import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { deactivate } from '../model/deactivation.js';
 import { updateProfileData } from '../model/profile-fields.js';
 import {
@@ -42,6 +42,7 @@ import {
 import { newEmailProblem, validateFullName, validateNewEmail } from '../model/validation.js';
 import { holds } from '../permissions.js';
 import { getSetting } from '../realm.js';
+import { hashPassword } from '../secrets.js';
 
 function viewOf(ctx: HandlerContext, p: { client_gravatar: boolean; include_custom_profile_fields: boolean }) {
   return userView(ctx.db, ctx.caller, { clientGravatar: p.client_gravatar, includeCustomProfileFields: p.include_custom_profile_fields }, ctx.realmUrl);
@@ -189,19 +190,27 @@ export const bindings: Binding[] = [
     return { user: viewOf(ctx, p)(target) };
   }),
 
-  bind(createUser, (ctx, p) => {
+  // Async: the password is hashed off the event loop before the write transaction opens; what was checked
+  // before the hash is checked again inside it, as another request may have taken the address meanwhile.
+  bindAsync(createUser, async (ctx, p) => {
     const db = ctx.db;
-    // Creating accounts without an invitation is a permission of its own, beyond being an administrator.
-    if (!holds(callerOf(ctx), 'can_create_users')) throw badRequest('User not authorized to create users');
-    const name = validateFullName(db, p.full_name);
-    const email = validateNewEmail(db, p.email);
+    const check = () => {
+      // Creating accounts without an invitation is a permission of its own, beyond being an administrator.
+      if (!holds(callerOf(ctx), 'can_create_users')) throw badRequest('User not authorized to create users');
+      return { name: validateFullName(db, p.full_name), email: validateNewEmail(db, p.email) };
+    };
+    check();
     if (p.password.length < 6) throw badRequest('The password is too weak.');
-    const user = insertUser(db, { email, full_name: name, password: p.password }, ctx.now());
-    // date_joined is the creation time until the account's first login, then that login's (2.1).
-    db.prepare('UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);
-    subscribeToDefaultChannels(ctx, user.id);
-    emitWithPerson(db, ctx, ctx.realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }));
-    return { user_id: user.id };
+    const passwordHash = await hashPassword(p.password);
+    return ctx.tx(() => {
+      const { name, email } = check();
+      const user = insertUser(db, { email, full_name: name, password_hash: passwordHash }, ctx.now());
+      // date_joined is the creation time until the account's first login, then that login's (2.1).
+      db.prepare('UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);
+      subscribeToDefaultChannels(ctx, user.id);
+      emitWithPerson(db, ctx, ctx.realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }));
+      return { user_id: user.id };
+    });
   }),
 
   bind(updateUser, (ctx, p) => updateUserAs(ctx, userById(ctx.db, p.user_id), p)),

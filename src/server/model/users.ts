@@ -6,7 +6,7 @@ import type { UserStatus } from '../../api/operations/status.js';
 import type { BotType, Role, User } from '../../api/types.js';
 import type { EventSink } from '../context.js';
 import { getSetting, realmHost } from '../realm.js';
-import { hashPassword, newApiKey } from '../secrets.js';
+import { newApiKey } from '../secrets.js';
 import { SYSTEM_GROUPS } from '../setup.js';
 import type { Db } from '../store/db.js';
 
@@ -77,7 +77,8 @@ export interface NewUser {
   email: string;
   full_name: string;
   role?: Role;
-  password?: string | null;
+  /** From `hashPassword`, computed before the write transaction opens (it takes ~50 ms off the event loop). */
+  password_hash?: string | null;
   is_bot?: boolean;
   bot_type?: BotType | null;
   bot_owner_id?: number | null;
@@ -104,7 +105,7 @@ export function insertUser(db: Db, u: NewUser, now: number): UserRow {
       bot_type: u.bot_type ?? null,
       bot_owner_id: u.bot_owner_id ?? null,
       api_key: newApiKey(),
-      password_hash: u.password ? hashPassword(u.password) : null,
+      password_hash: u.password_hash ?? null,
       date_joined: u.date_joined ?? now,
       timezone: u.timezone ?? '',
       service_base_url: u.service_base_url ?? null,

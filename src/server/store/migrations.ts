@@ -316,4 +316,10 @@ export const migrations: readonly string[] = [
     status INTEGER NOT NULL DEFAULT 0 -- 0 pending, 2 revoked (a link is never used up)
   );
   `,
+  // 6: failed logins remember their source address
+  `
+  -- Where a failed login came from (a client address over HTTP, 'local' in-process; '' before this).
+  ALTER TABLE login_failures ADD COLUMN source TEXT NOT NULL DEFAULT '';
+  CREATE INDEX login_failures_by_source ON login_failures (source, at);
+  `,
 ];
