@@ -10,6 +10,7 @@ import type { Role } from '../../src/api/types.js';
 import type { Clock } from '../../src/server/context.js';
 import { createApiServer } from '../../src/server/http.js';
 import { insertUser, type UserRow } from '../../src/server/model/users.js';
+import type { WebhookDestinations } from '../../src/server/outgoing/destinations.js';
 import { Router } from '../../src/server/router.js';
 import { hashPassword } from '../../src/server/secrets.js';
 import { createOrganization } from '../../src/server/setup.js';
@@ -60,14 +61,14 @@ export interface TestOrg {
 
 let counter = 0;
 
-export function createTestOrg(opts: { clock?: TestClock } = {}): TestOrg {
+export function createTestOrg(opts: { clock?: TestClock; webhookDestinations?: WebhookDestinations } = {}): TestOrg {
   const dataDir = mkdtempSync(join(tmpdir(), 'chatctl-test-'));
   const db = openDb(dataDir);
   const clock = opts.clock ?? new TestClock();
   const logs: string[] = [];
   const log = (l: string) => logs.push(l);
   const ownerRow = createOrganization(db, { name: 'Test org', ownerEmail: 'owner@example.com', ownerName: 'Olivia Owner', passwordHash: OWNER_PASSWORD_HASH, now: clock.now() });
-  const router = new Router({ db, dataDir, clock, log });
+  const router = new Router({ db, dataDir, clock, log, ...(opts.webhookDestinations && { webhookDestinations: opts.webhookDestinations }) });
   let server: ReturnType<typeof createApiServer> | undefined;
   let site: Promise<string> | undefined;
   const asTestUser = (row: UserRow, password: string): TestUser => ({ id: row.id, email: row.email, apiKey: row.api_key, password, row });

@@ -15,12 +15,14 @@ export const commands = [
       'on stderr. Stops cleanly on Ctrl-C or SIGTERM. The same data dir can be used by chatctl commands meanwhile. ' +
       'With --rate-limit it enforces the API rate limits of a current Zulip server (200 requests a minute and 2,000 an hour ' +
       'per user, 100 a minute per address without authentication) with the same X-RateLimit-* headers and 429 replies, ' +
-      'counted in this process\'s memory.',
+      'counted in this process\'s memory. Outgoing webhooks may call services on this machine only when it listens on a ' +
+      'loopback address, and never private or link-local addresses, unless --allow-private-webhooks.',
     examples: ['chatctl serve', 'chatctl serve --port 8080 --data-dir ~/chat', 'chatctl serve --rate-limit', 'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users'],
     options: [
       { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
       { flags: '--port <port>', description: 'the port to listen on (0: any free port)', default: '9991' },
       { flags: '--rate-limit', description: "enforce a Zulip server's default API rate limits" },
+      { flags: '--allow-private-webhooks', description: 'let outgoing webhooks call loopback, private and link-local addresses' },
     ],
     async run(opts, ctx) {
       const port = Number(opt.str(opts, 'port'));
@@ -31,12 +33,13 @@ export const commands = [
       // Flags before variables, as for every command: --profile's data dir wins over CHATCTL_DATA_DIR.
       const fromFlags = ctx.globals.dataDir ?? (ctx.globals.profile !== undefined ? profile?.embedded : undefined);
       const dataDir = resolve(fromFlags ?? ctx.env.CHATCTL_DATA_DIR ?? profile?.embedded ?? defaultDataDir(ctx.env));
-      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }, { zulipRateLimits }] = await Promise.all([
+      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }, { zulipRateLimits }, { destinationsForServe }] = await Promise.all([
         import('../../server/store/db.js'),
         import('../../server/router.js'),
         import('../../server/http.js'),
         import('../../server/realm.js'),
         import('../../server/rate-limit.js'),
+        import('../../server/outgoing/destinations.js'),
       ]);
       const db = openDb(dataDir);
       if (!isInitialized(db)) {
@@ -44,7 +47,7 @@ export const commands = [
         throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one first: chatctl init --data-dir ${dataDir}`);
       }
       const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
-      const router = new Router({ db, dataDir, log });
+      const router = new Router({ db, dataDir, log, webhookDestinations: destinationsForServe(host, opt.bool(opts, 'allowPrivateWebhooks')) });
       const server = createApiServer(router, log, { limit: opt.bool(opts, 'rateLimit') ? zulipRateLimits(router, db) : undefined });
       server.listen(port, host);
       await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
