@@ -4,6 +4,7 @@
  * synchronous one would hold up every other request of `serve` for as long.
  */
 import { randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -20,10 +21,28 @@ export const newApiKey = (): string => randomAlphanumeric(32);
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEYLEN = 32;
 
-function derive(password: string, salt: Buffer | string, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+/**
+ * Hashes running at once. Off the event loop is not enough: each hash keeps a core busy for its ~50 ms,
+ * and with as many hashes as cores the event loop's thread waits for a core too. One core is left to it;
+ * further hashes queue (a login waits, the other requests do not).
+ */
+const HASH_SLOTS = Math.max(1, availableParallelism() - 1);
+let hashing = 0;
+const waiting: (() => void)[] = [];
+
+async function derive(password: string, salt: Buffer | string, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  if (hashing >= HASH_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else hashing++;
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
+    });
+  } finally {
+    // The slot passes straight to the next waiter, if any.
+    const next = waiting.shift();
+    if (next) next();
+    else hashing--;
+  }
 }
 
 export async function hashPassword(password: string): Promise<string> {

@@ -9,6 +9,7 @@ import { getSetting, realmHost } from '../realm.js';
 import { newApiKey } from '../secrets.js';
 import { SYSTEM_GROUPS } from '../setup.js';
 import type { Db } from '../store/db.js';
+import { statement } from '../store/statements.js';
 
 export interface UserRow {
   id: number;
@@ -49,10 +50,19 @@ export const isModeratorOrAbove = (u: Pick<UserRow, 'role'>): boolean => u.role 
 export const isGuest = (u: Pick<UserRow, 'role'>): boolean => u.role === 600;
 
 export const userById = (db: Db, id: number): UserRow | undefined =>
-  db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  statement(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
 
 export const userByEmail = (db: Db, email: string): UserRow | undefined =>
-  db.prepare('SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRow | undefined;
+  statement(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRow | undefined;
+
+/** What a list of users is checked and addressed by (typing notifications): the columns, not whole rows. */
+export type UserBrief = Pick<UserRow, 'id' | 'email' | 'is_bot' | 'is_active' | 'receives_typing_notifications'>;
+
+/** The users of `ids` that exist, each looked up by key. */
+export const usersByIds = (db: Db, ids: readonly number[]): UserBrief[] =>
+  statement(db, 'SELECT u.id, u.email, u.is_bot, u.is_active, u.receives_typing_notifications FROM json_each(?) j JOIN users u ON u.id = j.value').all(
+    JSON.stringify(ids),
+  ) as UserBrief[];
 
 export const allUsers = (db: Db): UserRow[] => db.prepare('SELECT * FROM users ORDER BY id').all() as UserRow[];
 
@@ -197,9 +207,13 @@ export function userView(db: Db, viewer: UserRow | null, opts: UserViewOptions, 
 }
 
 /** The API e-mail of one user: the real address when everyone may see it, else `user{id}@{host}`. */
-export function apiEmail(db: Db, target: UserViewRow, realmUrl: string): string {
-  if (target.is_bot || getSetting(db, 'email_address_visibility') === 1) return target.email;
-  return `user${target.id}@${realmHost(realmUrl)}`;
+export const apiEmail = (db: Db, target: UserViewRow, realmUrl: string): string => apiEmailer(db, realmUrl)(target);
+
+/** `apiEmail` for many users, the setting read once. */
+export function apiEmailer(db: Db, realmUrl: string): (target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string {
+  const everyoneSees = getSetting(db, 'email_address_visibility') === 1;
+  const host = realmHost(realmUrl);
+  return (target) => (target.is_bot || everyoneSees ? target.email : `user${target.id}@${host}`);
 }
 
 /** Whether `caller` may administer `target`, as a server's can_admin_user: administrators, and a bot's owner. */
