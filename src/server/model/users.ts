@@ -304,7 +304,10 @@ export function emitWithPerson(
   const groups = new Map<boolean, UserRow[]>();
   for (const viewer of activeUsers(db)) {
     const sees = target.is_bot === 1 || viewer.id === target.id || policyLetsSee(policy, viewer);
-    groups.set(sees, [...(groups.get(sees) ?? []), viewer]);
+    // Appended in place: copying the list per viewer made one new account cost the square of the users.
+    const group = groups.get(sees);
+    if (group) group.push(viewer);
+    else groups.set(sees, [viewer]);
   }
   for (const viewers of groups.values()) {
     const person = userView(db, viewers[0]!, { clientGravatar: false, includeCustomProfileFields: !target.is_bot }, realmUrl)(target);
