@@ -26,8 +26,24 @@ const RE2_WORDING: Record<string, string> = {
   'trailing backslash at end of expression': 'trailing \\',
 };
 
+/**
+ * Compiled patterns, by source: every message renders with every linkifier, and compiling is the costly
+ * part (a long pattern takes tens of milliseconds). Compiled regexps hold no match state, so one serves all.
+ */
+const compiled = new Map<string, { regex: Re2 } | { error: string }>();
+const MAX_COMPILED = 256;
+
 /** Compiles `pattern` (RE2 syntax: `(?P<name>`, leading `(?flags)`), or says why RE2 refuses it. */
 export function compileRe2(pattern: string): { regex: Re2 } | { error: string } {
+  let result = compiled.get(pattern);
+  if (!result) {
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(pattern, (result = compile(pattern)));
+  }
+  return result;
+}
+
+function compile(pattern: string): { regex: Re2 } | { error: string } {
   const { RE2JS, RE2JSSyntaxException } = load();
   try {
     return { regex: RE2JS.compile(pattern) };
