@@ -120,16 +120,20 @@ const phases = [
 
 try {
   await measure(0, null); // warm-up
-  const alone = (await measure(0, null)).p99;
-  console.log(`GET /users/me p99 alone: ${alone.toFixed(1)} ms (${SAMPLES} requests)`);
-  console.log(`${'phase'.padEnd(52)} ${'p99 ms'.padStart(8)} ${'ratio'.padStart(7)} ${'budget'.padStart(7)}  load answers`);
+  // Each phase against a baseline measured right before it: on a shared machine the latency alone drifts
+  // between phases more than a fixed baseline would tolerate.
+  console.log(`GET /users/me p99 over ${SAMPLES} requests, alone (just before each phase) and under load`);
+  console.log(`${'phase'.padEnd(52)} ${'alone'.padStart(7)} ${'loaded'.padStart(7)} ${'ratio'.padStart(7)} ${'budget'.padStart(7)}  load answers`);
   let over = 0;
   for (const [name, budget, loaders, load] of phases) {
+    const alone = (await measure(0, null)).p99;
     const { p99: p, statuses } = await measure(loaders, load);
     const ratio = p / alone;
     if (ratio > budget) over++;
     const answers = [...statuses].map(([s, n]) => `${n}×${s}`).join(' ');
-    console.log(`${name.padEnd(52)} ${p.toFixed(1).padStart(8)} ${`×${ratio.toFixed(1)}`.padStart(7)} ${`≤ ×${budget}`.padStart(7)}  ${answers}${ratio > budget ? '  OVER BUDGET' : ''}`);
+    console.log(
+      `${name.padEnd(52)} ${alone.toFixed(1).padStart(7)} ${p.toFixed(1).padStart(7)} ${`×${ratio.toFixed(1)}`.padStart(7)} ${`≤ ×${budget}`.padStart(7)}  ${answers}${ratio > budget ? '  OVER BUDGET' : ''}`,
+    );
   }
   process.exitCode = over ? 1 : 0;
 } finally {

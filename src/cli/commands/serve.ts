@@ -33,19 +33,21 @@ export const commands = [
       // Flags before variables, as for every command: --profile's data dir wins over CHATCTL_DATA_DIR.
       const fromFlags = ctx.globals.dataDir ?? (ctx.globals.profile !== undefined ? profile?.embedded : undefined);
       const dataDir = resolve(fromFlags ?? ctx.env.CHATCTL_DATA_DIR ?? profile?.embedded ?? defaultDataDir(ctx.env));
-      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }, { zulipRateLimits }, { destinationsForServe }] = await Promise.all([
+      const [{ openDb }, { Router }, { createApiServer }, { isInitialized, setSetting, getSetting }, { zulipRateLimits }, { destinationsForServe }, { checkpointOffLoop }] = await Promise.all([
         import('../../server/store/db.js'),
         import('../../server/router.js'),
         import('../../server/http.js'),
         import('../../server/realm.js'),
         import('../../server/rate-limit.js'),
         import('../../server/outgoing/destinations.js'),
+        import('../../server/store/checkpointer.js'),
       ]);
       const db = openDb(dataDir);
       if (!isInitialized(db)) {
         db.close();
         throw new CliError(`there is no organization in ${dataDir}`, 'usage', `create one first: chatctl init --data-dir ${dataDir}`);
       }
+      const stopCheckpoints = checkpointOffLoop(db);
       const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
       const router = new Router({ db, dataDir, log, webhookDestinations: destinationsForServe(host, opt.bool(opts, 'allowPrivateWebhooks')) });
       const server = createApiServer(router, log, { limit: opt.bool(opts, 'rateLimit') ? zulipRateLimits(router, db) : undefined });
@@ -62,6 +64,7 @@ export const commands = [
       server.closeIdleConnections();
       await new Promise<void>((done) => server.close(() => done()));
       await router.drain();
+      await stopCheckpoints();
       db.close();
     },
   }),
