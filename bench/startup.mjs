@@ -17,13 +17,14 @@ const bin = join(root, 'bin', 'chatctl.js');
 const { openDb } = await import(join(root, 'dist/server/store/db.js'));
 const { createOrganization } = await import(join(root, 'dist/server/setup.js'));
 const { insertUser } = await import(join(root, 'dist/server/model/users.js'));
+const { hashPassword } = await import(join(root, 'dist/server/secrets.js'));
 
 const work = mkdtempSync(join(tmpdir(), 'chatctl-bench-'));
 const dataDir = join(work, 'data');
 const configDir = join(work, 'config');
 const db = openDb(dataDir);
 const now = Math.floor(Date.now() / 1000);
-const owner = createOrganization(db, { name: 'Bench', ownerEmail: 'owner@bench.test', ownerName: 'Owner', password: 'bench-password', now });
+const owner = createOrganization(db, { name: 'Bench', ownerEmail: 'owner@bench.test', ownerName: 'Owner', passwordHash: await hashPassword('bench-password'), now });
 db.transaction(() => {
   for (let i = 1; i < USERS; i++) {
     insertUser(db, { email: `user${i}@bench.test`, full_name: `User ${i}`, role: [200, 300, 400, 400, 400, 600][i % 6] }, now);

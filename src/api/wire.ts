@@ -21,6 +21,8 @@ export interface WireRequest {
   files?: UploadedFile[];
   /** Lower-case header names. */
   headers: Record<string, string>;
+  /** The client's address over HTTP; absent in-process. */
+  remoteAddress?: string;
 }
 
 export interface WireResponse {

@@ -24,13 +24,15 @@ export const DEFAULT_OWNER_EMAIL = 'owner@localhost';
 
 /** Creates the organization in `transport`'s store, logs in, stores the profile. Returns the credentials. */
 export async function initialize(ctx: Context, transport: EmbeddedTransport, o: InitOptions): Promise<Credentials> {
-  const [{ createOrganization, AlreadyInitializedError }, { getSetting }] = await Promise.all([
+  const [{ createOrganization, AlreadyInitializedError }, { getSetting }, { hashPassword }] = await Promise.all([
     import('../server/setup.js'),
     import('../server/realm.js'),
+    import('../server/secrets.js'),
   ]);
   const db = transport.router.db;
+  const passwordHash = await hashPassword(o.password);
   try {
-    createOrganization(db, { name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, password: o.password, now: Math.floor(ctx.now() / 1000) });
+    createOrganization(db, { name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, passwordHash, now: Math.floor(ctx.now() / 1000) });
   } catch (e) {
     if (e instanceof AlreadyInitializedError) {
       throw new CliError(

@@ -5,6 +5,7 @@
 import type { HandlerParamsOf, Operation, ResponseOf } from '../api/operation.js';
 import type { UploadedFile } from '../api/wire.js';
 import type { UserRow } from './model/users.js';
+import type { WebhookDestinations } from './outgoing/destinations.js';
 import type { Db } from './store/db.js';
 
 export interface Clock {
@@ -34,6 +35,10 @@ export interface HandlerContext extends EventSink {
   now(): number;
   readonly files: UploadedFile[];
   readonly userAgent: string;
+  /** Where the request came from, for per-source limits: a client address, or `local` in-process (login-failures.ts). */
+  readonly source: string;
+  /** Where outgoing webhooks may connect (outgoing/destinations.ts). */
+  readonly webhookDestinations: WebhookDestinations;
   defer(task: BackgroundTask): void;
   /** Runs `fn` in its own write transaction (for async handlers, which get none around them). */
   tx<T>(fn: () => T): T;

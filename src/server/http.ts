@@ -176,6 +176,7 @@ export function createApiServer(router: Router, log: (line: string) => void, opt
         body: parsed.body,
         files: parsed.files,
         headers,
+        remoteAddress: req.socket.remoteAddress,
       };
       const admission = opts.limit?.(wire, remote);
       if (admission?.refusal) {

@@ -37,8 +37,8 @@ export function accountToSignInAs(db: Db, email?: string): UserRow {
 }
 
 /** Sets the password of the account `email` (deactivated accounts too: reactivating them needs it). */
-export function resetPassword(db: Db, email: string, password: string): UserRow {
-  const hash = hashPassword(password);
+export async function resetPassword(db: Db, email: string, password: string): Promise<UserRow> {
+  const hash = await hashPassword(password);
   return db
     .transaction(() => {
       const user = userByEmail(db, email);

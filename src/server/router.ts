@@ -17,6 +17,8 @@ import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.j
 import { systemClock } from './context.js';
 import { emitEvent } from './events.js';
 import { handlerAreas } from './handlers/index.js';
+import { sourceOf } from './model/login-failures.js';
+import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destinations.js';
 import { getSetting } from './realm.js';
 import { BUSY_MESSAGE, isBusy } from './store/busy.js';
 import type { Db } from './store/db.js';
@@ -62,6 +64,8 @@ export interface RouterOptions {
   clock?: Clock;
   /** Where handler log lines go (serve: stderr). */
   log?: (line: string) => void;
+  /** Where outgoing webhooks may connect; in-process, this machine's own services too. */
+  webhookDestinations?: WebhookDestinations;
 }
 
 export class Router {
@@ -176,6 +180,8 @@ export class Router {
       now: () => Math.floor(clock.now()),
       files: req.files ?? [],
       userAgent: req.headers['user-agent'] ?? '',
+      source: sourceOf(req.remoteAddress),
+      webhookDestinations: this.opts.webhookDestinations ?? IN_PROCESS_DESTINATIONS,
       signal,
       log,
       emit: (event, userIds) => emitEvent(db, event, userIds, clock.now()),

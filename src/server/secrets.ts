@@ -1,5 +1,10 @@
-/** Credentials at rest and in comparison: scrypt password hashes, CSPRNG API keys, constant-time checks. */
-import { randomBytes, randomInt, scryptSync, timingSafeEqual } from 'node:crypto';
+/**
+ * Credentials at rest and in comparison: scrypt password hashes, CSPRNG API keys, constant-time checks.
+ * Hashing runs on libuv's thread pool (`crypto.scrypt`), never on the event loop: at ~50 ms a hash, a
+ * synchronous one would hold up every other request of `serve` for as long.
+ */
+import { randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -16,22 +21,46 @@ export const newApiKey = (): string => randomAlphanumeric(32);
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEYLEN = 32;
 
-export function hashPassword(password: string): string {
+/**
+ * Hashes running at once. Off the event loop is not enough: each hash keeps a core busy for its ~50 ms,
+ * and with as many hashes as cores the event loop's thread waits for a core too. One core is left to it;
+ * further hashes queue (a login waits, the other requests do not).
+ */
+const HASH_SLOTS = Math.max(1, availableParallelism() - 1);
+let hashing = 0;
+const waiting: (() => void)[] = [];
+
+async function derive(password: string, salt: Buffer | string, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  if (hashing >= HASH_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else hashing++;
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
+    });
+  } finally {
+    // The slot passes straight to the next waiter, if any.
+    const next = waiting.shift();
+    if (next) next();
+    else hashing--;
+  }
+}
+
+export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = scryptSync(password.normalize('NFKC'), salt, KEYLEN, SCRYPT);
+  const hash = await derive(password.normalize('NFKC'), salt, KEYLEN, SCRYPT);
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-export function verifyPassword(password: string, stored: string | null): boolean {
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   const parts = stored?.split('$') ?? [];
   if (parts.length !== 6 || parts[0] !== 'scrypt') {
     // Spend the same time as a real check, so timing does not tell which accounts have a password.
-    scryptSync(password, 'no-password', KEYLEN, SCRYPT);
+    await derive(password, 'no-password', KEYLEN, SCRYPT);
     return false;
   }
   const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
   const expected = Buffer.from(hash, 'base64');
-  const actual = scryptSync(password.normalize('NFKC'), Buffer.from(salt, 'base64'), expected.length, {
+  const actual = await derive(password.normalize('NFKC'), Buffer.from(salt, 'base64'), expected.length, {
     N: Number(n),
     r: Number(r),
     p: Number(p),

@@ -13,7 +13,8 @@ export interface NewOrganization {
   name: string;
   ownerEmail: string;
   ownerName: string;
-  password: string;
+  /** The owner's password, hashed (`hashPassword`) before the organization's transaction opens. */
+  passwordHash: string;
   url?: string;
   now: number;
 }
@@ -50,7 +51,7 @@ export function createOrganization(db: Db, org: NewOrganization): UserRow {
       for (const g of SYSTEM_GROUPS) insertGroup.run(g.name, g.description, org.now);
       const owner = insertUser(
         db,
-        { email: validateNewEmail(db, org.ownerEmail), full_name: validateFullName(db, org.ownerName), role: 100, password: org.password },
+        { email: validateNewEmail(db, org.ownerEmail), full_name: validateFullName(db, org.ownerName), role: 100, password_hash: org.passwordHash },
         org.now,
       );
       const general = db

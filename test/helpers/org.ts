@@ -10,7 +10,9 @@ import type { Role } from '../../src/api/types.js';
 import type { Clock } from '../../src/server/context.js';
 import { createApiServer } from '../../src/server/http.js';
 import { insertUser, type UserRow } from '../../src/server/model/users.js';
+import type { WebhookDestinations } from '../../src/server/outgoing/destinations.js';
 import { Router } from '../../src/server/router.js';
+import { hashPassword } from '../../src/server/secrets.js';
 import { createOrganization } from '../../src/server/setup.js';
 import { openDb, type Db } from '../../src/server/store/db.js';
 
@@ -34,6 +36,10 @@ export class TestClock implements Clock {
 }
 
 export const OWNER_PASSWORD = 'owner-password-1';
+/** What users added with `password: true` log in with. */
+export const USER_PASSWORD = 'user-password-1';
+// Hashed once per test file: hashing is deliberately slow, and asynchronous.
+const [OWNER_PASSWORD_HASH, USER_PASSWORD_HASH] = await Promise.all([hashPassword(OWNER_PASSWORD), hashPassword(USER_PASSWORD)]);
 
 export interface TestOrg {
   dataDir: string;
@@ -43,7 +49,7 @@ export interface TestOrg {
   owner: TestUser;
   /**
    * Adds a user directly in the store (fast fixtures); the role defaults to member. Only with
-   * `password: true` does the user get a password (hashing is deliberately slow).
+   * `password: true` does the user get a password (USER_PASSWORD, the same for all).
    */
   addUser(opts?: { role?: Role; email?: string; name?: string; bot?: { type: 1 | 2 | 3 | 4; ownerId: number; url?: string }; active?: boolean; password?: boolean }): TestUser;
   /** Serves the organization over HTTP on 127.0.0.1 (once); returns the site URL. */
@@ -55,14 +61,14 @@ export interface TestOrg {
 
 let counter = 0;
 
-export function createTestOrg(opts: { clock?: TestClock } = {}): TestOrg {
+export function createTestOrg(opts: { clock?: TestClock; webhookDestinations?: WebhookDestinations } = {}): TestOrg {
   const dataDir = mkdtempSync(join(tmpdir(), 'chatctl-test-'));
   const db = openDb(dataDir);
   const clock = opts.clock ?? new TestClock();
   const logs: string[] = [];
   const log = (l: string) => logs.push(l);
-  const ownerRow = createOrganization(db, { name: 'Test org', ownerEmail: 'owner@example.com', ownerName: 'Olivia Owner', password: OWNER_PASSWORD, now: clock.now() });
-  const router = new Router({ db, dataDir, clock, log });
+  const ownerRow = createOrganization(db, { name: 'Test org', ownerEmail: 'owner@example.com', ownerName: 'Olivia Owner', passwordHash: OWNER_PASSWORD_HASH, now: clock.now() });
+  const router = new Router({ db, dataDir, clock, log, ...(opts.webhookDestinations && { webhookDestinations: opts.webhookDestinations }) });
   let server: ReturnType<typeof createApiServer> | undefined;
   let site: Promise<string> | undefined;
   const asTestUser = (row: UserRow, password: string): TestUser => ({ id: row.id, email: row.email, apiKey: row.api_key, password, row });
@@ -75,14 +81,13 @@ export function createTestOrg(opts: { clock?: TestClock } = {}): TestOrg {
     owner: asTestUser(ownerRow, OWNER_PASSWORD),
     addUser(o = {}) {
       const n = ++counter;
-      const password = `password-${n}-x`;
       const row = insertUser(
         db,
         {
           email: o.email ?? `user${n}@example.com`,
           full_name: o.name ?? `Test User ${n}`,
           role: o.role ?? 400,
-          password: o.password && !o.bot ? password : null,
+          password_hash: o.password && !o.bot ? USER_PASSWORD_HASH : null,
           is_bot: Boolean(o.bot),
           bot_type: o.bot?.type ?? null,
           bot_owner_id: o.bot?.ownerId ?? null,
@@ -94,7 +99,7 @@ export function createTestOrg(opts: { clock?: TestClock } = {}): TestOrg {
       );
       db.prepare('INSERT OR IGNORE INTO subscriptions (user_id, stream_id) SELECT ?, id FROM streams WHERE is_default = 1').run(row.id);
       if (o.active === false) db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(row.id);
-      return asTestUser({ ...row, is_active: o.active === false ? 0 : 1 }, password);
+      return asTestUser({ ...row, is_active: o.active === false ? 0 : 1 }, USER_PASSWORD);
     },
     http() {
       site ??= new Promise((resolve, reject) => {

@@ -12,7 +12,7 @@ import { deleteQueue, getEvents, register } from '../../src/api/operations/event
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { emitEvent, MAX_PENDING_EVENTS, MAX_QUEUES_PER_USER, pendingEvents } from '../../src/server/events.js';
 import { sweep } from '../../src/server/housekeeping.js';
-import { LOGIN_FAILURE_WINDOW_SECS } from '../../src/server/model/login-failures.js';
+import { LOGIN_FAILURES_KEPT_SECONDS } from '../../src/server/model/login-failures.js';
 import { DB_FILE, openDb } from '../../src/server/store/db.js';
 import { migrations } from '../../src/server/store/migrations.js';
 import { failure } from '../helpers/api.js';
@@ -142,7 +142,7 @@ describe('cleanup', () => {
   it('deletes login failures older than the rate-limit window, and keeps recent ones', () => {
     const now = org.clock.now();
     const insert = org.db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)');
-    for (let i = 0; i < 250; i++) insert.run(`nobody${i}@example.com`, now - LOGIN_FAILURE_WINDOW_SECS - 1 - i);
+    for (let i = 0; i < 250; i++) insert.run(`nobody${i}@example.com`, now - LOGIN_FAILURES_KEPT_SECONDS - 1 - i);
     insert.run('recent@example.com', now - 10);
     expect(sweep(org.db, org.dataDir, org.clock, 0).loginFailures).toBe(250);
     expect(org.db.prepare('SELECT username FROM login_failures').pluck().all()).toEqual(['recent@example.com']);
@@ -151,7 +151,7 @@ describe('cleanup', () => {
   it('each failed login clears some expired failures too, without serve', async () => {
     const now = org.clock.now();
     const insert = org.db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)');
-    for (let i = 0; i < 5; i++) insert.run(`old${i}@example.com`, now - LOGIN_FAILURE_WINDOW_SECS - 100);
+    for (let i = 0; i < 5; i++) insert.run(`old${i}@example.com`, now - LOGIN_FAILURES_KEPT_SECONDS - 100);
     const res = await rawRequest(org, 'embedded', { method: 'POST', path: '/fetch_api_key', body: [['username', 'who@example.com'], ['password', 'wrong']] }, null);
     expect(res.status).toBe(401);
     expect(org.db.prepare('SELECT username FROM login_failures ORDER BY at').pluck().all()).toEqual(['recent@example.com', 'who@example.com']);

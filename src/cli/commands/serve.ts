@@ -13,12 +13,15 @@ export const commands = [
       'With --rate-limit it enforces the API rate limits of a current Zulip server (200 requests a minute and 2,000 an hour ' +
       'per user, 100 a minute per address without authentication) with the same X-RateLimit-* headers and 429 replies, ' +
       'counted in this process\'s memory. It serves the data dir of the target (--data-dir, --profile, CHATCTL_DATA_DIR, ' +
-      'the default profile); a target that is a server is refused, and a data dir without an organization too.',
+      'the default profile); a target that is a server is refused, and a data dir without an organization too. ' +
+      'Outgoing webhooks may call services on this machine only when it listens on a loopback address, and never ' +
+      'private or link-local addresses, unless --allow-private-webhooks.',
     examples: ['chatctl serve', 'chatctl serve --port 8080 --data-dir ~/chat', 'chatctl serve --rate-limit', 'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users'],
     options: [
       { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
       { flags: '--port <port>', description: 'the port to listen on (0: any free port)', default: '9991' },
       { flags: '--rate-limit', description: "enforce a Zulip server's default API rate limits" },
+      { flags: '--allow-private-webhooks', description: 'let outgoing webhooks call loopback, private and link-local addresses' },
     ],
     async run(opts, ctx) {
       const port = Number(opt.str(opts, 'port'));
@@ -26,7 +29,17 @@ export const commands = [
       const host = opt.str(opts, 'host')!;
       const target = embeddedTarget(ctx, 'serve');
       const dataDir = target.dataDir;
-      const [{ openStore }, { Router }, { createApiServer }, { setSetting, getSetting }, { zulipRateLimits }, { startHousekeeping }, { systemClock }] = await Promise.all([
+      const [
+        { openStore },
+        { Router },
+        { createApiServer },
+        { setSetting, getSetting },
+        { zulipRateLimits },
+        { startHousekeeping },
+        { systemClock },
+        { destinationsForServe },
+        { checkpointOffLoop },
+      ] = await Promise.all([
         import('../data-dir.js'),
         import('../../server/router.js'),
         import('../../server/http.js'),
@@ -34,10 +47,13 @@ export const commands = [
         import('../../server/rate-limit.js'),
         import('../../server/housekeeping.js'),
         import('../../server/context.js'),
+        import('../../server/outgoing/destinations.js'),
+        import('../../server/store/checkpointer.js'),
       ]);
       const db = await openStore(dataDir, { create: false, source: target.source, warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
+      const stopCheckpoints = checkpointOffLoop(db);
       const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
-      const router = new Router({ db, dataDir, log });
+      const router = new Router({ db, dataDir, log, webhookDestinations: destinationsForServe(host, opt.bool(opts, 'allowPrivateWebhooks')) });
       const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
       const server = createApiServer(router, log, { limit: opt.bool(opts, 'rateLimit') ? zulipRateLimits(router, db) : undefined });
       server.listen(port, host);
@@ -54,6 +70,7 @@ export const commands = [
       await new Promise<void>((done) => server.close(() => done()));
       stopHousekeeping();
       await router.drain();
+      await stopCheckpoints();
       db.close();
     },
   }),

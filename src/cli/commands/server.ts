@@ -54,7 +54,7 @@ export const commands = [
       const db = await openStore(target.dataDir, { create: false, source: target.source, warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
       try {
         const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'), `New password for ${email}:`);
-        const user = access.resetPassword(db, email, password);
+        const user = await access.resetPassword(db, email, password);
         ctx.info(`chatctl: set the password of ${user.email} in ${target.dataDir}`);
         if (generated) ctx.io.stderr.write(`chatctl: generated password (shown once, keep it): ${password}\n`);
       } catch (e) {

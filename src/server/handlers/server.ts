@@ -1,14 +1,12 @@
 /** Public server settings and the password → API key exchange. */
 import { ApiError, badRequest } from '../../api/errors.js';
-import { RATE_LIMIT_MESSAGE } from '../../api/rate-limits.js';
 import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, type Binding } from '../context.js';
-import { LOGIN_FAILURE_LIMIT, LOGIN_FAILURE_WINDOW_SECS, pruneLoginFailures } from '../model/login-failures.js';
-import { userByEmail } from '../model/users.js';
+import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
+import { userByEmail, userById } from '../model/users.js';
 import { FEATURE_LEVEL, getSetting, SERVER_VERSION } from '../realm.js';
 import { verifyPassword } from '../secrets.js';
-
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/i;
 /**
@@ -59,28 +57,17 @@ export const bindings: Binding[] = [
     };
   }),
 
-  // Async: a failed attempt must be recorded even though the request fails, and scrypt must not hold the
-  // write lock.
-  bindAsync(fetchApiKey, (ctx, { username, password }) => {
+  // Async: the password is checked off the event loop (scrypt on the thread pool), with no transaction open
+  // across the wait, and a failed attempt must be recorded even though the request fails.
+  bindAsync(fetchApiKey, async (ctx, { username, password }) => {
     const db = ctx.db;
     const now = ctx.now();
-    if (!isEmailUsername(username.trim())) throw badRequest('Enter a valid email address.');
-    const { n, oldest } = db
-      .prepare('SELECT count(*) AS n, min(at) AS oldest FROM login_failures WHERE username = ? AND at > ?')
-      .get(username.trim(), now - LOGIN_FAILURE_WINDOW_SECS) as { n: number; oldest: number | null };
-    if (n >= LOGIN_FAILURE_LIMIT) {
-      const retryAfter = Math.max(1, (oldest ?? now) + LOGIN_FAILURE_WINDOW_SECS - now);
-      throw new ApiError(RATE_LIMIT_MESSAGE, 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
-        'retry-after': String(retryAfter),
-      });
-    }
-    // Every refusal past this point counts against the username, as a server's authentication rate limit does.
+    const name = username.trim();
+    if (!isEmailUsername(name)) throw badRequest('Enter a valid email address.');
+    checkLoginFailures(db, name, ctx.source, now);
+    // Every refusal past this point counts against the username and the source (login-failures.ts).
     const refuse = (error: ApiError): never => {
-      ctx.tx(() => {
-        db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)').run(username.trim(), now);
-        // Each failure clears a few expired ones: the table stays the size of the window, serve or not.
-        pruneLoginFailures(db, now, 10);
-      });
+      ctx.tx(() => recordLoginFailure(db, name, ctx.source, now));
       throw error;
     };
     if (!getSetting(db, 'email_auth_enabled')) {
@@ -89,13 +76,18 @@ export const bindings: Binding[] = [
     const user = userByEmail(db, username);
     // A real server reports deactivation before it looks at the password.
     if (user && !user.is_active) refuse(new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401));
-    const ok = password !== '' && verifyPassword(password, user && !user.is_bot ? user.password_hash : null);
-    if (!ok || !user) return refuse(new ApiError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401));
+    const ok = password !== '' && (await verifyPassword(password, user && !user.is_bot ? user.password_hash : null));
+    // Read again after the wait: the account may have been deactivated or its password changed meanwhile.
+    const current = user ? userById(db, user.id) : undefined;
+    if (!ok || !current || current.password_hash !== user?.password_hash) {
+      return refuse(new ApiError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401));
+    }
+    if (!current.is_active) refuse(new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401));
     ctx.tx(() => {
-      db.prepare('DELETE FROM login_failures WHERE username = ?').run(username.trim());
+      clearLoginFailures(db, name, ctx.source);
       // An account made through the API joins, as far as date_joined tells, at its first login (2.1).
-      db.prepare('UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, user.id);
+      db.prepare('UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, current.id);
     });
-    return { api_key: user.api_key, email: user.email, user_id: user.id };
+    return { api_key: current.api_key, email: current.email, user_id: current.id };
   }),
 ];

@@ -8,7 +8,7 @@ import { bind, callerOf, type Binding, type HandlerContext } from '../context.js
 import { accessStream } from '../model/channels.js';
 import { accessMessage, type MessageRow } from '../model/message-access.js';
 import { canonicalTopic, recipientMembers } from '../model/messages.js';
-import { apiEmail, userById, type UserRow } from '../model/users.js';
+import { apiEmail, apiEmailer, userById, usersByIds, type UserBrief, type UserRow } from '../model/users.js';
 import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
 
@@ -30,7 +30,7 @@ function channelTypingAudience(db: Db, streamId: number): number[] {
   return subscribers.filter((s) => s.receives).map((s) => s.id);
 }
 
-const receivesTyping = (u: UserRow): boolean => u.is_active === 1 && u.receives_typing_notifications === 1;
+const receivesTyping = (u: UserBrief): boolean => u.is_active === 1 && u.receives_typing_notifications === 1;
 
 function checkSendsTyping(user: UserRow, kind: 'stream' | 'private'): void {
   if (kind === 'stream' && !user.send_stream_typing_notifications) {
@@ -69,17 +69,20 @@ export const bindings: Binding[] = [
     checkSendsTyping(me, 'private');
     // The sender belongs to the conversation; one unknown ID rejects the whole request.
     const ids = p.to.includes(me.id) ? p.to : [...p.to, me.id];
+    // One query for the lot: a list of a thousand IDs is legal, and must not cost a thousand.
+    const found = new Map(usersByIds(db, ids).map((u) => [u.id, u]));
     const recipients = ids.map((id) => {
-      const user = userById(db, id);
+      const user = found.get(id);
       if (!user) throw badRequest(`Invalid user ID ${id}`);
       return user;
     });
+    const emailOf = apiEmailer(db, ctx.realmUrl);
     const event = {
       type: 'typing',
       op: p.op,
       message_type: 'direct',
       sender,
-      recipients: recipients.map((u) => ({ user_id: u.id, email: apiEmail(db, u, ctx.realmUrl) })),
+      recipients: recipients.map((u) => ({ user_id: u.id, email: emailOf(u) })),
     };
     ctx.emit(event, recipients.filter(receivesTyping).map((u) => u.id));
     return {};

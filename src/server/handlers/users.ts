@@ -190,20 +190,20 @@ export const bindings: Binding[] = [
     return { user: viewOf(ctx, p)(target) };
   }),
 
-  // Async: the password is hashed before the write transaction, not while every other process of the data
-  // dir waits for the lock (scrypt takes 50 ms idle, several times that on a loaded machine).
+  // Async: the password is hashed off the event loop before the write transaction opens; what was checked
+  // before the hash is checked again inside it, as another request may have taken the address meanwhile.
   bindAsync(createUser, async (ctx, p) => {
     const db = ctx.db;
-    // Creating accounts without an invitation is a permission of its own, beyond being an administrator.
-    if (!holds(callerOf(ctx), 'can_create_users')) throw badRequest('User not authorized to create users');
-    validateFullName(db, p.full_name);
-    validateNewEmail(db, p.email);
+    const check = () => {
+      // Creating accounts without an invitation is a permission of its own, beyond being an administrator.
+      if (!holds(callerOf(ctx), 'can_create_users')) throw badRequest('User not authorized to create users');
+      return { name: validateFullName(db, p.full_name), email: validateNewEmail(db, p.email) };
+    };
+    check();
     if (p.password.length < 6) throw badRequest('The password is too weak.');
-    const passwordHash = hashPassword(p.password);
+    const passwordHash = await hashPassword(p.password);
     return ctx.tx(() => {
-      // Again inside the transaction: another process may have taken the address meanwhile.
-      const name = validateFullName(db, p.full_name);
-      const email = validateNewEmail(db, p.email);
+      const { name, email } = check();
       const user = insertUser(db, { email, full_name: name, password_hash: passwordHash }, ctx.now());
       // date_joined is the creation time until the account's first login, then that login's (2.1).
       db.prepare('UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);

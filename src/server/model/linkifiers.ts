@@ -6,6 +6,7 @@
 import { ApiError } from '../../api/errors.js';
 import type { Linkifier } from '../../api/operations/linkifiers.js';
 import type { Db } from '../store/db.js';
+import { compileRe2, type Re2 } from './re2.js';
 
 interface LinkifierRow {
   id: number;
@@ -106,66 +107,44 @@ export function updateLinkifierRow(db: Db, id: number, input: LinkifierInput): v
   ).run(input.pattern, input.url_template, input.example_input || null, input.reverse_template || null, JSON.stringify(input.alternative_url_templates ?? []), id);
 }
 
+// Sticky, so the scan stays linear in the pattern's length.
+const CLASS_LEAD = /\[\^?\]?/y;
+const PERL_OPERATOR = /\(\?(=|!|<=|<!|P=)/y;
+
 /**
- * Compiles a Python/RE2-syntax pattern with JavaScript's engine: `(?P<name>` becomes `(?<name>`, a leading
- * `(?flags)` becomes RegExp flags, and what RE2 refuses (lookarounds, backreferences) is refused with
- * RE2's words even though JavaScript could run it.
+ * Compiles a Python/RE2-syntax pattern with the RE2 engine (re2.ts). Lookarounds and backreferences are
+ * refused first, in the words RE2 itself uses for them (RE2/J words them differently).
  */
-export function compilePattern(pattern: string): { regex: RegExp; groups: string[] } | { error: string } {
-  let source = '';
-  let flags = '';
-  let rest = pattern;
-  const leading = /^\(\?([imsU]+)\)/.exec(rest);
-  if (leading) {
-    // i, m and s carry over; U (ungreedy) has no JavaScript equivalent and only changes which text matches.
-    flags = [...new Set(leading[1]!.replace('U', ''))].join('');
-    rest = rest.slice(leading[0].length);
-  }
+export function compilePattern(pattern: string): { regex: Re2; groups: string[] } | { error: string } {
   let inClass = false;
-  for (let i = 0; i < rest.length; i++) {
-    const c = rest[i]!;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
     if (c === '\\') {
-      const next = rest[i + 1] ?? '';
+      const next = pattern[i + 1] ?? '';
       if (!inClass && /[1-9]/.test(next)) return { error: `invalid escape sequence: \\${next}` };
-      source += c + next;
       i++;
       continue;
     }
     if (inClass) {
       if (c === ']') inClass = false;
-      source += c;
       continue;
     }
     if (c === '[') {
       inClass = true;
-      source += c;
       // A `]` right after `[` or `[^` is a literal member, not the end of the class.
-      const lead = /^\[\^?\]?/.exec(rest.slice(i))![0];
-      source += lead.slice(1);
-      i += lead.length - 1;
+      CLASS_LEAD.lastIndex = i;
+      i += CLASS_LEAD.exec(pattern)![0].length - 1;
       continue;
     }
-    if (rest.startsWith('(?P<', i)) {
-      source += '(?<';
-      i += 3;
-      continue;
-    }
-    const perl = /^\(\?(=|!|<=|<!|P=)/.exec(rest.slice(i));
+    PERL_OPERATOR.lastIndex = i;
+    const perl = PERL_OPERATOR.exec(pattern);
     if (perl) {
       return { error: perl[1] === 'P=' ? 'invalid named capture group: (?P=' : `invalid perl operator: (?${perl[1]}` };
     }
-    source += c;
   }
-  try {
-    const regex = new RegExp(source, flags);
-    // Matching the empty alternative reports every named group, each undefined.
-    const groups = Object.keys(new RegExp(`(?:${source})|`, flags).exec('')?.groups ?? {});
-    return { regex, groups };
-  } catch (e) {
-    // A syntax error, or a pattern too large for the engine (V8 reports its stack overflowing).
-    const message = e instanceof Error ? e.message : String(e);
-    return { error: message.replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '') };
-  }
+  const compiled = compileRe2(pattern);
+  if ('error' in compiled) return compiled;
+  return { regex: compiled.regex, groups: Object.keys(compiled.regex.namedGroups()) };
 }
 
 const VAR_START = /^[A-Za-z0-9_%]/;

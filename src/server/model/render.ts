@@ -13,6 +13,7 @@ import type { TopicLink } from '../../api/operations/messages.js';
 import type { Db } from '../store/db.js';
 import { realmEmojiSourceUrl, unicodeEmojiCode, ZULIP_EXTRA_EMOJI } from './emoji.js';
 import { compilePattern } from './linkifiers.js';
+import { compileRe2, type Re2 } from './re2.js';
 
 export interface Rendered {
   html: string;
@@ -40,7 +41,9 @@ interface Env {
 }
 
 interface CompiledLinkifier {
-  regex: RegExp;
+  /** The pattern inside Zulip's boundaries: group 1 what stands before, group 2 the link's text. */
+  regex: Re2;
+  groups: string[];
   urlTemplate: string;
 }
 
@@ -252,11 +255,12 @@ function compileLinkifiers(db: Db): CompiledLinkifier[] {
   const out: CompiledLinkifier[] = [];
   for (const row of rows) {
     const compiled = compilePattern(row.pattern);
-    // A pattern this engine cannot compile links nothing rather than breaking every message.
-    if ('error' in compiled) continue;
-    // The same boundaries as a Zulip server: after start, space or opening punctuation; no word char after.
-    const source = `(?<![^\\s'"(,:<])(?:${compiled.regex.source})(?!\\w)`;
-    out.push({ regex: new RegExp(source, `${compiled.regex.flags.replace('g', '')}g`), urlTemplate: row.url_template });
+    // The same boundaries as a Zulip server (`prepare_linkifier_pattern`): after start, space or opening
+    // punctuation; then the end or a character that is neither a letter nor a digit.
+    const wrapped = 'error' in compiled ? compiled : compileRe2(`(^|\\s|['"(,:<])(${row.pattern})($|[^\\pL\\pN])`);
+    // A pattern the engine cannot compile links nothing rather than breaking every message.
+    if ('error' in wrapped || 'error' in compiled) continue;
+    out.push({ regex: wrapped.regex, groups: compiled.groups, urlTemplate: row.url_template });
   }
   return out;
 }
@@ -267,17 +271,21 @@ interface LinkMatch {
   url: string;
 }
 
-/** Non-overlapping linkifier matches in `text`; an earlier linkifier wins an overlap. */
+/** Non-overlapping linkifier matches in `text`; an earlier linkifier wins an overlap. Linear in `text`. */
 function linkifierMatches(linkifiers: CompiledLinkifier[], text: string): LinkMatch[] {
   const taken: LinkMatch[] = [];
   for (const l of linkifiers) {
-    l.regex.lastIndex = 0;
-    for (const m of text.matchAll(l.regex)) {
-      if (m[0] === '') continue;
-      const start = m.index;
-      const end = start + m[0].length;
-      if (taken.some((t) => start < t.end && end > t.start)) continue;
-      taken.push({ start, end, url: expandUrlTemplate(l.urlTemplate, m.groups ?? {}) });
+    const m = l.regex.matcher(text);
+    let from = 0;
+    while (from <= text.length && m.find(from)) {
+      const start = m.start(2);
+      const end = m.end(2);
+      // The character after a match may be the one before the next, so the search resumes at the link's end.
+      from = end > m.start() ? end : m.start() + 1;
+      if (start === end || taken.some((t) => start < t.end && end > t.start)) continue;
+      const values: Record<string, string | undefined> = {};
+      for (const name of l.groups) values[name] = m.group(name) ?? undefined;
+      taken.push({ start, end, url: expandUrlTemplate(l.urlTemplate, values) });
     }
   }
   return taken.sort((a, b) => a.start - b.start);

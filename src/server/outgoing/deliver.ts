@@ -1,9 +1,14 @@
 /**
  * Calling an outgoing-webhook bot and acting on its answer, as a Zulip server's outgoing-webhook worker
  * does: a reply with content is posted by the bot in the same conversation; failures are posted there as
- * `Failure! ...` and reported to the bot's owner in a direct message. Runs after the triggering message's
- * transaction has committed, never inside the sender's request.
+ * `Failure! ...` and reported to the bot's owner in a direct message (with the service's answer, as a
+ * server's notice has it); only a reply's `content` is ever posted in the conversation. The address called
+ * must pass the destination policy (destinations.ts). Runs after the triggering message's transaction has
+ * committed, never inside the sender's request.
  */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import { ApiError } from '../../api/errors.js';
 import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
 import { readReply } from '../../api/webhook-reply.js';
@@ -12,6 +17,7 @@ import { sendMessage } from '../model/messages.js';
 import { channelNarrowPath, encodeHashComponent } from '../model/render.js';
 import { userById, type UserRow } from '../model/users.js';
 import { SERVER_VERSION } from '../realm.js';
+import { destinationAllowed, DestinationRefused, vettedLookup, type WebhookDestinations } from './destinations.js';
 import { GENERIC_INTERFACE, SLACK_INTERFACE, slackForm, webhookPayload } from './payload.js';
 
 export const OUTGOING_WEBHOOK_TIMEOUT_SECONDS = 10;
@@ -38,11 +44,16 @@ export function prepareDelivery(bot: UserRow, message: OutgoingWebhookMessage, t
   return { ...base, body: { contentType: 'application/x-www-form-urlencoded', text: slackForm(bot, message, trigger, realmUrl).toString() } };
 }
 
-type Outcome = { status: number; text: string } | { failure: 'timeout' | 'connection' } | { exception: Error };
+type Outcome = { status: number; text: string } | { failure: 'timeout' | 'connection' } | { refused: true } | { exception: Error };
+
+/** What a bot's answer may hold: enough for any reply a person reads, bounded so no bot can fill memory. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Errors of reaching the service, retried as a Zulip server retries a ConnectionError. */
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ETIMEDOUT']);
 
 /**
- * The URL to request and its credentials: fetch refuses a URL with `user:password@`, which a server's HTTP
- * client sends as Basic authentication, so they move to the Authorization header.
+ * The URL to request and its credentials: credentials in the URL (`user:password@`) are
+ * sent as Basic authentication, as a server's HTTP client does.
  */
 function splitCredentials(url: string): { url: string; headers: Record<string, string> } {
   let u: URL;
@@ -65,24 +76,55 @@ function splitCredentials(url: string): { url: string; headers: Record<string, s
   return { url: u.href, headers: { authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` } };
 }
 
-async function call(rawUrl: string, body: { contentType: string; text: string }): Promise<Outcome> {
+/**
+ * One POST to the bot, by the destination policy (destinations.ts). Redirects are not followed: a 3xx is
+ * the answer, as a refusal to follow it anywhere the policy has not seen.
+ */
+function call(rawUrl: string, body: { contentType: string; text: string }, policy: WebhookDestinations): Promise<Outcome> {
   const { url, headers } = splitCredentials(rawUrl);
+  let target: URL;
   try {
-    // The global fetch, looked up now: the one a test's interceptor or a proxy-aware dispatcher serves.
-    const res = await globalThis.fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': body.contentType, 'user-agent': USER_AGENT, ...headers },
-      body: body.text,
-      signal: AbortSignal.timeout(OUTGOING_WEBHOOK_TIMEOUT_SECONDS * 1000),
-    });
-    return { status: res.status, text: await res.text() };
-  } catch (e) {
-    const error = e instanceof Error ? e : new Error(String(e));
-    if (error.name === 'TimeoutError') return { failure: 'timeout' };
-    // undici reports refused, reset and unresolvable connections as `fetch failed` with the cause attached.
-    if (error.message === 'fetch failed') return { failure: 'connection' };
-    return { exception: error };
+    target = new URL(url);
+  } catch {
+    return Promise.resolve({ exception: new TypeError('Invalid URL') });
   }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    return Promise.resolve({ exception: new TypeError(`Unsupported protocol ${target.protocol}`) });
+  }
+  // An address in the URL is connected to without a lookup, so it is checked here.
+  const literal = target.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal) && !destinationAllowed(policy, literal)) return Promise.resolve({ refused: true });
+  const signal = AbortSignal.timeout(OUTGOING_WEBHOOK_TIMEOUT_SECONDS * 1000);
+  return new Promise((resolve) => {
+    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
+      method: 'POST',
+      headers: { 'content-type': body.contentType, 'user-agent': USER_AGENT, 'content-length': Buffer.byteLength(body.text), ...headers },
+      lookup: vettedLookup(policy),
+      signal,
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          res.destroy();
+          resolve({ exception: new RangeError(`The response is larger than ${MAX_RESPONSE_BYTES} bytes`) });
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', () => resolve({ failure: signal.aborted ? 'timeout' : 'connection' }));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error instanceof DestinationRefused) resolve({ refused: true });
+      else if (signal.aborted) resolve({ failure: 'timeout' });
+      else if (error.code !== undefined && CONNECTION_ERRORS.has(error.code)) resolve({ failure: 'connection' });
+      else resolve({ exception: error });
+    });
+    req.end(body.text);
+  });
 }
 
 /** A bot's URL as the log shows it: no credentials, query string or fragment, which can carry secrets. */
@@ -104,7 +146,7 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
   }
   let outcome: Outcome = { failure: 'connection' };
   for (let attempt = 0; attempt <= MAX_REQUEST_RETRIES; attempt++) {
-    outcome = await call(d.url, d.body);
+    outcome = await call(d.url, d.body, ctx.webhookDestinations);
     if (!('failure' in outcome)) break;
     ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}): ${outcome.failure === 'timeout' ? 'timed out' : 'connection failed'}, attempt ${attempt + 1}`);
   }
@@ -114,6 +156,13 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
       failureMessage:
         outcome.failure === 'timeout' ? `Request timed out after ${OUTGOING_WEBHOOK_TIMEOUT_SECONDS} seconds.` : 'A connection error occurred. Is my bot server down?',
     });
+    return;
+  }
+  if ('refused' in outcome) {
+    // What a Zulip server says when Smokescreen refuses the address (407): nothing was sent, nothing answered.
+    ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}) refused: a private or disallowed address`);
+    reply(ctx, bot, d.message, 'Failure! Third party responded with 407');
+    notifyOwner(ctx, bot, d.message, { statusCode: 407 });
     return;
   }
   if ('exception' in outcome) {

@@ -389,6 +389,12 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE attachments ADD COLUMN stored_as TEXT;
   CREATE UNIQUE INDEX attachments_by_stored_name ON attachments (stored_as);
   `,
+  // 6: failed logins remember their source address
+  `
+  -- Where a failed login came from (a client address over HTTP, 'local' in-process; '' before this).
+  ALTER TABLE login_failures ADD COLUMN source TEXT NOT NULL DEFAULT '';
+  CREATE INDEX login_failures_by_source ON login_failures (source, at);
+  `,
   // 7: IDs are never reused (AUTOINCREMENT on every table whose IDs are on the wire)
   (db) => {
     for (const table of WIRE_ID_TABLES) neverReuseIds(db, table);

@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+// Load benchmark of `chatctl serve` (npm run bench:serve): the p99 latency of a cheap `GET /users/me`
+// against a spawned `serve` on 127.0.0.1, alone and while other clients load it, as ratios beside the
+// budgets of issue 9. Not a test: timings vary with the machine; the ratios are what the budgets are about.
+//
+// Failed logins come from rotating loopback addresses (127.0.0.2 ...), so that the per-source limit on
+// failures (src/server/login-failures.ts) does not turn them into cheap 429s: every one hashes.
+// The largest request: the input limits of issue 9 point 1 arrive separately, so this takes a `POST
+// /typing` to 1,000 users and a 10,000-character message (a Zulip server's longest) as large but legal.
+//
+// BENCH_SAMPLES: requests measured per phase (400). BENCH_CPU_PROF=DIR: serve writes a V8 CPU profile there.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 400);
+const LOADERS = 4;
+const USERS = 1000;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'chatctl.js');
+const work = mkdtempSync(join(tmpdir(), 'chatctl-bench-serve-'));
+const dataDir = join(work, 'data');
+const env = { ...process.env, HOME: work, CHATCTL_CONFIG_DIR: join(work, 'config') };
+delete env.CHATCTL_DATA_DIR;
+delete env.CHATCTL_PROFILE;
+
+const OWNER = 'boss@bench.test';
+const init = spawnSync(process.execPath, [bin, 'init', '--data-dir', dataDir, '--email', OWNER, '--password-stdin'], { env, input: 'bench-password-1\n' });
+if (init.status !== 0) throw new Error(`init failed: ${init.stderr}`);
+{
+  const { openDb } = await import(join(root, 'dist/server/store/db.js'));
+  const { insertUser } = await import(join(root, 'dist/server/model/users.js'));
+  const db = openDb(dataDir);
+  const now = Math.floor(Date.now() / 1000);
+  db.transaction(() => {
+    for (let i = 0; i < USERS; i++) insertUser(db, { email: `member${i}@bench.test`, full_name: `Member ${i}` }, now);
+  }).immediate();
+  db.close();
+}
+
+const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+const serve = spawn(process.execPath, [...profile, bin, 'serve', '--data-dir', dataDir, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+const site = await new Promise((resolve, reject) => {
+  let text = '';
+  const timer = setTimeout(() => reject(new Error(`serve did not start: ${text}`)), 20_000);
+  // Read every log line, or serve would block on a full pipe.
+  serve.stderr.on('data', (d) => {
+    if (text.length < 10_000) text += d.toString();
+    const m = /at (http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(text);
+    if (m) {
+      clearTimeout(timer);
+      resolve(m[1]);
+    }
+  });
+});
+
+/** One request; resolves with [status, milliseconds, body]. */
+function call(method, path, { auth, form, from } = {}) {
+  const body = form ? new URLSearchParams(form).toString() : '';
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
+  if (auth) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = request(`${site}/api/v1${path}`, { method, headers, agent: false, ...(from && { localAddress: from }) }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve([res.statusCode, Number(process.hrtime.bigint() - started) / 1e6, Buffer.concat(chunks).toString()]));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const [, , login] = await call('POST', '/fetch_api_key', { form: { username: OWNER, password: 'bench-password-1' } });
+const auth = `${OWNER}:${JSON.parse(login).api_key}`;
+const [, , me] = await call('GET', '/users', { auth });
+const memberIds = JSON.parse(me).members.filter((u) => u.email.startsWith('member')).map((u) => u.user_id);
+
+const p99 = (times) => [...times].sort((a, b) => a - b)[Math.ceil(times.length * 0.99) - 1];
+
+/** The p99 of SAMPLES sequential `GET /users/me` while `loaders` clients each run `load` in a loop. */
+async function measure(loaders, load) {
+  let running = true;
+  const statuses = new Map();
+  const loops = Array.from({ length: loaders }, async (_, k) => {
+    for (let i = 0; running; i++) {
+      const [status] = await load(k, i);
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+  });
+  // Let the load start before measuring.
+  if (loaders) await new Promise((r) => setTimeout(r, 300));
+  const times = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const [status, ms] = await call('GET', '/users/me', { auth });
+    if (status !== 200) throw new Error(`GET /users/me answered ${status}`);
+    times.push(ms);
+  }
+  running = false;
+  await Promise.all(loops);
+  return { p99: p99(times), statuses };
+}
+
+const run = `${process.pid}`;
+let address = 0;
+const phases = [
+  ['while 4 clients create users with passwords', 3, LOADERS, (k, i) => call('POST', '/users', { auth, form: { email: `new-${run}-${k}-${i}@bench.test`, full_name: `New ${k} ${i}`, password: 'a-long-password' } })],
+  [
+    'while 4 clients fail logins with made-up usernames',
+    3,
+    LOADERS,
+    (k, i) => call('POST', '/fetch_api_key', { form: { username: `nobody-${k}-${i}@bench.test`, password: 'wrong' }, from: `127.0.0.${2 + (address++ % 250)}` }),
+  ],
+  ['while one client sends typing to 1,000 users', 5, 1, () => call('POST', '/typing', { auth, form: { op: 'start', to: JSON.stringify(memberIds) } })],
+  ['while one client sends 10,000-character messages', 5, 1, (_k, i) => call('POST', '/messages', { auth, form: { type: 'stream', to: 'general', topic: `load ${i % 20}`, content: `**bench** ${i} `.padEnd(10_000, 'lorem ipsum dolor sit amet ') } })],
+];
+
+try {
+  await measure(0, null); // warm-up
+  // Each phase against a baseline measured right before it: on a shared machine the latency alone drifts
+  // between phases more than a fixed baseline would tolerate.
+  console.log(`GET /users/me p99 over ${SAMPLES} requests, alone (just before each phase) and under load`);
+  console.log(`${'phase'.padEnd(52)} ${'alone'.padStart(7)} ${'loaded'.padStart(7)} ${'ratio'.padStart(7)} ${'budget'.padStart(7)}  load answers`);
+  let over = 0;
+  for (const [name, budget, loaders, load] of phases) {
+    const alone = (await measure(0, null)).p99;
+    const { p99: p, statuses } = await measure(loaders, load);
+    const ratio = p / alone;
+    if (ratio > budget) over++;
+    const answers = [...statuses].map(([s, n]) => `${n}×${s}`).join(' ');
+    console.log(
+      `${name.padEnd(52)} ${alone.toFixed(1).padStart(7)} ${p.toFixed(1).padStart(7)} ${`×${ratio.toFixed(1)}`.padStart(7)} ${`≤ ×${budget}`.padStart(7)}  ${answers}${ratio > budget ? '  OVER BUDGET' : ''}`,
+    );
+  }
+  process.exitCode = over ? 1 : 0;
+} finally {
+  serve.kill('SIGTERM');
+  await new Promise((r) => serve.on('exit', r));
+  rmSync(work, { recursive: true, force: true });
+}
