@@ -3,7 +3,7 @@
  * GET /server_settings when stale and stored back, read once per process without a profile, and from the
  * embedded organization directly. Server requests are counted in the served organization's log.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

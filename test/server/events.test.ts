@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe, updateUserTopic } from '../../src/api/operations/channels.js';
-import { deleteQueue, getEvents, register, type RegisterResponse } from '../../src/api/operations/events.js';
+import { deleteQueue, getEvents, register } from '../../src/api/operations/events.js';
 import { createChannelFolder } from '../../src/api/operations/folders.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import type { UserGroup } from '../../src/api/operations/groups.js';
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { basicAuthHeader, type WireRequest } from '../../src/api/wire.js';
 import type { ChatClient } from '../../src/client/client.js';

@@ -8,7 +8,6 @@ import {
   getUserGroupSubgroups,
   updateUserGroupMembers,
   updateUserGroupSubgroups,
-  type UserGroup,
 } from '../../src/api/operations/groups.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { failure } from '../helpers/api.js';

@@ -151,7 +151,7 @@ function directRecipients(to: SendRequest['to']): readonly number[] | readonly s
   return [...new Set(data as number[])];
 }
 
-function resolveTarget(db: Db, req: SendRequest): Target {
+function resolveTarget(req: SendRequest): Target {
   if (req.type === 'stream' || req.type === 'channel') {
     const indicator = channelIndicator(req.to);
     if (req.topic === undefined) throw badRequest('Missing topic');
@@ -239,7 +239,7 @@ export const clientName = (userAgent: string): string => /^[^/\s]+/.exec(userAge
  */
 export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendRequest): number {
   const db = ctx.db;
-  const target = resolveTarget(db, req);
+  const target = resolveTarget(req);
   const members = target.kind === 'direct' ? directMembers(db, target.recipients) : [];
   const content = normalizeContent(req.content);
   let channel: StreamRow | undefined;
