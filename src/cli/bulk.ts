@@ -21,7 +21,7 @@ import { DEFAULT_CONCURRENCY, runPool } from '../client/pool.js';
 import type { Pacer } from '../client/pacing.js';
 import { NotSentError } from '../client/transport.js';
 import type { OptionSpec } from './command.js';
-import { CliError, exitKindOf, usageError, type ExitKind } from './errors.js';
+import { ChatctlError, exitKindOf, usageError, type ExitKind } from './errors.js';
 import type { OutputFlags } from './output/output.js';
 import { startProgress } from './progress.js';
 import { formatDuration } from './units.js';
@@ -105,7 +105,7 @@ export interface BulkFlags extends OutputFlags {
 const FATAL: ReadonlySet<ExitKind> = new Set(['auth', 'interrupted', 'usage', 'temporary']);
 
 /** A refusal every row would meet alike (a permission the caller lacks): it ends the run like the kinds above. */
-export class RunRefusedError extends CliError {}
+export class RunRefusedError extends ChatctlError {}
 
 const endsRun = (e: unknown): boolean => e instanceof RunRefusedError || FATAL.has(exitKindOf(e));
 
@@ -272,15 +272,15 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   }
   if (fatal !== undefined && !ctx.signal.aborted) throw fatal;
   ctx.info(summaryOf(outcomes, o.verb, ctx.signal.aborted));
-  if (ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
+  if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
   const failed = outcomes.filter((r) => !r.ok).length;
-  if (unsent) throw new CliError(`${unsent} rows not sent: the server's rate limit is used up`, 'temporary', 'run the skipped rows again later');
+  if (unsent) throw new ChatctlError(`${unsent} rows not sent: the server's rate limit is used up`, 'temporary', 'run the skipped rows again later');
   if (failed === 0) return outcomes;
   if (outcomes.length === 1) {
     // One row is one request: exit as its error would (6 for not found, 5 for permission ...).
-    throw causes.get(outcomes[0]!) ?? new CliError(outcomes[0]!.error ?? 'failed');
+    throw causes.get(outcomes[0]!) ?? new ChatctlError(outcomes[0]!.error ?? 'failed');
   }
-  throw new CliError(`${failed} of ${outcomes.length} rows failed`, 'partial');
+  throw new ChatctlError(`${failed} of ${outcomes.length} rows failed`, 'partial');
 }
 
 /**
@@ -290,7 +290,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
 export function printPlan(ctx: Context, requests: readonly WireRequest[], unsendable: readonly { row: number; target: string; error: string }[], totalRows: number): void {
   for (const u of unsendable) ctx.warn(`row ${u.row} (${u.target}): ${u.error}`);
   printDryRun(ctx, requests);
-  if (unsendable.length) throw new CliError(`${unsendable.length} of ${totalRows} rows cannot be sent`, totalRows > 1 ? 'partial' : 'notFound');
+  if (unsendable.length) throw new ChatctlError(`${unsendable.length} of ${totalRows} rows cannot be sent`, totalRows > 1 ? 'partial' : 'notFound');
 }
 
 /** One row's request, planned before anything is sent (so --dry-run can print it instead). */

@@ -9,7 +9,7 @@ import type { TlsSettings } from '../client/tls.js';
 import type { Transport } from '../client/transport.js';
 import type { Profile } from '../config/profiles.js';
 import type { Context } from './context.js';
-import { CliError, usageError } from './errors.js';
+import { ChatctlError, usageError } from './errors.js';
 import type { Target } from './target.js';
 
 /** TLS settings with the flags on top of what the target resolution found. */
@@ -117,10 +117,10 @@ export async function remoteClient(ctx: Context, site: string, tls: TlsSettings,
   return new ChatClient(transport, credentials, clientHooks(ctx), await clientOptions(ctx, transport));
 }
 
-export function noCredentials(target: Target): CliError {
+export function noCredentials(target: Target): ChatctlError {
   return target.kind === 'remote'
-    ? new CliError(`no credentials for ${target.site}`, 'auth', `run: chatctl login --server ${target.site} --email EMAIL`)
-    : new CliError(
+    ? new ChatctlError(`no credentials for ${target.site}`, 'auth', `run: chatctl login --server ${target.site} --email EMAIL`)
+    : new ChatctlError(
         `no credentials for the embedded organization in ${target.dataDir}`,
         'auth',
         `whoever can read its files may sign in as its owner, no password needed: chatctl login --embedded --data-dir ${target.dataDir}`,

@@ -7,7 +7,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EmbeddedTransport } from '../client/embedded.js';
 import type { Db } from '../server/store/db.js';
-import { CliError } from './errors.js';
+import { ChatctlError } from './errors.js';
 import { fileError } from './file-errors.js';
 
 export interface OpenOptions {
@@ -20,8 +20,8 @@ export interface OpenOptions {
   warn?: (line: string) => void;
 }
 
-export function noOrganization(dir: string, source: string): CliError {
-  return new CliError(`there is no organization in ${dir} (chosen by ${source})`, 'notFound', `check the path; to create an organization there: chatctl init --data-dir ${dir}`);
+export function noOrganization(dir: string, source: string): ChatctlError {
+  return new ChatctlError(`there is no organization in ${dir} (chosen by ${source})`, 'notFound', `check the path; to create an organization there: chatctl init --data-dir ${dir}`);
 }
 
 /** Stats `path`; undefined when it does not exist, the reason in words for anything else. */
@@ -41,13 +41,13 @@ function statOrNothing(path: string, dir?: string): ReturnType<typeof statSync> 
 async function storeError(e: unknown, dir: string, dbFile: string): Promise<unknown> {
   const { ForeignDatabaseError } = await import('../server/store/db.js');
   if (e instanceof ForeignDatabaseError) {
-    return new CliError(`${dbFile} is ${e.message}; chatctl left it untouched`, 'failure', 'name the data dir chatctl created (--data-dir DIR); chatctl keeps its data in a directory of its own');
+    return new ChatctlError(`${dbFile} is ${e.message}; chatctl left it untouched`, 'failure', 'name the data dir chatctl created (--data-dir DIR); chatctl keeps its data in a directory of its own');
   }
   const code = (e as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return fileError(e) ?? new CliError(`cannot open the organization in ${dir}: ${e instanceof Error ? e.message : String(e)}`);
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return fileError(e) ?? new ChatctlError(`cannot open the organization in ${dir}: ${e instanceof Error ? e.message : String(e)}`);
   const said = e instanceof Error ? e.message : code;
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return new CliError(
+    return new ChatctlError(
       `${dbFile} is not a chatctl database, or it is damaged (SQLite: ${said})`,
       'failure',
       `if it is another program's file, name chatctl's own data dir (--data-dir DIR); if it is damaged, restore it from a backup, or move it away (mv ${dbFile} ${dbFile}.broken) and create a new organization: chatctl init --data-dir ${dir}`,
@@ -64,7 +64,7 @@ async function storeError(e: unknown, dir: string, dbFile: string): Promise<unkn
   }
   const isDir = statOrNothing(dbFile)?.isDirectory();
   if (isDir) return fileError(Object.assign(new Error(said), { code: 'EISDIR', syscall: 'open', path: dbFile }));
-  return new CliError(`cannot use ${dbFile} (SQLite: ${said})`, 'failure', `check that chatctl can read and write ${dir} and the files in it (ls -la ${dir})`);
+  return new ChatctlError(`cannot use ${dbFile} (SQLite: ${said})`, 'failure', `check that chatctl can read and write ${dir} and the files in it (ls -la ${dir})`);
 }
 
 /** The store of the organization in `dir`, migrated; an error naming `dir` when it holds none and `create` is off. */

@@ -6,10 +6,11 @@ import { ChatClient, type Credentials } from '../client/client.js';
 import type { Transport } from '../client/transport.js';
 import { fetchApiKey } from '../api/operations/server.js';
 import type { Context } from './context.js';
-import { CliError } from './errors.js';
+import { ChatctlError } from './errors.js';
 import type { Target } from './target.js';
 import type { EmbeddedTransport } from '../client/embedded.js';
 import { storeProfile } from './store-profile.js';
+import { randomAlphanumeric } from '../random.js';
 
 export interface InitOptions {
   dataDir: string;
@@ -35,7 +36,7 @@ export async function initialize(ctx: Context, transport: EmbeddedTransport, o: 
     createOrganization(db, { name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, passwordHash, now: Math.floor(ctx.now() / 1000) });
   } catch (e) {
     if (e instanceof AlreadyInitializedError) {
-      throw new CliError(
+      throw new ChatctlError(
         `${o.dataDir} already holds the organization "${getSetting(db, 'name')}"`,
         'usage',
         `sign in to it as its owner (no password needed): chatctl login --embedded --data-dir ${o.dataDir}; or create another one: chatctl init --data-dir OTHER_DIR --profile NAME`,
@@ -63,7 +64,6 @@ export async function loginEmbedded(ctx: Context, transport: Transport & { dataD
 export async function autoInitialize(ctx: Context, embedded: EmbeddedTransport, target: Extract<Target, { kind: 'embedded' }>): Promise<Credentials | null> {
   const { isInitialized } = await import('../server/realm.js');
   if (isInitialized(embedded.router.db)) return null;
-  const { randomAlphanumeric } = await import('../server/secrets.js');
   const password = randomAlphanumeric(20);
   const credentials = await initialize(ctx, embedded, {
     dataDir: target.dataDir,

@@ -1,49 +1,14 @@
 /**
- * The exit-code contract (README "Exit codes", `chatctl help exit-codes`), and the one function that maps
- * any error to a message and a code. Commands throw; only the entry point exits.
+ * The one function that maps any error (chatctl's own, the server's, the network's) to a message and an
+ * exit code of the contract in ../errors.ts. Commands throw; only the entry point exits.
  */
 import { ApiError } from '../api/errors.js';
+import { ChatctlError, EXIT, type ExitKind } from '../errors.js';
+
+export { ChatctlError, EXIT, EXIT_DESCRIPTIONS, type ExitKind } from '../errors.js';
 import { BUSY_MESSAGE, isBusy } from '../server/store/busy.js';
 
-export const EXIT = {
-  ok: 0,
-  failure: 1,
-  usage: 2,
-  partial: 3,
-  auth: 4,
-  permission: 5,
-  notFound: 6,
-  temporary: 75,
-  interrupted: 130,
-} as const;
-
-export type ExitKind = keyof typeof EXIT;
-
-export const EXIT_DESCRIPTIONS: Record<ExitKind, string> = {
-  ok: 'success (an empty list too: [] in JSON modes)',
-  failure: 'failure not listed below (API error, bad response, bug)',
-  usage: 'usage error: bad flag or argument; --yes or input missing when not interactive',
-  partial: 'partial failure of a bulk operation (per-item results are still printed)',
-  auth: 'not authenticated: no or invalid credentials (401), or a credentials file others can read',
-  permission: 'permission denied: the role is not enough',
-  notFound: 'not found: no such user, message, attachment ..., no organization in the data dir named, no such profile for profiles use',
-  temporary: 'temporary failure after retries (rate limit, 5xx, timeout, unreachable): cron can reschedule',
-  interrupted: 'interrupted (Ctrl-C, or a prompt aborted)',
-};
-
-/** An error of chatctl itself (not of the server), with its exit kind and an optional hint. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly kind: ExitKind = 'failure',
-    readonly hint?: string,
-  ) {
-    super(message);
-    this.name = 'CliError';
-  }
-}
-
-export const usageError = (message: string, hint?: string): CliError => new CliError(message, 'usage', hint);
+export const usageError = (message: string, hint?: string): ChatctlError => new ChatctlError(message, 'usage', hint);
 
 const NOT_FOUND =
   /^(No such user|Invalid user ID|Invalid message\(s\)|Invalid channel ID|Invalid channel name|Invalid user group|Invalid attachment|Linkifier not found|Invalid channel folder ID|No entry found for domain|Bad event queue ID|Reaction doesn't exist|No such invitation|Invalid invitation ID|Invalid stream ID|Channel with ID|Channel '.*' does not exist|Invalid custom emoji\.$|Emoji '.*' does not exist|Invalid narrow operator: unknown (channel|user))/;
@@ -63,7 +28,7 @@ function isTransient(e: Error): boolean {
 }
 
 export function exitKindOf(e: unknown): ExitKind {
-  if (e instanceof CliError) return e.kind;
+  if (e instanceof ChatctlError) return e.kind;
   if (e instanceof ApiError) {
     if (e.status === 401 || (e.code !== null && AUTH_CODES.has(e.code))) return 'auth';
     if (e.status === 429 || e.status >= 500) return 'temporary';
@@ -98,7 +63,7 @@ export function reportError(e: unknown): ErrorReport {
     };
   }
   const message = e instanceof Error ? describeError(e) : String(e);
-  const hint = e instanceof CliError ? e.hint : undefined;
+  const hint = e instanceof ChatctlError ? e.hint : undefined;
   return {
     exitCode,
     text: `chatctl: ${message}`,

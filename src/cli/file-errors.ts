@@ -4,7 +4,7 @@
  */
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
-import { CliError } from './errors.js';
+import { ChatctlError } from './errors.js';
 
 export type FileErrno = NodeJS.ErrnoException & { code: string };
 
@@ -23,7 +23,7 @@ function whoAmI(): string {
  * The error to report for `e`, or undefined when it is not one of the conditions a person can fix.
  * `path` stands for the one in the error when the caller knows better (the data dir, not a file in it).
  */
-export function fileError(e: unknown, path?: string): CliError | undefined {
+export function fileError(e: unknown, path?: string): ChatctlError | undefined {
   if (!isFileErrno(e)) return undefined;
   const p = path ?? e.path ?? '(unknown path)';
   switch (e.code) {
@@ -31,24 +31,24 @@ export function fileError(e: unknown, path?: string): CliError | undefined {
     case 'EPERM': {
       // A directory that cannot be made is its parent's permission.
       const check = path ?? (e.syscall === 'mkdir' && e.path ? dirname(e.path) : p);
-      return new CliError(
+      return new ChatctlError(
         `permission denied: chatctl (running as ${whoAmI()}) cannot ${e.syscall === 'mkdir' ? 'create' : e.syscall === 'open' || e.syscall === 'stat' ? 'read' : 'write'} ${e.path ?? p}`,
         'failure',
         `give that user read and write access to ${check} (see: ls -ld ${check}), or name another directory`,
       );
     }
     case 'EROFS':
-      return new CliError(`${e.path ?? p} is on a read-only file system`, 'failure', 'name a directory on a writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
+      return new ChatctlError(`${e.path ?? p} is on a read-only file system`, 'failure', 'name a directory on a writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
     case 'ENOSPC':
     case 'EDQUOT':
-      return new CliError(`no space left on the device holding ${p}${e.code === 'EDQUOT' ? ' (disk quota reached)' : ''}`, 'failure', 'free some space there, then run the command again');
+      return new ChatctlError(`no space left on the device holding ${p}${e.code === 'EDQUOT' ? ' (disk quota reached)' : ''}`, 'failure', 'free some space there, then run the command again');
     case 'ENOTDIR':
-      return new CliError(`${e.path ?? p} is not a directory: part of that path is a file`, 'failure', 'name a directory (--data-dir DIR), not a file');
+      return new ChatctlError(`${e.path ?? p} is not a directory: part of that path is a file`, 'failure', 'name a directory (--data-dir DIR), not a file');
     case 'EISDIR':
-      return new CliError(`${e.path ?? p} is a directory where chatctl expects a file`, 'failure', `move it away, or name another directory`);
+      return new ChatctlError(`${e.path ?? p} is a directory where chatctl expects a file`, 'failure', `move it away, or name another directory`);
     case 'ENOENT':
       // mkdir's ENOENT under an existing parent: a file system that does not take new directories (/proc, /sys).
-      if (e.syscall === 'mkdir') return new CliError(`cannot create ${e.path ?? p}: that file system does not take new directories`, 'failure', 'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
+      if (e.syscall === 'mkdir') return new ChatctlError(`cannot create ${e.path ?? p}: that file system does not take new directories`, 'failure', 'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
       return undefined;
     default:
       return undefined;

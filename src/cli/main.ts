@@ -5,7 +5,7 @@
  */
 import type { CommandSpec } from './command.js';
 import { createContext, type ContextDeps, type GlobalOptions } from './context.js';
-import { CliError, EXIT, exitKindOf, reportError } from './errors.js';
+import { ChatctlError, EXIT, exitKindOf, reportError } from './errors.js';
 import { fileError } from './file-errors.js';
 import { NOUNS } from './commands/index.js';
 import { buildProgram, CommanderError, firstWord, type Parsed } from './program.js';
@@ -103,7 +103,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     // After Ctrl-C, whatever the command failed with (an aborted request rejects with the signal's
     // reason, a bare string) is the interruption: exit 130, and said so.
     const interrupted = deps.signal?.aborted && exitKindOf(e) !== 'interrupted';
-    return report(interrupted ? new CliError('interrupted', 'interrupted') : e, io, jsonErrors, deps.env);
+    return report(interrupted ? new ChatctlError('interrupted', 'interrupted') : e, io, jsonErrors, deps.env);
   } finally {
     await ctx.close().catch(() => undefined);
   }

@@ -2,6 +2,7 @@
 import type { Context } from './context.js';
 import { usageError } from './errors.js';
 import { readSecret } from './io.js';
+import { randomAlphanumeric } from '../random.js';
 
 /** Zulip's own floor for a new password ("The password is too weak."). */
 const MIN_LENGTH = 6;
@@ -20,7 +21,6 @@ export async function choosePassword(ctx: Context, fromStdin: boolean, prompt: s
     const again = await ctx.prompter.password('Repeat it:', '--password-stdin');
     if (password !== again) throw usageError('the passwords differ');
   } else {
-    const { randomAlphanumeric } = await import('../server/secrets.js');
     return { password: randomAlphanumeric(20), generated: true };
   }
   if (password.length < MIN_LENGTH) throw usageError(`the password is too weak (at least ${MIN_LENGTH} characters)`);

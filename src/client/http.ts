@@ -6,7 +6,7 @@
  * and rate limits are the client's business.
  */
 import type { WireRequest, WireResponse } from '../api/wire.js';
-import { CliError } from '../cli/errors.js';
+import { ChatctlError } from '../errors.js';
 import { USER_AGENT } from '../version.js';
 import { acquireDispatcher, type DispatcherConfig, type ProxySettings } from './dispatcher.js';
 import { errorCodes } from './retry.js';
@@ -115,7 +115,7 @@ function siteOf(u: URL): string {
  * GET), one to another origin (credentials are never sent where the user did not point chatctl), or a
  * chain too long. Nothing was sent to the new address.
  */
-export class RedirectError extends CliError {
+export class RedirectError extends ChatctlError {
   constructor(site: string, what: string, status: number, location: string, movedTo?: string) {
     super(
       `${site} answered ${what} with a redirect (${status}) to ${location}; nothing was sent there`,

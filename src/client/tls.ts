@@ -5,7 +5,7 @@
  * asked.
  */
 import { readFileSync } from 'node:fs';
-import { CliError } from '../cli/errors.js';
+import { ChatctlError } from '../errors.js';
 
 /** Paths and switches, as the target resolution found them. */
 export interface TlsSettings {
@@ -27,7 +27,7 @@ function readPem(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new CliError(`cannot read the ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'usage');
+    throw new ChatctlError(`cannot read the ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'usage');
   }
 }
 
@@ -35,16 +35,16 @@ export function loadTls(settings: TlsSettings): TlsOptions {
   const out: TlsOptions = {};
   if (settings.caFile) {
     out.ca = readPem(settings.caFile, 'CA bundle');
-    if (!out.ca.includes('-----BEGIN CERTIFICATE-----')) throw new CliError(`${settings.caFile} holds no PEM certificate`, 'usage');
+    if (!out.ca.includes('-----BEGIN CERTIFICATE-----')) throw new ChatctlError(`${settings.caFile} holds no PEM certificate`, 'usage');
   }
   if (settings.clientKey && !settings.clientCert) {
-    throw new CliError('ZULIP_CERT_KEY is set but ZULIP_CERT (the client certificate) is not', 'usage');
+    throw new ChatctlError('ZULIP_CERT_KEY is set but ZULIP_CERT (the client certificate) is not', 'usage');
   }
   if (settings.clientCert) {
     out.cert = readPem(settings.clientCert, 'client certificate');
     out.key = settings.clientKey ? readPem(settings.clientKey, 'client certificate key') : out.cert;
     if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(out.key)) {
-      throw new CliError(`no private key for the client certificate ${settings.clientCert}`, 'usage', 'set ZULIP_CERT_KEY to the key file');
+      throw new ChatctlError(`no private key for the client certificate ${settings.clientCert}`, 'usage', 'set ZULIP_CERT_KEY to the key file');
     }
   }
   if (settings.insecure) out.rejectUnauthorized = false;
@@ -62,7 +62,7 @@ export function isCertificateError(codes: readonly string[]): boolean {
  * A TLS failure: a server certificate chatctl does not trust, or a handshake the server refused (it wants
  * a client certificate). Not worth retrying, and the fix is a flag or a variable away; exits 1.
  */
-export class TlsError extends CliError {
+export class TlsError extends ChatctlError {
   constructor(site: string, code: string) {
     const clientSide = /CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|HANDSHAKE_FAILURE|ALERT/.test(code);
     super(

@@ -1,6 +1,6 @@
 /** Files that hold secrets: refused when anyone but their owner can read them. */
 import { statSync } from 'node:fs';
-import { CliError } from '../cli/errors.js';
+import { ChatctlError } from '../errors.js';
 
 export function assertPrivate(path: string): void {
   let mode: number;
@@ -10,7 +10,7 @@ export function assertPrivate(path: string): void {
     return;
   }
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    throw new CliError(
+    throw new ChatctlError(
       `${path} holds credentials but others can read it (mode ${(mode & 0o777).toString(8)}); refusing to use it`,
       'auth',
       `run: chmod 600 ${path}`,

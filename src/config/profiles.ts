@@ -5,7 +5,7 @@
  */
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from '../cli/errors.js';
+import { ChatctlError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import { assertPrivate } from './credentials-file.js';
 import { CONFIG_FILE, configDir, type Env } from './paths.js';
@@ -35,8 +35,8 @@ export interface ConfigFile {
 export const configPath = (env: Env): string => join(configDir(env), CONFIG_FILE);
 
 /** Why the config file cannot be used, with the way out: it is the user's file, never rewritten or dropped here. */
-export function brokenConfig(path: string, problem: string): CliError {
-  return new CliError(
+export function brokenConfig(path: string, problem: string): ChatctlError {
+  return new ChatctlError(
     `${path} ${problem}`,
     'usage',
     `fix the file, or move it away and log in again: mv ${path} ${path}.broken (meanwhile --data-dir DIR, --server URL with ZULIP_EMAIL and ZULIP_API_KEY, and --zuliprc FILE work without it)`,
@@ -60,7 +60,7 @@ function shapeProblem(parsed: unknown): string | undefined {
 }
 
 /** The config file, or the error saying why it cannot be used (a missing file is an empty configuration). */
-export function loadConfig(env: Env): { config: ConfigFile; error?: CliError } {
+export function loadConfig(env: Env): { config: ConfigFile; error?: ChatctlError } {
   const path = configPath(env);
   let text: string;
   try {

@@ -1,7 +1,7 @@
 /** The Zulip ecosystem's `zuliprc`: an INI file whose `[api]` section holds email, key and site. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { CliError } from '../cli/errors.js';
+import { ChatctlError } from '../errors.js';
 import { assertPrivate } from './credentials-file.js';
 
 export interface Zuliprc {
@@ -21,11 +21,11 @@ export function readZuliprc(path: string): Zuliprc {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'usage');
+    throw new ChatctlError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'usage');
   }
   assertPrivate(path);
   const ini = require('ini') as typeof import('ini');
   const api = (ini.parse(text) as Record<string, unknown>).api;
-  if (!api || typeof api !== 'object') throw new CliError(`${path} has no [api] section`, 'usage');
+  if (!api || typeof api !== 'object') throw new ChatctlError(`${path} has no [api] section`, 'usage');
   return api as Zuliprc;
 }

@@ -3,17 +3,10 @@
  * Hashing runs on libuv's thread pool (`crypto.scrypt`), never on the event loop: at ~50 ms a hash, a
  * synchronous one would hold up every other request of `serve` for as long.
  */
-import { randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { randomAlphanumeric } from '../random.js';
 
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** A random string of alphanumerics (API keys, webhook tokens, generated passwords); unbiased. */
-export function randomAlphanumeric(length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
-  return out;
-}
 
 export const newApiKey = (): string => randomAlphanumeric(32);
 

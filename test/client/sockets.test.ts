@@ -8,7 +8,7 @@ import { operation, p } from '../../src/api/operation.js';
 import { getServerSettings } from '../../src/api/operations/server.js';
 import { getUsers } from '../../src/api/operations/users.js';
 import { s } from '../../src/api/schema.js';
-import { CliError, exitKindOf } from '../../src/cli/errors.js';
+import { ChatctlError, exitKindOf } from '../../src/cli/errors.js';
 import { ChatClient } from '../../src/client/client.js';
 import { HttpTransport, type HttpOptions } from '../../src/client/http.js';
 import { retryPolicy } from '../../src/client/retry.js';
@@ -188,7 +188,7 @@ describe('redirects', () => {
       const e = await call().catch((x: unknown) => x);
       expect(exitKindOf(e)).toBe('failure');
       expect((e as Error).message).toMatch(/answered (GET \/users|POST \/things) with a redirect \(301\) to http:\/\/127\.0\.0\.1:\d+\/chat\/api\/v1\/(users|things); nothing was sent there$/);
-      expect((e as CliError).hint).toBe(`if the organization moved to ${moved.url}/chat, use that address: --server ${moved.url}/chat (or chatctl login --server ${moved.url}/chat)`);
+      expect((e as ChatctlError).hint).toBe(`if the organization moved to ${moved.url}/chat, use that address: --server ${moved.url}/chat (or chatctl login --server ${moved.url}/chat)`);
     }
     expect(moved.requests).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.
 import { defineCommand, opt, type CommandOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
-import { CliError, exitKindOf, usageError } from '../errors.js';
+import { ChatctlError, exitKindOf, usageError } from '../errors.js';
 import { tryLock, type Lock } from '../lock.js';
 import type { Output, OutputFlags, OutputSpec } from '../output/output.js';
 import { startProgress } from '../progress.js';
@@ -153,12 +153,12 @@ async function clean(opts: CommandOptions, ctx: Context): Promise<void> {
       failed.length ? `${failed.length} failed${failed.some((r) => r.skipped) ? ` (${failed.filter((r) => r.skipped).length} not attempted)` : ''}` : '',
     ].filter(Boolean);
     ctx.info(`chatctl: deleted ${plural(deleted.length, 'attachment')}, freed ${freed(total(deleted))}${notes.length ? `; ${notes.join(', ')}` : ''}`);
-    if (ctx.signal.aborted) throw new CliError('interrupted', 'interrupted');
+    if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
     if (!failed.length) return;
     const first = failed.find((r) => !r.skipped)?.error ?? failed[0]!.error;
     // Nothing went through: exit as the failure itself would (4 for credentials, 75 for an outage ...).
     if (deleted.length === 0 && gone.length === 0) throw first;
-    throw new CliError(`${failed.length} of ${doomed.length} attachments were not deleted`, 'partial');
+    throw new ChatctlError(`${failed.length} of ${doomed.length} attachments were not deleted`, 'partial');
   } finally {
     lock?.release();
   }

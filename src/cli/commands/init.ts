@@ -53,7 +53,7 @@ export const commands = [
         ctx.info(`chatctl: owner ${credentials.email}, logged in as profile "${profileName}"`);
         if (generated) ctx.io.stderr.write(`chatctl: generated owner password (shown once, keep it): ${password}\n`);
         if (opt.bool(opts, 'demo')) {
-          const [{ ChatClient }, { seedDemo }] = await Promise.all([import('../../client/client.js'), import('../../server/demo.js')]);
+          const [{ ChatClient }, { seedDemo }] = await Promise.all([import('../../client/client.js'), import('../demo.js')]);
           const summary = await seedDemo(new ChatClient(transport, credentials));
           ctx.info(`chatctl: added demo data: ${summary}`);
         }

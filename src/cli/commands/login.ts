@@ -10,7 +10,7 @@ import type { Db } from '../../server/store/db.js';
 import { defineCommand, opt } from '../command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
-import { CliError, usageError } from '../errors.js';
+import { ChatctlError, usageError } from '../errors.js';
 import { readSecret } from '../io.js';
 import { DEFAULT_OWNER_EMAIL } from '../embedded-org.js';
 import { storeProfile } from '../store-profile.js';
@@ -82,7 +82,7 @@ async function settingsOf(ctx: Context, given: string, tlsBase: ReturnType<typeo
 function rootDomainHint(e: unknown, site: string): unknown {
   if (!(e instanceof ApiError) || e.code !== 'NONEXISTENT_SUBDOMAIN') return e;
   const host = new URL(site).host;
-  return new CliError(
+  return new ChatctlError(
     `${site} hosts several organizations and is none of them (${e.msg})`,
     'usage',
     `log in at your organization's own address, e.g. chatctl login --server https://ORGANIZATION.${host} --email EMAIL`,
@@ -118,7 +118,7 @@ async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileN
     } else {
       if (!passwordLoginAllowed(settings)) {
         const methods = otherMethods(settings);
-        throw new CliError(
+        throw new ChatctlError(
           `${site} does not allow password login${methods.length ? `; it offers ${methods.join(', ')}` : ''}`,
           'auth',
           `log in on the web, copy your API key (Settings > Account & privacy > API key), then: chatctl login --server ${site} --email EMAIL --api-key-stdin < key-file`,
@@ -192,8 +192,8 @@ async function operatorCredentials(db: Db, email: string | undefined): Promise<C
     const user = accountToSignInAs(db, email);
     return { email: user.email, apiKey: user.api_key };
   } catch (e) {
-    if (e instanceof UnknownUserError) throw new CliError(`No such user: ${e.email}`, 'notFound');
-    if (e instanceof InactiveAccountError) throw new CliError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);
+    if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
+    if (e instanceof InactiveAccountError) throw new ChatctlError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);
     throw e;
   }
 }

@@ -3,7 +3,7 @@ import { isOperatorPermission, OPERATOR_PERMISSIONS } from '../../server/operato
 import { defineCommand, opt, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { embeddedTarget } from '../embedded-target.js';
-import { CliError, usageError } from '../errors.js';
+import { ChatctlError, usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
 
 const PERMISSION_FIELDS = ['user_id', 'email', 'permission', 'granted', 'changed'] as const;
@@ -58,7 +58,7 @@ export const commands = [
         ctx.info(`chatctl: set the password of ${user.email} in ${target.dataDir}`);
         if (generated) ctx.io.stderr.write(`chatctl: generated password (shown once, keep it): ${password}\n`);
       } catch (e) {
-        if (e instanceof UnknownUserError) throw new CliError(`No such user: ${e.email}`, 'notFound');
+        if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
         if (e instanceof access.BotAccountError) throw usageError(e.message);
         throw e;
       } finally {
@@ -81,7 +81,7 @@ async function changePermissionOf(ctx: Context, email: string, permission: strin
     const { user, changed } = perms.changePermission(db, email, permission, granted);
     return { user_id: user.id, email: user.email, permission, granted, changed };
   } catch (e) {
-    if (e instanceof perms.UnknownUserError) throw new CliError(`No such user: ${e.email}`, 'notFound');
+    if (e instanceof perms.UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
     throw e;
   } finally {
     db.close();

@@ -11,6 +11,7 @@ import { usageError } from '../errors.js';
 import { readSecret } from '../io.js';
 import type { OutputFlags } from '../output/output.js';
 import { resolveUsers, userIndex } from '../resolve.js';
+import { randomAlphanumeric } from '../../random.js';
 
 /** Every field of the 2.1 user object, in display order. */
 export const USER_FIELDS = [
@@ -217,7 +218,6 @@ export const commands = [
       if (opt.bool(opts, 'passwordStdin') && !email) throw usageError('--password-stdin goes with EMAIL, not --from-file');
       const rows = await rowsOf(ctx, opts, columns, () => (email ? [{ email, full_name: opt.str(opts, 'name')! }] : []));
       const password = opt.bool(opts, 'passwordStdin') ? await readSecret(ctx.io.stdin) : undefined;
-      const { randomAlphanumeric } = await import('../../server/secrets.js');
       const client = await ctx.client();
       // One GET /users finds the rows an earlier run already created, so a run can be repeated.
       const { byEmail } = await userIndex(client);

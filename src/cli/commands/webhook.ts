@@ -3,7 +3,7 @@ import { getOwnUser } from '../../api/operations/users.js';
 import type { ChatClient } from '../../client/client.js';
 import { defineCommand, opt, type CommandOptions } from '../command.js';
 import type { Context } from '../context.js';
-import { CliError, usageError } from '../errors.js';
+import { ChatctlError, usageError } from '../errors.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { parseIdArgs } from '../units.js';
 import { deliver } from '../webhook/deliver.js';
@@ -161,7 +161,7 @@ export const commands = [
       const payload = buildPayload(bot, message, trigger, token);
       const delivery = await deliver(url, payload, ctx.signal);
       await out.item({ status: delivery.status, body: delivery.body, effect: delivery.effect });
-      if (delivery.failed) throw new CliError(`the server would report: ${delivery.effect}`);
+      if (delivery.failed) throw new ChatctlError(`the server would report: ${delivery.effect}`);
     },
   }),
 

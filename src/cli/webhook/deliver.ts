@@ -4,7 +4,7 @@
  */
 import { readReply } from '../../api/webhook-reply.js';
 import { VERSION } from '../../version.js';
-import { CliError } from '../errors.js';
+import { ChatctlError } from '../errors.js';
 
 /** How long a Zulip server waits for an integration (OUTGOING_WEBHOOK_TIMEOUT_SECONDS). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -46,10 +46,10 @@ export async function deliver(url: string, payload: unknown, signal: AbortSignal
       signal: AbortSignal.any([signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]),
     });
   } catch (e) {
-    if (signal.aborted) throw new CliError('interrupted', 'interrupted');
+    if (signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
     const err = e as Error & { cause?: Error & { code?: string } };
     const why = err.name === 'TimeoutError' ? `no reply within ${DELIVERY_TIMEOUT_MS / 1000} seconds (a Zulip server gives up then, and retries)` : (err.cause?.code ?? err.cause?.message ?? err.message);
-    throw new CliError(`cannot deliver to ${url}: ${why}`, 'temporary');
+    throw new ChatctlError(`cannot deliver to ${url}: ${why}`, 'temporary');
   }
   const text = await res.text();
   return { status: res.status, ...interpretReply(res.status, text) };

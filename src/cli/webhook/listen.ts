@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { CliError } from '../errors.js';
+import { ChatctlError } from '../errors.js';
 
 /** Payloads are a message and a few fields; anything far larger is not one. */
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -108,7 +108,7 @@ export async function listenForPayloads(o: ListenOptions): Promise<number> {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot listen on ${o.host}:${o.port}: ${code === 'EADDRINUSE' ? 'the port is in use' : (e as Error).message}`, 'failure', code === 'EADDRINUSE' ? 'pick another with --port (0: any free port)' : undefined);
+    throw new ChatctlError(`cannot listen on ${o.host}:${o.port}: ${code === 'EADDRINUSE' ? 'the port is in use' : (e as Error).message}`, 'failure', code === 'EADDRINUSE' ? 'pick another with --port (0: any free port)' : undefined);
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : o.port;

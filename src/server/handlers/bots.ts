@@ -20,7 +20,7 @@ import {
 import { holds } from '../permissions.js';
 import { isValidEmail, isValidUrl, validateFullName } from '../model/validation.js';
 import { getSetting, realmHost } from '../realm.js';
-import { randomAlphanumeric } from '../secrets.js';
+import { randomAlphanumeric } from '../../random.js';
 import type { Db } from '../store/db.js';
 
 /** The embedded bots a Zulip server ships; an embedded bot must be one of them. */

@@ -16,7 +16,7 @@ import { addReaction } from '../api/operations/reactions.js';
 import { createUser, updateUser } from '../api/operations/users.js';
 import type { Role } from '../api/types.js';
 import type { ChatClient } from '../client/client.js';
-import { randomAlphanumeric } from './secrets.js';
+import { randomAlphanumeric } from '../random.js';
 
 const PEOPLE: readonly { email: string; full_name: string; role: Role }[] = [
   { email: 'prospero@example.com', full_name: 'Prospero', role: 100 },
