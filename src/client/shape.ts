@@ -34,6 +34,16 @@ export const labelOf = (op: Operation, name: string, labels?: ParamLabels): stri
 /** Newest first, so that each older form receives what the next newer one made. */
 const byBeforeDescending = <F extends { before: number }>(forms: readonly F[]): F[] => [...forms].sort((a, b) => b.before - a.before);
 
+/** Runs an older form; what it cannot express (`NotAtLevel`) needs the level `before`, which the server lacks. */
+function atLevel<T>(before: number, level: number, run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof NotAtLevel) throw new FeatureLevelError(e.what, before, level);
+    throw e;
+  }
+}
+
 function shapeParams(op: Operation, params: Readonly<Record<string, unknown>>, level: number | undefined, labels?: ParamLabels): ShapedCall {
   if (level !== undefined && op.minFeatureLevel !== undefined && level < op.minFeatureLevel) {
     throw new FeatureLevelError(op.name, op.minFeatureLevel, level);
@@ -59,12 +69,7 @@ function shapeParams(op: Operation, params: Readonly<Record<string, unknown>>, l
       }
       for (const form of byBeforeDescending(def.older ?? [])) {
         if (level >= form.before) continue;
-        try {
-          if (form.value) wireValue = form.value(wireValue);
-        } catch (e) {
-          if (e instanceof NotAtLevel) throw new FeatureLevelError(e.what, form.before, level);
-          throw e;
-        }
+        if (form.value) wireValue = atLevel(form.before, level, () => form.value!(wireValue));
         if (form.name) wireName = form.name;
       }
       // An older form without the parameter at all, where leaving it out does what was asked.
@@ -92,12 +97,6 @@ export function dependsOnLevel(op: Operation, params: Readonly<Record<string, un
 export function shapeFor(op: Operation, params: Readonly<Record<string, unknown>>, level: number | undefined, labels?: ParamLabels): Shape {
   const form = level === undefined ? undefined : olderFormFor(op, params, level);
   if (!form) return { calls: [shapeParams(op, params, level, labels)] };
-  let calls;
-  try {
-    calls = form.calls(params);
-  } catch (e) {
-    if (e instanceof NotAtLevel) throw new FeatureLevelError(e.what, form.before, level!);
-    throw e;
-  }
+  const calls = atLevel(form.before, level!, () => form.calls(params));
   return { form, calls: calls.map((c) => shapeParams(c.op, c.params, level, labels)) };
 }
