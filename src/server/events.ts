@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { ApiError, badRequest } from '../api/errors.js';
 import type { Db } from './store/db.js';
+import { statement } from './store/statements.js';
 
 export interface QueueRow {
   id: string;
@@ -88,12 +89,11 @@ function formOf(q: Pick<QueueRow, 'options'>, event: { type: string }): string {
 export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>, now?: number): void {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
-  const queues = db
-    .prepare(
-      `SELECT id, event_types, options, last_event_id, pruned_through FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))
-       AND dead = 0 AND (? IS NULL OR last_access + lifespan_secs >= ?)`,
-    )
-    .all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as Pick<
+  const queues = statement(
+    db,
+    `SELECT id, event_types, options, last_event_id, pruned_through FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))
+     AND dead = 0 AND (? IS NULL OR last_access + lifespan_secs >= ?)`,
+  ).all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as Pick<
     QueueRow,
     'id' | 'event_types' | 'options' | 'last_event_id' | 'pruned_through'
   >[];
@@ -109,7 +109,7 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     return id;
   };
   const woken: string[] = [];
-  const kill = db.prepare('UPDATE event_queues SET dead = 1 WHERE id = ?');
+  const kill = statement(db, 'UPDATE event_queues SET dead = 1 WHERE id = ?');
   for (const q of queues) {
     if (!wants(q, event)) continue;
     woken.push(q.id);
@@ -121,7 +121,7 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
   if (woken.length) setImmediate(() => woken.forEach((id) => wakeups.emit(id)));
 }
 
-const storePayload = (db: Db, json: string): number => Number(db.prepare('INSERT INTO event_payloads (event) VALUES (?)').run(json).lastInsertRowid);
+const storePayload = (db: Db, json: string): number => Number(statement(db, 'INSERT INTO event_payloads (event) VALUES (?)').run(json).lastInsertRowid);
 
 /**
  * A message event as the queue registered for it: rendered HTML or the raw Markdown (apply_markdown, false
@@ -145,8 +145,9 @@ function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOpti
 
 function appendEvent(db: Db, q: Pick<QueueRow, 'id' | 'last_event_id'>, payloadId: number): number {
   const id = q.last_event_id + 1;
-  db.prepare('INSERT INTO queue_events (queue_id, id, payload_id) VALUES (?, ?, ?)').run(q.id, id, payloadId);
-  db.prepare('UPDATE event_queues SET last_event_id = ? WHERE id = ?').run(id, q.id);
+  // Run once per interested queue of every event: prepared once per connection, not per call.
+  statement(db, 'INSERT INTO queue_events (queue_id, id, payload_id) VALUES (?, ?, ?)').run(q.id, id, payloadId);
+  statement(db, 'UPDATE event_queues SET last_event_id = ? WHERE id = ?').run(id, q.id);
   return id;
 }
 
