@@ -144,10 +144,8 @@ export class ChatClient {
    */
   async send(req: WireRequest, signal?: AbortSignal): Promise<WireResponse> {
     const res = await this.exchange(req, SAFE_METHODS.has(req.method.toUpperCase()), signal);
-    const body = res.body;
-    if (isPlainObject(body) && Array.isArray(body.ignored_parameters_unsupported) && body.ignored_parameters_unsupported.length) {
-      this.hooks.warn?.(`the server ignored parameters it does not support: ${body.ignored_parameters_unsupported.join(', ')}`);
-    }
+    const ignored = isPlainObject(res.body) ? res.body.ignored_parameters_unsupported : undefined;
+    if (Array.isArray(ignored) && ignored.length) this.warnIgnored(ignored);
     return res;
   }
 
@@ -210,12 +208,16 @@ export class ChatClient {
       return name !== undefined && level !== undefined ? [{ name, level }] : [];
     });
     if (!gated.length || !facts) {
-      this.hooks.warn?.(`the server ignored parameters it does not support: ${ignored.join(', ')}`);
+      this.warnIgnored(ignored);
       return;
     }
     const current = facts.read ? facts : await this.features.facts(this, true);
     const { name, level } = gated[0]!;
     throw new FeatureLevelError(labelOf(c.op, name, labels), level, current.featureLevel, 'the server ignored it; the rest of the request was carried out');
+  }
+
+  private warnIgnored(ignored: readonly unknown[]): void {
+    this.hooks.warn?.(`the server ignored parameters it does not support: ${ignored.join(', ')}`);
   }
 
   /** One request with its retries. */
