@@ -86,8 +86,8 @@ export async function clientOptions(ctx: Context, transport: Transport, profile?
 
 export async function openTransport(target: Target, ctx: Context): Promise<Transport> {
   if (target.kind === 'embedded') {
-    const { openOrganization } = await import('./data-dir.js');
-    const note = (line: string) => ctx.io.stderr.write(`chatctl: ${line}\n`);
+    const { openOrganization, noteOn } = await import('./data-dir.js');
+    const note = noteOn(ctx);
     return openOrganization(target.dataDir, { create: target.firstUse, source: target.source, log: note, warn: note });
   }
   const { HttpTransport } = await import('../client/http.js');

@@ -7,8 +7,10 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EmbeddedTransport } from '../client/embedded.js';
 import type { Db } from '../server/store/db.js';
+import type { Context } from './context.js';
 import { ChatctlError } from './errors.js';
 import { fileError } from './file-errors.js';
+import type { Target } from './target.js';
 
 export interface OpenOptions {
   /** Create the data dir and its database when missing (`init`, and first use with nothing configured). */
@@ -19,6 +21,13 @@ export interface OpenOptions {
   /** Where a note goes that permissions others had on the data dir's files were taken away (stderr). */
   warn?: (line: string) => void;
 }
+
+/** Where the notes of opening a data dir go (OpenOptions' log and warn): stderr, after "chatctl: ". */
+export const noteOn =
+  (ctx: Context) =>
+  (line: string): void => {
+    ctx.io.stderr.write(`chatctl: ${line}\n`);
+  };
 
 export function noOrganization(dir: string, source: string): ChatctlError {
   return new ChatctlError(`there is no organization in ${dir} (chosen by ${source})`, 'notFound', `check the path; to create an organization there: chatctl init --data-dir ${dir}`);
@@ -94,4 +103,22 @@ export async function openOrganization(dir: string, o: OpenOptions): Promise<Emb
   const db = await openStore(dir, o);
   const [{ Router }, { EmbeddedTransport }] = await Promise.all([import('../server/router.js'), import('../client/embedded.js')]);
   return new EmbeddedTransport(new Router({ db, dataDir: dir, log: o.log }), dir);
+}
+
+/**
+ * Runs `work` on the store of the embedded organization `target` names, as a server's operator works on its
+ * database (serve's store stays open; this is for the commands that write it and are done): closed after,
+ * and an account that does not exist is `No such user` (notFound).
+ */
+export async function withOperatorStore<T>(ctx: Context, target: Extract<Target, { kind: 'embedded' }>, work: (db: Db) => Promise<T> | T): Promise<T> {
+  const { UnknownUserError } = await import('../server/permissions.js');
+  const db = await openStore(target.dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
+  try {
+    return await work(db);
+  } catch (e) {
+    if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
+    throw e;
+  } finally {
+    db.close();
+  }
 }

@@ -37,8 +37,8 @@ export const commands = [
         );
       }
       const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'), 'Owner password:');
-      const [{ openOrganization }, { initialize }] = await Promise.all([import('../data-dir.js'), import('../embedded-org.js')]);
-      const transport = await openOrganization(dataDir, { create: true, source: 'init', warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
+      const [{ openOrganization, noteOn }, { initialize }] = await Promise.all([import('../data-dir.js'), import('../embedded-org.js')]);
+      const transport = await openOrganization(dataDir, { create: true, source: 'init', warn: noteOn(ctx) });
       try {
         const email = opt.str(opts, 'email')!;
         const credentials = await initialize(ctx, transport, {

@@ -162,12 +162,12 @@ async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileN
 async function loginEmbeddedDir(ctx: Context, opts: Record<string, unknown>, profileName: string): Promise<void> {
   const dataDir = embeddedDataDir(ctx.globals, ctx.env, readConfig(ctx.env));
   const email = opt.str(opts, 'email');
-  const [{ openOrganization }, { loginEmbedded }, { ChatClient }] = await Promise.all([
+  const [{ openOrganization, noteOn }, { loginEmbedded }, { ChatClient }] = await Promise.all([
     import('../data-dir.js'),
     import('../embedded-org.js'),
     import('../../client/client.js'),
   ]);
-  const transport = await openOrganization(dataDir, { create: false, source: 'login --embedded', warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
+  const transport = await openOrganization(dataDir, { create: false, source: 'login --embedded', warn: noteOn(ctx) });
   try {
     let creds: Credentials;
     if (opt.bool(opts, 'apiKeyStdin')) {

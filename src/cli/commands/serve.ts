@@ -30,7 +30,7 @@ export const commands = [
       const target = embeddedTarget(ctx, 'serve');
       const dataDir = target.dataDir;
       const [
-        { openStore },
+        { openStore, noteOn },
         { Router },
         { createApiServer },
         { setSetting, getSetting },
@@ -50,7 +50,7 @@ export const commands = [
         import('../../server/outgoing/destinations.js'),
         import('../../server/store/checkpointer.js'),
       ]);
-      const db = await openStore(dataDir, { create: false, source: target.source, warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
+      const db = await openStore(dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
       const stopCheckpoints = checkpointOffLoop(db);
       const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
       const router = new Router({ db, dataDir, log, webhookDestinations: destinationsForServe(host, opt.bool(opts, 'allowPrivateWebhooks')) });

@@ -3,7 +3,7 @@ import { isOperatorPermission, OPERATOR_PERMISSIONS } from '../../server/operato
 import { defineCommand, opt, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { embeddedTarget } from '../embedded-target.js';
-import { ChatctlError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
 
 const PERMISSION_FIELDS = ['user_id', 'email', 'permission', 'granted', 'changed'] as const;
@@ -45,25 +45,19 @@ export const commands = [
     async run(opts, ctx) {
       const email = opt.str(opts, 'email')!;
       const target = embeddedTarget(ctx, 'server reset-password', 'on a Zulip server its operator runs: manage.py changepassword EMAIL; a user can reset their own on the login page');
-      const [{ openStore }, { choosePassword }, access, { UnknownUserError }] = await Promise.all([
+      const [{ withOperatorStore }, { choosePassword }, access] = await Promise.all([
         import('../data-dir.js'),
         import('../password.js'),
         import('../../server/operator-access.js'),
-        import('../../server/permissions.js'),
       ]);
-      const db = await openStore(target.dataDir, { create: false, source: target.source, warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
-      try {
+      await withOperatorStore(ctx, target, async (db) => {
         const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'), `New password for ${email}:`);
-        const user = await access.resetPassword(db, email, password);
+        const user = await access.resetPassword(db, email, password).catch((e: unknown) => {
+          throw e instanceof access.BotAccountError ? usageError(e.message) : e;
+        });
         ctx.info(`chatctl: set the password of ${user.email} in ${target.dataDir}`);
         if (generated) ctx.io.stderr.write(`chatctl: generated password (shown once, keep it): ${password}\n`);
-      } catch (e) {
-        if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
-        if (e instanceof access.BotAccountError) throw usageError(e.message);
-        throw e;
-      } finally {
-        db.close();
-      }
+      });
     },
   }),
 ];
@@ -75,17 +69,11 @@ export const commands = [
 async function changePermissionOf(ctx: Context, email: string, permission: string, granted: boolean): Promise<Record<(typeof PERMISSION_FIELDS)[number], unknown>> {
   if (!isOperatorPermission(permission)) throw usageError(`unknown permission "${permission}"`, `permissions: ${OPERATOR_PERMISSIONS.join(', ')}`);
   const target = embeddedTarget(ctx, `server ${granted ? 'grant' : 'revoke'}`, `on a Zulip server its operator runs: manage.py change_user_role ${email} ${permission}`);
-  const [{ openStore }, perms] = await Promise.all([import('../data-dir.js'), import('../../server/permissions.js')]);
-  const db = await openStore(target.dataDir, { create: false, source: target.source, warn: (line) => ctx.io.stderr.write(`chatctl: ${line}\n`) });
-  try {
-    const { user, changed } = perms.changePermission(db, email, permission, granted);
+  const [{ withOperatorStore }, { changePermission }] = await Promise.all([import('../data-dir.js'), import('../../server/permissions.js')]);
+  return withOperatorStore(ctx, target, (db) => {
+    const { user, changed } = changePermission(db, email, permission, granted);
     return { user_id: user.id, email: user.email, permission, granted, changed };
-  } catch (e) {
-    if (e instanceof perms.UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
-    throw e;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function permissionCommand(verb: 'grant' | 'revoke'): CommandSpec {
