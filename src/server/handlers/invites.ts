@@ -22,6 +22,8 @@ import {
   existingAccountErrors,
   INVITE_PENDING,
   INVITE_REVOKED,
+  insertInvites,
+  insertLink,
   inviteById,
   inviteToWire,
   invitationFailed,
@@ -30,9 +32,13 @@ import {
   linkUrl,
   newLinkKey,
   parseInviteeEmails,
+  pendingInvites,
+  pendingLinks,
   recentInviteCount,
+  revokeInviteRow,
+  revokeLinkRow,
   type InviteRow,
-  type LinkRow,
+  type JoinValues,
 } from '../model/invites.js';
 import { adminIds, inSystemGroup, isAdmin, isOwner, type UserRow } from '../model/users.js';
 import { newEmailProblem } from '../model/validation.js';
@@ -44,15 +50,12 @@ function notifyInvitesChanged(ctx: HandlerContext, referrerId: number): void {
   ctx.emit({ type: 'invites_changed' }, [...adminIds(ctx.db), referrerId]);
 }
 
-/** The columns both kinds of invitation have: who invited, when, until when, and what the new user joins. */
-const JOIN_COLUMNS = 'referrer_id, invited_as, invited, expiry_date, stream_ids, group_ids, include_realm_default_subscriptions';
-
-/** The values of JOIN_COLUMNS for a request; the expiry defaults to the organization's validity. */
+/** What both kinds of invitation store for a request (model's JoinValues); the expiry defaults to the organization's validity. */
 function joinValues(
   ctx: HandlerContext,
   caller: UserRow,
   p: Pick<HandlerParamsOf<typeof sendInvites>, 'invite_as' | 'invite_expires_in_minutes' | 'stream_ids' | 'group_ids' | 'include_realm_default_subscriptions'>,
-): [number, number, number, number | null, string, string, number] {
+): JoinValues {
   const now = ctx.now();
   const minutes = p.invite_expires_in_minutes === undefined ? getSetting(ctx.db, 'invite_validity_minutes') : p.invite_expires_in_minutes;
   return [
@@ -152,23 +155,15 @@ function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): Ap
     throw invitationFailed("We weren't able to invite anyone.", { errors: skipped, sent_invitations: false });
   }
 
-  const insert = db.prepare(
-    `INSERT INTO invites (${JOIN_COLUMNS}, email, notify_referrer_on_join, welcome_message_custom_text)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const joins = joinValues(ctx, caller, p);
   const skippedEmails = new Set(skipped.map(([email]) => email));
-  for (const email of valid) {
-    if (skippedEmails.has(email)) continue;
-    insert.run(
-      ...joins,
-      email,
-      p.notify_referrer_on_join ? 1 : 0,
-      // Only administrators choose the welcome message; for others it is the organization's (the API
-      // document's rule; a Zulip server refuses theirs).
-      isAdmin(caller) ? (p.welcome_message_custom_text ?? null) : null,
-    );
-  }
+  // Only administrators choose the welcome message; for others it is the organization's (the API
+  // document's rule; a Zulip server refuses theirs).
+  const welcomeMessage = isAdmin(caller) ? (p.welcome_message_custom_text ?? null) : null;
+  insertInvites(
+    db,
+    joinValues(ctx, caller, p),
+    valid.filter((email) => !skippedEmails.has(email)).map((email) => ({ email, notifyReferrerOnJoin: p.notify_referrer_on_join, welcomeMessage })),
+  );
   notifyInvitesChanged(ctx, caller.id);
   if (!skipped.length) return null;
   return invitationFailed(
@@ -188,18 +183,15 @@ export const bindings: Binding[] = [
   bind(getInvites, (ctx) => {
     const caller = callerOf(ctx);
     // Pending and unexpired: all of them for administrators, one's own for others. E-mail invitations first.
-    const pending = (table: 'invites' | 'multiuse_invites') =>
-      ctx.db
-        .prepare(`SELECT * FROM ${table} WHERE status = ? AND (expiry_date IS NULL OR expiry_date > ?) AND (? OR referrer_id = ?) ORDER BY id`)
-        .all(INVITE_PENDING, ctx.now(), isAdmin(caller) ? 1 : 0, caller.id);
-    const emails = (pending('invites') as InviteRow[]).map(inviteToWire);
-    const links = (pending('multiuse_invites') as LinkRow[]).map((row) => linkToWire(row, ctx.realmUrl));
+    const [now, all] = [ctx.now(), isAdmin(caller)];
+    const emails = pendingInvites(ctx.db, now, all, caller.id).map(inviteToWire);
+    const links = pendingLinks(ctx.db, now, all, caller.id).map((row) => linkToWire(row, ctx.realmUrl));
     return { invites: [...emails, ...links] };
   }),
 
   bind(revokeInvite, (ctx, p) => {
     const row = managedInvite(ctx, p.invite_id);
-    ctx.db.prepare('UPDATE invites SET status = ? WHERE id = ?').run(INVITE_REVOKED, row.id);
+    revokeInviteRow(ctx.db, row.id);
     notifyInvitesChanged(ctx, row.referrer_id);
     return {};
   }),
@@ -219,7 +211,7 @@ export const bindings: Binding[] = [
     checkInviteRole(caller, p.invite_as);
     checkJoinTargets(ctx, caller, p.stream_ids, p.group_ids);
     const key = newLinkKey();
-    ctx.db.prepare(`INSERT INTO multiuse_invites (${JOIN_COLUMNS}, link_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...joinValues(ctx, caller, p), key);
+    insertLink(ctx.db, joinValues(ctx, caller, p), key);
     notifyInvitesChanged(ctx, caller.id);
     return { invite_link: linkUrl(ctx.realmUrl, key) };
   }),
@@ -229,7 +221,7 @@ export const bindings: Binding[] = [
     if (!row) throw badRequest('No such invitation');
     checkManage(callerOf(ctx), row);
     if (row.status === INVITE_REVOKED) throw badRequest('Invitation has already been revoked');
-    ctx.db.prepare('UPDATE multiuse_invites SET status = ? WHERE id = ?').run(INVITE_REVOKED, row.id);
+    revokeLinkRow(ctx.db, row.id);
     notifyInvitesChanged(ctx, row.referrer_id);
     return {};
   }),

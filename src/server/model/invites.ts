@@ -92,6 +92,52 @@ export function invitationFailed(msg: string, failure: Partial<InvitationFailure
   return new ApiError(msg, 'INVITATION_FAILED', 400, { license_limit_reached: false, daily_limit_reached: false, ...failure });
 }
 
+type InvitationTable = 'invites' | 'multiuse_invites';
+
+/** The columns both kinds of invitation have: who invited, when, until when, and what the new user joins. */
+const JOIN_COLUMNS = 'referrer_id, invited_as, invited, expiry_date, stream_ids, group_ids, include_realm_default_subscriptions';
+
+/** The values of JOIN_COLUMNS, in that order. */
+export type JoinValues = [number, number, number, number | null, string, string, number];
+
+/** Stores e-mail invitations sharing `joins`, one per address. */
+export function insertInvites(
+  db: Db,
+  joins: JoinValues,
+  invites: readonly { email: string; notifyReferrerOnJoin: boolean; welcomeMessage: string | null }[],
+): void {
+  const insert = db.prepare(
+    `INSERT INTO invites (${JOIN_COLUMNS}, email, notify_referrer_on_join, welcome_message_custom_text)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const i of invites) insert.run(...joins, i.email, i.notifyReferrerOnJoin ? 1 : 0, i.welcomeMessage);
+}
+
+export function insertLink(db: Db, joins: JoinValues, key: string): void {
+  db.prepare(`INSERT INTO multiuse_invites (${JOIN_COLUMNS}, link_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...joins, key);
+}
+
+/** Pending, unexpired invitations of one kind: all of them when `all`, else those `referrerId` made. */
+function pendingOf(db: Db, table: InvitationTable, now: number, all: boolean, referrerId: number): unknown[] {
+  return db
+    .prepare(`SELECT * FROM ${table} WHERE status = ? AND (expiry_date IS NULL OR expiry_date > ?) AND (? OR referrer_id = ?) ORDER BY id`)
+    .all(INVITE_PENDING, now, all ? 1 : 0, referrerId);
+}
+
+export const pendingInvites = (db: Db, now: number, all: boolean, referrerId: number): InviteRow[] =>
+  pendingOf(db, 'invites', now, all, referrerId) as InviteRow[];
+
+export const pendingLinks = (db: Db, now: number, all: boolean, referrerId: number): LinkRow[] =>
+  pendingOf(db, 'multiuse_invites', now, all, referrerId) as LinkRow[];
+
+export const revokeInviteRow = (db: Db, id: number): void => {
+  db.prepare('UPDATE invites SET status = ? WHERE id = ?').run(INVITE_REVOKED, id);
+};
+
+export const revokeLinkRow = (db: Db, id: number): void => {
+  db.prepare('UPDATE multiuse_invites SET status = ? WHERE id = ?').run(INVITE_REVOKED, id);
+};
+
 export const inviteById = (db: Db, id: number): InviteRow | undefined =>
   db.prepare('SELECT * FROM invites WHERE id = ?').get(id) as InviteRow | undefined;
 
