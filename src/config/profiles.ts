@@ -5,6 +5,7 @@
  */
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isPlainObject } from '../api/schema.js';
 import { ChatctlError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import { assertPrivate } from './credentials-file.js';
@@ -43,16 +44,14 @@ export function brokenConfig(path: string, problem: string): ChatctlError {
   );
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** What is wrong with a parsed config file, or undefined when it has the shape chatctl writes. */
 function shapeProblem(parsed: unknown): string | undefined {
-  if (!isRecord(parsed)) return 'does not hold a JSON object';
+  if (!isPlainObject(parsed)) return 'does not hold a JSON object';
   if (parsed.defaultProfile !== undefined && typeof parsed.defaultProfile !== 'string') return 'has a defaultProfile that is not a string';
   if (parsed.profiles === undefined) return undefined;
-  if (!isRecord(parsed.profiles)) return 'has "profiles" that is not an object';
+  if (!isPlainObject(parsed.profiles)) return 'has "profiles" that is not an object';
   for (const [name, p] of Object.entries(parsed.profiles)) {
-    if (!isRecord(p)) return `has a profile "${name}" that is not an object`;
+    if (!isPlainObject(p)) return `has a profile "${name}" that is not an object`;
     for (const key of ['email', 'apiKey'] as const) if (typeof p[key] !== 'string') return `has a profile "${name}" without "${key}"`;
     if (typeof p.server !== 'string' && typeof p.embedded !== 'string') return `has a profile "${name}" with neither "server" nor "embedded"`;
   }
@@ -105,10 +104,14 @@ const profileSchema = {
   required: ['email', 'apiKey'],
 } as const;
 
-/** Applies `change` to the config file through conf, creating it private. */
-export async function updateConfig(env: Env, change: (config: ConfigFile) => ConfigFile): Promise<void> {
+/**
+ * Applies `change` to the config file through conf, creating it private; when `only` says the file as it
+ * stands needs no change, nothing is written (false).
+ */
+export async function updateConfig(env: Env, change: (config: ConfigFile) => ConfigFile, only?: (config: ConfigFile) => boolean): Promise<boolean> {
   // A broken file holds the user's other profiles: say so rather than let conf drop or refuse it.
-  readConfig(env);
+  const current = readConfig(env);
+  if (only && !only(current)) return false;
   const dir = configDir(env);
   makeDirs(dir);
   chmodSync(dir, 0o700);
@@ -126,6 +129,7 @@ export async function updateConfig(env: Env, change: (config: ConfigFile) => Con
   const next = change(store.store);
   store.store = next;
   chmodSync(join(dir, CONFIG_FILE), 0o600);
+  return true;
 }
 
 /** The default profile before and after a change, for the commands that say when it changed. */
@@ -154,13 +158,16 @@ export async function saveProfile(env: Env, name: string, profile: Profile): Pro
 
 /** Makes `name` the default profile; undefined (and nothing written) when there is no such profile. */
 export async function useProfile(env: Env, name: string): Promise<DefaultChange | undefined> {
-  if (!readConfig(env).profiles?.[name]) return undefined;
   let change: DefaultChange | undefined;
-  await updateConfig(env, (c) => {
-    if (!c.profiles?.[name]) return c;
-    change = { before: c.defaultProfile, after: name, others: Object.keys(c.profiles ?? {}).filter((p) => p !== name) };
-    return { ...c, defaultProfile: name };
-  });
+  await updateConfig(
+    env,
+    (c) => {
+      if (!c.profiles?.[name]) return c;
+      change = { before: c.defaultProfile, after: name, others: Object.keys(c.profiles ?? {}).filter((p) => p !== name) };
+      return { ...c, defaultProfile: name };
+    },
+    (c) => Boolean(c.profiles?.[name]),
+  );
   return change;
 }
 
@@ -186,14 +193,17 @@ export async function cacheServerFacts(
 
 export async function removeProfile(env: Env, name: string): Promise<boolean> {
   let existed = false;
-  if (!readConfig(env).profiles?.[name]) return false;
-  await updateConfig(env, (c) => {
-    const profiles = { ...(c.profiles ?? {}) };
-    existed = name in profiles;
-    delete profiles[name];
-    const next: ConfigFile = { ...c, profiles };
-    if (c.defaultProfile === name) delete next.defaultProfile;
-    return next;
-  });
+  await updateConfig(
+    env,
+    (c) => {
+      const profiles = { ...(c.profiles ?? {}) };
+      existed = name in profiles;
+      delete profiles[name];
+      const next: ConfigFile = { ...c, profiles };
+      if (c.defaultProfile === name) delete next.defaultProfile;
+      return next;
+    },
+    (c) => Boolean(c.profiles?.[name]),
+  );
   return existed;
 }
