@@ -95,11 +95,6 @@ export class ChatClient {
     this.features = options.features ?? new FeatureCache();
   }
 
-  /** The wire request of an operation call as the catalogue declares it now, whatever the server's level. */
-  encode<O extends Operation>(op: O, params: CallParamsOf<O>, files?: UploadedFile[]): WireRequest {
-    return this.wire(shapeFor(op, params ?? {}, undefined).calls[0]!, files);
-  }
-
   /**
    * The requests a call would send to this server, in the form its feature level takes (what --dry-run
    * shows); refused with FeatureLevelError when the server cannot do what is asked.
