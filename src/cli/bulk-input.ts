@@ -11,7 +11,7 @@ import { closeSync, constants, openSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Context } from './context.js';
-import type { OptionSpec } from './command.js';
+import { opt, type CommandOptions, type OptionSpec } from './command.js';
 import { usageError } from './errors.js';
 import { readBytes } from './io.js';
 
@@ -165,6 +165,18 @@ async function readInput(ctx: Context, file: string): Promise<Buffer> {
   } finally {
     done();
   }
+}
+
+/**
+ * The rows of the command's --from-file, read with its --encoding; undefined without --from-file, where
+ * --encoding alone is a usage error.
+ */
+export async function fileRows(ctx: Context, opts: CommandOptions, columns: Columns): Promise<InputRow[] | undefined> {
+  const file = opt.str(opts, 'fromFile');
+  const encoding = opt.str(opts, 'encoding');
+  if (file) return readRows(ctx, file, columns, encoding);
+  if (encoding !== undefined) throw usageError('--encoding goes with --from-file');
+  return undefined;
 }
 
 export async function readRows(ctx: Context, file: string, columns: Columns, encoding?: string): Promise<InputRow[]> {

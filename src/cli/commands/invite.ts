@@ -2,7 +2,7 @@ import { ApiError } from '../../api/errors.js';
 import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
-import { describeColumns, ENCODING_OPTION, readRows, type InputRow } from '../bulk-input.js';
+import { describeColumns, ENCODING_OPTION, fileRows, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, OUTCOME_FIELDS, printPlan, runBulk, runCalls, unchangedOutcome, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
@@ -64,8 +64,7 @@ async function rowsOf(ctx: Context, opts: CommandOptions, defaults: InviteSpec):
   const emails = opt.list(opts, 'emails');
   if (file && emails.length) throw usageError('give addresses as arguments or with --from-file, not both');
   if (!file && !emails.length) throw usageError('name at least one e-mail address, or pass --from-file');
-  if (!file && opt.str(opts, 'encoding') !== undefined) throw usageError('--encoding goes with --from-file');
-  const rows: InputRow[] = file ? await readRows(ctx, file, INVITE_COLUMNS, opt.str(opts, 'encoding')) : emails.map((email) => ({ email }));
+  const rows: InputRow[] = (await fileRows(ctx, opts, INVITE_COLUMNS)) ?? emails.map((email) => ({ email }));
   return rows.map((row, i) => {
     const recipient = { row: i + 1, email: String(row.email).trim() };
     try {

@@ -2,7 +2,7 @@ import { ApiError } from '../../api/errors.js';
 import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
-import { cell, ENCODING_OPTION, readRows, type Columns, type InputRow } from '../bulk-input.js';
+import { cell, ENCODING_OPTION, fileRows, type Columns, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, RunRefusedError, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
@@ -52,8 +52,8 @@ async function rowsOf(ctx: Context, opts: CommandOptions, columns: Columns, from
   const file = opt.str(opts, 'fromFile');
   const args = fromArgs();
   if (file && args.length) throw usageError('give users as arguments or with --from-file, not both');
-  if (!file && opt.str(opts, 'encoding') !== undefined) throw usageError('--encoding goes with --from-file');
-  if (file) return readRows(ctx, file, columns, opt.str(opts, 'encoding'));
+  const rows = await fileRows(ctx, opts, columns);
+  if (rows) return rows;
   if (!args.length) throw usageError('name at least one user (ID or e-mail), or pass --from-file');
   return args;
 }
