@@ -276,4 +276,10 @@ export function deleteQueue(db: Db, queueId: string): void {
   setImmediate(() => wakeups.emit(queueId));
 }
 
+/** Deletes all of a user's queues (a deactivated account's), as deleteQueue does each. */
+export function deleteQueuesOf(db: Db, userId: number): void {
+  const ids = db.prepare('SELECT id FROM event_queues WHERE user_id = ?').pluck().all(userId) as string[];
+  ids.forEach((id) => deleteQueue(db, id));
+}
+
 export const queueExists = (db: Db, queueId: string, now: number): boolean => liveQueue(db, queueId, now) !== undefined;

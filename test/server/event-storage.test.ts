@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateUserTopic } from '../../src/api/operations/channels.js';
 import { deleteQueue, getEvents, register } from '../../src/api/operations/events.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
+import { deactivateUser } from '../../src/api/operations/users.js';
 import { emitEvent, MAX_PENDING_EVENTS, MAX_QUEUES_PER_USER, pendingEvents } from '../../src/server/events.js';
 import { sweep } from '../../src/server/housekeeping.js';
 import { LOGIN_FAILURES_KEPT_SECONDS } from '../../src/server/model/login-failures.js';
@@ -77,6 +78,17 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     await client.call(getEvents, { queue_id: a, last_event_id: 0, dont_block: true });
     expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(1);
     await client.call(deleteQueue, { queue_id: b });
+    expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(0);
+  });
+
+  it("deletes a deactivated user's queues with their bodies, leaving none behind", async () => {
+    const user = org.addUser();
+    const client = await as(user);
+    const q = (await client.call(register, { event_types: ['user_topic'], fetch_event_types: [] })).queue_id!;
+    await client.call(updateUserTopic, { stream_id: general, topic: `d-${kind}`, visibility_policy: 1 });
+    const payload = count(org, 'SELECT payload_id FROM queue_events WHERE queue_id = ?', q);
+    await (await as(org.owner)).call(deactivateUser, { user_id: user.id });
+    expect(count(org, 'SELECT count(*) FROM event_queues WHERE user_id = ?', user.id)).toBe(0);
     expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(0);
   });
 

@@ -1,5 +1,6 @@
 /** Deactivating an account, human or bot: what goes with it, and who is told. */
 import type { EventSink } from '../context.js';
+import { deleteQueuesOf } from '../events.js';
 import type { Db } from '../store/db.js';
 import { adminIds, botAdminIds, notifyPersonUpdate, type UserRow } from './users.js';
 
@@ -19,8 +20,8 @@ export function deactivate(db: Db, sink: EventSink, user: UserRow, cascade: bool
   }
   db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
   revokeInvitesBy(db, sink, user);
-  // Its queues' events go with them (foreign key cascade).
-  db.prepare('DELETE FROM event_queues WHERE user_id = ?').run(user.id);
+  // Through the queue deletion of events.ts, which drops the bodies no other queue references with them.
+  deleteQueuesOf(db, user.id);
   notifyPersonUpdate(db, sink, { user_id: user.id, is_active: false });
   if (user.is_bot) sink.emit({ type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: false } }, botAdminIds(db, user));
 }
