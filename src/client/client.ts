@@ -14,7 +14,7 @@ import { fillPath, type CallParamsOf, type Operation, type ResponseOf } from '..
 import { isPlainObject } from '../api/schema.js';
 import type { SuccessEnvelope } from '../api/types.js';
 import { basicAuthHeader, type UploadedFile, type WireRequest, type WireResponse } from '../api/wire.js';
-import { FeatureCache, FeatureLevelError, type FeatureSource, type ServerFacts } from './features.js';
+import { FeatureCache, FeatureLevelError, type FeatureSource, type KnownFacts, type ServerFacts } from './features.js';
 import { dependsOnLevel, labelOf, shapeFor, type ParamLabels, type Shape, type ShapedCall } from './shape.js';
 import type { Pacer } from './pacing.js';
 import { describeRequest } from './redact.js';
@@ -159,7 +159,7 @@ export class ChatClient {
   }
 
   /** The shape of a call for this server: as declared now for a server that is not gated (the embedded one). */
-  private async shape(op: Operation, params: Readonly<Record<string, unknown>>, labels?: ParamLabels): Promise<{ shape: Shape; facts?: ServerFacts & { read: boolean } }> {
+  private async shape(op: Operation, params: Readonly<Record<string, unknown>>, labels?: ParamLabels): Promise<{ shape: Shape; facts?: KnownFacts }> {
     if (!this.features.gate || !dependsOnLevel(op, params)) return { shape: shapeFor(op, params, undefined, labels) };
     let facts = await this.features.facts(this);
     try {
@@ -193,7 +193,7 @@ export class ChatClient {
    * level the catalogue knows, and that the cached level said the server had, means the cache is stale:
    * it is read again, and the call fails saying what was not done. Others stay warnings.
    */
-  private async checkIgnored(c: ShapedCall, body: Record<string, unknown>, facts: (ServerFacts & { read: boolean }) | undefined, labels?: ParamLabels): Promise<void> {
+  private async checkIgnored(c: ShapedCall, body: Record<string, unknown>, facts: KnownFacts | undefined, labels?: ParamLabels): Promise<void> {
     const ignored = body.ignored_parameters_unsupported;
     if (!Array.isArray(ignored) || !ignored.length) return;
     const byWire = new Map([...c.sent].map(([name, wire]) => [wire, name]));

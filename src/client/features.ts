@@ -34,6 +34,9 @@ export interface ServerFacts {
   checkedAt: number;
 }
 
+/** Facts, and whether this process read them from the server (false: from a profile's cache). */
+export type KnownFacts = ServerFacts & { read: boolean };
+
 export function factsFromSettings(s: Partial<ServerSettings>, nowSeconds: number): ServerFacts {
   return {
     featureLevel: s.zulip_feature_level ?? s.svc_feature_level ?? 0,
@@ -51,7 +54,7 @@ export interface FeatureSource {
   /** Whether operations are held to their `minFeatureLevel` (a remote server; the embedded one runs what it routes). */
   readonly gate: boolean;
   /** The facts, from the cache while fresh; `refresh` reads the server unless this process already did. */
-  facts(reader: SettingsReader, refresh?: boolean): Promise<ServerFacts & { read: boolean }>;
+  facts(reader: SettingsReader, refresh?: boolean): Promise<KnownFacts>;
 }
 
 export interface FeatureCacheOptions {
@@ -68,13 +71,13 @@ export interface FeatureCacheOptions {
 /** Facts from a cache while fresh, else read once per process (concurrent callers share the read). */
 export class FeatureCache implements FeatureSource {
   readonly gate: boolean;
-  private reading: Promise<ServerFacts & { read: boolean }> | undefined;
+  private reading: Promise<KnownFacts> | undefined;
 
   constructor(private readonly opts: FeatureCacheOptions = {}) {
     this.gate = opts.gate ?? false;
   }
 
-  facts(reader: SettingsReader, refresh = false): Promise<ServerFacts & { read: boolean }> {
+  facts(reader: SettingsReader, refresh = false): Promise<KnownFacts> {
     if (this.reading) return this.reading;
     const c = this.opts.cached;
     const now = Math.floor((this.opts.now ?? Date.now)() / 1000);
