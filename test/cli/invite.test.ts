@@ -74,6 +74,16 @@ describe('invite: parsing', () => {
   });
 });
 
+/** A fresh organization with the channel `design` (the owner subscribed) and the group `engineering`. */
+async function inviteOrg(kind: (typeof TRANSPORTS)[number]): Promise<{ org: TestOrg; design: number; engineering: number }> {
+  const org = createTestOrg();
+  const owner = await clientFor(org, kind);
+  await owner.call(subscribe, { subscriptions: [{ name: 'design' }] });
+  const design = org.db.prepare("SELECT id FROM streams WHERE name = 'design'").pluck().get() as number;
+  const engineering = (await owner.call(createUserGroup, { name: 'engineering', description: 'builders', members: [org.owner.id] })).group_id;
+  return { org, design, engineering };
+}
+
 describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
   let org: TestOrg;
   let design: number;
@@ -83,11 +93,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
   const invitedEmails = () => invites('status = 0').map((i) => i.email);
 
   beforeAll(async () => {
-    org = createTestOrg();
-    const owner = await clientFor(org, kind);
-    await owner.call(subscribe, { subscriptions: [{ name: 'design' }] });
-    design = org.db.prepare("SELECT id FROM streams WHERE name = 'design'").pluck().get() as number;
-    engineering = (await owner.call(createUserGroup, { name: 'engineering', description: 'builders', members: [org.owner.id] })).group_id;
+    ({ org, design, engineering } = await inviteOrg(kind));
   });
   afterAll(() => org.close());
 
@@ -309,11 +315,7 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
 
   beforeAll(async () => {
     // A fresh organization: its first e-mail invitation and its first link are both number 1.
-    org = createTestOrg();
-    const owner = await clientFor(org, kind);
-    await owner.call(subscribe, { subscriptions: [{ name: 'design' }] });
-    design = org.db.prepare("SELECT id FROM streams WHERE name = 'design'").pluck().get() as number;
-    engineering = (await owner.call(createUserGroup, { name: 'engineering', description: 'builders', members: [org.owner.id] })).group_id;
+    ({ org, design, engineering } = await inviteOrg(kind));
   });
   afterAll(() => org.close());
 
