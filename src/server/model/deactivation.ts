@@ -2,14 +2,8 @@
 import type { EventSink } from '../context.js';
 import { deleteQueuesOf } from '../events.js';
 import type { Db } from '../store/db.js';
+import { revokeAllBy } from './invites.js';
 import { adminIds, botAdminIds, notifyPersonUpdate, type UserRow } from './users.js';
-
-/** Pending invitations and links of a deactivated user die with the account, as on a server. */
-function revokeInvitesBy(db: Db, sink: EventSink, user: UserRow): void {
-  const emails = db.prepare('UPDATE invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
-  const links = db.prepare('UPDATE multiuse_invites SET status = 2 WHERE referrer_id = ? AND status = 0').run(user.id);
-  if (emails.changes || links.changes) sink.emit({ type: 'invites_changed' }, adminIds(db));
-}
 
 /** Deactivates a user (with `cascade`, their bots first), ends their event queues, and tells everyone. */
 export function deactivate(db: Db, sink: EventSink, user: UserRow, cascade: boolean): void {
@@ -19,7 +13,8 @@ export function deactivate(db: Db, sink: EventSink, user: UserRow, cascade: bool
     for (const bot of bots) deactivate(db, sink, bot, false);
   }
   db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
-  revokeInvitesBy(db, sink, user);
+  // Pending invitations and links of a deactivated user die with the account, as on a server.
+  if (revokeAllBy(db, user.id)) sink.emit({ type: 'invites_changed' }, adminIds(db));
   // Through the queue deletion of events.ts, which drops the bodies no other queue references with them.
   deleteQueuesOf(db, user.id);
   notifyPersonUpdate(db, sink, { user_id: user.id, is_active: false });

@@ -130,13 +130,20 @@ export const pendingInvites = (db: Db, now: number, all: boolean, referrerId: nu
 export const pendingLinks = (db: Db, now: number, all: boolean, referrerId: number): LinkRow[] =>
   pendingOf(db, 'multiuse_invites', now, all, referrerId) as LinkRow[];
 
-export const revokeInviteRow = (db: Db, id: number): void => {
-  db.prepare('UPDATE invites SET status = ? WHERE id = ?').run(INVITE_REVOKED, id);
+const revokeRow = (db: Db, table: InvitationTable, id: number): void => {
+  db.prepare(`UPDATE ${table} SET status = ? WHERE id = ?`).run(INVITE_REVOKED, id);
 };
 
-export const revokeLinkRow = (db: Db, id: number): void => {
-  db.prepare('UPDATE multiuse_invites SET status = ? WHERE id = ?').run(INVITE_REVOKED, id);
-};
+export const revokeInviteRow = (db: Db, id: number): void => revokeRow(db, 'invites', id);
+export const revokeLinkRow = (db: Db, id: number): void => revokeRow(db, 'multiuse_invites', id);
+
+/** Revokes every pending invitation and link `referrerId` made; returns whether there were any. */
+export function revokeAllBy(db: Db, referrerId: number): boolean {
+  const revoke = (table: InvitationTable) =>
+    db.prepare(`UPDATE ${table} SET status = ? WHERE referrer_id = ? AND status = ?`).run(INVITE_REVOKED, referrerId, INVITE_PENDING).changes;
+  const [emails, links] = [revoke('invites'), revoke('multiuse_invites')];
+  return emails + links > 0;
+}
 
 export const inviteById = (db: Db, id: number): InviteRow | undefined =>
   db.prepare('SELECT * FROM invites WHERE id = ?').get(id) as InviteRow | undefined;
