@@ -6,7 +6,7 @@
  * the others.
  */
 import { getInvites, sendInvites } from '../../api/operations/invites.js';
-import { ROLE_NAMES, type Role } from '../../api/types.js';
+import type { Role } from '../../api/types.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
@@ -15,6 +15,7 @@ import { parseRole } from '../commands/users.js';
 import { usageError } from '../errors.js';
 import { resolveChannels, resolveGroups, type ResolvedId } from '../resolve.js';
 import { parseDuration } from '../units.js';
+import { roleName } from './refs.js';
 
 export const INVITE_COLUMNS: Columns = {
   email: { required: true, description: 'the address to invite' },
@@ -194,8 +195,7 @@ async function earlierWork(client: ChatClient): Promise<(email: string, role: Ro
     const invited = pending.get(email.trim().toLowerCase());
     if (!invited) return undefined;
     if (invited.invited_as === role) return { id: invited.id };
-    const name = (r: number) => ROLE_NAMES[r as Role] ?? String(r);
-    throw new Error(`already invited as ${name(invited.invited_as)} (invitation ${invited.id}), not ${name(role)}: revoke it first (chatctl invite revoke email:${invited.id})`);
+    throw new Error(`already invited as ${roleName(invited.invited_as)} (invitation ${invited.id}), not ${roleName(role)}: revoke it first (chatctl invite revoke email:${invited.id})`);
   };
 }
 

@@ -4,12 +4,15 @@
  * kinds in GET /invites and must name exactly one; `email:ID` and `link:ID` say which kind. An address
  * names the e-mail invitations to it, never a link; a link's URL names that link.
  */
-import { ROLE_NAMES } from '../../api/types.js';
+import { ROLE_NAMES, type Role } from '../../api/types.js';
 import type { Invite } from '../../api/operations/invites.js';
 import { usageError } from '../errors.js';
 import { isId } from '../resolve.js';
 
 export type InviteKind = 'email' | 'link';
+
+/** A role by name (`member`), or its number when chatctl knows no name for it. */
+export const roleName = (role: number): string => ROLE_NAMES[role as Role] ?? String(role);
 
 export const kindOf = (invite: Invite): InviteKind => (invite.is_multiuse ? 'link' : 'email');
 
@@ -60,6 +63,6 @@ export function displayRow(invite: Invite): Record<string, unknown> {
     ...invite,
     kind: kindOf(invite),
     address: invite.is_multiuse ? invite.link_url : invite.email,
-    role: ROLE_NAMES[invite.invited_as] ?? String(invite.invited_as),
+    role: roleName(invite.invited_as),
   };
 }
