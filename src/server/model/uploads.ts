@@ -42,7 +42,10 @@ const TMP_DIR = 'tmp';
 
 export const uploadsDir = (dataDir: string): string => join(dataDir, 'uploads');
 
-export const uploadFilePath = (dataDir: string, u: StoredUpload): string => join(uploadsDir(dataDir), ...(u.stored_as ?? u.path_id).split('/'));
+/** A `/`-separated path under uploads/ as a file system path. */
+const underUploads = (dataDir: string, relative: string): string => join(uploadsDir(dataDir), ...relative.split('/'));
+
+export const uploadFilePath = (dataDir: string, u: StoredUpload): string => underUploads(dataDir, u.stored_as ?? u.path_id);
 
 export const newStoredName = (): string => [FILES_DIR, randomBytes(1).toString('hex'), randomBytes(18).toString('base64url')].join('/');
 
@@ -51,8 +54,8 @@ export const newStoredName = (): string => [FILES_DIR, randomBytes(1).toString('
  * so a failed or interrupted write never leaves a partial file under a name a row points to.
  */
 export function storeUploadBytes(dataDir: string, storedAs: string, data: Uint8Array): void {
-  const file = join(uploadsDir(dataDir), ...storedAs.split('/'));
-  const tmpDir = join(uploadsDir(dataDir), TMP_DIR);
+  const file = underUploads(dataDir, storedAs);
+  const tmpDir = underUploads(dataDir, TMP_DIR);
   mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
   const tmp = join(tmpDir, randomBytes(18).toString('base64url'));
   try {
@@ -95,7 +98,7 @@ export function sweepUploads(db: Db, dataDir: string, nowMs: number, shard: numb
       return false;
     }
   };
-  const tmpDir = join(uploadsDir(dataDir), TMP_DIR);
+  const tmpDir = underUploads(dataDir, TMP_DIR);
   for (const name of listDir(tmpDir)) {
     const path = join(tmpDir, name);
     if (stale(path)) {
@@ -104,7 +107,7 @@ export function sweepUploads(db: Db, dataDir: string, nowMs: number, shard: numb
     }
   }
   const hex = (shard & 0xff).toString(16).padStart(2, '0');
-  const shardDir = join(uploadsDir(dataDir), FILES_DIR, hex);
+  const shardDir = underUploads(dataDir, `${FILES_DIR}/${hex}`);
   const known = db.prepare('SELECT 1 FROM attachments WHERE stored_as = ?').pluck();
   for (const name of listDir(shardDir)) {
     const path = join(shardDir, name);
