@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { BUSY_TIMEOUT_MS } from './busy.js';
 import type { Db } from './db.js';
 
 const EVERY_MS = 1000;
@@ -17,7 +18,7 @@ const WORKER = `
 const { workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
-db.pragma('busy_timeout = 10000');
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 setInterval(() => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
@@ -32,7 +33,7 @@ export function checkpointOffLoop(db: Db): () => Promise<void> {
   db.pragma('wal_autocheckpoint = 0');
   // The same driver as this process's, by path: the worker's code has no module of its own to resolve from.
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { file: db.name, driver, everyMs: EVERY_MS } });
+  const worker = new Worker(WORKER, { eval: true, workerData: { file: db.name, driver, everyMs: EVERY_MS, busyTimeoutMs: BUSY_TIMEOUT_MS } });
   worker.unref();
   return async () => {
     await worker.terminate();
