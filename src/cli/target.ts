@@ -219,7 +219,8 @@ export function resolveTarget(globals: GlobalOptions, env: Env, warn: (message: 
   if (selected) return fromProfile(selected, `default profile`);
 
   const rc = defaultZuliprc(env);
-  if (existsSync(rc)) {
+  const hasZuliprc = existsSync(rc);
+  if (hasZuliprc) {
     const parsed = readZuliprc(rc);
     if (parsed.site) return fromZuliprc(rc, `zuliprc ${rc}`);
   }
@@ -231,6 +232,6 @@ export function resolveTarget(globals: GlobalOptions, env: Env, warn: (message: 
     profileName: name,
     fromProfile: false,
     source: 'nothing configured: the default data dir',
-    firstUse: !fromEnv && Object.keys(profiles).length === 0 && !existsSync(rc),
+    firstUse: !fromEnv && Object.keys(profiles).length === 0 && !hasZuliprc,
   };
 }
