@@ -133,7 +133,8 @@ export function createApiServer(router: Router, log: (line: string) => void, opt
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => {
     const started = process.hrtime.bigint();
     // Read now: once the socket is destroyed (a refused body) it is gone from the request.
-    const remote = req.socket.remoteAddress ?? '-';
+    const address = req.socket.remoteAddress;
+    const remote = address ?? '-';
     let pathname = '-';
     const done = (status: number) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -176,7 +177,7 @@ export function createApiServer(router: Router, log: (line: string) => void, opt
         body: parsed.body,
         files: parsed.files,
         headers,
-        remoteAddress: req.socket.remoteAddress,
+        remoteAddress: address,
       };
       const admission = opts.limit?.(wire, remote);
       if (admission?.refusal) {
