@@ -201,13 +201,11 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   // --fail-fast they run one at a time, so nothing after the first failure has started. Outcomes are
   // released in input order (a row waits only for the rows before it), so runs are diffable.
   const ready: Outcome[][] = [];
-  const settled = new Map<number, Outcome[]>();
   let released = 0;
   const settle = (index: number, outcomes: Outcome[]) => {
     results.set(index, outcomes);
-    settled.set(index, outcomes);
-    for (let next = settled.get(released); next; next = settled.get(released)) {
-      settled.delete(released++);
+    for (let next = results.get(released); next; next = results.get(released)) {
+      released++;
       ready.push(next);
     }
   };
