@@ -227,7 +227,7 @@ export const badQueue = (queueId: string): ApiError =>
 
 /** A queue that polls may still use: not dropped, not idle past its lifespan (deleted or not yet). */
 function liveQueue(db: Db, queueId: string, now: number): QueueRow | undefined {
-  const q = db.prepare('SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
+  const q = statement(db, 'SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
   return q && q.dead === 0 && q.last_access + q.lifespan_secs >= Math.floor(now) ? q : undefined;
 }
 
@@ -254,8 +254,12 @@ export function acknowledge(db: Db, q: QueueRow, lastEventId: number): void {
 }
 
 export function touchQueue(db: Db, queueId: string, now: number): void {
-  db.prepare('UPDATE event_queues SET last_access = ? WHERE id = ?').run(Math.floor(now), queueId);
+  statement(db, 'UPDATE event_queues SET last_access = ? WHERE id = ?').run(Math.floor(now), queueId);
 }
+
+/** Whether the queue holds an event, without reading any (a waiting poll asks on every wake-up). */
+export const hasPendingEvents = (db: Db, queueId: string): boolean =>
+  statement(db, 'SELECT 1 FROM queue_events WHERE queue_id = ? LIMIT 1').get(queueId) !== undefined;
 
 export function pendingEvents(db: Db, queueId: string): StoredEvent[] {
   const rows = db

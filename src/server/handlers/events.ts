@@ -12,6 +12,7 @@ import {
   createQueue,
   deleteQueue,
   expireQueues,
+  hasPendingEvents,
   onQueueEvent,
   ownQueue,
   pendingEvents,
@@ -54,7 +55,7 @@ function waitForEvents(ctx: HandlerContext, queueId: string, since: number): Pro
   const outcome = (): QueueEvent[] | null => {
     if (ctx.signal.aborted) return [];
     if (!queueExists(ctx.db, queueId, ctx.now())) throw badQueue(queueId);
-    if (pendingEvents(ctx.db, queueId).length) return deliver();
+    if (hasPendingEvents(ctx.db, queueId)) return deliver();
     keepAlive();
     if (ctx.clock.now() - since < heartbeatAfter) return null;
     ctx.tx(() => pushHeartbeat(ctx.db, queueId));
