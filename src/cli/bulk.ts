@@ -282,10 +282,18 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
 }
 
 /**
- * --dry-run of a bulk command: the requests that would be sent, and a warning for each row that could not
- * be (exit 3, or 6 for a single row: what it names does not exist).
+ * --dry-run of a bulk command: a note for each row already in place (nothing would be sent for it), the
+ * requests that would be sent, and a warning for each row that could not be (exit 3, or 6 for a single row:
+ * what it names does not exist).
  */
-export function printPlan(ctx: Context, requests: readonly WireRequest[], unsendable: readonly { row: number; target: string; error: string }[], totalRows: number): void {
+export function printPlan(
+  ctx: Context,
+  requests: readonly WireRequest[],
+  unsendable: readonly { row: number; target: string; error: string }[],
+  totalRows: number,
+  inPlace: readonly RowRef[] = [],
+): void {
+  for (const r of inPlace) ctx.info(`row ${r.row} (${r.target}): unchanged, already in place`);
   for (const u of unsendable) ctx.warn(`row ${u.row} (${u.target}): ${u.error}`);
   printDryRun(ctx, requests);
   if (unsendable.length) throw new ChatctlError(`${unsendable.length} of ${totalRows} rows cannot be sent`, totalRows > 1 ? 'partial' : 'notFound');
@@ -323,12 +331,12 @@ export async function runCalls(
   refusal?: (e: unknown) => RunRefusedError | undefined,
 ): Promise<void> {
   if (flags.dryRun) {
-    for (const c of calls) if (c.inPlace) ctx.info(`row ${c.row} (${c.target}): unchanged, already in place`);
     printPlan(
       ctx,
       (await Promise.all(calls.filter((c) => c.call && !c.inPlace).map((c) => client.prepare(c.call!.op, c.call!.params as never, { labels: c.call!.labels })))).flat(),
       calls.filter((c) => !c.call && !c.inPlace).map((c) => ({ row: c.row, target: c.target, error: c.error ?? 'cannot be sent' })),
       calls.length,
+      calls.filter((c) => c.inPlace),
     );
     return;
   }

@@ -20,6 +20,7 @@ import {
   INVITE_LABELS,
   specOfRow,
   type InviteBatch,
+  type InPlaceRow,
   type InviteSpec,
   type Recipient,
   type SendableBatch,
@@ -77,12 +78,12 @@ async function rowsOf(ctx: Context, opts: CommandOptions, defaults: InviteSpec):
 
 /** --dry-run: the requests that would go out, and the rows that could not be sent (as runCalls reports them). */
 function printPlanned(ctx: Context, batches: readonly InviteBatch[], requests: readonly WireRequest[]): void {
-  for (const b of batches) if ('inPlace' in b) ctx.info(`row ${b.recipients[0].row} (${b.recipients[0].email}): unchanged, already in place`);
   printPlan(
     ctx,
     requests,
     batches.filter((b): b is UnsendableRow => 'error' in b).map((b) => ({ row: b.recipients[0].row, target: b.recipients[0].email, error: b.error })),
     batches.reduce((n, b) => n + b.recipients.length, 0),
+    batches.filter((b): b is InPlaceRow => 'inPlace' in b).map((b) => ({ row: b.recipients[0].row, target: b.recipients[0].email })),
   );
 }
 
