@@ -132,6 +132,11 @@ function mentionRule(state: StateInline, silent: boolean): boolean {
 /** How a rendered message opens a (non-silent) mention of user `userId`: what marks the user as mentioned in it. */
 export const userMentionOpening = (userId: number, silent = false): string => `<span class="user-mention${silent ? ' silent' : ''}" data-user-id="${userId}">`;
 
+const MENTION_OPENINGS = new RegExp(userMentionOpening(0).replace('"0"', '"(\\d+)"'), 'g');
+
+/** The users a rendered message mentions (not silently): those with a userMentionOpening in it. */
+export const mentionedUserIdsIn = (rendered: string): number[] => [...rendered.matchAll(MENTION_OPENINGS)].map((m) => Number(m[1]));
+
 function userMentionHtml(env: Env, text: string, isSilent: boolean): string | undefined {
   const silentClass = isSilent ? ' silent' : '';
   const prefix = isSilent ? '' : '@';

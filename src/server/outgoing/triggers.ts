@@ -6,7 +6,7 @@
  */
 import type { OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
 import { FLAG_BITS } from '../model/flags.js';
-import { userMentionOpening } from '../model/render.js';
+import { mentionedUserIdsIn, userMentionOpening } from '../model/render.js';
 import type { UserRow } from '../model/users.js';
 import type { Db } from '../store/db.js';
 
@@ -25,15 +25,14 @@ const TRIGGERING_COPY = `(m.type = 'private' OR (um.flags & ${FLAG_BITS.mentione
 
 const triggerOf = (type: 'stream' | 'private'): OutgoingWebhookTrigger => (type === 'private' ? 'direct_message' : 'mention');
 
-/** Whether a channel message's rendered content mentions `botId` by name (not silently). */
-const mentions = (rendered: string, botId: number): boolean => rendered.includes(userMentionOpening(botId));
-
 export function triggeredBots(db: Db, messageId: number): Triggered[] {
   const message = db
     .prepare('SELECT m.type, m.rendered_content, s.is_bot AS sender_is_bot FROM messages m JOIN users s ON s.id = m.sender_id WHERE m.id = ?')
     .get(messageId) as { type: 'stream' | 'private'; rendered_content: string; sender_is_bot: number } | undefined;
   if (!message || message.sender_is_bot) return [];
-  const holders = new Set(
+  // Holders of a triggering copy, then the users a channel message mentions: looked up by ID, so the work is
+  // the message's size, not the organization's.
+  const candidates = new Set(
     db
       .prepare(
         `SELECT um.user_id FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN users s ON s.id = m.sender_id
@@ -42,10 +41,11 @@ export function triggeredBots(db: Db, messageId: number): Triggered[] {
       .pluck()
       .all(messageId) as number[],
   );
-  const bots = db.prepare(`SELECT u.* FROM users u WHERE ${SERVICE_BOT} ORDER BY u.id`).all() as UserRow[];
-  return bots
-    .filter((bot) => holders.has(bot.id) || (message.type === 'stream' && mentions(message.rendered_content, bot.id)))
-    .map((bot) => ({ bot, trigger: triggerOf(message.type) }));
+  if (message.type === 'stream') for (const id of mentionedUserIdsIn(message.rendered_content)) candidates.add(id);
+  const bots = db
+    .prepare(`SELECT u.* FROM json_each(?) j JOIN users u ON u.id = j.value WHERE ${SERVICE_BOT} ORDER BY u.id`)
+    .all(JSON.stringify([...candidates])) as UserRow[];
+  return bots.map((bot) => ({ bot, trigger: triggerOf(message.type) }));
 }
 
 /** The newest message that triggered `botId`, if any: one it holds a triggering copy of, or one mentioning it elsewhere. */
