@@ -56,12 +56,13 @@ export function newestTrigger(db: Db, botId: number): { messageId: number; trigg
        WHERE um.user_id = ? AND ${TRIGGERING_COPY} ORDER BY m.id DESC LIMIT 1`,
     )
     .get(botId) as { id: number; type: 'stream' | 'private' } | undefined;
+  // A mention matters only if newer than the held trigger: the scan of contents stops there.
   const mentioned = db
     .prepare(
       `SELECT m.id, m.type FROM messages m JOIN users s ON s.id = m.sender_id
-       WHERE m.type = 'stream' AND s.is_bot = 0 AND instr(m.rendered_content, ?) > 0 ORDER BY m.id DESC LIMIT 1`,
+       WHERE m.id > ? AND m.type = 'stream' AND s.is_bot = 0 AND instr(m.rendered_content, ?) > 0 ORDER BY m.id DESC LIMIT 1`,
     )
-    .get(userMentionOpening(botId)) as { id: number; type: 'stream' | 'private' } | undefined;
-  const newest = [held, mentioned].filter((r) => r !== undefined).sort((a, b) => b.id - a.id)[0];
+    .get(held?.id ?? 0, userMentionOpening(botId)) as { id: number; type: 'stream' | 'private' } | undefined;
+  const newest = mentioned ?? held;
   return newest && { messageId: newest.id, trigger: triggerOf(newest.type) };
 }
