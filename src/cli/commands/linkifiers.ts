@@ -1,6 +1,5 @@
 import { ApiError } from '../../api/errors.js';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier, type Linkifier } from '../../api/operations/linkifiers.js';
-import type { ChatClient } from '../../client/client.js';
 import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
@@ -30,10 +29,6 @@ function reverseFields(opts: CommandOptions): Partial<Pick<Linkifier, 'example_i
   };
 }
 
-async function currentLinkifiers(client: ChatClient, signal: AbortSignal): Promise<Linkifier[]> {
-  return (await client.call(getLinkifiers, {}, { signal })).linkifiers;
-}
-
 /** How the person asked for what older servers lack. */
 const LABELS = {
   example_input: '--example-input',
@@ -55,7 +50,7 @@ export const commands = [
     output: LINKIFIER_OUTPUT,
     async run(opts, ctx) {
       const out = ctx.output(opts as OutputFlags);
-      await out.list(await currentLinkifiers(await ctx.client(), ctx.signal));
+      await out.list((await (await ctx.client()).call(getLinkifiers, {}, { signal: ctx.signal })).linkifiers);
     },
   }),
 
@@ -178,7 +173,7 @@ export const commands = [
       } catch (e) {
         // The server says what is wrong but not what it has; the current order is what the person needs next.
         if (e instanceof ApiError && /ordered list/.test(e.msg)) {
-          const order = (await currentLinkifiers(client, ctx.signal)).map((l) => l.id);
+          const order = (await client.call(getLinkifiers, {}, { signal: ctx.signal })).linkifiers.map((l) => l.id);
           ctx.info(`chatctl: the current order is: ${order.join(' ') || '(no linkifiers)'}`);
         }
         throw e;
