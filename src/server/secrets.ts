@@ -7,7 +7,6 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 import { availableParallelism } from 'node:os';
 import { randomAlphanumeric } from '../random.js';
 
-
 export const newApiKey = (): string => randomAlphanumeric(32);
 
 // N=2^15 costs ~50 ms here: slow for guessing, fine for a login.

@@ -32,7 +32,6 @@ export function listLinkifiers(db: Db): Linkifier[] {
   return (db.prepare('SELECT * FROM linkifiers ORDER BY "order", id').all() as LinkifierRow[]).map(toWire);
 }
 
-
 export interface LinkifierInput {
   pattern: string;
   url_template: string;

@@ -326,7 +326,6 @@ export function notifyPersonUpdate(db: Db, sink: EventSink, person: { user_id: n
   sink.emit({ type: 'realm_user', op: 'update', person }, activeUserIds(db));
 }
 
-
 /** Whether the realm's bot permissions let `caller` create a bot of this type (administrators always). */
 export function canCreateBot(db: Db, caller: UserRow, botType: number): boolean {
   if (isAdmin(caller) || inSystemGroup(caller, getSetting(db, 'can_create_bots_group'))) return true;
