@@ -1,6 +1,8 @@
+import type { CallParamsOf, Operation } from '../../api/operation.js';
 import type { WireRequest } from '../../api/wire.js';
 import { setMessageEditTypingStatus, setTypingStatus, type TypingOp } from '../../api/operations/typing.js';
 import type { ChatClient } from '../../client/client.js';
+import type { ParamLabels } from '../../client/shape.js';
 import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -31,22 +33,22 @@ function conversationOf(opts: CommandOptions): Conversation {
   return { kind: 'channel', channel, topic };
 }
 
-/** The typing notification for one conversation; the client sends it in the form the server's level takes. */
-async function notify(client: ChatClient, c: Conversation, op: TypingOp, dryRun: boolean, signal?: AbortSignal): Promise<WireRequest[] | void> {
+/** Sends one request, or under --dry-run returns it as it would go out; the client shapes it for the server's level. */
+type Send = <O extends Operation>(op: O, params: CallParamsOf<O>, labels?: ParamLabels) => Promise<WireRequest[] | void>;
+
+/** The typing notification for one conversation. */
+async function notify(client: ChatClient, c: Conversation, op: TypingOp, send: Send): Promise<WireRequest[] | void> {
   switch (c.kind) {
-    case 'direct': {
-      const params = { type: 'direct', op, to: await resolveUserIds(client, c.users) } as const;
-      return dryRun ? client.prepare(setTypingStatus, params) : void (await client.call(setTypingStatus, params, { signal }));
-    }
-    case 'channel': {
-      const params = { type: 'stream', op, stream_id: await resolveChannel(client, c.channel), topic: topicName(c.topic) } as const;
-      const labels = { stream_id: 'channel typing notifications' };
-      return dryRun ? client.prepare(setTypingStatus, params, { labels }) : void (await client.call(setTypingStatus, params, { signal, labels }));
-    }
-    case 'edit': {
-      const params = { message_id: c.messageId, op };
-      return dryRun ? client.prepare(setMessageEditTypingStatus, params) : void (await client.call(setMessageEditTypingStatus, params, { signal }));
-    }
+    case 'direct':
+      return send(setTypingStatus, { type: 'direct', op, to: await resolveUserIds(client, c.users) });
+    case 'channel':
+      return send(
+        setTypingStatus,
+        { type: 'stream', op, stream_id: await resolveChannel(client, c.channel), topic: topicName(c.topic) },
+        { stream_id: 'channel typing notifications' },
+      );
+    case 'edit':
+      return send(setMessageEditTypingStatus, { message_id: c.messageId, op });
   }
 }
 
@@ -54,7 +56,8 @@ async function run(opts: CommandOptions, ctx: Context, op: TypingOp): Promise<vo
   const conversation = conversationOf(opts);
   const client = await ctx.client();
   const dryRun = opt.bool(opts, 'dryRun');
-  const planned = await notify(client, conversation, op, dryRun, ctx.signal);
+  const send: Send = async (o, params, labels) => (dryRun ? client.prepare(o, params, { labels }) : void (await client.call(o, params, { signal: ctx.signal, labels })));
+  const planned = await notify(client, conversation, op, send);
   if (planned) {
     printDryRun(ctx, planned);
     return;
