@@ -27,6 +27,9 @@ export interface Admission {
 export class RateLimiter {
   /** Accepted requests' times (ms) per key, oldest first, at most the longest rule's calls. */
   private readonly logs = new Map<string, number[]>();
+  /** The longest window of any rule so far (ms), and admissions since idle logs were last dropped. */
+  private longest = 0;
+  private sinceEviction = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -36,6 +39,8 @@ export class RateLimiter {
     const last = rules[rules.length - 1]!;
     const log = this.logs.get(key) ?? [];
     const horizon = Math.max(...rules.map((r) => r.seconds)) * 1000;
+    this.longest = Math.max(this.longest, horizon);
+    if (++this.sinceEviction >= EVICT_EVERY) this.evictIdle(now);
     while (log.length && log[0]! <= now - horizon) log.shift();
     let waitMs = 0;
     for (const rule of rules) {
@@ -68,7 +73,19 @@ export class RateLimiter {
       },
     };
   }
+
+  /**
+   * Forgets keys whose newest request has left every window: their log counts nothing any more, and each
+   * client address that ever came by would otherwise keep one for as long as `serve` runs.
+   */
+  private evictIdle(now: number): void {
+    this.sinceEviction = 0;
+    for (const [key, log] of this.logs) if (!log.length || log[log.length - 1]! <= now - this.longest) this.logs.delete(key);
+  }
 }
+
+/** Admissions between two sweeps of idle logs: the sweep's cost, spread thin. */
+const EVICT_EVERY = 1000;
 
 /**
  * The admission of a request to `serve`, by Zulip's rules: per user for authenticated operations, per

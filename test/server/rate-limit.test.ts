@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API_BY_USER } from '../../src/api/rate-limits.js';
+import { API_BY_IP, API_BY_USER } from '../../src/api/rate-limits.js';
 import { createApiServer } from '../../src/server/http.js';
 import { RateLimiter, zulipRateLimits } from '../../src/server/rate-limit.js';
 import { openapiErrors } from '../helpers/openapi.js';
@@ -84,6 +84,18 @@ describe('serve --rate-limit', () => {
 });
 
 describe('RateLimiter', () => {
+  it('forgets the addresses whose requests have all left the window, so a long serve does not keep one per address', () => {
+    let now = T0;
+    const limiter = new RateLimiter(() => now);
+    const logs = Reflect.get(limiter, 'logs') as Map<string, number[]>;
+    for (let i = 0; i < 999; i++) limiter.admit(`ip:${i}`, API_BY_IP);
+    expect(logs.size).toBe(999);
+    now += 61_000;
+    // The 1,000th admission sweeps: only the key just admitted is left, and it starts afresh.
+    expect(limiter.admit('ip:new', API_BY_IP).headers['x-ratelimit-remaining']).toBe('99');
+    expect([...logs.keys()]).toEqual(['ip:new']);
+  });
+
   it('enforces the hourly rule: the 2,001st request of an hour waits for the first to leave the window', () => {
     let now = T0;
     const limiter = new RateLimiter(() => now);
