@@ -2,10 +2,10 @@
  * Invitations in the store: e-mail invitations (`invites`) and reusable links (`multiuse_invites`), and the
  * checks a Zulip server makes before sending them.
  */
-import { randomInt } from 'node:crypto';
 import { ApiError } from '../../api/errors.js';
 import type { EmailInvite, InvitationFailure, LinkInvite } from '../../api/operations/invites.js';
 import type { Role } from '../../api/types.js';
+import { randomString } from '../../random.js';
 import type { Db } from '../store/db.js';
 import type { UserRow } from './users.js';
 
@@ -153,12 +153,8 @@ export const linkById = (db: Db, id: number): LinkRow | undefined =>
 
 const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A new link's key: 24 lower-case letters and digits, as a Zulip confirmation key; unbiased. */
-export function newLinkKey(): string {
-  let key = '';
-  for (let i = 0; i < 24; i++) key += KEY_ALPHABET[randomInt(KEY_ALPHABET.length)];
-  return key;
-}
+/** A new link's key: 24 lower-case letters and digits, as a Zulip confirmation key. */
+export const newLinkKey = (): string => randomString(24, KEY_ALPHABET);
 
 /** Where a link leads: the organization's /join/ page, at the URL the request reached the server by. */
 export const linkUrl = (realmUrl: string, key: string): string => `${realmUrl.replace(/\/+$/, '')}/join/${key}/`;
