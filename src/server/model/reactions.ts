@@ -3,7 +3,8 @@
  * uploads. Events: `reaction` to everyone who received the message (plus, with shared history, the
  * channel's subscribers); `realm_emoji` with the whole custom emoji set to every active user.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { makeDirs } from '../../make-dirs.js';
 import { extname, join } from 'node:path';
 import { ApiError, badRequest } from '../../api/errors.js';
 import type { UploadedFile } from '../../api/wire.js';
@@ -157,7 +158,7 @@ export function uploadRealmEmoji(ctx: HandlerContext, user: UserRow, rawName: st
   const fileName = `${id}${ext}`;
   db.prepare('UPDATE realm_emoji SET file_name = ? WHERE id = ?').run(fileName, id);
   const dir = join(ctx.dataDir, 'emoji');
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   writeFileSync(join(dir, fileName), file.data);
   emitRealmEmoji(ctx);
 }

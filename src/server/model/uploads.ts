@@ -3,8 +3,9 @@
  * (`<realm id>/<2 hex>/<24 random URL-safe chars>/<sanitized file name>`).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { makeDirs } from '../../make-dirs.js';
 import type { Db } from '../store/db.js';
 
 /** The embedded organization's realm ID, as it appears in upload paths. */
@@ -56,11 +57,11 @@ export const newStoredName = (): string => [FILES_DIR, randomBytes(1).toString('
 export function storeUploadBytes(dataDir: string, storedAs: string, data: Uint8Array): void {
   const file = underUploads(dataDir, storedAs);
   const tmpDir = underUploads(dataDir, TMP_DIR);
-  mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+  makeDirs(tmpDir);
   const tmp = join(tmpDir, randomBytes(18).toString('base64url'));
   try {
     writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(file));
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
