@@ -1,14 +1,12 @@
 /**
  * `chatctl serve`: the router on HTTP at /api/v1. Bodies are parsed as a Zulip server does (url-encoded or
  * multipart form data; parameters from the query string too, for every method); the multipart parser is
- * the one in Node's own fetch implementation. With `limit` (`--rate-limit`), each request is first counted
- * against the rate limits, and refused with 429 or answered with the X-RateLimit-* headers (rate-limit.ts).
+ * the one in Node's own fetch implementation. Rate limits (`--rate-limit`) are the router's (RouterOptions.admit).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
-import type { Admission } from './rate-limit.js';
 import type { Router } from './router.js';
 
 const API_PREFIX = '/api/v1';
@@ -76,11 +74,6 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   res.end(text);
 }
 
-export interface ApiServerOptions {
-  /** Counts a request against the rate limits (absent: none apply). */
-  limit?: (req: WireRequest, address: string) => Admission | undefined;
-}
-
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 /** How long, and how much more, an unwanted body is read and thrown away so that its sender sees the answer. */
@@ -129,7 +122,7 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   );
 }
 
-export function createApiServer(router: Router, log: (line: string) => void, opts: ApiServerOptions = {}): Server {
+export function createApiServer(router: Router, log: (line: string) => void): Server {
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => {
     const started = process.hrtime.bigint();
     // Read now: once the socket is destroyed (a refused body) it is gone from the request.
@@ -179,14 +172,9 @@ export function createApiServer(router: Router, log: (line: string) => void, opt
         headers,
         remoteAddress: address,
       };
-      const admission = opts.limit?.(wire, remote);
-      if (admission?.refusal) {
-        send(res, admission.refusal.status, admission.refusal.headers, req.method === 'HEAD' ? null : admission.refusal.body);
-        return done(admission.refusal.status);
-      }
       const out = await router.handle(wire, abort.signal);
       if (abort.signal.aborted) return done(499);
-      send(res, out.status, { ...out.headers, ...admission?.headers }, req.method === 'HEAD' ? null : out.body);
+      send(res, out.status, out.headers, req.method === 'HEAD' ? null : out.body);
       done(out.status);
     })().catch((e: unknown) => {
       // Whatever went wrong, this request gets an answer and the server keeps serving the others.

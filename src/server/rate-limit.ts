@@ -12,10 +12,7 @@
  * transport never goes through here.
  */
 import { API_BY_IP, API_BY_USER, RATE_LIMIT_MESSAGE, type RateRule } from '../api/rate-limits.js';
-import type { WireRequest, WireResponse } from '../api/wire.js';
-import type { Db } from './store/db.js';
-import { authenticate } from './auth.js';
-import type { Router } from './router.js';
+import type { WireResponse } from '../api/wire.js';
 
 export interface Admission {
   /** The X-RateLimit-* headers for the response. */
@@ -87,22 +84,13 @@ export class RateLimiter {
 /** Admissions between two sweeps of idle logs: the sweep's cost, spread thin. */
 const EVICT_EVERY = 1000;
 
-/**
- * The admission of a request to `serve`, by Zulip's rules: per user for authenticated operations, per
- * address for the others. Requests that reach no operation or fail to authenticate are not counted: the
- * router refuses them.
- */
-export function zulipRateLimits(router: Router, db: Db, limiter = new RateLimiter()): (req: WireRequest, address: string) => Admission | undefined {
-  return (req, address) => {
-    const op = router.match(req.method, req.path);
-    if (!op) return undefined;
-    if (op.access === 'none') return limiter.admit(`ip:${address}`, API_BY_IP);
-    let userId: number;
-    try {
-      userId = authenticate(db, req.headers['authorization']).id;
-    } catch {
-      return undefined;
-    }
-    return limiter.admit(`user:${userId}`, API_BY_USER);
-  };
+/** Who a request is counted against: the authenticated user, or the client address of an operation without authentication. */
+export type Requester = { userId: number } | { address: string };
+
+/** Counts a request that reached an operation and authenticated (the router asks; see RouterOptions.admit). */
+export type Admit = (who: Requester) => Admission;
+
+/** The admission of a request to `serve`, by Zulip's rules: per user when authenticated, per address otherwise. */
+export function zulipRateLimits(limiter = new RateLimiter()): Admit {
+  return (who) => ('userId' in who ? limiter.admit(`user:${who.userId}`, API_BY_USER) : limiter.admit(`ip:${who.address}`, API_BY_IP));
 }

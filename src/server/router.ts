@@ -19,6 +19,7 @@ import { emitEvent } from './events.js';
 import { handlerAreas } from './handlers/index.js';
 import { sourceOf } from './model/login-failures.js';
 import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destinations.js';
+import type { Admit } from './rate-limit.js';
 import { getSetting } from './realm.js';
 import { BUSY_MESSAGE, isBusy } from './store/busy.js';
 import type { Db } from './store/db.js';
@@ -66,6 +67,11 @@ export interface RouterOptions {
   log?: (line: string) => void;
   /** Where outgoing webhooks may connect; in-process, this machine's own services too. */
   webhookDestinations?: WebhookDestinations;
+  /**
+   * Rate limits (`serve --rate-limit`): asked once a request has reached an operation and authenticated,
+   * so requests refused before that are not counted and nothing is authenticated twice.
+   */
+  admit?: Admit;
 }
 
 export class Router {
@@ -101,14 +107,15 @@ export class Router {
   }
 
   async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal): Promise<WireResponse> {
-    try {
-      return await this.dispatch(req, signal);
-    } catch (e) {
+    // The rate-limit headers of an admitted request go on its answer, an error included.
+    const limits: Record<string, string> = {};
+    const out = await this.dispatch(req, signal, limits).catch((e: unknown) => {
       if (e instanceof ApiError) return json(e.status, e.body(), e.headers);
       if (isBusy(e)) return json(503, { result: 'error', msg: BUSY_MESSAGE, code: 'BAD_REQUEST' }, { 'retry-after': '1' });
       this.opts.log?.(`internal error on ${req.method} ${req.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       return json(500, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
-    }
+    });
+    return { ...out, headers: { ...out.headers, ...limits } };
   }
 
   /** The routes whose path template matches, best-ranked first. */
@@ -127,7 +134,7 @@ export class Router {
     return this.candidates(path).find((c) => c.route.op.method === lookup)?.route.op;
   }
 
-  private async dispatch(req: WireRequest, signal: AbortSignal): Promise<WireResponse> {
+  private async dispatch(req: WireRequest, signal: AbortSignal, limits: Record<string, string>): Promise<WireResponse> {
     const method = req.method.toUpperCase();
     const candidates = this.candidates(req.path);
     if (candidates.length === 0) return json(404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
@@ -144,10 +151,13 @@ export class Router {
     const { op } = hit.route;
     const db = this.opts.db;
     let caller = null;
-    if (op.access !== 'none') {
-      caller = authenticate(db, req.headers['authorization']);
-      checkAccess(caller, op.access, op.bots ?? true);
+    if (op.access !== 'none') caller = authenticate(db, req.headers['authorization']);
+    const admission = this.opts.admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
+    if (admission) {
+      if (admission.refusal) return admission.refusal;
+      Object.assign(limits, admission.headers);
     }
+    if (caller) checkAccess(caller, op.access, op.bots ?? true);
     const params: Record<string, unknown> = {};
     hit.route.names.forEach((name, i) => {
       params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));

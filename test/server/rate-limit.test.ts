@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API_BY_IP, API_BY_USER } from '../../src/api/rate-limits.js';
 import { createApiServer } from '../../src/server/http.js';
 import { RateLimiter, zulipRateLimits } from '../../src/server/rate-limit.js';
+import { Router } from '../../src/server/router.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
@@ -21,7 +22,9 @@ describe('serve --rate-limit', () => {
   beforeEach(async () => {
     clock.t = T0;
     org = createTestOrg();
-    server = createApiServer(org.router, () => {}, { limit: zulipRateLimits(org.router, org.db, new RateLimiter(() => clock.t)) });
+    // A router of its own over the organization, with the limits serve --rate-limit gives it.
+    const router = new Router({ db: org.db, dataDir: org.dataDir, clock: org.clock, admit: zulipRateLimits(new RateLimiter(() => clock.t)) });
+    server = createApiServer(router, () => {});
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
   });

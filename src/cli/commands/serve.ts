@@ -53,9 +53,15 @@ export const commands = [
       const db = await openStore(dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
       const stopCheckpoints = checkpointOffLoop(db);
       const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
-      const router = new Router({ db, dataDir, log, webhookDestinations: destinationsForServe(host, opt.bool(opts, 'allowPrivateWebhooks')) });
+      const router = new Router({
+        db,
+        dataDir,
+        log,
+        webhookDestinations: destinationsForServe(host, opt.bool(opts, 'allowPrivateWebhooks')),
+        admit: opt.bool(opts, 'rateLimit') ? zulipRateLimits() : undefined,
+      });
       const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
-      const server = createApiServer(router, log, { limit: opt.bool(opts, 'rateLimit') ? zulipRateLimits(router, db) : undefined });
+      const server = createApiServer(router, log);
       server.listen(port, host);
       await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
       const address = server.address();
