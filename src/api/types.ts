@@ -1,8 +1,8 @@
 /** Wire shapes of the resources, with the field names a Zulip server uses. */
 
-export type Role = 100 | 200 | 300 | 400 | 600;
-export const ROLES = [100, 200, 300, 400, 600] as const satisfies readonly Role[];
-export const ROLE_NAMES: Record<Role, string> = { 100: 'owner', 200: 'admin', 300: 'moderator', 400: 'member', 600: 'guest' };
+import type { Role } from './roles.js';
+
+export { ROLES, ROLE_NAMES, type Role } from './roles.js';
 
 export type BotType = 1 | 2 | 3 | 4;
 
