@@ -6,7 +6,7 @@ _chatctl() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      -p|--profile|--data-dir|--server|--zuliprc|--color|--ca-file|--max-wait) ((i++)) ;;
+      -p|--profile|--data-dir|--server|--zuliprc|--ca-file|--max-wait|--color) ((i++)) ;;
       -*) ;;
       *) path="${path:+$path }$w" ;;
     esac
@@ -20,9 +20,9 @@ _chatctl() {
     case "$path" in
     '')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -34,9 +34,9 @@ _chatctl() {
         --org-name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --email) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -46,9 +46,9 @@ _chatctl() {
     'login')
       case "$prev" in
         --email) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -57,9 +57,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--email --password-stdin --api-key-stdin --embedded --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'logout')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -68,9 +68,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'profiles')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -81,9 +81,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -92,9 +92,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'profiles use')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -105,9 +105,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -118,9 +118,9 @@ _chatctl() {
       case "$prev" in
         --host) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --port) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -129,9 +129,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--host --port --rate-limit --allow-private-webhooks --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -142,9 +142,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -155,9 +155,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -168,9 +168,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -179,9 +179,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server reset-password')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -190,9 +190,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--password-stdin --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -205,9 +205,9 @@ _chatctl() {
         --ids) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -218,9 +218,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -235,9 +235,9 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -255,9 +255,9 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -272,9 +272,9 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -288,9 +288,9 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -299,9 +299,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -310,9 +310,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W 'send list revoke resend link --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'invite link')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -331,9 +331,9 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -344,9 +344,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -357,9 +357,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -370,9 +370,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -387,9 +387,9 @@ _chatctl() {
         --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -398,9 +398,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--as --expires --channel --group --default-channels --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -415,9 +415,9 @@ _chatctl() {
         --reaction-type) COMPREPLY=($(compgen -W 'unicode_emoji realm_emoji zulip_extra_emoji' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -428,9 +428,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -441,9 +441,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -452,9 +452,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -465,9 +465,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -478,9 +478,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -491,22 +491,22 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--subdomains --no-subdomains --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--subdomains --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains remove')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -515,9 +515,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -528,9 +528,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -544,9 +544,9 @@ _chatctl() {
         --alternative-url-template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -560,9 +560,9 @@ _chatctl() {
         --alternative-url-template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -573,9 +573,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -584,9 +584,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers reorder')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -595,9 +595,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'attachments')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -608,9 +608,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -621,9 +621,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -637,9 +637,9 @@ _chatctl() {
         --owner) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -648,9 +648,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--older-than --unreferenced --larger-than --owner --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'flags')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -665,9 +665,9 @@ _chatctl() {
         --after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -682,9 +682,9 @@ _chatctl() {
         --after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -693,9 +693,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'presence')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -708,9 +708,9 @@ _chatctl() {
         --offline-after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -723,9 +723,9 @@ _chatctl() {
         --offline-after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -734,9 +734,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--ping-only --days --offline-after --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'topics')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -747,9 +747,9 @@ _chatctl() {
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --topic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -760,9 +760,9 @@ _chatctl() {
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --topic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -773,9 +773,9 @@ _chatctl() {
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --topic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -786,9 +786,9 @@ _chatctl() {
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --topic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -799,9 +799,9 @@ _chatctl() {
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --topic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -814,9 +814,9 @@ _chatctl() {
         --policy) COMPREPLY=($(compgen -W 'muted unmuted followed' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -825,9 +825,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--channel --policy --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'subscriptions')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -838,9 +838,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -853,9 +853,9 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -864,9 +864,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--channel --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'typing')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -879,9 +879,9 @@ _chatctl() {
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --topic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --message) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -894,9 +894,9 @@ _chatctl() {
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --topic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --message) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -905,9 +905,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--to --channel --topic --message --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'reactions')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -918,9 +918,9 @@ _chatctl() {
       case "$prev" in
         --code) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --type) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -931,9 +931,9 @@ _chatctl() {
       case "$prev" in
         --code) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --type) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -942,9 +942,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--code --type --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'groups')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -955,9 +955,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -972,9 +972,9 @@ _chatctl() {
         --remove-subgroup) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -988,9 +988,9 @@ _chatctl() {
         --subgroup) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -999,9 +999,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--description --member --subgroup --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1012,9 +1012,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1029,9 +1029,9 @@ _chatctl() {
         --content) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1043,9 +1043,9 @@ _chatctl() {
         --content) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --topic) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --propagate) COMPREPLY=($(compgen -W 'one later all' -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1054,9 +1054,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--content --topic --propagate --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'folders')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1067,9 +1067,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1081,9 +1081,9 @@ _chatctl() {
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1094,9 +1094,9 @@ _chatctl() {
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1105,9 +1105,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--name --description --archive --unarchive --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'events')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1120,9 +1120,9 @@ _chatctl() {
         --lifespan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1133,9 +1133,9 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1144,9 +1144,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'webhook')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1157,9 +1157,9 @@ _chatctl() {
       case "$prev" in
         --bot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --trigger) COMPREPLY=($(compgen -W 'mention direct_message' -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1175,9 +1175,9 @@ _chatctl() {
         --token) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1191,9 +1191,9 @@ _chatctl() {
         --token) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --reply) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --count) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1202,9 +1202,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W '--port --host --token --reply --count --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'completion')
       case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1214,9 +1214,9 @@ _chatctl() {
     'api')
       case "$prev" in
         --field|-f) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --profile|-p) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
         --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -11,7 +11,7 @@ import { closeSync, constants, openSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Context } from './context.js';
-import { opt, type CommandOptions, type OptionSpec } from './command.js';
+import { flag } from './flags.js';
 import { usageError } from './errors.js';
 import { readBytes } from './io.js';
 
@@ -24,11 +24,16 @@ export interface ColumnSpec {
 
 export type Columns = Record<string, ColumnSpec>;
 
-/** The option every --from-file command takes with it. */
-export const ENCODING_OPTION: OptionSpec = {
-  flags: '--encoding <name>',
-  description: "the --from-file file's character encoding when it is not UTF-8: latin1, windows-1252, utf-16le ...",
-};
+/** --from-file (what it reads, for its help line) and the --encoding that goes with it. */
+export const fromFileFlags = (description = 'read rows from a CSV file with a header, or JSON lines (- for stdin)') => ({
+  fromFile: flag.string('--from-file <file>', description),
+  encoding: flag.string('--encoding <name>', "the --from-file file's character encoding when it is not UTF-8: latin1, windows-1252, utf-16le ..."),
+});
+
+export interface FromFile {
+  readonly fromFile?: string;
+  readonly encoding?: string;
+}
 
 /** Problems listed before "and N more": enough to fix a file in a few rounds, short enough to read. */
 export const MAX_PROBLEMS = 20;
@@ -171,9 +176,7 @@ async function readInput(ctx: Context, file: string): Promise<Buffer> {
  * The rows of the command's --from-file, read with its --encoding; undefined without --from-file, where
  * --encoding alone is a usage error.
  */
-export async function fileRows(ctx: Context, opts: CommandOptions, columns: Columns): Promise<InputRow[] | undefined> {
-  const file = opt.str(opts, 'fromFile');
-  const encoding = opt.str(opts, 'encoding');
+export async function fileRows(ctx: Context, { fromFile: file, encoding }: FromFile, columns: Columns): Promise<InputRow[] | undefined> {
   if (file) return readRows(ctx, file, columns, encoding);
   if (encoding !== undefined) throw usageError('--encoding goes with --from-file');
   return undefined;

@@ -11,7 +11,7 @@
  * any interruption.
  */
 import { ApiError } from '../api/errors.js';
-import type { Operation } from '../api/operation.js';
+import type { CallParamsOf, Operation, ResponseOf } from '../api/operation.js';
 import type { WireRequest } from '../api/wire.js';
 import type { ChatClient } from '../client/client.js';
 import type { ParamLabels } from '../client/shape.js';
@@ -20,8 +20,8 @@ import { printDryRun } from './dry-run.js';
 import { DEFAULT_CONCURRENCY, runPool } from '../client/pool.js';
 import type { Pacer } from '../client/pacing.js';
 import { NotSentError } from '../client/transport.js';
-import type { OptionSpec } from './command.js';
-import { ChatctlError, exitKindOf, usageError, type ExitKind } from './errors.js';
+import { ChatctlError, exitKindOf, type ExitKind } from './errors.js';
+import { flag, type Values } from './flags.js';
 import type { OutputFlags } from './output/output.js';
 import { startProgress } from './progress.js';
 import { formatDuration } from './units.js';
@@ -91,12 +91,6 @@ export interface BulkOptions<U> {
   pacer?: Pick<Pacer, 'ready' | 'outlook' | 'maxWaitMs'>;
 }
 
-export interface BulkFlags extends OutputFlags {
-  failFast?: boolean;
-  /** Requests in flight at once (--concurrency), as given. */
-  concurrency?: string;
-}
-
 /**
  * Failures that end a bulk run at once instead of failing one row: every row would fail the same way. A
  * temporary failure (the server still unreachable or rate-limited after the retries) ends it with exit 75,
@@ -109,19 +103,14 @@ export class RunRefusedError extends ChatctlError {}
 
 const endsRun = (e: unknown): boolean => e instanceof RunRefusedError || FATAL.has(exitKindOf(e));
 
-/** `--concurrency N`: requests in flight at once, 1 to 32. */
-export function concurrencyOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 32) throw usageError(`--concurrency takes a whole number from 1 to 32, not "${value}"`);
-  return n;
-}
-
 /** The options every bulk command takes besides its own. */
-export const BULK_FLAGS: readonly OptionSpec[] = [
-  { flags: '--fail-fast', description: 'stop at the first failed row (the rest are reported as skipped)' },
-  { flags: '--concurrency <n>', description: `requests in flight at once (default ${DEFAULT_CONCURRENCY}; 1 with --fail-fast)` },
-];
+export const BULK_FLAGS = {
+  failFast: flag.bool('--fail-fast', 'stop at the first failed row (the rest are reported as skipped)'),
+  concurrency: flag.int('--concurrency <n>', `requests in flight at once (default ${DEFAULT_CONCURRENCY}; 1 with --fail-fast)`, { min: 1, max: 32 }),
+};
+
+/** What a bulk run is told: how to print, and the bulk options (parsed). */
+export type BulkFlags = Partial<Values<typeof BULK_FLAGS>> & OutputFlags;
 
 /** Messages and codes of a failure, for an outcome. */
 export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
@@ -132,7 +121,7 @@ export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
 export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<U>): Promise<Outcome[]> {
   // Outcomes stream: --json means one JSON object a line, printed as each row is done.
   const out = ctx.output(flags.json ? { ...flags, json: false, format: 'ndjson' } : flags, { fields: OUTCOME_FIELDS });
-  const concurrency = o.failFast ? 1 : (concurrencyOf(flags.concurrency) ?? DEFAULT_CONCURRENCY);
+  const concurrency = o.failFast ? 1 : (flags.concurrency ?? DEFAULT_CONCURRENCY);
   const outcomes: Outcome[] = [];
   // The error behind each failed row that threw, so a one-row run exits as that error would.
   const causes = new Map<Outcome, unknown>();
@@ -299,12 +288,39 @@ export function printPlan(
   if (unsendable.length) throw new ChatctlError(`${unsendable.length} of ${totalRows} rows cannot be sent`, totalRows > 1 ? 'partial' : 'notFound');
 }
 
+/** A request planned for a row, typed by its operation; what the run prepares, prints or sends. */
+export interface PlannedCall {
+  /** The wire requests it would send (for --dry-run, and to refuse what the server cannot do before anything is sent). */
+  prepare(client: ChatClient): Promise<WireRequest[]>;
+  /** Sends it; the ID to report for the row. */
+  send(client: ChatClient, signal: AbortSignal): Promise<number | string | null>;
+}
+
+/**
+ * Plans `op` with `params`. The row reports `id`, or what `idOf` picks from the response (default: none);
+ * `labels` name parameters after the flags that set them, in refusals.
+ */
+export function planCall<O extends Operation>(
+  op: O,
+  params: CallParamsOf<O>,
+  o: { labels?: ParamLabels; id?: number | string; idOf?: (response: ResponseOf<O>) => number | string | null } = {},
+): PlannedCall {
+  const { labels, idOf } = o;
+  return {
+    prepare: (client) => client.prepare(op, params, { labels }),
+    send: async (client, signal) => {
+      const res = await client.call(op, params, { signal, labels });
+      return o.id ?? idOf?.(res) ?? null;
+    },
+  };
+}
+
 /** One row's request, planned before anything is sent (so --dry-run can print it instead). */
 export interface RowCall {
   row: number;
   target: string;
-  /** The operation and its parameters; absent when the row failed before a request (an unknown user). */
-  call?: { op: Operation; params: Record<string, unknown>; labels?: ParamLabels };
+  /** The request; absent when the row failed before a request (an unknown user). */
+  call?: PlannedCall;
   /** Why the row cannot be sent. */
   error?: string;
   /**
@@ -314,8 +330,6 @@ export interface RowCall {
   inPlace?: { id: number | string | null };
   /** Past tense for the outcome: created, updated, deactivated ... */
   status: string;
-  /** The ID to report from the response (default: none). */
-  idOf?: (response: Record<string, unknown>) => number | string | null;
 }
 
 /**
@@ -333,7 +347,7 @@ export async function runCalls(
   if (flags.dryRun) {
     printPlan(
       ctx,
-      (await Promise.all(calls.filter((c) => c.call && !c.inPlace).map((c) => client.prepare(c.call!.op, c.call!.params as never, { labels: c.call!.labels })))).flat(),
+      (await Promise.all(calls.flatMap((c) => (c.call && !c.inPlace ? [c.call.prepare(client)] : [])))).flat(),
       calls.filter((c) => !c.call && !c.inPlace).map((c) => ({ row: c.row, target: c.target, error: c.error ?? 'cannot be sent' })),
       calls.length,
       calls.filter((c) => c.inPlace),
@@ -341,7 +355,7 @@ export async function runCalls(
     return;
   }
   // What the server cannot do is refused for the whole run before anything is sent, not row by row.
-  for (const c of calls) if (c.call) await client.prepare(c.call.op, c.call.params as never, { labels: c.call.labels });
+  for (const c of calls) if (c.call) await c.call.prepare(client);
   await runBulk(ctx, flags, {
     units: calls,
     verb,
@@ -351,10 +365,10 @@ export async function runCalls(
     act: async (c) => {
       if (c.inPlace) return [unchangedOutcome(c, c.inPlace.id)];
       if (!c.call) throw new ApiError(c.error ?? 'cannot be sent', 'BAD_REQUEST', 400);
-      const res = await client.call(c.call.op, c.call.params as never, { signal: ctx.signal, labels: c.call.labels }).catch((e: unknown) => {
+      const id = await c.call.send(client, ctx.signal).catch((e: unknown) => {
         throw refusal?.(e) ?? e;
       });
-      return [{ row: c.row, target: c.target, ok: true, status: c.status, id: c.idOf?.(res as unknown as Record<string, unknown>) ?? null }];
+      return [{ row: c.row, target: c.target, ok: true, status: c.status, id }];
     },
   });
 }

@@ -5,24 +5,39 @@
  */
 import { catalogue } from '../api/catalogue.js';
 import type { CommandSpec } from './command.js';
-import { GLOBAL_OPTIONS, groupSummary, optionsOf, type NounEntry } from './program.js';
+import { longOf, type Completion, type Flag } from './flags.js';
+import { GLOBAL_FLAGS, VALUE_GLOBALS } from './global-options.js';
+import { groupSummary, type NounEntry } from './program.js';
+
+interface OptionInfo {
+  long: string;
+  short?: string;
+  takesValue: boolean;
+  /** Fixed values to offer; otherwise `complete` says where values come from. */
+  choices?: readonly string[];
+  complete: Completion;
+  description: string;
+}
 
 interface Node {
   words: string;
   summary: string;
-  options: { long: string; short?: string; takesValue: boolean; choices?: readonly string[]; description: string }[];
+  options: OptionInfo[];
   children: { name: string; summary: string }[];
 }
 
-function optionInfo(flags: string, description: string, choices?: readonly string[]) {
-  const long = /--[\w-]+/.exec(flags)![0];
-  const short = /(^|\s|,)(-\w)\b/.exec(flags)?.[2];
-  return { long, short, takesValue: /[<[]/.test(flags), choices, description };
+function optionInfo(f: Pick<Flag<unknown>, 'flags' | 'description' | 'choices' | 'suggestions' | 'complete'>): OptionInfo {
+  const short = /(^|\s|,)(-\w)\b/.exec(f.flags)?.[2];
+  const choices = f.choices ?? f.suggestions;
+  return { long: longOf(f.flags), short, takesValue: /[<[]/.test(f.flags), ...(choices ? { choices } : {}), complete: f.complete ?? 'files', description: f.description };
 }
+
+/** How each shell lists the stored profiles (chatctl itself prints them; nothing if that fails). */
+const PROFILES = 'chatctl profiles list --format tsv --fields name 2>/dev/null';
 
 /** The tree as a flat list of command paths (`''`, `users`, `users list` ...). */
 export function completionTree(nouns: readonly NounEntry[], specs: ReadonlyMap<string, readonly CommandSpec[]>): Node[] {
-  const globals = GLOBAL_OPTIONS.map((o) => optionInfo(o.flags, o.description, o.choices));
+  const globals = Object.values(GLOBAL_FLAGS).map(optionInfo);
   const nodes: Node[] = [{ words: '', summary: 'chatctl', options: globals, children: nouns.map((n) => ({ name: n.name, summary: n.summary })).concat([{ name: 'help', summary: 'help on a command or topic' }, { name: 'completion', summary: 'print a shell completion script' }].filter((c) => !nouns.some((n) => n.name === c.name))) }];
   for (const noun of nouns) {
     const list = specs.get(noun.name) ?? [];
@@ -45,7 +60,7 @@ export function completionTree(nouns: readonly NounEntry[], specs: ReadonlyMap<s
       nodes.push({
         words: spec.path.join(' '),
         summary: spec.summary,
-        options: [...optionsOf(spec).map((o) => optionInfo(o.flags, o.description, o.choices)), ...globals, optionInfo('-h, --help', 'show help')],
+        options: [...Object.values(spec.flags).map(optionInfo), ...globals, optionInfo({ flags: '-h, --help', description: 'show help' })],
         children: [],
       });
     }
@@ -57,13 +72,28 @@ const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 const apiPaths = () => [...new Set(catalogue.map((op) => op.path))].sort();
 const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
+function bashValues(o: OptionInfo): string {
+  if (o.choices) return `COMPREPLY=($(compgen -W ${q(o.choices.join(' '))} -- "$cur"))`;
+  if (o.complete === 'profiles') return `COMPREPLY=($(compgen -W "$(${PROFILES})" -- "$cur"))`;
+  return o.complete === 'none' ? 'COMPREPLY=()' : 'COMPREPLY=($(compgen -f -- "$cur"))';
+}
+
+/** A flag's values for zsh: the words, or _files, _profiles or _none, which the function below expands. */
+const zshValues = (o: OptionInfo): string => o.choices?.join(' ') ?? `_${o.complete}`;
+
+function fishValues(o: OptionInfo): string {
+  if (o.choices) return ` -x -a ${q(o.choices.join(' '))}`;
+  if (o.complete === 'profiles') return ` -x -a ${q(`(${PROFILES})`)}`;
+  return o.complete === 'none' ? ' -x' : ' -r -F';
+}
+
 function bash(nodes: Node[]): string {
   const cases = nodes
     .map((n) => {
       const words = [...n.children.map((c) => c.name), ...n.options.flatMap((o) => [o.long, ...(o.short ? [o.short] : [])])].join(' ');
       const valued = n.options.filter((o) => o.takesValue);
       const choiceCases = valued
-        .map((o) => `        ${[o.long, o.short].filter(Boolean).join('|')}) COMPREPLY=($(compgen ${o.choices ? `-W ${q(o.choices.join(' '))}` : '-f'} -- "$cur")); return ;;`)
+        .map((o) => `        ${[o.long, o.short].filter(Boolean).join('|')}) ${bashValues(o)}; return ;;`)
         .join('\n');
       return `    ${q(n.words)})\n      case "$prev" in\n${choiceCases}\n      esac\n      COMPREPLY=($(compgen -W ${q(words)} -- "$cur")) ;;`;
     })
@@ -76,7 +106,7 @@ _chatctl() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     case "$w" in
-      -p|--profile|--data-dir|--server|--zuliprc|--color|--ca-file|--max-wait) ((i++)) ;;
+      ${VALUE_GLOBALS.join('|')}) ((i++)) ;;
       -*) ;;
       *) path="\${path:+$path }$w" ;;
     esac
@@ -109,7 +139,7 @@ function zsh(nodes: Node[]): string {
     })
     .join('\n');
   const values = nodes
-    .flatMap((n) => n.options.filter((o) => o.takesValue).map((o) => `  ${q(`${n.words}|${o.long}`)} ${q(o.choices?.join(' ') ?? '_files')}`))
+    .flatMap((n) => n.options.filter((o) => o.takesValue).map((o) => `  ${q(`${n.words}|${o.long}`)} ${q(zshValues(o))}`))
     .join('\n');
   return `#compdef chatctl chatctl.js
 # zsh completion for chatctl (generated by \`chatctl completion zsh\`; do not edit)
@@ -126,7 +156,7 @@ _chatctl() {
   for ((i = 2; i < CURRENT; i++)); do
     w="\${words[i]}"
     case "$w" in
-      -p|--profile|--data-dir|--server|--zuliprc|--color|--ca-file|--max-wait) ((i++)) ;;
+      ${VALUE_GLOBALS.join('|')}) ((i++)) ;;
       -*) ;;
       *) path_="\${path_:+$path_ }$w" ;;
     esac
@@ -136,7 +166,12 @@ _chatctl() {
   while [[ -z "\${_chatctl_items[$path_]+x}" && "$path_" == *" "* ]]; do path_="\${path_% *}"; done
   local v="\${_chatctl_values[$path_|$prev]}"
   if [[ -n "$v" ]]; then
-    if [[ "$v" == _files ]]; then _files; else compadd -- \${=v}; fi
+    case "$v" in
+      _files) _files ;;
+      _profiles) compadd -- \${(f)"$(${PROFILES})"} ;;
+      _none) ;;
+      *) compadd -- \${=v} ;;
+    esac
     return
   fi
   items=("\${(@f)_chatctl_items[$path_]}")
@@ -156,7 +191,7 @@ function fish(nodes: Node[]): string {
     for w in $words
         if test $skip -eq 1; set skip 0; continue; end
         switch $w
-            case -p --profile --data-dir --server --zuliprc --color --ca-file --max-wait
+            case ${VALUE_GLOBALS.join(' ')}
                 set skip 1
             case '-*'
             case '*'
@@ -169,7 +204,7 @@ end`);
     const cond = `"test (__chatctl_path) = '${n.words}'"`;
     for (const c of n.children) lines.push(`complete -c chatctl -n ${cond} -a ${q(c.name)} -d ${q(c.summary)}`);
     for (const o of n.options) {
-      const args = o.choices ? ` -x -a ${q(o.choices.join(' '))}` : o.takesValue ? ' -r -F' : '';
+      const args = o.takesValue ? fishValues(o) : '';
       lines.push(`complete -c chatctl -n ${cond} -l ${o.long.slice(2)}${o.short ? ` -s ${o.short.slice(1)}` : ''}${args} -d ${q(o.description)}`);
     }
   }

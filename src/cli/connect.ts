@@ -9,7 +9,7 @@ import type { TlsSettings } from '../client/tls.js';
 import type { Transport } from '../client/transport.js';
 import type { Profile } from '../config/profiles.js';
 import type { Context } from './context.js';
-import { ChatctlError, usageError } from './errors.js';
+import { ChatctlError } from './errors.js';
 import type { Target } from './target.js';
 
 /** TLS settings with the flags on top of what the target resolution found. */
@@ -32,12 +32,7 @@ export async function httpOptions(ctx: Context, site: string, tls: TlsSettings):
 }
 
 /** `--max-wait` in ms. */
-export function maxWaitMs(ctx: Context): number {
-  const raw = ctx.globals.maxWait ?? '60';
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw usageError(`--max-wait takes a number of seconds, not "${raw}"`);
-  return value * 1000;
-}
+export const maxWaitMs = (ctx: Context): number => ctx.globals.maxWait * 1000;
 
 export function clientHooks(ctx: Context): ClientHooks {
   return {
@@ -96,7 +91,6 @@ export async function openTransport(target: Target, ctx: Context): Promise<Trans
 
 export async function connect(ctx: Context, open: (t: Target, c: Context) => Promise<Transport> = openTransport): Promise<ChatClient> {
   const target = ctx.target();
-  maxWaitMs(ctx); // a usage error before anything is opened
   const transport = await open(target, ctx);
   let credentials = target.credentials ?? null;
   if (!credentials && target.kind === 'embedded' && target.firstUse) {

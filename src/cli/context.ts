@@ -8,24 +8,12 @@ import type { Transport } from '../client/transport.js';
 import type { Env } from '../config/paths.js';
 import type { IO } from './io.js';
 import { LastWords } from './last-words.js';
-import { Output, useColor, type ColorMode, type OutputFlags, type OutputSpec } from './output/output.js';
+import { GLOBAL_DEFAULTS, type GlobalOptions } from './global-options.js';
+import { Output, useColor, type OutputFlags, type OutputSpec } from './output/output.js';
 import type { Prompter } from './prompter.js';
 import { resolveTarget, type Target } from './target.js';
 
-export interface GlobalOptions {
-  profile?: string;
-  dataDir?: string;
-  server?: string;
-  zuliprc?: string;
-  caFile?: string;
-  insecure?: boolean;
-  /** Seconds; a string as parsed from argv. */
-  maxWait?: string;
-  verbose?: boolean;
-  quiet?: boolean;
-  color?: ColorMode;
-  input?: boolean;
-}
+export type { GlobalOptions };
 
 export interface Context {
   readonly io: IO;
@@ -60,7 +48,8 @@ export interface Context {
 export interface ContextDeps {
   io: IO;
   env: Env;
-  globals: GlobalOptions;
+  /** The parsed global options; those left out have their defaults. */
+  globals: Partial<GlobalOptions>;
   prompter: Prompter;
   /** The running command's declared output (what ctx.output prints by default). */
   outputSpec?: OutputSpec;
@@ -72,7 +61,8 @@ export interface ContextDeps {
 }
 
 export function createContext(deps: ContextDeps): Context {
-  const { io, env, globals } = deps;
+  const { io, env } = deps;
+  const globals: GlobalOptions = { ...GLOBAL_DEFAULTS, ...deps.globals };
   let target: Target | undefined;
   let client: Promise<ChatClient> | undefined;
   const lastWords = deps.lastWords ?? new LastWords();
@@ -96,7 +86,7 @@ export function createContext(deps: ContextDeps): Context {
     },
     output: (flags, spec = deps.outputSpec) => {
       if (!spec) throw new Error('this command declares no output');
-      return new Output(io, spec, flags, useColor(globals.color ?? 'auto', env, io.stdoutIsTTY));
+      return new Output(io, spec, flags, useColor(globals.color, env, io.stdoutIsTTY));
     },
     info: (message) => {
       if (!globals.quiet) io.stderr.write(`${message}\n`);

@@ -3,8 +3,8 @@
  * it throws to a message and an exit code in this one place. Only the noun module the command lives in is
  * loaded, so start-up does not grow with the number of commands.
  */
-import type { CommandSpec } from './command.js';
-import { createContext, type ContextDeps, type GlobalOptions } from './context.js';
+import { wantsJson, type CommandSpec } from './command.js';
+import { createContext, type ContextDeps } from './context.js';
 import { ChatctlError, EXIT, exitKindOf, reportError } from './errors.js';
 import { fileError } from './file-errors.js';
 import { NOUNS } from './commands/index.js';
@@ -12,7 +12,8 @@ import { buildProgram, CommanderError, firstWord, type Parsed } from './program.
 import { helpTopic, HELP_TOPICS } from './help-topics.js';
 import type { IO } from './io.js';
 import type { LastWords } from './last-words.js';
-import { parseFields, resolveFormat, type OutputFlags } from './output/output.js';
+import { parseValues } from './flags.js';
+import { GLOBAL_FLAGS } from './global-options.js';
 import { terminalPrompter } from './prompter.js';
 import { VERSION } from '../version.js';
 
@@ -77,27 +78,30 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     return report(e, io, false, deps.env);
   }
   if (!parsed) return EXIT.ok;
-  const globals = parsed.globals as GlobalOptions;
+  const jsonErrors = wantsJson(parsed.opts);
+  // The validation step: every option and argument becomes its typed value, or a usage error before
+  // anything is read or sent.
+  let globals;
+  let run;
+  try {
+    globals = parseValues(GLOBAL_FLAGS, parsed.globals);
+    run = parsed.spec.bind(parsed.opts);
+  } catch (e) {
+    return report(e, io, jsonErrors, deps.env);
+  }
   const ctx = createContext({
     io,
     env: deps.env,
     globals,
-    prompter: deps.prompter ?? terminalPrompter(io, globals.input !== false && !deps.env.CI),
+    prompter: deps.prompter ?? terminalPrompter(io, globals.input && !deps.env.CI),
     outputSpec: parsed.spec.output,
     now: deps.now,
     signal: deps.signal,
     lastWords: deps.lastWords,
     openTransport: deps.openTransport,
   });
-  const jsonErrors = parsed.opts.json === true || parsed.opts.format === 'json' || parsed.opts.format === 'ndjson';
   try {
-    // Bad output flags are usage errors before anything is read or sent, whichever path the command takes
-    // (--dry-run, a change that prints nothing): not only once it gets to printing.
-    if (parsed.spec.output) {
-      resolveFormat(parsed.opts as OutputFlags, io);
-      parseFields(parsed.spec.output, (parsed.opts as OutputFlags).fields);
-    }
-    await parsed.spec.run(parsed.opts, ctx);
+    await run(ctx);
     return EXIT.ok;
   } catch (e) {
     // After Ctrl-C, whatever the command failed with (an aborted request rejects with the signal's

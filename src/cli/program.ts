@@ -3,8 +3,9 @@
  * running is the caller's business, so the parse step can be tested on its own.
  */
 import { Command, CommanderError, Option } from 'commander';
-import type { CommandOptions, CommandSpec, OptionSpec } from './command.js';
-import { FORMATS } from './output/output.js';
+import type { CommandSpec } from './command.js';
+import { checkAttribute, type Flag } from './flags.js';
+import { GLOBAL_FLAGS, VALUE_GLOBALS } from './global-options.js';
 
 export interface NounEntry {
   name: string;
@@ -12,36 +13,19 @@ export interface NounEntry {
   load(): Promise<readonly CommandSpec[]>;
 }
 
+/** What commander collected: the command, its options and arguments by name, and the global options (raw text). */
 export interface Parsed {
   spec: CommandSpec;
-  opts: CommandOptions;
-  globals: CommandOptions;
+  opts: Record<string, unknown>;
+  globals: Record<string, unknown>;
 }
-
-/** Options every command takes; they may stand before or after the command words. */
-export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
-  { flags: '-p, --profile <name>', description: 'use this stored profile (env CHATCTL_PROFILE)' },
-  { flags: '--data-dir <dir>', description: 'use the embedded organization in this directory (env CHATCTL_DATA_DIR)' },
-  { flags: '--server <url>', description: 'use the Zulip-compatible server at this URL (env ZULIP_SITE)' },
-  { flags: '--zuliprc <file>', description: 'read site, email and key from this zuliprc (env ZULIP_CONFIG)' },
-  { flags: '--ca-file <file>', description: 'trust this CA bundle for the server (env ZULIP_CERT_BUNDLE)' },
-  { flags: '--insecure', description: 'do not verify the server certificate (warns; env ZULIP_ALLOW_INSECURE=true)' },
-  { flags: '--max-wait <seconds>', description: 'longest wait for a rate limit or retry before giving up (exit 75)', default: '60' },
-  { flags: '-v, --verbose', description: 'show every request and response on stderr (never credentials)' },
-  { flags: '-q, --quiet', description: 'no hints, progress or summaries on stderr (errors and warnings still show)' },
-  { flags: '--color <when>', description: 'colour output', choices: ['auto', 'always', 'never'], default: 'auto' },
-  { flags: '--no-input', description: 'never prompt, even on a terminal' },
-];
-
-/** Global options that take a value, for finding the command words in argv without parsing. */
-const VALUE_GLOBALS = new Set(['-p', '--profile', '--data-dir', '--server', '--zuliprc', '--color', '--ca-file', '--max-wait']);
 
 /** The first word of argv that is not an option: the noun, or undefined. */
 export function firstWord(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') return argv[i + 1];
-    if (VALUE_GLOBALS.has(a)) {
+    if (VALUE_GLOBALS.includes(a)) {
       i++;
       continue;
     }
@@ -50,17 +34,17 @@ export function firstWord(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-function toOption(o: OptionSpec): Option {
-  const option = new Option(o.flags, o.description);
-  if (o.choices) option.choices([...o.choices]);
-  if (o.default !== undefined) option.default(o.default);
-  if (o.repeatable) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+function toOption(name: string, f: Flag<unknown>): Option {
+  checkAttribute(name, f);
+  const option = new Option(f.flags, f.description);
+  if (f.choices) option.choices([...f.choices]);
+  if (f.default !== undefined) option.default(f.default);
+  if (f.repeatable) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
   return option;
 }
 
-function camel(name: string): string {
-  return name.replace(/[-_](\w)/g, (_, c: string) => c.toUpperCase());
-}
+/** `userIds` as help shows an argument: `user-ids`. */
+const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 export function helpText(spec: CommandSpec): string {
   const parts: string[] = [];
@@ -72,21 +56,6 @@ export interface ProgramIO {
   out(text: string): void;
   err(text: string): void;
   columns: number;
-}
-
-/** Declarations for one command, with the options its kind implies. */
-export function optionsOf(spec: CommandSpec): OptionSpec[] {
-  const extra: OptionSpec[] = [];
-  if (spec.output) {
-    extra.push(
-      { flags: '--json', description: 'print JSON (the data itself, wire field names)' },
-      { flags: '--format <format>', description: 'output format', choices: FORMATS },
-      { flags: '--fields <list>', description: `comma-separated fields to print (of: ${spec.output.fields.join(', ')})` },
-    );
-  }
-  if (spec.mutating) extra.push({ flags: '--dry-run', description: spec.dryRunHelp ?? 'print the requests that would be sent, send nothing' });
-  if (spec.destructive) extra.push({ flags: '-y, --yes', description: 'do not ask for confirmation (required when not on a terminal)' });
-  return [...(spec.options ?? []), ...extra];
 }
 
 export function buildProgram(
@@ -110,7 +79,7 @@ export function buildProgram(
       getOutHelpWidth: () => io.columns,
       getErrHelpWidth: () => io.columns,
     });
-  for (const o of GLOBAL_OPTIONS) program.addOption(toOption(o));
+  for (const [name, f] of Object.entries(GLOBAL_FLAGS)) program.addOption(toOption(name, f));
   program.addHelpText('after', '\nRun "chatctl help exit-codes" and "chatctl help environment" for the scripting contract.');
 
   const groups = new Map<string, Command>();
@@ -137,18 +106,21 @@ export function buildProgram(
       if (spec.description) cmd.description(`${spec.summary}\n\n${spec.description}`);
       cmd.summary(spec.summary);
       for (const alias of spec.aliases ?? []) cmd.alias(alias);
-      for (const a of spec.args ?? []) {
-        const name = `${a.name}${a.variadic ? '...' : ''}`;
+      for (const [key, a] of Object.entries(spec.args)) {
+        const name = `${a.label ?? kebab(key)}${a.variadic ? '...' : ''}`;
         cmd.argument(a.required ? `<${name}>` : `[${name}]`, a.description);
       }
-      for (const o of optionsOf(spec)) cmd.addOption(toOption(o));
+      for (const [name, f] of Object.entries(spec.flags)) {
+        cmd.addOption(toOption(name, f));
+        if (f.negation) cmd.addOption(new Option(f.negation.flags, f.negation.description));
+      }
       const help = helpText(spec);
       if (help) cmd.addHelpText('after', help);
       cmd.action((...received: unknown[]) => {
         const command = received[received.length - 1] as Command;
-        const opts: CommandOptions = { ...command.opts() };
-        (spec.args ?? []).forEach((a, i) => {
-          opts[camel(a.name)] = received[i];
+        const opts: Record<string, unknown> = { ...command.opts() };
+        Object.keys(spec.args).forEach((key, i) => {
+          opts[key] = received[i];
         });
         onSelect({ spec, opts, globals: program.opts() });
       });

@@ -20,12 +20,12 @@ const NOW_MS = 1_800_000_000_000;
 const futureMe = { ...getOwnUser, minFeatureLevel: 9999 };
 const DAY = 24 * 3600;
 
-function contextFor(env: Record<string, string>, globals: GlobalOptions = {}) {
+function contextFor(env: Record<string, string>, globals: Partial<GlobalOptions> = {}) {
   const stderr = new PassThrough();
   let err = '';
   stderr.on('data', (d: Buffer) => (err += d.toString()));
   const io: IO = { stdin: new PassThrough(), stdout: new PassThrough(), stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, columns: 80 };
-  const ctx = createContext({ io, env, globals: { maxWait: '60', ...globals }, prompter: terminalPrompter(io, false), now: () => NOW_MS });
+  const ctx = createContext({ io, env, globals, prompter: terminalPrompter(io, false), now: () => NOW_MS });
   return { ctx, stderr: () => err };
 }
 

@@ -1,7 +1,7 @@
 import { catalogue } from '../../api/catalogue.js';
 import type { WireRequest } from '../../api/wire.js';
 import { unwrap } from '../../client/client.js';
-import { defineCommand, opt } from '../command.js';
+import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { usageError } from '../errors.js';
 import { basicAuthHeader } from '../../api/wire.js';
 
@@ -17,7 +17,7 @@ function parseFields(values: string[]): [string, string][] {
 }
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['api'],
     summary: 'send a raw API request and print the response envelope',
     description:

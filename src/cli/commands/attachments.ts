@@ -4,8 +4,8 @@ import { getAttachments, removeAttachment, type Attachment } from '../../api/ope
 import { getOwnUser } from '../../api/operations/users.js';
 import { runPool, type PoolResult } from '../../client/pool.js';
 import { configDir } from '../../config/paths.js';
-import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
-import { defineCommand, opt, type CommandOptions } from '../command.js';
+import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineLegacyCommand, opt, type CommandOptions } from '../legacy-command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { ChatctlError, exitKindOf, usageError } from '../errors.js';
@@ -165,7 +165,7 @@ async function clean(opts: CommandOptions, ctx: Context): Promise<void> {
 }
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['attachments', 'list'],
     aliases: ['ls'],
     summary: 'list your uploaded files',
@@ -188,7 +188,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['attachments', 'delete'],
     aliases: ['rm'],
     summary: 'delete uploaded files by ID',
@@ -208,15 +208,14 @@ export const commands = [
         row: i + 1,
         target: String(id),
         status: 'deleted',
-        idOf: () => id,
-        call: { op: removeAttachment, params: { attachment_id: id } },
+        call: planCall(removeAttachment, { attachment_id: id }, { id }),
       }));
       if (!opt.bool(opts, 'dryRun')) await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Delete ${ids.length === 1 ? `attachment ${ids[0]}` : `${ids.length} attachments`}?`);
       await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'deleted');
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['attachments', 'clean'],
     summary: 'delete your old, unlinked or large uploads (for cron)',
     description:

@@ -1,6 +1,6 @@
 import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS, type Shell } from '../completion.js';
-import type { CommandSpec } from '../command.js';
-import { defineCommand, opt } from '../command.js';
+import type { CommandSpec } from '../legacy-command.js';
+import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { usageError } from '../errors.js';
 import { NOUNS } from './index.js';
 
@@ -9,7 +9,7 @@ export async function allCommands(): Promise<Map<string, readonly CommandSpec[]>
 }
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['completion'],
     summary: 'print the shell completion script for bash, zsh or fish',
     description: `The same scripts ship in completions/ (${Object.values(COMPLETION_FILES).join(', ')}).`,

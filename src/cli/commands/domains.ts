@@ -1,10 +1,10 @@
 import { addRealmDomain, getRealmDomains, removeRealmDomain, updateRealmDomain } from '../../api/operations/domains.js';
-import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
-import { defineCommand, opt } from '../command.js';
+import { OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineCommand } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import { arg, flag } from '../flags.js';
 
 const DOMAIN_FIELDS = ['domain', 'allow_subdomains'] as const;
 const ADDED_FIELDS = ['id', 'domain'] as const;
@@ -23,7 +23,7 @@ export const commands = [
     examples: ['chatctl domains list', 'chatctl domains list --json | jq -r \'.[].domain\''],
     output: { fields: DOMAIN_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const { domains } = await (await ctx.client()).call(getRealmDomains, {});
       if (!(await out.list(domains)) && ctx.io.stdoutIsTTY && !out.isJson) ctx.info('no allowed domains');
     },
@@ -36,15 +36,15 @@ export const commands = [
       'Adds an allowed e-mail domain (POST /realm/domains) and prints its new ID (with --json, the ID and the ' +
       'domain as the server stored it). --subdomains also allows its subdomains. Only organization owners may.',
     examples: ['chatctl domains add example.com', 'chatctl domains add example.com --subdomains --json', 'id=$(chatctl domains add example.org)'],
-    args: [{ name: 'domain', description: 'the domain, e.g. example.com', required: true }],
-    options: [{ flags: '--subdomains', description: 'also allow its subdomains' }],
+    args: { domain: arg.required('the domain, e.g. example.com') },
+    options: { subdomains: flag.bool('--subdomains', 'also allow its subdomains') },
     output: { fields: ADDED_FIELDS, columns: ['id'] },
     mutating: true,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      const params = { domain: opt.str(opts, 'domain')!.trim(), allow_subdomains: opt.bool(opts, 'subdomains') };
-      if (opt.bool(opts, 'dryRun')) {
+      const params = { domain: opts.domain.trim(), allow_subdomains: opts.subdomains };
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(addRealmDomain, params));
         return;
       }
@@ -58,18 +58,19 @@ export const commands = [
     summary: 'allow or disallow the subdomains of an allowed domain (owners)',
     description: 'Changes whether the subdomains of an allowed domain may sign up too (PATCH /realm/domains/{domain}). Only organization owners may.',
     examples: ['chatctl domains update example.com --subdomains', 'chatctl domains update example.com --no-subdomains --json'],
-    args: [{ name: 'domain', description: 'an allowed domain', required: true }],
-    options: [
-      { flags: '--subdomains', description: 'allow its subdomains' },
-      { flags: '--no-subdomains', description: 'allow only the domain itself' },
-    ],
+    args: { domain: arg.required('an allowed domain') },
+    options: {
+      subdomains: flag.toggle('--subdomains', 'allow its subdomains', { flags: '--no-subdomains', description: 'allow only the domain itself' }),
+    },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
+    check(opts) {
+      if (opts.subdomains === undefined) throw usageError('pass --subdomains or --no-subdomains');
+    },
     async run(opts, ctx) {
-      if (typeof opts.subdomains !== 'boolean') throw usageError('pass --subdomains or --no-subdomains');
-      const domain = domainArg(opt.str(opts, 'domain')!);
-      const call: RowCall = { row: 1, target: domain, status: 'updated', call: { op: updateRealmDomain, params: { domain, allow_subdomains: opts.subdomains } } };
-      await runCalls(ctx, opts as BulkFlags, await ctx.client(), [call], 'updated');
+      const domain = domainArg(opts.domain);
+      const call: RowCall = { row: 1, target: domain, status: 'updated', call: planCall(updateRealmDomain, { domain, allow_subdomains: opts.subdomains === true }) };
+      await runCalls(ctx, opts, await ctx.client(), [call], 'updated');
     },
   }),
 
@@ -82,17 +83,17 @@ export const commands = [
       'lifts the restriction of sign-ups to listed domains. Asks for confirmation on a terminal; elsewhere ' +
       '--yes is required. Only organization owners may.',
     examples: ['chatctl domains remove example.com', 'chatctl domains remove example.com example.org --yes --json'],
-    args: [{ name: 'domains', description: 'allowed domains', required: true, variadic: true }],
+    args: { domains: arg.variadic('allowed domains', { required: true }) },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
-      const domains = [...new Set(opt.list(opts, 'domains').map(domainArg))];
-      const calls: RowCall[] = domains.map((domain, i) => ({ row: i + 1, target: domain, status: 'removed', call: { op: removeRealmDomain, params: { domain } } }));
-      if (!opt.bool(opts, 'dryRun')) {
-        await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Remove ${domains.length === 1 ? `the allowed domain ${domains[0]}` : `${domains.length} allowed domains`}?`);
+      const domains = [...new Set(opts.domains.map(domainArg))];
+      const calls: RowCall[] = domains.map((domain, i) => ({ row: i + 1, target: domain, status: 'removed', call: planCall(removeRealmDomain, { domain }) }));
+      if (!opts.dryRun) {
+        await confirmOrExit(ctx, opts.yes, `Remove ${domains.length === 1 ? `the allowed domain ${domains[0]}` : `${domains.length} allowed domains`}?`);
       }
-      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'removed');
+      await runCalls(ctx, opts, await ctx.client(), calls, 'removed');
     },
   }),
 ];

@@ -1,6 +1,6 @@
 import { deleteQueue, register } from '../../api/operations/events.js';
-import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
-import { defineCommand, opt } from '../command.js';
+import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
@@ -10,7 +10,7 @@ import { parseDuration } from '../units.js';
 const QUEUE_OUTPUT: OutputSpec = { fields: ['queue_id', 'last_event_id'] };
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['events', 'register'],
     summary: 'register an event queue and print its ID',
     description:
@@ -52,7 +52,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['events', 'delete'],
     aliases: ['rm'],
     summary: 'delete event queues',
@@ -72,8 +72,7 @@ export const commands = [
         row: i + 1,
         target: queueId,
         status: 'deleted',
-        idOf: () => queueId,
-        call: { op: deleteQueue, params: { queue_id: queueId } },
+        call: planCall(deleteQueue, { queue_id: queueId }, { id: queueId }),
       }));
       if (!opt.bool(opts, 'dryRun')) await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Delete ${ids.length === 1 ? `event queue ${ids[0]}` : `${ids.length} event queues`}?`);
       await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'deleted');

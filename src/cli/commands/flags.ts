@@ -1,7 +1,7 @@
 import type { NarrowTerm } from '../../api/narrow.js';
 import { updateMessageFlagsForNarrow, type FlagsForNarrowResult } from '../../api/operations/messages.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
@@ -136,7 +136,7 @@ const DESCRIPTION = (verb: string) =>
   'Or the API\'s own JSON list. Adding "read" also narrows to is:unread, as the API advises.';
 
 function flagCommand(op: 'add' | 'remove'): CommandSpec {
-  return defineCommand({
+  return defineLegacyCommand({
     path: ['flags', op],
     summary: op === 'add' ? 'add a flag (read, starred ...) to the messages of a narrow' : 'remove a flag (read, starred ...) from the messages of a narrow',
     description: DESCRIPTION(op === 'add' ? 'Adds' : 'Removes'),

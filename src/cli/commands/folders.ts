@@ -1,5 +1,5 @@
 import { createChannelFolder, getChannelFolders, updateChannelFolder } from '../../api/operations/folders.js';
-import { defineCommand, opt, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
@@ -11,7 +11,7 @@ const FOLDER_OUTPUT: OutputSpec = { fields: FOLDER_FIELDS, columns: FOLDER_COLUM
 
 
 export const commands: CommandSpec[] = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['folders', 'list'],
     aliases: ['ls'],
     summary: 'list channel folders, in display order',
@@ -27,7 +27,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['folders', 'create'],
     summary: 'create a channel folder (administrators)',
     description: 'Creates a channel folder (POST /channel_folders/create) at the end of the order, and prints its ID.',
@@ -51,7 +51,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['folders', 'update'],
     summary: 'rename, describe, archive or unarchive a channel folder (administrators)',
     description:

@@ -8,7 +8,7 @@ import {
 } from '../../api/operations/groups.js';
 import { getUsers } from '../../api/operations/users.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand, opt, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
 import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
@@ -39,7 +39,7 @@ async function allGroups(client: ChatClient): Promise<UserGroup[]> {
 const CREATE_LABELS = { subgroups: '--subgroup' };
 
 export const commands: CommandSpec[] = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['groups', 'list'],
     aliases: ['ls'],
     summary: 'list user groups',
@@ -60,7 +60,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['groups', 'members'],
     summary: 'list or change the members and subgroups of a user group',
     description:
@@ -130,7 +130,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['groups', 'create'],
     summary: 'create a user group',
     description:

@@ -1,11 +1,11 @@
 import { readConfig } from '../../config/profiles.js';
-import { defineCommand, opt } from '../command.js';
+import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { usageError } from '../errors.js';
 import { choosePassword } from '../password.js';
 import { embeddedDataDir, selectedProfileName } from '../target.js';
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['init'],
     summary: 'create the embedded organization and its owner, and log the profile in',
     description:

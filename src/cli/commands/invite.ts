@@ -2,9 +2,9 @@ import { ApiError } from '../../api/errors.js';
 import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
-import { describeColumns, ENCODING_OPTION, fileRows, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, printPlan, runBulk, runCalls, unchangedOutcome, type BulkFlags, type RowCall } from '../bulk.js';
-import { defineCommand, opt, type CommandOptions } from '../command.js';
+import { describeColumns, fileRows, fromFileFlags, type InputRow } from '../bulk-input.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, planCall, printPlan, runBulk, runCalls, unchangedOutcome, type BulkFlags, type PlannedCall, type RowCall } from '../bulk.js';
+import { defineLegacyCommand, opt, type CommandOptions } from '../legacy-command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -65,7 +65,7 @@ async function rowsOf(ctx: Context, opts: CommandOptions, defaults: InviteSpec):
   const emails = opt.list(opts, 'emails');
   if (file && emails.length) throw usageError('give addresses as arguments or with --from-file, not both');
   if (!file && !emails.length) throw usageError('name at least one e-mail address, or pass --from-file');
-  const rows: InputRow[] = (await fileRows(ctx, opts, INVITE_COLUMNS)) ?? emails.map((email) => ({ email }));
+  const rows: InputRow[] = (await fileRows(ctx, { fromFile: opt.str(opts, 'fromFile'), encoding: opt.str(opts, 'encoding') }, INVITE_COLUMNS)) ?? emails.map((email) => ({ email }));
   return rows.map((row, i) => {
     const recipient = { row: i + 1, email: String(row.email).trim() };
     try {
@@ -88,7 +88,7 @@ function printPlanned(ctx: Context, batches: readonly InviteBatch[], requests: r
 }
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['invite', 'send'],
     summary: 'invite people by e-mail, with their role, channels and groups',
     description:
@@ -120,10 +120,8 @@ export const commands = [
       { flags: '--default-channels', description: "also subscribe them to the organization's default channels" },
       { flags: '--no-notify', description: 'do not tell you when they create their account' },
       { flags: '--welcome-text <text>', description: 'custom welcome message (administrators; "" sends none)' },
-      { flags: '--from-file <file>', description: `read rows from CSV with a header or JSON lines (- for stdin); columns: ${describeColumns(INVITE_COLUMNS)}` },
-      ENCODING_OPTION,
-      ...BULK_FLAGS,
     ],
+    flags: { ...fromFileFlags(`read rows from CSV with a header or JSON lines (- for stdin); columns: ${describeColumns(INVITE_COLUMNS)}`), ...BULK_FLAGS },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
@@ -152,7 +150,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['invite', 'list'],
     aliases: ['ls'],
     summary: 'list pending invitations: e-mail invitations and reusable links',
@@ -178,7 +176,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['invite', 'revoke'],
     summary: 'revoke pending invitations and links, by ID, address or URL',
     description:
@@ -201,7 +199,7 @@ export const commands = [
       const refs = opt.list(opts, 'invites');
       const client = await ctx.client();
       const calls = await callsFor(client, refs, 'revoked', (key) =>
-        key.kind === 'link' ? { op: revokeInviteLink, params: { invite_id: key.id } } : { op: revokeInvite, params: { invite_id: key.id } },
+        key.kind === 'link' ? planCall(revokeInviteLink, { invite_id: key.id }, { id: key.id }) : planCall(revokeInvite, { invite_id: key.id }, { id: key.id }),
       );
       const sendable = calls.filter((c) => c.call);
       if (sendable.length && !opt.bool(opts, 'dryRun')) {
@@ -211,7 +209,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['invite', 'resend'],
     summary: 'send pending e-mail invitations again, by ID or address',
     description:
@@ -226,14 +224,14 @@ export const commands = [
     async run(opts, ctx) {
       const client = await ctx.client();
       const calls = await callsFor(client, opt.list(opts, 'invites'), 'resent', (key) =>
-          key.kind === 'email' ? { op: resendInvite, params: { invite_id: key.id } } : `link ${key.id} is a reusable link: only e-mail invitations are resent`,
+          key.kind === 'email' ? planCall(resendInvite, { invite_id: key.id }, { id: key.id }) : `link ${key.id} is a reusable link: only e-mail invitations are resent`,
         ['email'],
       );
       await runCalls(ctx, opts as BulkFlags, client, calls, 'resent');
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['invite', 'link', 'create'],
     summary: 'create a reusable invitation link',
     description:
@@ -284,6 +282,9 @@ export const commands = [
   }),
 ];
 
+/** A row's call, with the invitation it acts on. */
+type InviteCall = RowCall & { key?: InviteKey };
+
 /**
  * One row call per invitation each argument names (an address may name several), after one GET /invites.
  * `callOf` says what to send for an invitation, or why it cannot be acted on.
@@ -292,13 +293,13 @@ async function callsFor(
   client: ChatClient,
   refs: readonly string[],
   status: string,
-  callOf: (key: InviteKey) => NonNullable<RowCall['call']> | string,
+  callOf: (key: InviteKey) => PlannedCall | string,
   acts?: readonly InviteKind[],
-): Promise<RowCall[]> {
+): Promise<InviteCall[]> {
   const { invites } = await client.call(getInvites, {});
   // Every argument is resolved before anything is sent, so an ambiguous one refuses the whole command.
   const matches = refs.map((ref) => ({ ref, match: matchInviteRef(ref, invites, acts) }));
-  const calls: RowCall[] = [];
+  const calls: InviteCall[] = [];
   for (const { ref, match } of matches) {
     if (!match.ok) {
       calls.push({ row: calls.length + 1, target: ref, status: 'failed', error: match.error });
@@ -307,17 +308,17 @@ async function callsFor(
     for (const key of match.invites) {
       const call = callOf(key);
       const row = { row: calls.length + 1, target: ref, status };
-      calls.push(typeof call === 'string' ? { ...row, status: 'failed', error: call } : { ...row, idOf: () => key.id, call });
+      calls.push(typeof call === 'string' ? { ...row, status: 'failed', error: call } : { ...row, call, key });
     }
   }
   return calls;
 }
 
 /** What `invite revoke` asks before revoking. */
-function revokeQuestion(sendable: readonly RowCall[]): string {
+function revokeQuestion(sendable: readonly InviteCall[]): string {
   const only = sendable.length === 1 ? sendable[0]! : undefined;
-  if (!only?.call) return `Revoke ${sendable.length} invitations?`;
-  const id = only.call.params.invite_id;
-  if (only.call.op === revokeInviteLink) return `Revoke invitation link ${String(id)}?`;
-  return /^(email:)?\d+$/i.test(only.target.trim()) ? `Revoke invitation ${String(id)}?` : `Revoke the invitation to ${only.target}?`;
+  if (!only?.key) return `Revoke ${sendable.length} invitations?`;
+  const { id } = only.key;
+  if (only.key.kind === 'link') return `Revoke invitation link ${id}?`;
+  return /^(email:)?\d+$/i.test(only.target.trim()) ? `Revoke invitation ${id}?` : `Revoke the invitation to ${only.target}?`;
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '../../api/errors.js';
-import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier, type Linkifier } from '../../api/operations/linkifiers.js';
-import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
-import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
+import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../api/operations/linkifiers.js';
+import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineLegacyCommand, opt, type CommandOptions, type OptionSpec } from '../legacy-command.js';
 import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
@@ -20,7 +20,7 @@ const REVERSE_OPTIONS: OptionSpec[] = [
 ];
 
 /** The optional fields given on the command line; absent ones stay undefined. */
-function reverseFields(opts: CommandOptions): Partial<Pick<Linkifier, 'example_input' | 'reverse_template' | 'alternative_url_templates'>> {
+function reverseFields(opts: CommandOptions): { example_input?: string; reverse_template?: string; alternative_url_templates?: string[] } {
   const alternatives = opt.list(opts, 'alternativeUrlTemplate');
   return {
     example_input: opt.str(opts, 'exampleInput'),
@@ -38,7 +38,7 @@ const LABELS = {
 const CLEAR_LABELS = { example_input: '--clear-reverse', reverse_template: '--clear-reverse', alternative_url_templates: '--clear-reverse' };
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['linkifiers', 'list'],
     aliases: ['ls'],
     summary: 'list the linkifiers, in the order they are applied',
@@ -54,7 +54,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['linkifiers', 'add'],
     summary: 'add a linkifier (administrators)',
     description:
@@ -80,14 +80,13 @@ export const commands = [
         row: 1,
         target: pattern,
         status: 'added',
-        idOf: (res) => res.id as number,
-        call: { op: addLinkifier, params: { pattern, url_template: opt.str(opts, 'urlTemplate')!, ...reverseFields(opts) }, labels: LABELS },
+        call: planCall(addLinkifier, { pattern, url_template: opt.str(opts, 'urlTemplate')!, ...reverseFields(opts) }, { labels: LABELS, idOf: (res) => res.id }),
       };
       await runCalls(ctx, opts as BulkFlags, await ctx.client(), [call], 'added');
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['linkifiers', 'update'],
     summary: 'change a linkifier\'s pattern and URL template (administrators)',
     description:
@@ -118,14 +117,13 @@ export const commands = [
         row: 1,
         target: String(id),
         status: 'updated',
-        idOf: () => id!,
-        call: { op: updateLinkifier, params: { filter_id: id, pattern: opt.str(opts, 'pattern')!, url_template: opt.str(opts, 'urlTemplate')!, ...reverse }, labels: clear ? CLEAR_LABELS : LABELS },
+        call: planCall(updateLinkifier, { filter_id: id, pattern: opt.str(opts, 'pattern')!, url_template: opt.str(opts, 'urlTemplate')!, ...reverse }, { labels: clear ? CLEAR_LABELS : LABELS, id }),
       };
       await runCalls(ctx, opts as BulkFlags, await ctx.client(), [call], 'updated');
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['linkifiers', 'remove'],
     aliases: ['rm'],
     summary: 'remove linkifiers (administrators)',
@@ -144,15 +142,14 @@ export const commands = [
         row: i + 1,
         target: String(id),
         status: 'removed',
-        idOf: () => id,
-        call: { op: removeLinkifier, params: { filter_id: id } },
+        call: planCall(removeLinkifier, { filter_id: id }, { id }),
       }));
       if (!opt.bool(opts, 'dryRun')) await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Remove ${ids.length === 1 ? `linkifier ${ids[0]}` : `${ids.length} linkifiers`}?`);
       await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'removed');
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['linkifiers', 'reorder'],
     summary: 'set the order linkifiers are applied in (administrators)',
     description:

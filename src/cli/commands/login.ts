@@ -7,7 +7,7 @@ import type { ChatClient, Credentials } from '../../client/client.js';
 import { factsFromSettings } from '../../client/features.js';
 import { readConfig, type Profile } from '../../config/profiles.js';
 import type { Db } from '../../server/store/db.js';
-import { defineCommand, opt } from '../command.js';
+import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
 import { ChatctlError, usageError } from '../errors.js';
@@ -199,7 +199,7 @@ async function operatorCredentials(db: Db, email: string | undefined): Promise<C
 }
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['login'],
     summary: 'log in and store the credentials in a profile',
     description:

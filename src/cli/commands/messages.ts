@@ -1,6 +1,6 @@
 import { getMessageHistory, sendMessage, updateMessage, type HistorySnapshot } from '../../api/operations/messages.js';
 import { getUsers } from '../../api/operations/users.js';
-import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
@@ -40,7 +40,7 @@ async function contentOf(ctx: Context, opts: CommandOptions): Promise<string | u
 }
 
 export const commands: CommandSpec[] = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['messages', 'history'],
     summary: "show a message's edit history",
     description:
@@ -56,7 +56,7 @@ export const commands: CommandSpec[] = [
       const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       const { message_history } = await client.call(getMessageHistory, { message_id: id });
-      if (out.isJson && opt.str(opts, 'fields') === undefined) {
+      if (out.isJson && opts.fields === undefined) {
         await out.list(message_history);
         return;
       }
@@ -68,7 +68,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['messages', 'send'],
     summary: 'send a message to a channel topic or a direct conversation',
     description:
@@ -113,7 +113,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['messages', 'edit'],
     summary: "edit a message's content or topic",
     description:

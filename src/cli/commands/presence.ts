@@ -1,6 +1,6 @@
 import { updatePresence, type ModernPresence } from '../../api/operations/presence.js';
 import type { User } from '../../api/types.js';
-import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
@@ -81,7 +81,7 @@ const LIST_OPTIONS = [
 ];
 
 export const commands: CommandSpec[] = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['presence', 'list'],
     aliases: ['ls'],
     summary: 'list who is active, idle or offline',
@@ -115,7 +115,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['presence', 'set'],
     summary: 'report your presence: active or idle',
     description:

@@ -1,5 +1,5 @@
 import { readConfig, useProfile } from '../../config/profiles.js';
-import { defineCommand, opt } from '../command.js';
+import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { ChatctlError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
 import { announceDefault } from '../store-profile.js';
@@ -7,7 +7,7 @@ import { announceDefault } from '../store-profile.js';
 const FIELDS = ['name', 'default', 'kind', 'target', 'email'] as const;
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['profiles', 'list'],
     default: true,
     summary: 'list the profiles, the default one marked',
@@ -26,7 +26,7 @@ export const commands = [
       await out.list(rows);
     },
   }),
-  defineCommand({
+  defineLegacyCommand({
     path: ['profiles', 'use'],
     summary: 'make a profile the default',
     description: 'Makes NAME the default profile: the one every command uses when no flag or environment variable names a target.',

@@ -1,5 +1,5 @@
 import { addReaction, removeReaction } from '../../api/operations/reactions.js';
-import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -60,7 +60,7 @@ const OPTIONS = [
 ];
 
 export const commands: CommandSpec[] = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['reactions', 'add'],
     summary: 'react to a message with an emoji',
     description:
@@ -73,7 +73,7 @@ export const commands: CommandSpec[] = [
     mutating: true,
     run: (opts, ctx) => run(opts, ctx, 'add'),
   }),
-  defineCommand({
+  defineLegacyCommand({
     path: ['reactions', 'remove'],
     summary: 'remove your emoji reaction from a message',
     description:

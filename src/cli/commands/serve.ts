@@ -1,10 +1,10 @@
 import { once } from 'node:events';
-import { defineCommand, opt } from '../command.js';
+import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { embeddedTarget } from '../embedded-target.js';
 import { usageError } from '../errors.js';
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['serve'],
     summary: 'serve the embedded organization over HTTP, so any Zulip client can use it',
     description:

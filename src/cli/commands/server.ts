@@ -1,6 +1,6 @@
 import { getServerSettings } from '../../api/operations/server.js';
 import { isOperatorPermission, OPERATOR_PERMISSIONS } from '../../server/operator-permissions.js';
-import { defineCommand, opt, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
 import type { Context } from '../context.js';
 import { embeddedTarget } from '../embedded-target.js';
 import { usageError } from '../errors.js';
@@ -16,7 +16,7 @@ export const SERVER_SETTINGS_FIELDS = [
 ] as const;
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['server', 'settings'],
     summary: 'show the public server settings (version, feature level, login methods)',
     description: 'Reads GET /server_settings, which needs no credentials.',
@@ -31,7 +31,7 @@ export const commands = [
   }),
   permissionCommand('grant'),
   permissionCommand('revoke'),
-  defineCommand({
+  defineLegacyCommand({
     path: ['server', 'reset-password'],
     summary: "set an account's password in the embedded organization (embedded organization only)",
     description:
@@ -78,7 +78,7 @@ async function changePermissionOf(ctx: Context, email: string, permission: strin
 
 function permissionCommand(verb: 'grant' | 'revoke'): CommandSpec {
   const granted = verb === 'grant';
-  return defineCommand({
+  return defineLegacyCommand({
     path: ['server', verb],
     summary: `${verb} a permission a Zulip server gives no one by default (embedded organization only)`,
     description:

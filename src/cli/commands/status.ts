@@ -1,6 +1,6 @@
 import { getUserStatus, REACTION_TYPES, updateUserStatus, type UserStatus } from '../../api/operations/status.js';
-import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
-import { defineCommand, opt } from '../command.js';
+import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineLegacyCommand, opt } from '../legacy-command.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags } from '../output/output.js';
@@ -13,13 +13,13 @@ async function changeStatus(ctx: Context, opts: BulkFlags & { dryRun?: boolean }
   const client = await ctx.client();
   const found = (await resolveUsers(client, [ref])).get(ref)!;
   const call: RowCall = found.ok
-    ? { row: 1, target: ref, status, idOf: () => found.id, call: { op: updateUserStatus, params: { user_id: found.id, ...change } } }
+    ? { row: 1, target: ref, status, call: planCall(updateUserStatus, { user_id: found.id, ...change }, { id: found.id }) }
     : { row: 1, target: ref, status: 'failed', error: found.error };
   await runCalls(ctx, opts, client, [call], status);
 }
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['status', 'set'],
     summary: "set a user's status text or emoji (administrators)",
     description:
@@ -52,7 +52,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['status', 'clear'],
     summary: "clear a user's status text and emoji (administrators)",
     description: "Clears another user's status text and emoji (POST /users/{user_id}/status with both empty), as an administrator.",
@@ -65,7 +65,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['status', 'get'],
     summary: "show a user's status",
     description:

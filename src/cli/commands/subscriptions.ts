@@ -4,8 +4,8 @@ import {
   updateSubscriptionSettings,
   type SubscriptionProperty,
 } from '../../api/operations/channels.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
-import { defineCommand, opt, type CommandSpec } from '../command.js';
+import { BULK_FLAGS, type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
 import { usageError } from '../errors.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { resolveChannels } from '../resolve.js';
@@ -34,7 +34,7 @@ export function parseSetting(text: string): { property: SubscriptionProperty; va
 }
 
 export const commands: CommandSpec[] = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['subscriptions', 'list'],
     aliases: ['ls'],
     summary: 'list your subscriptions and their personal settings',
@@ -53,7 +53,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['subscriptions', 'set'],
     summary: 'change personal settings of your subscriptions, several at once',
     description:
@@ -69,7 +69,8 @@ export const commands: CommandSpec[] = [
       'chatctl subscriptions set --channel general push_notifications=false --dry-run',
     ],
     args: [{ name: 'settings', description: 'PROPERTY=VALUE pairs', variadic: true }],
-    options: [{ flags: '--channel <channel>', description: 'a channel, by ID or name (repeatable)', repeatable: true }, ...BULK_FLAGS],
+    options: [{ flags: '--channel <channel>', description: 'a channel, by ID or name (repeatable)', repeatable: true }],
+    flags: BULK_FLAGS,
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
@@ -93,8 +94,7 @@ export const commands: CommandSpec[] = [
         const streamId = r.id;
         calls.push({
           ...base,
-          idOf: () => streamId,
-          call: { op: updateSubscriptionSettings, params: { subscription_data: settings.map((s) => ({ stream_id: streamId, ...s })) } },
+          call: planCall(updateSubscriptionSettings, { subscription_data: settings.map((s) => ({ stream_id: streamId, ...s })) }, { id: streamId }),
         });
       }
       await runCalls(ctx, opts as BulkFlags & { dryRun?: boolean }, client, calls, 'updated');

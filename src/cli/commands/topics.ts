@@ -1,6 +1,6 @@
 import { getStreams, getSubscriptions, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
@@ -59,7 +59,7 @@ async function setPolicy(opts: CommandOptions, ctx: Context, verb: Verb): Promis
 }
 
 function policyCommand(verb: Verb, summary: string, description: string, examples: string[]): CommandSpec {
-  return defineCommand({
+  return defineLegacyCommand({
     path: ['topics', verb],
     summary,
     description:
@@ -116,7 +116,7 @@ export const commands: CommandSpec[] = [
   policyCommand('reset', 'forget any policy for a topic (muted, unmuted or followed)', 'Removes the topic\'s policy (inherit): it behaves as its channel does.', [
     'chatctl topics reset --channel design --topic "release notes"',
   ]),
-  defineCommand({
+  defineLegacyCommand({
     path: ['topics', 'list'],
     aliases: ['ls'],
     summary: 'list your topic policies (muted, unmuted, followed)',

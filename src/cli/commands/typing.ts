@@ -3,7 +3,7 @@ import type { WireRequest } from '../../api/wire.js';
 import { setMessageEditTypingStatus, setTypingStatus, type TypingOp } from '../../api/operations/typing.js';
 import type { ChatClient } from '../../client/client.js';
 import type { ParamLabels } from '../../client/shape.js';
-import { defineCommand, opt, type CommandOptions, type CommandSpec } from '../command.js';
+import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
@@ -79,7 +79,7 @@ const DESCRIPTION =
   'new start, so a long composition repeats start. The request is shaped for older servers as needed.';
 
 export const commands: CommandSpec[] = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['typing', 'start'],
     summary: 'tell a conversation that you started typing',
     description: DESCRIPTION,
@@ -93,7 +93,7 @@ export const commands: CommandSpec[] = [
     mutating: true,
     run: (opts, ctx) => run(opts, ctx, 'start'),
   }),
-  defineCommand({
+  defineLegacyCommand({
     path: ['typing', 'stop'],
     summary: 'tell a conversation that you stopped typing',
     description: DESCRIPTION,

@@ -2,9 +2,9 @@ import { ApiError } from '../../api/errors.js';
 import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
-import { cell, ENCODING_OPTION, fileRows, type Columns, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, runCalls, RunRefusedError, type BulkFlags, type RowCall } from '../bulk.js';
-import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
+import { cell, fileRows, fromFileFlags, type Columns, type InputRow } from '../bulk-input.js';
+import { BULK_FLAGS, type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
+import { defineLegacyCommand, opt, type CommandOptions, type OptionSpec } from '../legacy-command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
@@ -41,18 +41,14 @@ export function parseIds(value: string, flag: string): number[] {
 }
 
 /** Options of every bulk-capable users command. */
-const BULK_OPTIONS: OptionSpec[] = [
-  { flags: '--from-file <file>', description: 'read rows from a CSV file with a header, or JSON lines (- for stdin)' },
-  ENCODING_OPTION,
-  ...BULK_FLAGS,
-];
+const BULK_OPTIONS: OptionSpec[] = [];
 
 /** Rows from --from-file, or the positional references; never both. */
 async function rowsOf(ctx: Context, opts: CommandOptions, columns: Columns, fromArgs: () => InputRow[]): Promise<InputRow[]> {
   const file = opt.str(opts, 'fromFile');
   const args = fromArgs();
   if (file && args.length) throw usageError('give users as arguments or with --from-file, not both');
-  const rows = await fileRows(ctx, opts, columns);
+  const rows = await fileRows(ctx, { fromFile: opt.str(opts, 'fromFile'), encoding: opt.str(opts, 'encoding') }, columns);
   if (rows) return rows;
   if (!args.length) throw usageError('name at least one user (ID or e-mail), or pass --from-file');
   return args;
@@ -118,7 +114,7 @@ function createdBefore(user: User, fullName: string): Partial<Pick<RowCall, 'inP
 }
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['users', 'list'],
     aliases: ['ls'],
     summary: 'list the users of the organization',
@@ -149,7 +145,7 @@ export const commands = [
       const out = ctx.output(opts as OutputFlags);
       const client = await ctx.client();
       // The API's default (client_gravatar) leaves Gravatar URLs to the client; compute them only when asked.
-      const wantsAvatars = (opt.str(opts, 'fields') ?? '').split(',').includes('avatar_url');
+      const wantsAvatars = opt.list(opts, 'fields').includes('avatar_url');
       const { members } = await client.call(getUsers, {
         client_gravatar: wantsAvatars ? false : undefined,
         include_custom_profile_fields: opt.bool(opts, 'customFields') || undefined,
@@ -165,7 +161,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['users', 'get'],
     summary: 'show one user, by ID or e-mail address',
     description: 'Reads GET /users/{id} (or /users/{email}). Deactivated users and bots are shown too.',
@@ -185,7 +181,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['users', 'create'],
     summary: 'create user accounts (administrators)',
     description:
@@ -209,6 +205,7 @@ export const commands = [
       { flags: '--password-stdin', description: 'read the password from stdin (with EMAIL)' },
       ...BULK_OPTIONS,
     ],
+    flags: { ...fromFileFlags(), ...BULK_FLAGS },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
@@ -226,8 +223,11 @@ export const commands = [
           row: i + 1,
           target: cell(r, 'email'),
           status: 'created',
-          idOf: (res) => res.user_id as number,
-          call: { op: createUser, params: { email: cell(r, 'email'), full_name: cell(r, 'full_name'), password: password ?? (cell(r, 'password') || randomAlphanumeric(24)) } },
+          call: planCall(
+            createUser,
+            { email: cell(r, 'email'), full_name: cell(r, 'full_name'), password: password ?? (cell(r, 'password') || randomAlphanumeric(24)) },
+            { idOf: (res) => res.user_id },
+          ),
         };
         const existing = byEmail.get(cell(r, 'email').trim().toLowerCase());
         return existing ? { ...call, ...createdBefore(existing, cell(r, 'full_name')) } : call;
@@ -236,7 +236,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['users', 'update'],
     summary: "change a user's name, role, custom profile fields or e-mail (administrators)",
     description:
@@ -259,6 +259,7 @@ export const commands = [
       { flags: '--new-email <email>', description: 'new e-mail address' },
       ...BULK_OPTIONS,
     ],
+    flags: { ...fromFileFlags(), ...BULK_FLAGS },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
@@ -281,19 +282,21 @@ export const commands = [
       };
       const rows = await rowsOf(ctx, opts, columns, fromArgs);
       const calls = await planForUsers(ctx, rows, (r, userId) => {
-        const params: Record<string, unknown> = { user_id: userId };
-        if (cell(r, 'full_name')) params.full_name = cell(r, 'full_name');
-        if (cell(r, 'role')) params.role = parseRole(cell(r, 'role'));
-        if (cell(r, 'new_email')) params.new_email = cell(r, 'new_email');
-        if (user && profile.length) params.profile_data = profile;
+        const params = {
+          user_id: userId,
+          ...(cell(r, 'full_name') ? { full_name: cell(r, 'full_name') } : {}),
+          ...(cell(r, 'role') ? { role: parseRole(cell(r, 'role')) } : {}),
+          ...(cell(r, 'new_email') ? { new_email: cell(r, 'new_email') } : {}),
+          ...(user && profile.length ? { profile_data: profile } : {}),
+        };
         if (Object.keys(params).length === 1) throw new Error('nothing to change in this row');
-        return { status: 'updated', idOf: () => userId, call: { op: updateUser, params, labels: { new_email: '--new-email (new_email)' } } };
+        return { status: 'updated', call: planCall(updateUser, params, { labels: { new_email: '--new-email (new_email)' }, id: userId }) };
       });
       await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'updated');
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['users', 'deactivate'],
     summary: 'deactivate user accounts (administrators)',
     description:
@@ -305,6 +308,7 @@ export const commands = [
     examples: ['chatctl users deactivate polonius@example.com', 'chatctl users deactivate 12 13 14 --yes --json', 'chatctl users deactivate --from-file leavers.csv --yes'],
     args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
     options: [{ flags: '--comment <text>', description: 'a note for the notification e-mail' }, ...BULK_OPTIONS],
+    flags: { ...fromFileFlags(), ...BULK_FLAGS },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     destructive: true,
@@ -316,12 +320,11 @@ export const commands = [
         rows,
         (_r, userId, user) => ({
           status: 'deactivated',
-          idOf: () => userId,
           // Already deactivated (an earlier run, or by hand): nothing to send.
           inPlace: user && !user.is_active ? { id: userId } : undefined,
           call: user?.is_bot
-            ? { op: deactivateBot, params: { bot_id: userId } }
-            : { op: deactivateUser, params: { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') } },
+            ? planCall(deactivateBot, { bot_id: userId }, { id: userId })
+            : planCall(deactivateUser, { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') }, { id: userId }),
         }),
         { users: true },
       );
@@ -332,7 +335,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['users', 'reactivate'],
     summary: 'reactivate deactivated user accounts (administrators)',
     description:
@@ -341,6 +344,7 @@ export const commands = [
     examples: ['chatctl users reactivate polonius@example.com', 'chatctl users reactivate --from-file returning.csv --json'],
     args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
     options: BULK_OPTIONS,
+    flags: { ...fromFileFlags(), ...BULK_FLAGS },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
@@ -350,10 +354,9 @@ export const commands = [
         rows,
         (_r, userId, user) => ({
           status: 'reactivated',
-          idOf: () => userId,
           // Already active (an earlier run, or never deactivated): nothing to send.
           inPlace: user?.is_active ? { id: userId } : undefined,
-          call: { op: reactivateUser, params: { user_id: userId } },
+          call: planCall(reactivateUser, { user_id: userId }, { id: userId }),
         }),
         { users: true },
       );

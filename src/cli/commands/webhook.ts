@@ -1,7 +1,7 @@
 import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
 import { getOwnUser } from '../../api/operations/users.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand, opt, type CommandOptions } from '../command.js';
+import { defineLegacyCommand, opt, type CommandOptions } from '../legacy-command.js';
 import type { Context } from '../context.js';
 import { ChatctlError, usageError } from '../errors.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
@@ -58,7 +58,7 @@ function askedTrigger(opts: CommandOptions): OutgoingWebhookTrigger | undefined 
 const DELIVERY_OUTPUT: OutputSpec = { fields: ['status', 'body', 'effect'] };
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['webhook', 'payload'],
     summary: 'show the payload an outgoing-webhook bot would receive for a message',
     description:
@@ -90,7 +90,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['webhook', 'trigger'],
     summary: 'POST a realistic outgoing-webhook payload to an integration, to test it',
     description:
@@ -165,7 +165,7 @@ export const commands = [
     },
   }),
 
-  defineCommand({
+  defineLegacyCommand({
     path: ['webhook', 'listen'],
     summary: 'receive outgoing-webhook payloads and print them',
     description:

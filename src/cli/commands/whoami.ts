@@ -1,6 +1,6 @@
 import { getOwnUser } from '../../api/operations/users.js';
 import { ROLE_NAMES } from '../../api/types.js';
-import { defineCommand } from '../command.js';
+import { defineLegacyCommand } from '../legacy-command.js';
 import type { OutputFlags } from '../output/output.js';
 
 const FIELDS = ['target', 'profile', 'source', 'credentials', 'email', 'api_key', 'user_id', 'full_name', 'role', 'role_name'] as const;
@@ -9,7 +9,7 @@ const FIELDS = ['target', 'profile', 'source', 'credentials', 'email', 'api_key'
 export const maskKey = (key: string): string => `${'*'.repeat(Math.max(0, key.length - 4))}${key.slice(-4)}`;
 
 export const commands = [
-  defineCommand({
+  defineLegacyCommand({
     path: ['whoami'],
     summary: 'show where requests go, from which profile, and as whom',
     description:

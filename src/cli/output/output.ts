@@ -30,24 +30,25 @@ export interface OutputSpec {
   times?: Readonly<Record<string, 's' | 'ms'>>;
 }
 
+/** The output options as parsed (command.ts declares them): --fields already checked against the fields. */
 export interface OutputFlags {
   json?: boolean;
   format?: Format;
-  fields?: string;
+  fields?: readonly string[];
 }
 
-export type ColorMode = 'auto' | 'always' | 'never';
+export const COLOR_MODES = ['auto', 'always', 'never'] as const;
+export type ColorMode = (typeof COLOR_MODES)[number];
 
 const require = createRequire(import.meta.url);
 
 export function resolveFormat(flags: OutputFlags, io: IO): Format {
-  if (flags.json && flags.format && flags.format !== 'json') throw usageError('--json and --format disagree; pass one');
   if (flags.json) return 'json';
   return flags.format ?? (io.stdoutIsTTY ? 'table' : 'tsv');
 }
 
-export function parseFields(spec: OutputSpec, raw: string | undefined): string[] | null {
-  if (raw === undefined) return null;
+/** `--fields a,b` into the fields, each one of the spec's. */
+export function parseFields(spec: OutputSpec, raw: string): string[] {
   const fields = raw.split(',').map((f) => f.trim()).filter(Boolean);
   const unknown = fields.filter((f) => !spec.fields.includes(f));
   if (unknown.length || fields.length === 0) {
@@ -84,7 +85,7 @@ const tsvCell = (value: unknown): string =>
 
 export class Output {
   readonly format: Format;
-  private readonly fields: string[] | null;
+  private readonly fields: readonly string[] | null;
 
   constructor(
     private readonly io: IO,
@@ -93,7 +94,7 @@ export class Output {
     private readonly color: boolean,
   ) {
     this.format = resolveFormat(flags, io);
-    this.fields = parseFields(spec, flags.fields);
+    this.fields = flags.fields ?? null;
   }
 
   get isJson(): boolean {
