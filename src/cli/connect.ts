@@ -94,8 +94,8 @@ export async function connect(ctx: Context, open: (t: Target, c: Context) => Pro
   const transport = await open(target, ctx);
   let credentials = target.credentials ?? null;
   if (!credentials && target.kind === 'embedded' && target.firstUse) {
-    const [{ autoInitialize }, { EmbeddedTransport }] = await Promise.all([import('./embedded-org.js'), import('../client/embedded.js')]);
-    if (transport instanceof EmbeddedTransport) credentials = await autoInitialize(ctx, transport, target);
+    const [{ autoInitialize }, { OrganizationTransport }] = await Promise.all([import('./embedded-org.js'), import('./data-dir.js')]);
+    if (transport instanceof OrganizationTransport) credentials = await autoInitialize(ctx, transport, target);
   }
   const profile =
     target.kind === 'remote' && target.fromProfile && target.profile?.server === target.site

@@ -5,8 +5,8 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EmbeddedTransport } from '../client/embedded.js';
-import type { Db } from '../server/store/db.js';
+import { EmbeddedTransport } from '../client/embedded.js';
+import type { EmbeddedOrganization } from '../server/embedded.js';
 import type { Context } from './context.js';
 import { ChatctlError } from './errors.js';
 import { fileError } from './file-errors.js';
@@ -48,7 +48,7 @@ function statOrNothing(path: string, dir?: string): ReturnType<typeof statSync> 
  * path and no cause; the file system is asked which of them it is.
  */
 async function storeError(e: unknown, dir: string, dbFile: string): Promise<unknown> {
-  const { ForeignDatabaseError } = await import('../server/store/db.js');
+  const { ForeignDatabaseError } = await import('../server/embedded.js');
   if (e instanceof ForeignDatabaseError) {
     return new ChatctlError(`${dbFile} is ${e.message}; chatctl left it untouched`, 'failure', 'name the data dir chatctl created (--data-dir DIR); chatctl keeps its data in a directory of its own');
   }
@@ -76,33 +76,41 @@ async function storeError(e: unknown, dir: string, dbFile: string): Promise<unkn
   return new ChatctlError(`cannot use ${dbFile} (SQLite: ${said})`, 'failure', `check that chatctl can read and write ${dir} and the files in it (ls -la ${dir})`);
 }
 
-/** The store of the organization in `dir`, migrated; an error naming `dir` when it holds none and `create` is off. */
-export async function openStore(dir: string, o: Omit<OpenOptions, 'log'>): Promise<Db> {
-  const [{ openDb, DB_FILE }, { isInitialized }] = await Promise.all([import('../server/store/db.js'), import('../server/realm.js')]);
+/** The organization in `dir`, its store migrated; an error naming `dir` when it holds none and `create` is off. */
+export async function openStore(dir: string, o: OpenOptions): Promise<EmbeddedOrganization> {
+  const { EmbeddedOrganization, DB_FILE } = await import('../server/embedded.js');
   const dbFile = join(dir, DB_FILE);
   if (!o.create) {
     const stat = statOrNothing(dir);
     if (stat && !stat.isDirectory()) throw fileError(Object.assign(new Error('not a directory'), { code: 'ENOTDIR', syscall: 'stat', path: dir }))!;
     if (!stat || !statOrNothing(dbFile, dir)) throw noOrganization(dir, o.source);
   }
-  let db: Db;
+  let organization: EmbeddedOrganization;
   try {
-    db = openDb(dir, o.warn);
+    organization = EmbeddedOrganization.open(dir, { log: o.log, warn: o.warn });
   } catch (e) {
     throw await storeError(e, dir, dbFile);
   }
-  if (!o.create && !isInitialized(db)) {
-    db.close();
+  if (!o.create && !organization.initialized) {
+    await organization.close();
     throw noOrganization(dir, o.source);
   }
-  return db;
+  return organization;
+}
+
+/**
+ * The embedded transport over an organization this process opened, which keeps the organization at hand for
+ * what the CLI does as its operator: create it on first use, sign in as an account.
+ */
+export class OrganizationTransport extends EmbeddedTransport {
+  constructor(readonly organization: EmbeddedOrganization) {
+    super(organization, organization.dataDir);
+  }
 }
 
 /** The embedded transport over the organization in `dir` (see openStore). */
-export async function openOrganization(dir: string, o: OpenOptions): Promise<EmbeddedTransport> {
-  const db = await openStore(dir, o);
-  const [{ Router }, { EmbeddedTransport }] = await Promise.all([import('../server/router.js'), import('../client/embedded.js')]);
-  return new EmbeddedTransport(new Router({ db, dataDir: dir, log: o.log }), dir);
+export async function openOrganization(dir: string, o: OpenOptions): Promise<OrganizationTransport> {
+  return new OrganizationTransport(await openStore(dir, o));
 }
 
 /**
@@ -110,15 +118,15 @@ export async function openOrganization(dir: string, o: OpenOptions): Promise<Emb
  * database (serve's store stays open; this is for the commands that write it and are done): closed after,
  * and an account that does not exist is `No such user` (notFound).
  */
-export async function withOperatorStore<T>(ctx: Context, target: Extract<Target, { kind: 'embedded' }>, work: (db: Db) => Promise<T> | T): Promise<T> {
-  const { UnknownUserError } = await import('../server/permissions.js');
-  const db = await openStore(target.dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
+export async function withOperatorStore<T>(ctx: Context, target: Extract<Target, { kind: 'embedded' }>, work: (organization: EmbeddedOrganization) => Promise<T> | T): Promise<T> {
+  const { UnknownUserError } = await import('../server/embedded.js');
+  const organization = await openStore(target.dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
   try {
-    return await work(db);
+    return await work(organization);
   } catch (e) {
     if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
     throw e;
   } finally {
-    db.close();
+    await organization.close();
   }
 }

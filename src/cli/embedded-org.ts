@@ -8,7 +8,7 @@ import { fetchApiKey } from '../api/operations/server.js';
 import type { Context } from './context.js';
 import { ChatctlError } from './errors.js';
 import type { Target } from './target.js';
-import type { EmbeddedTransport } from '../client/embedded.js';
+import type { OrganizationTransport } from './data-dir.js';
 import { storeProfile } from './store-profile.js';
 import { randomAlphanumeric } from '../random.js';
 
@@ -24,20 +24,15 @@ export interface InitOptions {
 export const DEFAULT_OWNER_EMAIL = 'owner@localhost';
 
 /** Creates the organization in `transport`'s store, logs in, stores the profile. Returns the credentials. */
-export async function initialize(ctx: Context, transport: EmbeddedTransport, o: InitOptions): Promise<Credentials> {
-  const [{ createOrganization, AlreadyInitializedError }, { getSetting }, { hashPassword }] = await Promise.all([
-    import('../server/setup.js'),
-    import('../server/realm.js'),
-    import('../server/secrets.js'),
-  ]);
-  const db = transport.router.db;
-  const passwordHash = await hashPassword(o.password);
+export async function initialize(ctx: Context, transport: OrganizationTransport, o: InitOptions): Promise<Credentials> {
+  const { AlreadyInitializedError } = await import('../server/embedded.js');
+  const { organization } = transport;
   try {
-    createOrganization(db, { name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, passwordHash, now: Math.floor(ctx.now() / 1000) });
+    await organization.create({ name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, password: o.password, now: Math.floor(ctx.now() / 1000) });
   } catch (e) {
     if (e instanceof AlreadyInitializedError) {
       throw new ChatctlError(
-        `${o.dataDir} already holds the organization "${getSetting(db, 'name')}"`,
+        `${o.dataDir} already holds the organization "${organization.name}"`,
         'usage',
         `sign in to it as its owner (no password needed): chatctl login --embedded --data-dir ${o.dataDir}; or create another one: chatctl init --data-dir OTHER_DIR --profile NAME`,
       );
@@ -61,9 +56,8 @@ export async function loginEmbedded(ctx: Context, transport: Transport & { dataD
  * the credentials for it are not here). The owner's password is random and never shown (the stored API
  * key is what chatctl uses): the notice says how to get back in without it, and how to set one.
  */
-export async function autoInitialize(ctx: Context, embedded: EmbeddedTransport, target: Extract<Target, { kind: 'embedded' }>): Promise<Credentials | null> {
-  const { isInitialized } = await import('../server/realm.js');
-  if (isInitialized(embedded.router.db)) return null;
+export async function autoInitialize(ctx: Context, embedded: OrganizationTransport, target: Extract<Target, { kind: 'embedded' }>): Promise<Credentials | null> {
+  if (embedded.organization.initialized) return null;
   const password = randomAlphanumeric(20);
   const credentials = await initialize(ctx, embedded, {
     dataDir: target.dataDir,

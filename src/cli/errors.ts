@@ -6,7 +6,7 @@ import { ApiError } from '../api/errors.js';
 import { ChatctlError, EXIT, type ExitKind } from '../errors.js';
 
 export { ChatctlError, EXIT, EXIT_DESCRIPTIONS, type ExitKind } from '../errors.js';
-import { BUSY_MESSAGE, isBusy } from '../server/store/busy.js';
+import { BUSY_MESSAGE, isBusy } from '../server/embedded-facts.js';
 
 export const usageError = (message: string, hint?: string): ChatctlError => new ChatctlError(message, 'usage', hint);
 

@@ -106,6 +106,12 @@ export class Router {
     while (this.background.size) await Promise.allSettled([...this.background]);
   }
 
+  /** Waits for the background work, then closes the store: the end of a server in this process (the embedded transport's close). */
+  async close(): Promise<void> {
+    await this.drain();
+    this.opts.db.close();
+  }
+
   async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal): Promise<WireResponse> {
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};

@@ -6,7 +6,7 @@ import type { ServerSettings } from '../../api/types.js';
 import type { ChatClient, Credentials } from '../../client/client.js';
 import { factsFromSettings } from '../../client/features.js';
 import { readConfig, type Profile } from '../../config/profiles.js';
-import type { Db } from '../../server/store/db.js';
+import type { AccountKey, EmbeddedOrganization } from '../../server/embedded.js';
 import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
@@ -176,7 +176,7 @@ async function loginEmbeddedDir(ctx: Context, opts: Record<string, unknown>, pro
     } else if (opt.bool(opts, 'passwordStdin')) {
       creds = await loginEmbedded(ctx, transport, email ?? DEFAULT_OWNER_EMAIL, await readPassword(ctx, true), profileName);
     } else {
-      creds = await operatorCredentials(transport.router.db, email);
+      creds = await operatorCredentials(transport.organization, email);
       await storeProfile(ctx, profileName, { embedded: dataDir, ...creds });
     }
     ctx.info(`chatctl: logged in to the embedded organization in ${dataDir} as ${creds.email} (profile "${profileName}")`);
@@ -186,11 +186,10 @@ async function loginEmbeddedDir(ctx: Context, opts: Record<string, unknown>, pro
 }
 
 /** The key of the account to sign in as, read from the store. */
-async function operatorCredentials(db: Db, email: string | undefined): Promise<Credentials> {
-  const [{ accountToSignInAs, InactiveAccountError }, { UnknownUserError }] = await Promise.all([import('../../server/operator-access.js'), import('../../server/permissions.js')]);
+async function operatorCredentials(organization: EmbeddedOrganization, email: string | undefined): Promise<AccountKey> {
+  const { InactiveAccountError, UnknownUserError } = await import('../../server/embedded.js');
   try {
-    const user = accountToSignInAs(db, email);
-    return { email: user.email, apiKey: user.api_key };
+    return organization.signInAs(email);
   } catch (e) {
     if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
     if (e instanceof InactiveAccountError) throw new ChatctlError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);

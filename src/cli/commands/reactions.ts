@@ -22,7 +22,7 @@ export async function emojiOf(text: string, code: string | undefined, type: stri
   if (type !== undefined && !(REACTION_TYPES as readonly string[]).includes(type)) throw usageError(`unknown reaction type "${type}"`, `types: ${REACTION_TYPES.join(', ')}`);
   if (/^[\w+-]+$/.test(name)) return { emoji_name: name, emoji_code: code, reaction_type: type };
   const hex = [...name].map((c) => c.codePointAt(0)!).filter((cp) => cp !== 0xfe0f).map((cp) => cp.toString(16)).join('-');
-  const { unicodeEmojiName } = await import('../../server/model/emoji.js');
+  const { unicodeEmojiName } = await import('../../api/emoji-names.js');
   const known = unicodeEmojiName(hex);
   if (!known) throw usageError(`"${text}" is not an emoji name or a known emoji`, 'names as in Zulip: thumbs_up, tada, heart ...');
   return { emoji_name: known, emoji_code: code ?? hex, reaction_type: type ?? 'unicode_emoji' };

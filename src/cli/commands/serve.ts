@@ -29,55 +29,23 @@ export const commands = [
       const host = opt.str(opts, 'host')!;
       const target = embeddedTarget(ctx, 'serve');
       const dataDir = target.dataDir;
-      const [
-        { openStore, noteOn },
-        { Router },
-        { createApiServer },
-        { setSetting, getSetting },
-        { zulipRateLimits },
-        { startHousekeeping },
-        { systemClock },
-        { destinationsForServe },
-        { checkpointOffLoop },
-      ] = await Promise.all([
-        import('../data-dir.js'),
-        import('../../server/router.js'),
-        import('../../server/http.js'),
-        import('../../server/realm.js'),
-        import('../../server/rate-limit.js'),
-        import('../../server/housekeeping.js'),
-        import('../../server/context.js'),
-        import('../../server/outgoing/destinations.js'),
-        import('../../server/store/checkpointer.js'),
-      ]);
-      const db = await openStore(dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
-      const stopCheckpoints = checkpointOffLoop(db);
-      const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
-      const router = new Router({
-        db,
-        dataDir,
-        log,
-        webhookDestinations: destinationsForServe(host, opt.bool(opts, 'allowPrivateWebhooks')),
-        admit: opt.bool(opts, 'rateLimit') ? zulipRateLimits() : undefined,
-      });
-      const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
-      const server = createApiServer(router, log);
-      server.listen(port, host);
-      await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
-      const address = server.address();
-      const bound = typeof address === 'object' && address ? address.port : port;
-      const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
-      // Outgoing links (realm_url) answer with where the server is reached; remember it for in-process use.
-      if (getSetting(db, 'url') !== url) db.transaction(() => setSetting(db, 'url', url)).immediate();
-      ctx.info(`chatctl: serving ${dataDir} at ${url}/api/v1${opt.bool(opts, 'rateLimit') ? ' with rate limits' : ''} (Ctrl-C to stop)`);
-      if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
-      ctx.info('chatctl: stopping');
-      server.closeIdleConnections();
-      await new Promise<void>((done) => server.close(() => done()));
-      stopHousekeeping();
-      await router.drain();
-      await stopCheckpoints();
-      db.close();
+      const { openStore, noteOn } = await import('../data-dir.js');
+      const organization = await openStore(dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
+      try {
+        const serving = await organization.serve({
+          host,
+          port,
+          rateLimit: opt.bool(opts, 'rateLimit'),
+          allowPrivateWebhooks: opt.bool(opts, 'allowPrivateWebhooks'),
+          log: (line) => ctx.io.stderr.write(`${line}\n`),
+        });
+        ctx.info(`chatctl: serving ${dataDir} at ${serving.url}/api/v1${opt.bool(opts, 'rateLimit') ? ' with rate limits' : ''} (Ctrl-C to stop)`);
+        if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
+        ctx.info('chatctl: stopping');
+        await serving.stop();
+      } finally {
+        await organization.close();
+      }
     },
   }),
 ];

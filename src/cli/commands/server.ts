@@ -1,5 +1,5 @@
 import { getServerSettings } from '../../api/operations/server.js';
-import { isOperatorPermission, OPERATOR_PERMISSIONS } from '../../server/operator-permissions.js';
+import { isOperatorPermission, OPERATOR_PERMISSIONS } from '../../server/embedded-facts.js';
 import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
 import type { Context } from '../context.js';
 import { embeddedTarget } from '../embedded-target.js';
@@ -45,17 +45,17 @@ export const commands = [
     async run(opts, ctx) {
       const email = opt.str(opts, 'email')!;
       const target = embeddedTarget(ctx, 'server reset-password', 'on a Zulip server its operator runs: manage.py changepassword EMAIL; a user can reset their own on the login page');
-      const [{ withOperatorStore }, { choosePassword }, access] = await Promise.all([
+      const [{ withOperatorStore }, { choosePassword }, { BotAccountError }] = await Promise.all([
         import('../data-dir.js'),
         import('../password.js'),
-        import('../../server/operator-access.js'),
+        import('../../server/embedded.js'),
       ]);
-      await withOperatorStore(ctx, target, async (db) => {
+      await withOperatorStore(ctx, target, async (organization) => {
         const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'), `New password for ${email}:`);
-        const user = await access.resetPassword(db, email, password).catch((e: unknown) => {
-          throw e instanceof access.BotAccountError ? usageError(e.message) : e;
+        const account = await organization.resetPassword(email, password).catch((e: unknown) => {
+          throw e instanceof BotAccountError ? usageError(e.message) : e;
         });
-        ctx.info(`chatctl: set the password of ${user.email} in ${target.dataDir}`);
+        ctx.info(`chatctl: set the password of ${account.email} in ${target.dataDir}`);
         if (generated) ctx.io.stderr.write(`chatctl: generated password (shown once, keep it): ${password}\n`);
       });
     },
@@ -69,10 +69,10 @@ export const commands = [
 async function changePermissionOf(ctx: Context, email: string, permission: string, granted: boolean): Promise<Record<(typeof PERMISSION_FIELDS)[number], unknown>> {
   if (!isOperatorPermission(permission)) throw usageError(`unknown permission "${permission}"`, `permissions: ${OPERATOR_PERMISSIONS.join(', ')}`);
   const target = embeddedTarget(ctx, `server ${granted ? 'grant' : 'revoke'}`, `on a Zulip server its operator runs: manage.py change_user_role ${email} ${permission}`);
-  const [{ withOperatorStore }, { changePermission }] = await Promise.all([import('../data-dir.js'), import('../../server/permissions.js')]);
-  return withOperatorStore(ctx, target, (db) => {
-    const { user, changed } = changePermission(db, email, permission, granted);
-    return { user_id: user.id, email: user.email, permission, granted, changed };
+  const { withOperatorStore } = await import('../data-dir.js');
+  return withOperatorStore(ctx, target, (organization) => {
+    const { account, changed } = organization.changePermission(email, permission, granted);
+    return { user_id: account.id, email: account.email, permission, granted, changed };
   });
 }
 

@@ -1,35 +1,15 @@
 /**
- * Emoji: the Unicode names as a Zulip server names them (`+1`/`thumbs_up` → `1f44d`, `tada` → `1f389`;
- * codes are the lowercase hex code points joined by `-`), the special `zulip` emoji, the organization's
- * custom emoji, and resolving and checking an emoji the way reactions and statuses need.
+ * Emoji: the Unicode names as a Zulip server names them (api/emoji-names.ts), the special `zulip` emoji, the
+ * organization's custom emoji, and resolving and checking an emoji the way reactions and statuses need.
  */
+import { unicodeEmojiCode, unicodeEmojiName } from '../../api/emoji-names.js';
 import { badRequest } from '../../api/errors.js';
 import type { ReactionType } from '../../api/operations/messages.js';
 import type { CustomEmoji } from '../../api/operations/reactions.js';
 import type { Db } from '../store/db.js';
-import { EMOJI_TABLE } from './emoji-data.js';
 
-let byName: Map<string, string> | undefined;
-let byCode: Map<string, string> | undefined;
-
-function tables(): { byName: Map<string, string>; byCode: Map<string, string> } {
-  if (!byName || !byCode) {
-    byName = new Map();
-    byCode = new Map();
-    for (const entry of EMOJI_TABLE) {
-      const [code, canonical, ...aliases] = entry.split(' ') as [string, string, ...string[]];
-      byCode.set(code, canonical);
-      for (const name of [canonical, ...aliases]) byName.set(name, code);
-    }
-  }
-  return { byName, byCode };
-}
-
-/** The code of a Unicode emoji name (canonical or alias), or undefined. */
-export const unicodeEmojiCode = (name: string): string | undefined => tables().byName.get(name);
-
-/** The canonical name of a Unicode emoji code, or undefined for a code the server does not know. */
-export const unicodeEmojiName = (code: string): string | undefined => tables().byCode.get(code);
+// Rendering and reactions find the Unicode names here, with the rest of the server's emoji.
+export { unicodeEmojiCode };
 
 /** Zulip's own extra emoji namespace: one emoji, name and code `zulip`. */
 export const ZULIP_EXTRA_EMOJI = 'zulip';

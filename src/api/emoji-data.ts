@@ -2,7 +2,7 @@
  * A compact table of common Unicode emoji under the names a Zulip server gives them (its own canonical
  * names and aliases over iamcal's emoji-datasource set): one entry per emoji, `code canonical alias...`,
  * code points as lowercase hex joined by `-`. A subset, enough for reactions, statuses and `:name:`
- * rendering; see emoji.ts.
+ * rendering; see emoji-names.ts.
  */
 export const EMOJI_TABLE: readonly string[] = [
   // faces

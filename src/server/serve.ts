@@ -1,0 +1,70 @@
+/**
+ * `chatctl serve`'s server: the router over HTTP, with what a long-running server does beside answering
+ * requests (the housekeeping sweeps, WAL checkpoints off the event loop), started and stopped together.
+ */
+import { once } from 'node:events';
+import { systemClock } from './context.js';
+import { startHousekeeping } from './housekeeping.js';
+import { createApiServer } from './http.js';
+import { destinationsForServe } from './outgoing/destinations.js';
+import { zulipRateLimits } from './rate-limit.js';
+import { getSetting, setSetting } from './realm.js';
+import { Router } from './router.js';
+import { checkpointOffLoop } from './store/checkpointer.js';
+import type { Db } from './store/db.js';
+
+export interface ServeOptions {
+  host: string;
+  /** 0: any free port. */
+  port: number;
+  /** Enforce a Zulip server's default API rate limits. */
+  rateLimit: boolean;
+  /** Let outgoing webhooks call loopback, private and link-local addresses. */
+  allowPrivateWebhooks: boolean;
+  /** Where the request and handler log lines go (serve: stderr). */
+  log: (line: string) => void;
+}
+
+export interface Serving {
+  /** Where the server is reached: `http://HOST:PORT`. */
+  readonly url: string;
+  /** Stops accepting, lets the requests and background work under way finish, stops the sweeps and checkpoints; the store stays open. */
+  stop(): Promise<void>;
+}
+
+/** Serves the organization in `db` until stop(); rejects when the address cannot be listened on. */
+export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promise<Serving> {
+  const stopCheckpoints = checkpointOffLoop(db);
+  const router = new Router({
+    db,
+    dataDir,
+    log: o.log,
+    webhookDestinations: destinationsForServe(o.host, o.allowPrivateWebhooks),
+    admit: o.rateLimit ? zulipRateLimits() : undefined,
+  });
+  const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, o.log);
+  const server = createApiServer(router, o.log);
+  server.listen(o.port, o.host);
+  try {
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
+  } catch (e) {
+    stopHousekeeping();
+    await stopCheckpoints();
+    throw e;
+  }
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : o.port;
+  const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${bound}`;
+  // Outgoing links (realm_url) answer with where the server is reached; remember it for in-process use.
+  if (getSetting(db, 'url') !== url) db.transaction(() => setSetting(db, 'url', url)).immediate();
+  return {
+    url,
+    async stop() {
+      server.closeIdleConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+      stopHousekeeping();
+      await router.drain();
+      await stopCheckpoints();
+    },
+  };
+}
