@@ -308,17 +308,6 @@ _chatctl() {
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
       COMPREPLY=($(compgen -W 'send list revoke resend link --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
-    'invite link')
-      case "$prev" in
-        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
-        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --server) COMPREPLY=(); return ;;
-        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
-      esac
-      COMPREPLY=($(compgen -W 'create --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'invite send')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -379,6 +368,17 @@ _chatctl() {
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
       COMPREPLY=($(compgen -W '--json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'invite link')
+      case "$prev" in
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W 'create --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'invite link create')
       case "$prev" in
         --as) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -499,7 +499,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--subdomains --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--subdomains --no-subdomains --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains remove')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;

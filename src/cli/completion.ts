@@ -7,7 +7,7 @@ import { catalogue } from '../api/catalogue.js';
 import type { CommandSpec } from './command.js';
 import { longOf, type Completion, type Flag } from './flags.js';
 import { GLOBAL_FLAGS, VALUE_GLOBALS } from './global-options.js';
-import { groupSummary, type NounEntry } from './program.js';
+import { treeOf, type NounEntry } from './command-tree.js';
 
 interface OptionInfo {
   long: string;
@@ -40,27 +40,25 @@ export function completionTree(nouns: readonly NounEntry[], specs: ReadonlyMap<s
   const globals = Object.values(GLOBAL_FLAGS).map(optionInfo);
   const nodes: Node[] = [{ words: '', summary: 'chatctl', options: globals, children: nouns.map((n) => ({ name: n.name, summary: n.summary })).concat([{ name: 'help', summary: 'help on a command or topic' }, { name: 'completion', summary: 'print a shell completion script' }].filter((c) => !nouns.some((n) => n.name === c.name))) }];
   for (const noun of nouns) {
-    const list = specs.get(noun.name) ?? [];
-    // The groups (`invite`, `invite link`), each with the words that may follow it, in declaration order.
-    const groups = new Map<string, Map<string, string>>();
-    for (const spec of list) {
-      for (let depth = 1; depth < spec.path.length; depth++) {
-        const words = spec.path.slice(0, depth).join(' ');
-        const children = groups.get(words) ?? new Map<string, string>();
-        groups.set(words, children);
-        const last = depth === spec.path.length - 1;
-        if (!children.has(spec.path[depth]!)) children.set(spec.path[depth]!, last ? spec.summary : groupSummary(list, spec.path.slice(0, depth + 1)));
+    const tree = treeOf(noun, specs.get(noun.name) ?? []);
+    // Each group's node lists the words that may follow it: its groups and commands, in declaration order.
+    const children = new Map<string, Node['children']>();
+    const childOf = (path: readonly string[], summary: string) => children.get(path.slice(0, -1).join(' '))?.push({ name: path[path.length - 1]!, summary });
+    for (const entry of tree) {
+      if (entry.kind === 'group') {
+        childOf(entry.path, entry.summary);
+        const node: Node = { words: entry.path.join(' '), summary: entry.summary, options: globals, children: [] };
+        children.set(node.words, node.children);
+        nodes.push(node);
+        continue;
       }
-    }
-    for (const [words, children] of groups) {
-      const summary = words === noun.name ? noun.summary : groupSummary(list, words.split(' '));
-      nodes.push({ words, summary, options: globals, children: [...children].map(([name, childSummary]) => ({ name, summary: childSummary })) });
-    }
-    for (const spec of list) {
+      const { spec } = entry;
+      childOf(spec.path, spec.summary);
+      const flags = Object.values(spec.flags).flatMap((f) => (f.negation ? [f, f.negation] : [f]));
       nodes.push({
         words: spec.path.join(' '),
         summary: spec.summary,
-        options: [...Object.values(spec.flags).map(optionInfo), ...globals, optionInfo({ flags: '-h, --help', description: 'show help' })],
+        options: [...flags.map(optionInfo), ...globals, optionInfo({ flags: '-h, --help', description: 'show help' })],
         children: [],
       });
     }

@@ -4,14 +4,10 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import type { CommandSpec } from './command.js';
+import { treeOf, type NounEntry } from './command-tree.js';
 import { checkAttribute, type Flag } from './flags.js';
 import { GLOBAL_FLAGS, VALUE_GLOBALS } from './global-options.js';
 
-export interface NounEntry {
-  name: string;
-  summary: string;
-  load(): Promise<readonly CommandSpec[]>;
-}
 
 /** What commander collected: the command, its options and arguments by name, and the global options (raw text). */
 export interface Parsed {
@@ -82,7 +78,6 @@ export function buildProgram(
   for (const [name, f] of Object.entries(GLOBAL_FLAGS)) program.addOption(toOption(name, f));
   program.addHelpText('after', '\nRun "chatctl help exit-codes" and "chatctl help environment" for the scripting contract.');
 
-  const groups = new Map<string, Command>();
   for (const noun of nouns) {
     const specs = loaded.get(noun.name);
     if (!specs) {
@@ -90,18 +85,15 @@ export function buildProgram(
       program.command(noun.name).description(noun.summary).allowUnknownOption().allowExcessArguments();
       continue;
     }
-    for (const spec of specs) {
-      // Every word before the last is a group (`invite`, then `invite link` for `invite link create`).
-      let parent = program;
-      for (let depth = 1; depth < spec.path.length; depth++) {
-        const words = spec.path.slice(0, depth).join(' ');
-        let group = groups.get(words);
-        if (!group) {
-          group = parent.command(spec.path[depth - 1]!).description(depth === 1 ? noun.summary : groupSummary(specs, spec.path.slice(0, depth)));
-          groups.set(words, group);
-        }
-        parent = group;
+    const groups = new Map<string, Command>();
+    const parentOf = (path: readonly string[]): Command => groups.get(path.slice(0, -1).join(' ')) ?? program;
+    for (const entry of treeOf(noun, specs)) {
+      if (entry.kind === 'group') {
+        groups.set(entry.path.join(' '), parentOf(entry.path).command(entry.path[entry.path.length - 1]!).description(entry.summary));
+        continue;
       }
+      const { spec } = entry;
+      const parent = parentOf(spec.path);
       const cmd = parent.command(spec.path[spec.path.length - 1]!, { isDefault: spec.default === true }).description(spec.summary);
       if (spec.description) cmd.description(`${spec.summary}\n\n${spec.description}`);
       cmd.summary(spec.summary);
@@ -127,12 +119,6 @@ export function buildProgram(
     }
   }
   return program;
-}
-
-/** A group below a noun (`invite link`) has no declaration of its own: it is summed up by its commands'. */
-export function groupSummary(specs: readonly CommandSpec[], prefix: readonly string[]): string {
-  const inside = specs.filter((s) => s.path.length > prefix.length && prefix.every((w, i) => s.path[i] === w));
-  return inside.map((s) => s.summary).join('; ');
 }
 
 export { CommanderError };
