@@ -8,6 +8,7 @@ import type { HttpOptions } from '../client/http.js';
 import type { TlsSettings } from '../client/tls.js';
 import type { Transport } from '../client/transport.js';
 import type { Profile } from '../config/profiles.js';
+import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
 import type { Context } from './context.js';
 import { ChatctlError, usageError } from './errors.js';
 import type { Target } from './target.js';
@@ -33,7 +34,7 @@ export async function httpOptions(ctx: Context, site: string, tls: TlsSettings):
 
 /** `--max-wait` in ms. */
 export function maxWaitMs(ctx: Context): number {
-  const raw = ctx.globals.maxWait ?? '60';
+  const raw = ctx.globals.maxWait ?? String(DEFAULT_MAX_WAIT_SECONDS);
   const value = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw usageError(`--max-wait takes a number of seconds, not "${raw}"`);
   return value * 1000;

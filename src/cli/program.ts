@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import type { CommandOptions, CommandSpec, OptionSpec } from './command.js';
+import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
 import { FORMATS } from './output/output.js';
 
 export interface NounEntry {
@@ -26,7 +27,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { flags: '--zuliprc <file>', description: 'read site, email and key from this zuliprc (env ZULIP_CONFIG)' },
   { flags: '--ca-file <file>', description: 'trust this CA bundle for the server (env ZULIP_CERT_BUNDLE)' },
   { flags: '--insecure', description: 'do not verify the server certificate (warns; env ZULIP_ALLOW_INSECURE=true)' },
-  { flags: '--max-wait <seconds>', description: 'longest wait for a rate limit or retry before giving up (exit 75)', default: '60' },
+  { flags: '--max-wait <seconds>', description: 'longest wait for a rate limit or retry before giving up (exit 75)', default: String(DEFAULT_MAX_WAIT_SECONDS) },
   { flags: '-v, --verbose', description: 'show every request and response on stderr (never credentials)' },
   { flags: '-q, --quiet', description: 'no hints, progress or summaries on stderr (errors and warnings still show)' },
   { flags: '--color <when>', description: 'colour output', choices: ['auto', 'always', 'never'], default: 'auto' },
