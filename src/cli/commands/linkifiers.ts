@@ -1,4 +1,5 @@
 import { ApiError } from '../../api/errors.js';
+import { classify } from '../../api/server-messages.js';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier, type Linkifier } from '../../api/operations/linkifiers.js';
 import { OUTCOME_FIELDS, runCalls, type BulkFlags, type RowCall } from '../bulk.js';
 import { defineCommand, opt, type CommandOptions, type OptionSpec } from '../command.js';
@@ -172,7 +173,7 @@ export const commands = [
         await client.call(reorderLinkifiers, { ordered_linkifier_ids: ids }, { signal: ctx.signal });
       } catch (e) {
         // The server says what is wrong but not what it has; the current order is what the person needs next.
-        if (e instanceof ApiError && /ordered list/.test(e.msg)) {
+        if (e instanceof ApiError && classify(e)?.meaning === 'linkifierOrderMismatch') {
           const order = (await client.call(getLinkifiers, {}, { signal: ctx.signal })).linkifiers.map((l) => l.id);
           ctx.info(`chatctl: the current order is: ${order.join(' ') || '(no linkifiers)'}`);
         }

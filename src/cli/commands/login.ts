@@ -10,6 +10,7 @@ import type { Db } from '../../server/store/db.js';
 import { defineCommand, opt } from '../command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
+import { notFound } from '../../errors.js';
 import { ChatctlError, usageError } from '../errors.js';
 import { readSecret } from '../io.js';
 import { DEFAULT_OWNER_EMAIL } from '../embedded-org.js';
@@ -192,7 +193,7 @@ async function operatorCredentials(db: Db, email: string | undefined): Promise<C
     const user = accountToSignInAs(db, email);
     return { email: user.email, apiKey: user.api_key };
   } catch (e) {
-    if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
+    if (e instanceof UnknownUserError) throw notFound(`No such user: ${e.email}`);
     if (e instanceof InactiveAccountError) throw new ChatctlError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);
     throw e;
   }
