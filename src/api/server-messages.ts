@@ -53,18 +53,24 @@ export const SERVER_MESSAGES = [
   // Permission.
   // views/users.py create_user_backend: an administrator without the per-user can_create_users flag.
   { meaning: 'notAuthorizedToCreateUsers', kind: 'permission', message: 'User not authorized to create users' },
-  // decorator.py require_realm_admin / require_realm_owner / require_member_or_admin (400 UNAUTHORIZED_PRINCIPAL).
+  // decorator.py require_realm_admin / require_realm_owner / require_member_or_admin, raising the
+  // OrganizationAdministratorRequiredError family of lib/exceptions.py (400 UNAUTHORIZED_PRINCIPAL).
   { meaning: 'roleRequired', kind: 'permission', code: 'UNAUTHORIZED_PRINCIPAL', prefix: ROLE_REQUIRED },
   // lib/exceptions.py and the access checks of lib/users.py, lib/user_groups.py, lib/streams.py.
   { meaning: 'insufficientPermission', kind: 'permission', prefix: INSUFFICIENT_PERMISSION },
   // decorator.py require_member_or_admin, require_non_guest_user.
   { meaning: 'notForGuests', kind: 'permission', prefix: 'Not allowed for guest users' },
-  // decorator.py require_human / require_member_or_admin: `This endpoint does not accept bot requests.`
+  // decorator.py human_users_only / require_member_or_admin: `This endpoint does not accept bot requests.`
   { meaning: 'notForBots', kind: 'permission', prefix: 'This endpoint does not accept bot requests' },
-  // Message editing and deletion (lib/message_edit.py), subscribing others, wildcard mentions.
+  // Editing (lib/message_edit.py) and deleting messages, subscribing others (views/streams.py), wildcard mentions.
   { meaning: 'noPermission', kind: 'permission', pattern: /^You (do not|don't) have permission/ },
   // `User not authorized for this query` (GET /streams), `... to change user emails` (PATCH /users/{id}).
   { meaning: 'notAuthorized', kind: 'permission', prefix: 'User not authorized' },
+  // lib/streams.py list_to_streams: subscribing to a private channel the caller cannot reach.
+  { meaning: 'cannotAccessChannel', kind: 'permission', prefix: 'Unable to access channel' },
+  // lib/streams.py access_stream_for_send_message, the channel's posting policy (2024 wording; current servers
+  // say `You do not have permission to post in this channel.`, matched above).
+  { meaning: 'cannotPostHere', kind: 'permission', pattern: /^(Not authorized to send to channel|(Guests|New members) cannot send to this channel)/ },
   { meaning: 'accessDenied', kind: 'permission', prefix: 'Access denied' },
   { meaning: 'organizationRoleOnly', kind: 'permission', prefix: 'Only organization' },
   { meaning: 'forbidden', kind: 'permission', status: 403 },
@@ -82,7 +88,8 @@ export const SERVER_MESSAGES = [
   { meaning: 'noSuchChannelName', kind: 'notFound', prefix: 'Invalid channel name' },
   // The same, in the words of servers from before the rename to channels.
   { meaning: 'noSuchStream', kind: 'notFound', prefix: 'Invalid stream ID' },
-  // lib/addressee.py, sending to a channel: `Channel with ID '9' does not exist`, `Channel 'x' does not exist`.
+  // lib/exceptions.py StreamWithIDDoesNotExistError, StreamDoesNotExistError: `Channel with ID '9' does not exist`,
+  // `Channel 'x' does not exist`.
   { meaning: 'channelDoesNotExist', kind: 'notFound', code: 'STREAM_DOES_NOT_EXIST', prefix: 'Channel with ID', pattern: /^Channel '.*' does not exist/ },
   // lib/user_groups.py access_user_group_by_id: `Invalid user group`, `Invalid user group ID: 5`.
   { meaning: 'noSuchGroup', kind: 'notFound', prefix: 'Invalid user group' },
@@ -94,20 +101,21 @@ export const SERVER_MESSAGES = [
   { meaning: 'noSuchChannelFolder', kind: 'notFound', prefix: 'Invalid channel folder ID' },
   // views/realm_domains.py: `No entry found for domain example.com.`
   { meaning: 'noSuchDomain', kind: 'notFound', prefix: 'No entry found for domain' },
-  // tornado/views.py: `Bad event queue ID: <id>`.
+  // tornado/exceptions.py BadEventQueueIdError: `Bad event queue ID: <id>`.
   { meaning: 'noSuchEventQueue', kind: 'notFound', code: 'BAD_EVENT_QUEUE_ID', prefix: 'Bad event queue ID' },
-  // views/reactions.py: `Reaction doesn't exist.`
+  // lib/exceptions.py ReactionDoesNotExistError, removing a reaction: `Reaction doesn't exist.`
   { meaning: 'noSuchReaction', kind: 'notFound', code: 'REACTION_DOES_NOT_EXIST', prefix: "Reaction doesn't exist" },
   // views/invite.py: revoking or resending an invitation that is not there.
   { meaning: 'noSuchInvitation', kind: 'notFound', prefix: 'No such invitation' },
   { meaning: 'invalidInvitationId', kind: 'notFound', prefix: 'Invalid invitation ID' },
-  // views/realm_emoji.py delete: `Invalid custom emoji.`
+  // lib/emoji.py check_emoji_request: a custom emoji code that names none (statuses, reactions).
   { meaning: 'noSuchCustomEmoji', kind: 'notFound', message: 'Invalid custom emoji.' },
-  // lib/emoji.py check_emoji_request: `Emoji 'x' does not exist`.
+  // lib/emoji.py: `Emoji 'x' does not exist` (statuses, reactions; 404 on DELETE /realm/emoji/{name}).
   { meaning: 'noSuchEmoji', kind: 'notFound', pattern: /^Emoji '.*' does not exist/ },
   // lib/narrow.py (BAD_NARROW): a narrow naming a channel or user that is not there.
   { meaning: 'narrowNamesNothing', kind: 'notFound', pattern: /^Invalid narrow operator: unknown (channel|user)/ },
-  // middleware.py: ResourceNotFoundError, and a host that names no organization (NONEXISTENT_SUBDOMAIN).
+  // lib/exceptions.py ResourceNotFoundError, and InvalidSubdomainError (NONEXISTENT_SUBDOMAIN) for a host that
+  // names no organization.
   { meaning: 'notFound', kind: 'notFound', status: 404 },
 
   // Recognised for what chatctl does next, exiting 1 as any failure.
