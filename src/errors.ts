@@ -40,3 +40,6 @@ export class ChatctlError extends Error {
     this.name = 'ChatctlError';
   }
 }
+
+/** Something chatctl looked for itself is not there (a profile, an organization, an account): exit 6. */
+export const notFound = (message: string, hint?: string): ChatctlError => new ChatctlError(message, 'notFound', hint);

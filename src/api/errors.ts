@@ -2,6 +2,8 @@
  * The error envelope of a Zulip-compatible server, shared by both sides: the embedded router throws it,
  * the client rebuilds it from a response. `extra` carries the code-specific fields (`queue_id`, `errors`, ...).
  */
+import { INSUFFICIENT_PERMISSION, ROLE_REQUIRED } from './server-messages.js';
+
 export type ErrorCode =
   | 'BAD_REQUEST'
   | 'REQUEST_VARIABLE_MISSING'
@@ -56,6 +58,6 @@ export const unauthorized = (msg: string): ApiError =>
   new ApiError(msg, 'UNAUTHORIZED', 401, {}, { 'www-authenticate': 'Basic realm="zulip"' });
 
 export const mustBe = (what: 'administrator' | 'owner' | 'member'): ApiError =>
-  new ApiError(`Must be an organization ${what}`, 'UNAUTHORIZED_PRINCIPAL', 400);
+  new ApiError(`${ROLE_REQUIRED} ${what}`, 'UNAUTHORIZED_PRINCIPAL', 400);
 
-export const insufficientPermission = (): ApiError => badRequest('Insufficient permission');
+export const insufficientPermission = (): ApiError => badRequest(INSUFFICIENT_PERMISSION);

@@ -10,7 +10,6 @@
  * A row whose effect was already in place is `unchanged` and counts as done, so a run can be repeated after
  * any interruption.
  */
-import { ApiError } from '../api/errors.js';
 import type { CallParamsOf, Operation, ResponseOf } from '../api/operation.js';
 import type { WireRequest } from '../api/wire.js';
 import type { ChatClient } from '../client/client.js';
@@ -24,6 +23,7 @@ import { ChatctlError, exitKindOf, type ExitKind } from './errors.js';
 import { flag, type Values } from './flags.js';
 import type { OutputFlags } from './output/output.js';
 import { startProgress } from './progress.js';
+import { Refusal } from './refusal.js';
 import { formatDuration } from './units.js';
 
 export interface Outcome {
@@ -322,7 +322,7 @@ export interface RowCall {
   /** The request; absent when the row failed before a request (an unknown user). */
   call?: PlannedCall;
   /** Why the row cannot be sent. */
-  error?: string;
+  error?: Refusal;
   /**
    * The row's effect is already in place (found in what was looked up before the run: a re-run): nothing
    * is sent for it, and it is reported `unchanged`, with this ID.
@@ -348,7 +348,7 @@ export async function runCalls(
     printPlan(
       ctx,
       (await Promise.all(calls.flatMap((c) => (c.call && !c.inPlace ? [c.call.prepare(client)] : [])))).flat(),
-      calls.filter((c) => !c.call && !c.inPlace).map((c) => ({ row: c.row, target: c.target, error: c.error ?? 'cannot be sent' })),
+      calls.filter((c) => !c.call && !c.inPlace).map((c) => ({ row: c.row, target: c.target, error: c.error?.msg ?? 'cannot be sent' })),
       calls.length,
       calls.filter((c) => c.inPlace),
     );
@@ -364,7 +364,7 @@ export async function runCalls(
     rows: (c) => [{ row: c.row, target: c.target }],
     act: async (c) => {
       if (c.inPlace) return [unchangedOutcome(c, c.inPlace.id)];
-      if (!c.call) throw new ApiError(c.error ?? 'cannot be sent', 'BAD_REQUEST', 400);
+      if (!c.call) throw c.error ?? new Refusal('cannot be sent');
       const id = await c.call.send(client, ctx.signal).catch((e: unknown) => {
         throw refusal?.(e) ?? e;
       });

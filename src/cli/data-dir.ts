@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { EmbeddedTransport } from '../client/embedded.js';
 import type { EmbeddedOrganization } from '../server/embedded.js';
 import type { Context } from './context.js';
+import { notFound } from '../errors.js';
 import { ChatctlError } from './errors.js';
 import { fileError } from './file-errors.js';
 import type { Target } from './target.js';
@@ -30,7 +31,7 @@ export const noteOn =
   };
 
 export function noOrganization(dir: string, source: string): ChatctlError {
-  return new ChatctlError(`there is no organization in ${dir} (chosen by ${source})`, 'notFound', `check the path; to create an organization there: chatctl init --data-dir ${dir}`);
+  return notFound(`there is no organization in ${dir} (chosen by ${source})`, `check the path; to create an organization there: chatctl init --data-dir ${dir}`);
 }
 
 /** Stats `path`; undefined when it does not exist, the reason in words for anything else. */
@@ -124,7 +125,7 @@ export async function withOperatorStore<T>(ctx: Context, target: Extract<Target,
   try {
     return await work(organization);
   } catch (e) {
-    if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
+    if (e instanceof UnknownUserError) throw notFound(`No such user: ${e.email}`);
     throw e;
   } finally {
     await organization.close();

@@ -3,19 +3,14 @@
  * exit code of the contract in ../errors.ts. Commands throw; only the entry point exits.
  */
 import { ApiError } from '../api/errors.js';
+import { classify } from '../api/server-messages.js';
 import { ChatctlError, EXIT, type ExitKind } from '../errors.js';
+import { Refusal } from './refusal.js';
 
 export { ChatctlError, EXIT, EXIT_DESCRIPTIONS, type ExitKind } from '../errors.js';
 import { BUSY_MESSAGE, isBusy } from '../server/embedded-facts.js';
 
 export const usageError = (message: string, hint?: string): ChatctlError => new ChatctlError(message, 'usage', hint);
-
-const NOT_FOUND =
-  /^(No such user|Invalid user ID|Invalid message\(s\)|Invalid channel ID|Invalid channel name|Invalid user group|Invalid attachment|Linkifier not found|Invalid channel folder ID|No entry found for domain|Bad event queue ID|Reaction doesn't exist|No such invitation|Invalid invitation ID|Invalid stream ID|Channel with ID|Channel '.*' does not exist|Invalid custom emoji\.$|Emoji '.*' does not exist|Invalid narrow operator: unknown (channel|user))/;
-const NOT_FOUND_CODES = new Set(['BAD_EVENT_QUEUE_ID', 'STREAM_DOES_NOT_EXIST', 'REACTION_DOES_NOT_EXIST']);
-const PERMISSION =
-  /^(Insufficient permission|Must be an organization|Not allowed for guest users|This endpoint does not accept bot requests|You do not have permission|You don't have permission|User not authorized|Access denied|Only organization)/;
-const AUTH_CODES = new Set(['UNAUTHORIZED', 'INVALID_API_KEY', 'USER_DEACTIVATED', 'REALM_DEACTIVATED', 'AUTHENTICATION_FAILED', 'PASSWORD_AUTH_DISABLED', 'PASSWORD_RESET_REQUIRED']);
 
 /** Network-level failures of fetch and sockets: worth rescheduling. */
 function isTransient(e: Error): boolean {
@@ -28,14 +23,8 @@ function isTransient(e: Error): boolean {
 }
 
 export function exitKindOf(e: unknown): ExitKind {
-  if (e instanceof ChatctlError) return e.kind;
-  if (e instanceof ApiError) {
-    if (e.status === 401 || (e.code !== null && AUTH_CODES.has(e.code))) return 'auth';
-    if (e.status === 429 || e.status >= 500) return 'temporary';
-    if (e.code === 'UNAUTHORIZED_PRINCIPAL' || e.status === 403 || PERMISSION.test(e.msg)) return 'permission';
-    if (e.status === 404 || (e.code !== null && NOT_FOUND_CODES.has(e.code)) || NOT_FOUND.test(e.msg)) return 'notFound';
-    return 'failure';
-  }
+  if (e instanceof ChatctlError || e instanceof Refusal) return e.kind;
+  if (e instanceof ApiError) return classify(e)?.kind ?? 'failure';
   if (e instanceof Error && (e.name === 'ExitPromptError' || e.name === 'AbortPromptError')) return 'interrupted';
   if (e instanceof Error && (isTransient(e) || isBusy(e))) return 'temporary';
   return 'failure';

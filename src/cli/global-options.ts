@@ -2,11 +2,10 @@
  * The options every command takes, declared once: the program adds them, the shells complete them, help
  * lists them, and `GlobalOptions` is their parsed type. They may stand before or after the command words.
  */
+import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
 import { flag, parseValues, type Values } from './flags.js';
 import { COLOR_MODES } from './output/output.js';
 
-/** The longest wait for a rate limit or retry, in seconds, unless --max-wait says otherwise. */
-export const DEFAULT_MAX_WAIT_SECONDS = 60;
 
 export const GLOBAL_FLAGS = {
   profile: flag.string('-p, --profile <name>', 'use this stored profile (env CHATCTL_PROFILE)', { complete: 'profiles' }),

@@ -4,13 +4,13 @@
  * 500 rows makes one extra request, not 500.
  */
 import { getStreams } from '../api/operations/channels.js';
-import { ApiError } from '../api/errors.js';
 import { getUserGroups } from '../api/operations/groups.js';
 import { getUsers } from '../api/operations/users.js';
 import type { User } from '../api/types.js';
 import type { ChatClient } from '../client/client.js';
+import { unknownRef, type Refusal } from './refusal.js';
 
-export type Resolved = { ok: true; id: number; user?: User } | { ok: false; error: string };
+export type Resolved = { ok: true; id: number; user?: User } | { ok: false; error: Refusal };
 
 /** Whether a reference is an ID (digits) rather than a name or an address. */
 export const isId = (ref: string): boolean => /^\d+$/.test(ref.trim());
@@ -30,7 +30,7 @@ export async function resolveUsers(client: ChatClient, refs: readonly string[], 
       out.set(ref, { ok: true, id: Number(key), ...(user ? { user } : {}) });
     } else {
       const user = index!.byEmail.get(key.toLowerCase());
-      out.set(ref, user ? { ok: true, id: user.user_id, user } : { ok: false, error: `No such user: ${key}` });
+      out.set(ref, user ? { ok: true, id: user.user_id, user } : { ok: false, error: unknownRef(`No such user: ${key}`) });
     }
   }
   return out;
@@ -48,7 +48,7 @@ export async function userIndex(client: ChatClient): Promise<{ byEmail: Map<stri
 }
 
 /** A channel or group reference, resolved to its ID or to the reason it cannot be. */
-export type ResolvedId = { ok: true; id: number } | { ok: false; error: string };
+export type ResolvedId = { ok: true; id: number } | { ok: false; error: Refusal };
 
 /**
  * The IDs of `refs`, in order, or the error of the first that did not resolve: for commands that act on
@@ -58,7 +58,7 @@ export type ResolvedId = { ok: true; id: number } | { ok: false; error: string }
 export function requireResolved(resolved: ReadonlyMap<string, ResolvedId>, refs: readonly string[]): number[] {
   return refs.map((ref) => {
     const r = resolved.get(ref)!;
-    if (!r.ok) throw new ApiError(r.error, 'BAD_REQUEST', 400);
+    if (!r.ok) throw r.error;
     return r.id;
   });
 }
@@ -68,7 +68,7 @@ export async function resolveUserIds(client: ChatClient, refs: readonly string[]
   return requireResolved(await resolveUsers(client, refs), refs);
 }
 
-/** One user by ID or e-mail; throws the server's own "No such user" error when unknown. */
+/** One user by ID or e-mail; throws "No such user" in the server's shape (exit 6) when unknown. */
 export async function resolveUser(client: ChatClient, ref: string): Promise<number> {
   return (await resolveUserIds(client, [ref]))[0]!;
 }
@@ -84,7 +84,7 @@ export function matchIdsOrNames(refs: readonly string[], items: readonly { id: n
   for (const ref of refs) {
     const key = ref.trim();
     const id = isId(key) ? Number(key) : (exact.get(key) ?? folded.get(key.toLowerCase()));
-    out.set(ref, id === undefined ? { ok: false, error: unknown(key) } : { ok: true, id });
+    out.set(ref, id === undefined ? { ok: false, error: unknownRef(unknown(key)) } : { ok: true, id });
   }
   return out;
 }

@@ -11,10 +11,8 @@
  * exit 0, as a program killed by SIGPIPE would stop, instead of dying of the unhandled EPIPE.
  */
 import { EXIT } from './errors.js';
+import { INTERRUPT_GRACE_MS } from '../timeouts.js';
 import { LastWords } from './last-words.js';
-
-/** How long an interrupted command may take to finish on its own: the promise is a second. */
-const GRACE_MS = 1000;
 
 export async function run(argv: readonly string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -33,7 +31,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (interrupted) exitNow();
     interrupted = true;
     controller.abort(signal);
-    setTimeout(exitNow, GRACE_MS).unref();
+    setTimeout(exitNow, INTERRUPT_GRACE_MS).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -7,6 +7,7 @@
  */
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import { ChatctlError } from '../errors.js';
+import { CONNECT_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RESPONSE_TIMEOUT_MS } from '../timeouts.js';
 import { USER_AGENT } from '../version.js';
 import { acquireDispatcher, type DispatcherConfig, type ProxySettings } from './dispatcher.js';
 import { errorCodes } from './retry.js';
@@ -14,11 +15,11 @@ import { isCertificateError, TlsError, type TlsOptions } from './tls.js';
 import type { Transport } from './transport.js';
 
 export interface HttpOptions {
-  /** Connect timeout, ms (default 10 s). */
+  /** Connect timeout, ms (default CONNECT_TIMEOUT_MS). */
   connectTimeout?: number;
-  /** Time to the response headers and between body chunks, ms (default 120 s: long polls need > 90 s). */
+  /** Time to the response headers and between body chunks, ms (default RESPONSE_TIMEOUT_MS, longer than a long poll). */
   responseTimeout?: number;
-  /** Idle keep-alive, ms (default 4 s, below the usual 5 s of Node servers and proxies). */
+  /** Idle keep-alive, ms (default KEEP_ALIVE_TIMEOUT_MS). */
   keepAliveTimeout?: number;
   /** Connections per origin (default 16). */
   connections?: number;
@@ -28,9 +29,9 @@ export interface HttpOptions {
 
 export function dispatcherConfig(opts: HttpOptions): DispatcherConfig {
   return {
-    connectTimeout: opts.connectTimeout ?? 10_000,
-    responseTimeout: opts.responseTimeout ?? 120_000,
-    keepAliveTimeout: opts.keepAliveTimeout ?? 4_000,
+    connectTimeout: opts.connectTimeout ?? CONNECT_TIMEOUT_MS,
+    responseTimeout: opts.responseTimeout ?? RESPONSE_TIMEOUT_MS,
+    keepAliveTimeout: opts.keepAliveTimeout ?? KEEP_ALIVE_TIMEOUT_MS,
     connections: opts.connections ?? 16,
     tls: opts.tls ?? {},
     proxy: opts.proxy ?? {},

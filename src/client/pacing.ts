@@ -22,6 +22,7 @@
  * matter. One pacer serves one client (one user's limits); the bulk pool consults the same object.
  */
 import { API_BY_USER, type RateRule } from '../api/rate-limits.js';
+import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
 import { sleep } from './retry.js';
 
 export interface PacerOptions {
@@ -94,7 +95,7 @@ export class Pacer {
     this.sleep = opts.sleep ?? sleep;
     this.rules = opts.rules ?? API_BY_USER;
     this.reserve = opts.reserve ?? 1;
-    this.maxWaitMs = opts.maxWaitMs ?? 60_000;
+    this.maxWaitMs = opts.maxWaitMs ?? DEFAULT_MAX_WAIT_SECONDS * 1000;
   }
 
   /** How long a request starting now should wait (0: go). */

@@ -10,6 +10,7 @@
  * - Every wait counts against one budget per request (`--max-wait`); a wait that does not fit fails at
  *   once, with the response or error that asked for it.
  */
+import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
 
 export interface RetryPolicy {
   /** Attempts for connection errors and 502/503/504, the first included. */
@@ -24,8 +25,6 @@ export interface RetryPolicy {
   random: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
-
-export const DEFAULT_MAX_WAIT_SECONDS = 60;
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   return {

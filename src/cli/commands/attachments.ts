@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { ApiError } from '../../api/errors.js';
+import { classify } from '../../api/server-messages.js';
 import { getAttachments, removeAttachment, type Attachment } from '../../api/operations/attachments.js';
 import { getOwnUser } from '../../api/operations/users.js';
 import { runPool, type PoolResult } from '../../client/pool.js';
@@ -19,7 +20,7 @@ const ATTACHMENT_FIELDS = ['id', 'name', 'size', 'create_time', 'references', 'o
 const ATTACHMENT_OUTPUT: OutputSpec = { fields: ATTACHMENT_FIELDS, columns: ['id', 'name', 'size', 'create_time', 'references'], times: { create_time: 'ms' } };
 
 /** Deleting failed because the file is already gone (another run, or the server's own cleanup). */
-const isGone = (e: unknown): boolean => e instanceof ApiError && /^Invalid attachment/.test(e.msg);
+const isGone = (e: unknown): boolean => e instanceof ApiError && classify(e)?.meaning === 'noSuchAttachment';
 
 /**
  * An attachment as printed. JSON keeps the wire values (size in bytes); a terminal table shows sizes for

@@ -1,4 +1,3 @@
-import { ApiError } from '../../api/errors.js';
 import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
@@ -27,6 +26,7 @@ import {
   type UnsendableRow,
 } from '../invites/plan.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
+import { Refusal } from '../refusal.js';
 import { requireResolved, resolveChannels, resolveGroups } from '../resolve.js';
 import { parseRole } from './users.js';
 
@@ -81,7 +81,7 @@ function printPlanned(ctx: Context, batches: readonly InviteBatch[], requests: r
   printPlan(
     ctx,
     requests,
-    batches.filter((b): b is UnsendableRow => 'error' in b).map((b) => ({ row: b.recipients[0].row, target: b.recipients[0].email, error: b.error })),
+    batches.filter((b): b is UnsendableRow => 'error' in b).map((b) => ({ row: b.recipients[0].row, target: b.recipients[0].email, error: b.error.msg })),
     batches.reduce((n, b) => n + b.recipients.length, 0),
     batches.filter((b): b is InPlaceRow => 'inPlace' in b).map((b) => ({ row: b.recipients[0].row, target: b.recipients[0].email })),
   );
@@ -143,7 +143,7 @@ export const commands = [
         rows: (b) => b.recipients.map((r) => ({ row: r.row, target: r.email })),
         act: async (b) => {
           if ('inPlace' in b) return [unchangedOutcome({ row: b.recipients[0].row, target: b.recipients[0].email }, b.inPlace.id)];
-          if ('error' in b) throw new ApiError(b.error, 'BAD_REQUEST', 400);
+          if ('error' in b) throw b.error;
           return deliver(client, b, limit, ctx.signal);
         },
       });
@@ -308,7 +308,7 @@ async function callsFor(
     for (const key of match.invites) {
       const call = callOf(key);
       const row = { row: calls.length + 1, target: ref, status };
-      calls.push(typeof call === 'string' ? { ...row, status: 'failed', error: call } : { ...row, call, key });
+      calls.push(typeof call === 'string' ? { ...row, status: 'failed', error: new Refusal(call) } : { ...row, call, key });
     }
   }
   return calls;

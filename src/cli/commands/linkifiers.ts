@@ -1,4 +1,5 @@
 import { ApiError } from '../../api/errors.js';
+import { classify } from '../../api/server-messages.js';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../api/operations/linkifiers.js';
 import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
 import { defineLegacyCommand, opt, type CommandOptions, type OptionSpec } from '../legacy-command.js';
@@ -169,7 +170,7 @@ export const commands = [
         await client.call(reorderLinkifiers, { ordered_linkifier_ids: ids }, { signal: ctx.signal });
       } catch (e) {
         // The server says what is wrong but not what it has; the current order is what the person needs next.
-        if (e instanceof ApiError && /ordered list/.test(e.msg)) {
+        if (e instanceof ApiError && classify(e)?.meaning === 'linkifierOrderMismatch') {
           const order = (await client.call(getLinkifiers, {}, { signal: ctx.signal })).linkifiers.map((l) => l.id);
           ctx.info(`chatctl: the current order is: ${order.join(' ') || '(no linkifiers)'}`);
         }

@@ -10,6 +10,7 @@ import type { AccountKey, EmbeddedOrganization } from '../../server/embedded.js'
 import { defineLegacyCommand, opt } from '../legacy-command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
+import { notFound } from '../../errors.js';
 import { ChatctlError, usageError } from '../errors.js';
 import { readSecret } from '../io.js';
 import { DEFAULT_OWNER_EMAIL } from '../embedded-org.js';
@@ -191,7 +192,7 @@ async function operatorCredentials(organization: EmbeddedOrganization, email: st
   try {
     return organization.signInAs(email);
   } catch (e) {
-    if (e instanceof UnknownUserError) throw new ChatctlError(`No such user: ${e.email}`, 'notFound');
+    if (e instanceof UnknownUserError) throw notFound(`No such user: ${e.email}`);
     if (e instanceof InactiveAccountError) throw new ChatctlError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);
     throw e;
   }

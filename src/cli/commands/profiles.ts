@@ -1,6 +1,6 @@
 import { readConfig, useProfile } from '../../config/profiles.js';
 import { defineLegacyCommand, opt } from '../legacy-command.js';
-import { ChatctlError } from '../errors.js';
+import { notFound } from '../../errors.js';
 import type { OutputFlags } from '../output/output.js';
 import { announceDefault } from '../store-profile.js';
 
@@ -37,7 +37,7 @@ export const commands = [
       const change = await useProfile(ctx.env, name);
       if (!change) {
         const known = Object.keys(readConfig(ctx.env).profiles ?? {});
-        throw new ChatctlError(`no profile named "${name}"`, 'notFound', known.length ? `profiles: ${known.join(', ')}` : 'log in first: chatctl login');
+        throw notFound(`no profile named "${name}"`, known.length ? `profiles: ${known.join(', ')}` : 'log in first: chatctl login');
       }
       if (change.before === name) ctx.info(`chatctl: "${name}" already is the default profile`);
       else announceDefault(ctx, name, change);

@@ -1,4 +1,5 @@
 import { ApiError } from '../../api/errors.js';
+import { classify } from '../../api/server-messages.js';
 import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
@@ -10,6 +11,7 @@ import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { readSecret } from '../io.js';
 import type { OutputFlags } from '../output/output.js';
+import { Refusal, refusalOf } from '../refusal.js';
 import { resolveUsers, userIndex } from '../resolve.js';
 import { randomAlphanumeric } from '../../random.js';
 
@@ -71,7 +73,7 @@ async function planForUsers(
     try {
       return { ...base, ...plan(r, found.id, found.user) };
     } catch (e) {
-      return { ...base, status: 'failed', error: e instanceof Error ? e.message : String(e) };
+      return { ...base, status: 'failed', error: refusalOf(e) };
     }
   });
 }
@@ -90,7 +92,7 @@ function parseProfileFields(values: string[]): { id: number; value: string | nul
  * per-user permission, which a stock server grants no one. Every row would be refused alike.
  */
 function createRefusal(ctx: Context, email: string, e: unknown): RunRefusedError | undefined {
-  if (!(e instanceof ApiError) || e.msg !== 'User not authorized to create users') return undefined;
+  if (!(e instanceof ApiError) || classify(e)?.meaning !== 'notAuthorizedToCreateUsers') return undefined;
   const grant =
     ctx.target().kind === 'embedded'
       ? `grant it: chatctl server grant ${email} can_create_users`
@@ -108,8 +110,8 @@ function createRefusal(ctx: Context, email: string, e: unknown): RunRefusedError
  */
 function createdBefore(user: User, fullName: string): Partial<Pick<RowCall, 'inPlace' | 'status' | 'error' | 'call'>> {
   const who = `already has an account (user ${user.user_id})`;
-  if (!user.is_active) return { status: 'failed', call: undefined, error: `${who}, deactivated: reactivate it instead (chatctl users reactivate ${user.user_id})` };
-  if (user.full_name !== fullName.trim()) return { status: 'failed', call: undefined, error: `${who} named "${user.full_name}", not "${fullName.trim()}"` };
+  if (!user.is_active) return { status: 'failed', call: undefined, error: new Refusal(`${who}, deactivated: reactivate it instead (chatctl users reactivate ${user.user_id})`) };
+  if (user.full_name !== fullName.trim()) return { status: 'failed', call: undefined, error: new Refusal(`${who} named "${user.full_name}", not "${fullName.trim()}"`) };
   return { inPlace: { id: user.user_id } };
 }
 

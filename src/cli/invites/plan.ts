@@ -13,7 +13,8 @@ import type { ChatClient } from '../../client/client.js';
 import { cell, type Columns, type InputRow } from '../bulk-input.js';
 import { parseRole } from '../commands/users.js';
 import { usageError } from '../errors.js';
-import { resolveChannels, resolveGroups, type ResolvedId } from '../resolve.js';
+import { refusalOf, type Refusal } from '../refusal.js';
+import { requireResolved, resolveChannels, resolveGroups, type ResolvedId } from '../resolve.js';
 import { parseDuration } from '../units.js';
 import { roleName } from './refs.js';
 
@@ -64,7 +65,7 @@ export interface SendableBatch {
 /** One row that cannot be sent, and why. */
 export interface UnsendableRow {
   recipients: [Recipient];
-  error: string;
+  error: Refusal;
 }
 
 /**
@@ -118,15 +119,8 @@ export function specOfRow(row: InputRow, defaults: InviteSpec): InviteSpec {
   };
 }
 
-const ids = (refs: readonly string[], resolved: Map<string, ResolvedId>): number[] => {
-  const out = new Set<number>();
-  for (const ref of refs) {
-    const r = resolved.get(ref)!;
-    if (!r.ok) throw new Error(r.error);
-    out.add(r.id);
-  }
-  return [...out].sort((a, b) => a - b);
-};
+/** The IDs of `refs`, each once and sorted, so rows naming the same channels differently share a request. */
+const ids = (refs: readonly string[], resolved: Map<string, ResolvedId>): number[] => [...new Set(requireResolved(resolved, refs))].sort((a, b) => a - b);
 
 function paramsOf(spec: InviteSpec, channels: Map<string, ResolvedId>, groups: Map<string, ResolvedId>): SendParams {
   const groupIds = ids(spec.groups, groups);
@@ -165,7 +159,7 @@ export async function planInvites(client: ChatClient, rows: readonly { recipient
         continue;
       }
     } catch (e) {
-      batches.push({ recipients: [recipient], error: e instanceof Error ? e.message : String(e) });
+      batches.push({ recipients: [recipient], error: refusalOf(e) });
       continue;
     }
     const key = JSON.stringify(params);

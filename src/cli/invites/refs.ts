@@ -7,6 +7,7 @@
 import { ROLE_NAMES, type Role } from '../../api/types.js';
 import type { Invite } from '../../api/operations/invites.js';
 import { usageError } from '../errors.js';
+import { unknownRef, type Refusal } from '../refusal.js';
 import { isId } from '../resolve.js';
 
 export type InviteKind = 'email' | 'link';
@@ -23,7 +24,7 @@ export interface InviteKey {
 }
 
 /** What one argument names: the invitations (possibly several, for an address), or why none. */
-export type RefMatch = { ok: true; invites: InviteKey[] } | { ok: false; error: string };
+export type RefMatch = { ok: true; invites: InviteKey[] } | { ok: false; error: Refusal };
 
 /** The forms an argument may take, for help texts. */
 export const REF_FORMS = 'an ID, email:ID or link:ID (the kinds number their IDs apart), an invited address, or a link\'s URL';
@@ -48,13 +49,13 @@ export function matchInviteRef(ref: string, pending: readonly Invite[], acts: re
     if (found.length > 1) {
       throw usageError(`${id} is the ID of both an e-mail invitation and a link`, `say email:${id} or link:${id} (see chatctl invite list)`);
     }
-    return found.length ? { ok: true, invites: [{ kind: kindOf(found[0]!), id }] } : { ok: false, error: `No such invitation: ${text}` };
+    return found.length ? { ok: true, invites: [{ kind: kindOf(found[0]!), id }] } : { ok: false, error: unknownRef(`No such invitation: ${text}`) };
   }
   const isUrl = /^https?:\/\//i.test(text);
   const found = pending.filter((i) =>
     i.is_multiuse ? isUrl && sameUrl(i.link_url, text) : !isUrl && typeof i.email === 'string' && i.email.toLowerCase() === text.toLowerCase(),
   );
-  return found.length ? { ok: true, invites: found.map((i) => ({ kind: kindOf(i), id: i.id })) } : { ok: false, error: `No such invitation: ${text}` };
+  return found.length ? { ok: true, invites: found.map((i) => ({ kind: kindOf(i), id: i.id })) } : { ok: false, error: unknownRef(`No such invitation: ${text}`) };
 }
 
 /** An invitation as `invite list` shows it in text: its kind, whom or where it invites, the role by name. */

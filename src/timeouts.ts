@@ -1,0 +1,23 @@
+/**
+ * chatctl's timeouts and waits, with their defaults, declared once for every layer: how long the client
+ * waits on the network, the long poll it must outlast, the default of --max-wait, and how long an
+ * interrupted command may take to stop.
+ */
+
+/** How long a Zulip server holds GET /events open before it answers with a heartbeat (event_queue_longpoll_timeout_seconds). */
+export const LONG_POLL_SECONDS = 90;
+
+/** Connecting to a server (TCP and TLS), ms. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Waiting for the response headers, and between body chunks, ms: a long poll and then some. */
+export const RESPONSE_TIMEOUT_MS = (LONG_POLL_SECONDS + 30) * 1000;
+
+/** An idle keep-alive connection is dropped after this, ms: below the 5 s at which Node servers and common proxies close theirs. */
+export const KEEP_ALIVE_TIMEOUT_MS = 4_000;
+
+/** The default of --max-wait: all the waiting for rate limits and retries one request may do, seconds. */
+export const DEFAULT_MAX_WAIT_SECONDS = 60;
+
+/** How long an interrupted command may take to finish on its own before it is ended (exit 130), ms: the promise is a second. */
+export const INTERRUPT_GRACE_MS = 1000;
