@@ -71,8 +71,8 @@ export interface CommandSpec extends About {
 }
 
 export function defineCommand<
-  const A extends ArgDefs = {},
-  const F extends FlagDefs = {},
+  const A extends ArgDefs = Record<never, never>,
+  const F extends FlagDefs = Record<never, never>,
   const O extends OutputSpec | undefined = undefined,
   M extends boolean = false,
   D extends boolean = false,

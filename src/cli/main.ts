@@ -4,7 +4,7 @@
  * loaded, so start-up does not grow with the number of commands.
  */
 import { wantsJson, type CommandSpec } from './command.js';
-import { createContext, type ContextDeps } from './context.js';
+import { createContext, type Context, type ContextDeps } from './context.js';
 import { ChatctlError, EXIT, exitKindOf, reportError } from './errors.js';
 import { fileError } from './file-errors.js';
 import { NOUNS } from './commands/index.js';
@@ -13,7 +13,7 @@ import { helpTopic, HELP_TOPICS } from './help-topics.js';
 import type { IO } from './io.js';
 import type { LastWords } from './last-words.js';
 import { parseValues } from './flags.js';
-import { GLOBAL_FLAGS } from './global-options.js';
+import { GLOBAL_FLAGS, type GlobalOptions } from './global-options.js';
 import { terminalPrompter } from './prompter.js';
 import { VERSION } from '../version.js';
 
@@ -81,8 +81,8 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   const jsonErrors = wantsJson(parsed.opts);
   // The validation step: every option and argument becomes its typed value, or a usage error before
   // anything is read or sent.
-  let globals;
-  let run;
+  let globals: GlobalOptions;
+  let run: (ctx: Context) => Promise<void>;
   try {
     globals = parseValues(GLOBAL_FLAGS, parsed.globals);
     run = parsed.spec.bind(parsed.opts);
