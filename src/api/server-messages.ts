@@ -133,7 +133,7 @@ function recognises(r: Recognition, e: ApiError): boolean {
     (r.status !== undefined && (r.status === '5xx' ? e.status >= 500 : e.status === r.status)) ||
     (r.message !== undefined && e.msg === r.message) ||
     (r.prefix !== undefined && e.msg.startsWith(r.prefix)) ||
-    (r.pattern !== undefined && r.pattern.test(e.msg))
+    r.pattern?.test(e.msg) === true
   );
 }
 

@@ -176,7 +176,7 @@ export class ChatClient {
     const inQuery = c.op.method === 'GET';
     const headers: Record<string, string> = {};
     if (c.op.access !== 'none' && this.credentials) {
-      headers['authorization'] = basicAuthHeader(this.credentials.email, this.credentials.apiKey);
+      headers.authorization = basicAuthHeader(this.credentials.email, this.credentials.apiKey);
     }
     return {
       method: c.op.method,

@@ -83,8 +83,7 @@ export class HttpTransport implements Transport {
         res = await globalThis.fetch(next, { method: req.method, headers, signal, redirect: 'manual' });
       }
       const text = await res.text();
-      const out: Record<string, string> = {};
-      res.headers.forEach((v, k) => (out[k] = v));
+      const out = Object.fromEntries(res.headers);
       return { status: res.status, headers: out, body: parseBody(text) };
     } catch (e) {
       const codes = errorCodes(e);
