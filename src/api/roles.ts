@@ -24,7 +24,7 @@ export const isRole = (value: number): value is Role => (ROLES as readonly numbe
 /** A role by its name (`admin`) or wire value (`200`); undefined when it is neither. */
 export function roleFrom(value: string): Role | undefined {
   const name = value.trim().toLowerCase();
-  if (name in ROLE) return ROLE[name as RoleName];
+  if (Object.hasOwn(ROLE, name)) return ROLE[name as RoleName];
   const n = Number(name);
   return /^\d+$/.test(name) && isRole(n) ? n : undefined;
 }
