@@ -201,7 +201,7 @@ _chatctl() {
       COMPREPLY=($(compgen -W 'list get create update deactivate reactivate --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'users list')
       case "$prev" in
-        --role) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --role) COMPREPLY=($(compgen -W 'owner admin moderator member guest' -- "$cur")); return ;;
         --ids) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -247,7 +247,7 @@ _chatctl() {
     'users update')
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --role) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --role) COMPREPLY=($(compgen -W 'owner admin moderator member guest' -- "$cur")); return ;;
         --profile-field) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --new-email) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -311,7 +311,7 @@ _chatctl() {
     'invite send')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --as) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --as) COMPREPLY=($(compgen -W 'owner admin moderator member guest' -- "$cur")); return ;;
         --expires) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --welcome-text) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -381,9 +381,9 @@ _chatctl() {
       COMPREPLY=($(compgen -W 'create --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'invite link create')
       case "$prev" in
-        --as) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --expires) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --as) COMPREPLY=($(compgen -W 'owner admin moderator member guest' -- "$cur")); return ;;
+        --expires) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -395,7 +395,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--as --expires --channel --group --default-channels --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;

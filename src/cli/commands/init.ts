@@ -1,11 +1,12 @@
 import { readConfig } from '../../config/profiles.js';
-import { defineLegacyCommand, opt } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { usageError } from '../errors.js';
+import { flag } from '../flags.js';
 import { choosePassword } from '../password.js';
 import { embeddedDataDir, selectedProfileName } from '../target.js';
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['init'],
     summary: 'create the embedded organization and its owner, and log the profile in',
     description:
@@ -17,13 +18,13 @@ export const commands = [
       'printf %s "$PASSWORD" | chatctl init --email admin@acme.test --password-stdin',
       'chatctl init --data-dir /tmp/demo --demo',
     ],
-    options: [
-      { flags: '--org-name <name>', description: 'the organization name', default: 'Embedded organization' },
-      { flags: '--email <email>', description: "the owner's e-mail address", default: 'owner@localhost' },
-      { flags: '--name <name>', description: "the owner's full name", default: 'Owner' },
-      { flags: '--password-stdin', description: "read the owner's password from stdin" },
-      { flags: '--demo', description: 'also create a sample organization to explore' },
-    ],
+    options: {
+      orgName: flag.string('--org-name <name>', 'the organization name', { default: 'Embedded organization' }),
+      email: flag.string('--email <email>', "the owner's e-mail address", { default: 'owner@localhost' }),
+      name: flag.string('--name <name>', "the owner's full name", { default: 'Owner' }),
+      passwordStdin: flag.bool('--password-stdin', "read the owner's password from stdin"),
+      demo: flag.bool('--demo', 'also create a sample organization to explore'),
+    },
     async run(opts, ctx) {
       const g = ctx.globals;
       const config = readConfig(ctx.env);
@@ -36,23 +37,22 @@ export const commands = [
           'pass --profile NAME to keep both, or chatctl logout first',
         );
       }
-      const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'), 'Owner password:');
+      const { password, generated } = await choosePassword(ctx, opts.passwordStdin, 'Owner password:');
       const [{ openOrganization, noteOn }, { initialize }] = await Promise.all([import('../data-dir.js'), import('../embedded-org.js')]);
       const transport = await openOrganization(dataDir, { create: true, source: 'init', warn: noteOn(ctx) });
       try {
-        const email = opt.str(opts, 'email')!;
         const credentials = await initialize(ctx, transport, {
           dataDir,
-          orgName: opt.str(opts, 'orgName')!,
-          email,
-          ownerName: opt.str(opts, 'name')!,
+          orgName: opts.orgName,
+          email: opts.email,
+          ownerName: opts.name,
           password,
           profileName,
         });
-        ctx.info(`chatctl: created the organization "${opt.str(opts, 'orgName')}" in ${dataDir}`);
+        ctx.info(`chatctl: created the organization "${opts.orgName}" in ${dataDir}`);
         ctx.info(`chatctl: owner ${credentials.email}, logged in as profile "${profileName}"`);
         if (generated) ctx.io.stderr.write(`chatctl: generated owner password (shown once, keep it): ${password}\n`);
-        if (opt.bool(opts, 'demo')) {
+        if (opts.demo) {
           const [{ ChatClient }, { seedDemo }] = await Promise.all([import('../../client/client.js'), import('../demo.js')]);
           const summary = await seedDemo(new ChatClient(transport, credentials));
           ctx.info(`chatctl: added demo data: ${summary}`);

@@ -1,19 +1,20 @@
 import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
-import { describeColumns, fileRows, fromFileFlags, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, planCall, printPlan, runBulk, runCalls, unchangedOutcome, type BulkFlags, type PlannedCall, type RowCall } from '../bulk.js';
-import { defineLegacyCommand, opt, type CommandOptions } from '../legacy-command.js';
+import { describeColumns, fileRows, fromFileFlags, type FromFile, type InputRow } from '../bulk-input.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, planCall, printPlan, runBulk, runCalls, unchangedOutcome, type PlannedCall, type RowCall } from '../bulk.js';
+import { defineCommand } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
+import { arg, flag, type Values } from '../flags.js';
 import { deliver, type DailyLimit } from '../invites/deliver.js';
+import { inviteFlags } from '../invites/options.js';
 import { displayRow, matchInviteRef, REF_FORMS, type InviteKey, type InviteKind } from '../invites/refs.js';
 import {
   INVITE_CHUNK,
   INVITE_COLUMNS,
-  parseExpires,
   planInvites,
   prepareBatch,
   INVITE_LABELS,
@@ -25,10 +26,9 @@ import {
   type SendableBatch,
   type UnsendableRow,
 } from '../invites/plan.js';
-import type { OutputFlags, OutputSpec } from '../output/output.js';
+import type { OutputSpec } from '../output/output.js';
 import { Refusal } from '../refusal.js';
 import { requireResolved, resolveChannels, resolveGroups } from '../resolve.js';
-import { parseRole } from './users.js';
 
 /**
  * The fields of an invitation: `kind` (email or link), `address` (the invited address, or the link's URL)
@@ -42,30 +42,32 @@ const INVITE_OUTPUT: OutputSpec = {
 };
 
 
-/** The defaults every row gets from the flags; bad values are usage errors before anything is read or sent. */
-function specOfFlags(opts: CommandOptions): InviteSpec {
-  const as = opt.str(opts, 'as');
-  const expires = opt.str(opts, 'expires');
-  if (as !== undefined) parseRole(as);
-  if (expires !== undefined) parseExpires(expires);
+/** What `invite send` takes besides its rows: the defaults of every row. */
+const SEND_FLAGS = {
+  ...inviteFlags("how long the invitation is valid: 7d, 12h, 30m or never (default: the server's, 10 days)"),
+  notify: flag.bool('--no-notify', 'do not tell you when they create their account'),
+  welcomeText: flag.string('--welcome-text <text>', 'custom welcome message (administrators; "" sends none)'),
+};
+
+/** The defaults every row gets from the flags (already checked: bad values were usage errors before anything ran). */
+function specOfFlags(opts: Values<typeof SEND_FLAGS>): InviteSpec {
   return {
-    channels: opt.list(opts, 'channel'),
-    groups: opt.list(opts, 'group'),
-    as,
-    expires,
-    defaultChannels: opt.bool(opts, 'defaultChannels') || undefined,
-    notify: opts.notify === false ? false : undefined,
-    welcomeText: opt.str(opts, 'welcomeText'),
+    channels: opts.channel,
+    groups: opts.group,
+    as: opts.as,
+    expires: opts.expires,
+    defaultChannels: opts.defaultChannels || undefined,
+    notify: opts.notify ? undefined : false,
+    welcomeText: opts.welcomeText,
   };
 }
 
 /** Rows with their specs: one per EMAIL argument, or one per --from-file row; never both. */
-async function rowsOf(ctx: Context, opts: CommandOptions, defaults: InviteSpec): Promise<{ recipient: Recipient; spec: InviteSpec | Error }[]> {
-  const file = opt.str(opts, 'fromFile');
-  const emails = opt.list(opts, 'emails');
+async function rowsOf(ctx: Context, source: FromFile, emails: readonly string[], defaults: InviteSpec): Promise<{ recipient: Recipient; spec: InviteSpec | Error }[]> {
+  const file = source.fromFile;
   if (file && emails.length) throw usageError('give addresses as arguments or with --from-file, not both');
   if (!file && !emails.length) throw usageError('name at least one e-mail address, or pass --from-file');
-  const rows: InputRow[] = (await fileRows(ctx, { fromFile: opt.str(opts, 'fromFile'), encoding: opt.str(opts, 'encoding') }, INVITE_COLUMNS)) ?? emails.map((email) => ({ email }));
+  const rows: InputRow[] = (await fileRows(ctx, source, INVITE_COLUMNS)) ?? emails.map((email) => ({ email }));
   return rows.map((row, i) => {
     const recipient = { row: i + 1, email: String(row.email).trim() };
     try {
@@ -88,7 +90,7 @@ function printPlanned(ctx: Context, batches: readonly InviteBatch[], requests: r
 }
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['invite', 'send'],
     summary: 'invite people by e-mail, with their role, channels and groups',
     description:
@@ -111,35 +113,30 @@ export const commands = [
       'chatctl invite send --from-file invites.csv --json | jq -r \'select(.ok | not) | "\\(.target): \\(.error)"\'',
       'chatctl invite send --from-file invites.csv --expires never --dry-run',
     ],
-    args: [{ name: 'emails', description: 'e-mail addresses to invite', variadic: true }],
-    options: [
-      { flags: '--channel <channel>', description: 'subscribe them to this channel, ID or name (repeatable)', repeatable: true },
-      { flags: '--as <role>', description: 'their role: owner, admin, moderator, member (default), guest' },
-      { flags: '--expires <duration>', description: 'how long the invitation is valid: 7d, 12h, 30m or never (default: the server\'s, 10 days)' },
-      { flags: '--group <group>', description: 'add them to this user group, ID or name (repeatable)', repeatable: true },
-      { flags: '--default-channels', description: "also subscribe them to the organization's default channels" },
-      { flags: '--no-notify', description: 'do not tell you when they create their account' },
-      { flags: '--welcome-text <text>', description: 'custom welcome message (administrators; "" sends none)' },
-    ],
-    flags: { ...fromFileFlags(`read rows from CSV with a header or JSON lines (- for stdin); columns: ${describeColumns(INVITE_COLUMNS)}`), ...BULK_FLAGS },
+    args: { emails: arg.variadic('e-mail addresses to invite') },
+    options: {
+      ...SEND_FLAGS,
+      ...fromFileFlags(`read rows from CSV with a header or JSON lines (- for stdin); columns: ${describeColumns(INVITE_COLUMNS)}`),
+      ...BULK_FLAGS,
+    },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
-      const rows = await rowsOf(ctx, opts, specOfFlags(opts));
+      const rows = await rowsOf(ctx, opts, opts.emails, specOfFlags(opts));
       const client = await ctx.client();
       const batches = await planInvites(client, rows);
       // Built for every batch before anything is sent: what the server cannot do stops the run here.
       const requests = (await Promise.all(batches.filter((b): b is SendableBatch => 'params' in b).map((b) => prepareBatch(client, b)))).flat();
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printPlanned(ctx, batches, requests);
         return;
       }
       const limit: DailyLimit = {};
-      await runBulk(ctx, opts as BulkFlags, {
+      await runBulk(ctx, opts, {
         units: batches,
         verb: 'invited',
         pacer: client.pacer,
-        failFast: opt.bool(opts, 'failFast'),
+        failFast: opts.failFast,
         rows: (b) => b.recipients.map((r) => ({ row: r.row, target: r.email })),
         act: async (b) => {
           if ('inPlace' in b) return [unchangedOutcome({ row: b.recipients[0].row, target: b.recipients[0].email }, b.inPlace.id)];
@@ -150,7 +147,7 @@ export const commands = [
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['invite', 'list'],
     aliases: ['ls'],
     summary: 'list pending invitations: e-mail invitations and reusable links',
@@ -168,15 +165,14 @@ export const commands = [
     ],
     output: INVITE_OUTPUT,
     async run(opts, ctx) {
-      const flags = opts as OutputFlags;
-      const out = ctx.output(flags);
+      const out = ctx.output(opts);
       const { invites } = await (await ctx.client()).call(getInvites, {});
-      const rows = out.isJson && flags.fields === undefined ? invites : invites.map(displayRow);
+      const rows = out.isJson && opts.fields === undefined ? invites : invites.map(displayRow);
       if (!(await out.list(rows)) && ctx.io.stdoutIsTTY && !out.isJson) ctx.info('no pending invitations');
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['invite', 'revoke'],
     summary: 'revoke pending invitations and links, by ID, address or URL',
     description:
@@ -191,25 +187,24 @@ export const commands = [
       'chatctl invite revoke 12 13 ada@example.com --yes --json',
       'chatctl invite revoke ada@example.com --dry-run',
     ],
-    args: [{ name: 'invites', description: 'IDs, email:ID, link:ID, invited addresses or link URLs', required: true, variadic: true }],
+    args: { invites: arg.variadic('IDs, email:ID, link:ID, invited addresses or link URLs', { required: true }) },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
-      const refs = opt.list(opts, 'invites');
       const client = await ctx.client();
-      const calls = await callsFor(client, refs, 'revoked', (key) =>
+      const calls = await callsFor(client, opts.invites, 'revoked', (key) =>
         key.kind === 'link' ? planCall(revokeInviteLink, { invite_id: key.id }, { id: key.id }) : planCall(revokeInvite, { invite_id: key.id }, { id: key.id }),
       );
       const sendable = calls.filter((c) => c.call);
-      if (sendable.length && !opt.bool(opts, 'dryRun')) {
-        await confirmOrExit(ctx, opt.bool(opts, 'yes'), revokeQuestion(sendable));
+      if (sendable.length && !opts.dryRun) {
+        await confirmOrExit(ctx, opts.yes, revokeQuestion(sendable));
       }
-      await runCalls(ctx, opts as BulkFlags, client, calls, 'revoked');
+      await runCalls(ctx, opts, client, calls, 'revoked');
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['invite', 'resend'],
     summary: 'send pending e-mail invitations again, by ID or address',
     description:
@@ -218,20 +213,20 @@ export const commands = [
       'so an ID names an e-mail invitation, and one that is only a link\'s fails. A resent invitation counts ' +
       'against a server\'s daily limit.',
     examples: ['chatctl invite resend 12', 'chatctl invite resend ada@example.com grace@example.com --json'],
-    args: [{ name: 'invites', description: 'IDs, email:ID or invited addresses', required: true, variadic: true }],
+    args: { invites: arg.variadic('IDs, email:ID or invited addresses', { required: true }) },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
       const client = await ctx.client();
-      const calls = await callsFor(client, opt.list(opts, 'invites'), 'resent', (key) =>
+      const calls = await callsFor(client, opts.invites, 'resent', (key) =>
           key.kind === 'email' ? planCall(resendInvite, { invite_id: key.id }, { id: key.id }) : `link ${key.id} is a reusable link: only e-mail invitations are resent`,
         ['email'],
       );
-      await runCalls(ctx, opts as BulkFlags, client, calls, 'resent');
+      await runCalls(ctx, opts, client, calls, 'resent');
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['invite', 'link', 'create'],
     summary: 'create a reusable invitation link',
     description:
@@ -244,40 +239,28 @@ export const commands = [
       'chatctl invite link create --as guest --expires 7d --channel design',
       'chatctl invite link create --expires never --group engineering --default-channels --json',
     ],
-    options: [
-      { flags: '--as <role>', description: 'their role: owner, admin, moderator, member (default), guest' },
-      { flags: '--expires <duration>', description: 'how long the link works: 7d, 12h, 30m or never (default: the server\'s, 10 days)' },
-      { flags: '--channel <channel>', description: 'subscribe them to this channel, ID or name (repeatable)', repeatable: true },
-      { flags: '--group <group>', description: 'add them to this user group, ID or name (repeatable)', repeatable: true },
-      { flags: '--default-channels', description: "also subscribe them to the organization's default channels" },
-    ],
+    options: inviteFlags("how long the link works: 7d, 12h, 30m or never (default: the server's, 10 days)"),
     output: { fields: ['invite_link'] },
     mutating: true,
     async run(opts, ctx) {
-      const as = opt.str(opts, 'as');
-      const expires = opt.str(opts, 'expires');
-      // Bad values are usage errors before anything is looked up.
-      const role = as !== undefined ? parseRole(as) : undefined;
-      const minutes = expires !== undefined ? parseExpires(expires) : undefined;
-      const channels = opt.list(opts, 'channel');
-      const groups = opt.list(opts, 'group');
+      const { channel: channels, group: groups } = opts;
       const client = await ctx.client();
       const streamIds = requireResolved(await resolveChannels(client, channels), channels);
       const groupIds = requireResolved(await resolveGroups(client, groups), groups);
       // Only what was asked for is sent, so an older server is not handed parameters it would ignore.
       const params = {
-        invite_as: role,
+        invite_as: opts.as,
         stream_ids: streamIds.length ? [...new Set(streamIds)] : undefined,
         group_ids: groupIds.length ? [...new Set(groupIds)] : undefined,
-        include_realm_default_subscriptions: opt.bool(opts, 'defaultChannels') || undefined,
-        invite_expires_in_minutes: minutes,
+        include_realm_default_subscriptions: opts.defaultChannels || undefined,
+        invite_expires_in_minutes: opts.expires,
       };
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(createInviteLink, params, { labels: INVITE_LABELS }));
         return;
       }
       const created = await client.call(createInviteLink, params, { signal: ctx.signal, labels: INVITE_LABELS });
-      await ctx.output(opts as OutputFlags).item({ invite_link: created.invite_link });
+      await ctx.output(opts).item({ invite_link: created.invite_link });
     },
   }),
 ];

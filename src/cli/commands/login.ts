@@ -7,17 +7,28 @@ import type { ChatClient, Credentials } from '../../client/client.js';
 import { factsFromSettings } from '../../client/features.js';
 import { readConfig, type Profile } from '../../config/profiles.js';
 import type { AccountKey, EmbeddedOrganization } from '../../server/embedded.js';
-import { defineLegacyCommand, opt } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
 import { notFound } from '../../errors.js';
 import { ChatctlError, usageError } from '../errors.js';
+import { flag, type Values } from '../flags.js';
 import { readSecret } from '../io.js';
 import { DEFAULT_OWNER_EMAIL } from '../embedded-org.js';
 import { storeProfile } from '../store-profile.js';
 import { embeddedDataDir, normalizeSite, selectedProfileName, tlsFrom } from '../target.js';
 
 const API_KEY = /^[A-Za-z0-9]{32}$/;
+
+/** Declared apart from the command so that its helpers take the parsed options by type. */
+const LOGIN_FLAGS = {
+  email: flag.string('--email <email>', 'the e-mail address to log in as (or the directory username, where the server allows one); --embedded: default the owner'),
+  passwordStdin: flag.bool('--password-stdin', 'read the password from stdin (--embedded: check it rather than read the key from the files)'),
+  apiKeyStdin: flag.bool('--api-key-stdin', 'read an API key from stdin instead of a password (for servers without password login)'),
+  embedded: flag.bool('--embedded', 'log in to the embedded organization (in --data-dir or the default data dir)'),
+};
+
+type LoginOptions = Values<typeof LOGIN_FLAGS>;
 
 async function readPassword(ctx: Context, fromStdin: boolean, prompt = 'Password:'): Promise<string> {
   if (fromStdin) {
@@ -101,13 +112,13 @@ function tlsFiles(ctx: Context, tls: ReturnType<typeof tlsFrom>): Pick<Profile, 
   return out;
 }
 
-async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileName: string): Promise<void> {
+async function loginRemote(ctx: Context, opts: LoginOptions, profileName: string): Promise<void> {
   const tls = tlsFrom(ctx.env);
   const { site, client, settings } = await settingsOf(ctx, normalizeSite(ctx.globals.server!), tls);
   try {
-    const email = opt.str(opts, 'email');
+    const { email } = opts;
     let credentials: Credentials;
-    if (opt.bool(opts, 'apiKeyStdin')) {
+    if (opts.apiKeyStdin) {
       if (!email) throw usageError('--api-key-stdin needs --email: the key is checked as EMAIL:KEY');
       const apiKey = await readApiKey(ctx);
       const keyed = await remoteClient(ctx, site, tls, { email, apiKey });
@@ -129,7 +140,7 @@ async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileN
       if (!email) throw usageError(directory ? '--email is required (on this server, a directory username works too)' : '--email is required');
       if (!directory && !email.includes('@')) throw usageError(`${site} logs in with e-mail addresses, not "${email}"`);
       const prompt = directory ? `Password for ${email} (directory login: the username need not be an e-mail address):` : `Password for ${email}:`;
-      const password = await readPassword(ctx, opt.bool(opts, 'passwordStdin'), prompt);
+      const password = await readPassword(ctx, opts.passwordStdin, prompt);
       const res = await client.call(fetchApiKey, { username: email, password }).catch((e: unknown) => {
         throw rootDomainHint(e, site);
       });
@@ -160,9 +171,9 @@ async function loginRemote(ctx: Context, opts: Record<string, unknown>, profileN
  * --api-key-stdin the account's key is read from the store (the owner's unless --email names another), as
  * a server's operator can with manage.py. The two flags check a password or a key the usual way.
  */
-async function loginEmbeddedDir(ctx: Context, opts: Record<string, unknown>, profileName: string): Promise<void> {
+async function loginEmbeddedDir(ctx: Context, opts: LoginOptions, profileName: string): Promise<void> {
   const dataDir = embeddedDataDir(ctx.globals, ctx.env, readConfig(ctx.env));
-  const email = opt.str(opts, 'email');
+  const { email } = opts;
   const [{ openOrganization, noteOn }, { loginEmbedded }, { ChatClient }] = await Promise.all([
     import('../data-dir.js'),
     import('../embedded-org.js'),
@@ -171,10 +182,10 @@ async function loginEmbeddedDir(ctx: Context, opts: Record<string, unknown>, pro
   const transport = await openOrganization(dataDir, { create: false, source: 'login --embedded', warn: noteOn(ctx) });
   try {
     let creds: Credentials;
-    if (opt.bool(opts, 'apiKeyStdin')) {
+    if (opts.apiKeyStdin) {
       creds = await verifyKey(new ChatClient(transport, { email: email ?? DEFAULT_OWNER_EMAIL, apiKey: await readApiKey(ctx) }));
       await storeProfile(ctx, profileName, { embedded: dataDir, ...creds });
-    } else if (opt.bool(opts, 'passwordStdin')) {
+    } else if (opts.passwordStdin) {
       creds = await loginEmbedded(ctx, transport, email ?? DEFAULT_OWNER_EMAIL, await readPassword(ctx, true), profileName);
     } else {
       creds = await operatorCredentials(transport.organization, email);
@@ -199,7 +210,7 @@ async function operatorCredentials(organization: EmbeddedOrganization, email: st
 }
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['login'],
     summary: 'log in and store the credentials in a profile',
     description:
@@ -220,19 +231,17 @@ export const commands = [
       'chatctl login --embedded --data-dir ~/chat --email admin@acme.test',
       'chatctl login --profile work --server https://chat.work.test --email me@work.test',
     ],
-    options: [
-      { flags: '--email <email>', description: 'the e-mail address to log in as (or the directory username, where the server allows one); --embedded: default the owner' },
-      { flags: '--password-stdin', description: 'read the password from stdin (--embedded: check it rather than read the key from the files)' },
-      { flags: '--api-key-stdin', description: 'read an API key from stdin instead of a password (for servers without password login)' },
-      { flags: '--embedded', description: 'log in to the embedded organization (in --data-dir or the default data dir)' },
-    ],
+    options: LOGIN_FLAGS,
+    check(opts) {
+      if (opts.passwordStdin && opts.apiKeyStdin) throw usageError('--password-stdin and --api-key-stdin exclude each other');
+    },
     async run(opts, ctx) {
       const g = ctx.globals;
       const profileName = selectedProfileName(g, ctx.env, readConfig(ctx.env));
-      const embedded = opt.bool(opts, 'embedded');
+      const { embedded } = opts;
+      // --server is a global option: the rule between it and --embedded is checked here, where globals are known.
       if (embedded && g.server) throw usageError('--embedded and --server exclude each other');
       if (!embedded && !g.server) throw usageError('say where to log in: --server URL, or --embedded');
-      if (opt.bool(opts, 'passwordStdin') && opt.bool(opts, 'apiKeyStdin')) throw usageError('--password-stdin and --api-key-stdin exclude each other');
       if (embedded) return loginEmbeddedDir(ctx, opts, profileName);
       return loginRemote(ctx, opts, profileName);
     },

@@ -1,10 +1,10 @@
 import { readConfig, removeProfile } from '../../config/profiles.js';
-import { defineLegacyCommand } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { usageError } from '../errors.js';
 import { selectedProfileName } from '../target.js';
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['logout'],
     summary: 'forget the stored credentials of a profile',
     description:

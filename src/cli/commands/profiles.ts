@@ -1,13 +1,13 @@
 import { readConfig, useProfile } from '../../config/profiles.js';
-import { defineLegacyCommand, opt } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { notFound } from '../../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import { arg } from '../flags.js';
 import { announceDefault } from '../store-profile.js';
 
 const FIELDS = ['name', 'default', 'kind', 'target', 'email'] as const;
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['profiles', 'list'],
     default: true,
     summary: 'list the profiles, the default one marked',
@@ -17,7 +17,7 @@ export const commands = [
     examples: ['chatctl profiles', 'chatctl profiles list --json'],
     output: { fields: FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const config = readConfig(ctx.env);
       const rows = Object.entries(config.profiles ?? {})
         .sort(([a], [b]) => a.localeCompare(b))
@@ -26,14 +26,14 @@ export const commands = [
       await out.list(rows);
     },
   }),
-  defineLegacyCommand({
+  defineCommand({
     path: ['profiles', 'use'],
     summary: 'make a profile the default',
     description: 'Makes NAME the default profile: the one every command uses when no flag or environment variable names a target.',
     examples: ['chatctl profiles use work'],
-    args: [{ name: 'name', description: 'the profile to use by default', required: true }],
+    args: { name: arg.required('the profile to use by default') },
     async run(opts, ctx) {
-      const name = opt.str(opts, 'name')!;
+      const { name } = opts;
       const change = await useProfile(ctx.env, name);
       if (!change) {
         const known = Object.keys(readConfig(ctx.env).profiles ?? {});

@@ -2,15 +2,15 @@ import { ApiError } from '../../api/errors.js';
 import { classify } from '../../api/server-messages.js';
 import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
-import { ROLE_NAMES, type Role, type User } from '../../api/types.js';
-import { cell, fileRows, fromFileFlags, type Columns, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
-import { defineLegacyCommand, opt, type CommandOptions, type OptionSpec } from '../legacy-command.js';
+import type { Role, User } from '../../api/types.js';
+import { cell, fileRows, fromFileFlags, type Columns, type FromFile, type InputRow } from '../bulk-input.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
+import { defineCommand } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
+import { arg, flag, parseRole } from '../flags.js';
 import { readSecret } from '../io.js';
-import type { OutputFlags } from '../output/output.js';
 import { Refusal, refusalOf } from '../refusal.js';
 import { resolveUsers, userIndex } from '../resolve.js';
 import { randomAlphanumeric } from '../../random.js';
@@ -24,51 +24,40 @@ export const USER_FIELDS = [
 
 const USER_COLUMNS = ['user_id', 'full_name', 'email', 'delivery_email', 'role', 'is_active', 'is_bot', 'date_joined'] as const;
 
-export const ROLE_BY_NAME: Record<string, Role> = Object.fromEntries(
-  Object.entries(ROLE_NAMES).map(([code, name]) => [name, Number(code) as Role]),
-);
+/** The options of every users command that takes rows from a file as well as from arguments. */
+const USER_BULK_FLAGS = { ...fromFileFlags(), ...BULK_FLAGS };
 
-/** `owner`, `admin` ... or a wire value (`100`). */
-export function parseRole(value: string): Role {
-  const role = ROLE_BY_NAME[value.toLowerCase()] ?? (Object.keys(ROLE_NAMES).includes(value) ? (Number(value) as Role) : undefined);
-  if (role === undefined) throw usageError(`unknown role "${value}"`, `roles: ${Object.values(ROLE_NAMES).join(', ')}`);
-  return role;
+/** The column of the commands that act on existing users. */
+const USER_COLUMN: Columns = { user: { required: true, description: 'user ID or e-mail' } };
+
+/** A user named by ID or e-mail, from an argument or a file row. */
+interface UserRef {
+  user: string;
 }
 
-/** `1,2,3` into user IDs. */
-export function parseIds(value: string, flag: string): number[] {
-  const ids = value.split(',').map((v) => v.trim()).filter(Boolean);
-  if (!ids.length || ids.some((v) => !/^\d+$/.test(v))) throw usageError(`${flag} takes comma-separated user IDs, not "${value}"`);
-  return ids.map(Number);
-}
+const userRefOf = (row: InputRow): UserRef => ({ user: cell(row, 'user') });
 
-/** Options of every bulk-capable users command. */
-const BULK_OPTIONS: OptionSpec[] = [];
-
-/** Rows from --from-file, or the positional references; never both. */
-async function rowsOf(ctx: Context, opts: CommandOptions, columns: Columns, fromArgs: () => InputRow[]): Promise<InputRow[]> {
-  const file = opt.str(opts, 'fromFile');
-  const args = fromArgs();
-  if (file && args.length) throw usageError('give users as arguments or with --from-file, not both');
-  const rows = await fileRows(ctx, { fromFile: opt.str(opts, 'fromFile'), encoding: opt.str(opts, 'encoding') }, columns);
-  if (rows) return rows;
+/** Rows from --from-file (each read by `fromRow`), or the ones given as arguments; never both. */
+async function rowsOf<R>(ctx: Context, source: FromFile, columns: Columns, args: readonly R[], fromRow: (row: InputRow) => R): Promise<R[]> {
+  if (source.fromFile && args.length) throw usageError('give users as arguments or with --from-file, not both');
+  const rows = await fileRows(ctx, source, columns);
+  if (rows) return rows.map(fromRow);
   if (!args.length) throw usageError('name at least one user (ID or e-mail), or pass --from-file');
-  return args;
+  return [...args];
 }
 
 /** Plans one call per row for commands that act on existing users (the `user` column). */
-async function planForUsers(
+async function planForUsers<R extends UserRef>(
   ctx: Context,
-  rows: InputRow[],
-  plan: (row: InputRow, userId: number, user: User | undefined) => Omit<RowCall, 'row' | 'target'>,
+  rows: readonly R[],
+  plan: (row: R, userId: number, user: User | undefined) => Omit<RowCall, 'row' | 'target'>,
   o: { users?: boolean } = {},
 ): Promise<RowCall[]> {
   const client = await ctx.client();
-  const resolved = await resolveUsers(client, rows.map((r) => cell(r, 'user')), o);
+  const resolved = await resolveUsers(client, rows.map((r) => r.user), o);
   return rows.map((r, i) => {
-    const ref = cell(r, 'user');
-    const found = resolved.get(ref)!;
-    const base = { row: i + 1, target: ref };
+    const found = resolved.get(r.user)!;
+    const base = { row: i + 1, target: r.user };
     if (!found.ok) return { ...base, status: 'failed', error: found.error };
     try {
       return { ...base, ...plan(r, found.id, found.user) };
@@ -78,14 +67,55 @@ async function planForUsers(
   });
 }
 
-/** `ID=VALUE` options into profile_data entries; `ID=` clears the field. */
-function parseProfileFields(values: string[]): { id: number; value: string | null }[] {
-  return values.map((v) => {
-    const m = /^(\d+)=(.*)$/s.exec(v);
-    if (!m) throw usageError(`--profile-field takes ID=VALUE (a custom profile field ID), not "${v}"`);
-    return { id: Number(m[1]), value: m[2] === '' ? null : m[2]! };
-  });
+type ProfileEntry = { id: number; value: string | null };
+
+/** `ID=VALUE` into a profile_data entry; `ID=` clears the field. */
+function parseProfileField(v: string): ProfileEntry {
+  const m = /^(\d+)=(.*)$/s.exec(v);
+  if (!m) throw usageError(`--profile-field takes ID=VALUE (a custom profile field ID), not "${v}"`);
+  return { id: Number(m[1]), value: m[2] === '' ? null : m[2]! };
 }
+
+/** What `users update` changes for one user. */
+interface UserChanges {
+  full_name?: string;
+  role?: Role;
+  new_email?: string;
+  profile_data?: ProfileEntry[];
+}
+
+/** A user to update and the changes, or why a file row's cells cannot be read (that row fails alone). */
+interface UpdateRow extends UserRef {
+  changes: UserChanges | Error;
+}
+
+function updateRowOf(row: InputRow): UpdateRow {
+  const role = cell(row, 'role');
+  try {
+    return { user: cell(row, 'user'), changes: { full_name: cell(row, 'full_name'), role: role ? parseRole(role) : undefined, new_email: cell(row, 'new_email') } };
+  } catch (e) {
+    return { user: cell(row, 'user'), changes: e instanceof Error ? e : new Error(String(e)) };
+  }
+}
+
+/** The changes that change something: an empty name or address (an empty cell, `--name ""`) is left out. */
+function effectiveChanges(c: UserChanges): UserChanges {
+  return {
+    ...(c.full_name ? { full_name: c.full_name } : {}),
+    ...(c.role !== undefined ? { role: c.role } : {}),
+    ...(c.new_email ? { new_email: c.new_email } : {}),
+    ...(c.profile_data?.length ? { profile_data: c.profile_data } : {}),
+  };
+}
+
+/** A new account: from EMAIL and --name, or a file row. */
+interface NewUser {
+  email: string;
+  full_name: string;
+  password?: string;
+}
+
+const newUserOf = (row: InputRow): NewUser => ({ email: cell(row, 'email'), full_name: cell(row, 'full_name'), password: cell(row, 'password') });
 
 /**
  * `User not authorized to create users`: the caller is an administrator (the role gate passed) without the
@@ -116,7 +146,7 @@ function createdBefore(user: User, fullName: string): Partial<Pick<RowCall, 'inP
 }
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['users', 'list'],
     aliases: ['ls'],
     summary: 'list the users of the organization',
@@ -129,53 +159,53 @@ export const commands = [
       'chatctl users list --json | jq -r \'.[] | select(.is_bot) | .email\'',
       'chatctl users list --fields user_id,delivery_email,role --format csv',
     ],
-    options: [
-      { flags: '--role <role>', description: 'only users with this role (owner, admin, moderator, member, guest)' },
-      { flags: '--active', description: 'only active users' },
-      { flags: '--deactivated', description: 'only deactivated users' },
-      { flags: '--bots', description: 'only bots' },
-      { flags: '--humans', description: 'only human users' },
-      { flags: '--ids <ids>', description: 'only these user IDs (comma-separated)' },
-      { flags: '--custom-fields', description: 'include custom profile fields (profile_data)' },
-    ],
+    options: {
+      role: flag.role('--role <role>', 'only users with this role (owner, admin, moderator, member, guest)'),
+      active: flag.bool('--active', 'only active users'),
+      deactivated: flag.bool('--deactivated', 'only deactivated users'),
+      bots: flag.bool('--bots', 'only bots'),
+      humans: flag.bool('--humans', 'only human users'),
+      ids: flag.ids('--ids <ids>', 'only these user IDs (comma-separated)'),
+      customFields: flag.bool('--custom-fields', 'include custom profile fields (profile_data)'),
+    },
     output: { fields: USER_FIELDS, columns: USER_COLUMNS },
+    check(opts) {
+      if (opts.active && opts.deactivated) throw usageError('--active and --deactivated exclude each other');
+      if (opts.bots && opts.humans) throw usageError('--bots and --humans exclude each other');
+    },
     async run(opts, ctx) {
-      if (opt.bool(opts, 'active') && opt.bool(opts, 'deactivated')) throw usageError('--active and --deactivated exclude each other');
-      if (opt.bool(opts, 'bots') && opt.bool(opts, 'humans')) throw usageError('--bots and --humans exclude each other');
-      const role = opt.str(opts, 'role') !== undefined ? parseRole(opt.str(opts, 'role')!) : undefined;
-      const ids = opt.str(opts, 'ids') !== undefined ? parseIds(opt.str(opts, 'ids')!, '--ids') : undefined;
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
       // The API's default (client_gravatar) leaves Gravatar URLs to the client; compute them only when asked.
-      const wantsAvatars = opt.list(opts, 'fields').includes('avatar_url');
+      const wantsAvatars = opts.fields?.includes('avatar_url') === true;
       const { members } = await client.call(getUsers, {
         client_gravatar: wantsAvatars ? false : undefined,
-        include_custom_profile_fields: opt.bool(opts, 'customFields') || undefined,
-        user_ids: ids,
+        include_custom_profile_fields: opts.customFields || undefined,
+        user_ids: opts.ids,
       });
       const keep = (u: User) =>
-        (role === undefined || u.role === role) &&
-        (!opt.bool(opts, 'active') || u.is_active) &&
-        (!opt.bool(opts, 'deactivated') || !u.is_active) &&
-        (!opt.bool(opts, 'bots') || u.is_bot) &&
-        (!opt.bool(opts, 'humans') || !u.is_bot);
+        (opts.role === undefined || u.role === opts.role) &&
+        (!opts.active || u.is_active) &&
+        (!opts.deactivated || !u.is_active) &&
+        (!opts.bots || u.is_bot) &&
+        (!opts.humans || !u.is_bot);
       await out.list(members.filter(keep));
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['users', 'get'],
     summary: 'show one user, by ID or e-mail address',
     description: 'Reads GET /users/{id} (or /users/{email}). Deactivated users and bots are shown too.',
     examples: ['chatctl users get 8', 'chatctl users get iago@example.com --json', 'chatctl users get 8 --custom-fields --fields profile_data'],
-    args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
-    options: [{ flags: '--custom-fields', description: 'include custom profile fields (profile_data)' }],
+    args: { user: arg.required('user ID or e-mail address') },
+    options: { customFields: flag.bool('--custom-fields', 'include custom profile fields (profile_data)') },
     output: { fields: USER_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      const ref = opt.str(opts, 'user')!.trim();
-      const common = { client_gravatar: false, include_custom_profile_fields: opt.bool(opts, 'customFields') || undefined };
+      const ref = opts.user.trim();
+      const common = { client_gravatar: false, include_custom_profile_fields: opts.customFields || undefined };
       const { user } = /^\d+$/.test(ref)
         ? await client.call(getUser, { user_id: Number(ref), ...common })
         : await client.call(getUserByEmail, { email: ref, ...common });
@@ -183,7 +213,7 @@ export const commands = [
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['users', 'create'],
     summary: 'create user accounts (administrators)',
     description:
@@ -201,44 +231,45 @@ export const commands = [
       'chatctl users create --from-file people.csv --json',
       'chatctl users create --from-file people.csv --dry-run',
     ],
-    args: [{ name: 'email', description: 'the new user\'s e-mail address' }],
-    options: [
-      { flags: '--name <name>', description: 'full name (with EMAIL)' },
-      { flags: '--password-stdin', description: 'read the password from stdin (with EMAIL)' },
-      ...BULK_OPTIONS,
-    ],
-    flags: { ...fromFileFlags(), ...BULK_FLAGS },
+    args: { email: arg.optional('the new user\'s e-mail address') },
+    options: {
+      name: flag.string('--name <name>', 'full name (with EMAIL)'),
+      passwordStdin: flag.bool('--password-stdin', 'read the password from stdin (with EMAIL)'),
+      ...USER_BULK_FLAGS,
+    },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
+    check(opts) {
+      if (opts.email && !opts.name) throw usageError('--name is required with EMAIL');
+      if (opts.passwordStdin && !opts.email) throw usageError('--password-stdin goes with EMAIL, not --from-file');
+    },
     async run(opts, ctx) {
       const columns: Columns = { email: { required: true, description: 'e-mail address' }, full_name: { required: true, description: 'full name' }, password: { description: 'initial password' } };
-      const email = opt.str(opts, 'email');
-      if (email && !opt.str(opts, 'name')) throw usageError('--name is required with EMAIL');
-      if (opt.bool(opts, 'passwordStdin') && !email) throw usageError('--password-stdin goes with EMAIL, not --from-file');
-      const rows = await rowsOf(ctx, opts, columns, () => (email ? [{ email, full_name: opt.str(opts, 'name')! }] : []));
-      const password = opt.bool(opts, 'passwordStdin') ? await readSecret(ctx.io.stdin) : undefined;
+      const given: NewUser[] = opts.email ? [{ email: opts.email, full_name: opts.name ?? '' }] : [];
+      const rows = await rowsOf(ctx, opts, columns, given, newUserOf);
+      const password = opts.passwordStdin ? await readSecret(ctx.io.stdin) : undefined;
       const client = await ctx.client();
       // One GET /users finds the rows an earlier run already created, so a run can be repeated.
       const { byEmail } = await userIndex(client);
       const calls: RowCall[] = rows.map((r, i) => {
         const call: RowCall = {
           row: i + 1,
-          target: cell(r, 'email'),
+          target: r.email,
           status: 'created',
           call: planCall(
             createUser,
-            { email: cell(r, 'email'), full_name: cell(r, 'full_name'), password: password ?? (cell(r, 'password') || randomAlphanumeric(24)) },
+            { email: r.email, full_name: r.full_name, password: password ?? (r.password || randomAlphanumeric(24)) },
             { idOf: (res) => res.user_id },
           ),
         };
-        const existing = byEmail.get(cell(r, 'email').trim().toLowerCase());
-        return existing ? { ...call, ...createdBefore(existing, cell(r, 'full_name')) } : call;
+        const existing = byEmail.get(r.email.trim().toLowerCase());
+        return existing ? { ...call, ...createdBefore(existing, r.full_name) } : call;
       });
-      await runCalls(ctx, opts as BulkFlags, client, calls, 'created', (e) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e));
+      await runCalls(ctx, opts, client, calls, 'created', (e) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e));
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['users', 'update'],
     summary: "change a user's name, role, custom profile fields or e-mail (administrators)",
     description:
@@ -253,17 +284,21 @@ export const commands = [
       'chatctl users update 8 --new-email hamlet@elsinore.test',
       'chatctl users update --from-file roles.csv --fail-fast',
     ],
-    args: [{ name: 'user', description: 'user ID or e-mail address' }],
-    options: [
-      { flags: '--name <name>', description: 'new full name' },
-      { flags: '--role <role>', description: 'new role: owner, admin, moderator, member, guest' },
-      { flags: '--profile-field <id=value>', description: 'set a custom profile field; ID= clears it (repeatable)', repeatable: true },
-      { flags: '--new-email <email>', description: 'new e-mail address' },
-      ...BULK_OPTIONS,
-    ],
-    flags: { ...fromFileFlags(), ...BULK_FLAGS },
+    args: { user: arg.optional('user ID or e-mail address') },
+    options: {
+      name: flag.string('--name <name>', 'new full name'),
+      role: flag.role('--role <role>', 'new role: owner, admin, moderator, member, guest'),
+      profileField: flag.list('--profile-field <id=value>', 'set a custom profile field; ID= clears it (repeatable)', parseProfileField),
+      newEmail: flag.string('--new-email <email>', 'new e-mail address'),
+      ...USER_BULK_FLAGS,
+    },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
+    check(opts) {
+      if (opts.user && opts.name === undefined && opts.role === undefined && opts.newEmail === undefined && !opts.profileField.length) {
+        throw usageError('nothing to change: pass --name, --role, --profile-field or --new-email');
+      }
+    },
     async run(opts, ctx) {
       const columns: Columns = {
         user: { required: true, description: 'user ID or e-mail' },
@@ -271,34 +306,21 @@ export const commands = [
         role: { description: 'new role' },
         new_email: { description: 'new e-mail' },
       };
-      const user = opt.str(opts, 'user');
-      const profile = parseProfileFields(opt.list(opts, 'profileField'));
-      const fromArgs = (): InputRow[] => {
-        if (!user) return [];
-        const row: InputRow = { user };
-        if (opt.str(opts, 'name') !== undefined) row.full_name = opt.str(opts, 'name');
-        if (opt.str(opts, 'role') !== undefined) row.role = ROLE_NAMES[parseRole(opt.str(opts, 'role')!)];
-        if (opt.str(opts, 'newEmail') !== undefined) row.new_email = opt.str(opts, 'newEmail');
-        if (Object.keys(row).length === 1 && !profile.length) throw usageError('nothing to change: pass --name, --role, --profile-field or --new-email');
-        return [row];
-      };
-      const rows = await rowsOf(ctx, opts, columns, fromArgs);
+      const given: UpdateRow[] = opts.user
+        ? [{ user: opts.user, changes: { full_name: opts.name, role: opts.role, new_email: opts.newEmail, profile_data: opts.profileField } }]
+        : [];
+      const rows = await rowsOf(ctx, opts, columns, given, updateRowOf);
       const calls = await planForUsers(ctx, rows, (r, userId) => {
-        const params = {
-          user_id: userId,
-          ...(cell(r, 'full_name') ? { full_name: cell(r, 'full_name') } : {}),
-          ...(cell(r, 'role') ? { role: parseRole(cell(r, 'role')) } : {}),
-          ...(cell(r, 'new_email') ? { new_email: cell(r, 'new_email') } : {}),
-          ...(user && profile.length ? { profile_data: profile } : {}),
-        };
-        if (Object.keys(params).length === 1) throw new Error('nothing to change in this row');
-        return { status: 'updated', call: planCall(updateUser, params, { labels: { new_email: '--new-email (new_email)' }, id: userId }) };
+        if (r.changes instanceof Error) throw r.changes;
+        const changes = effectiveChanges(r.changes);
+        if (!Object.keys(changes).length) throw new Error('nothing to change in this row');
+        return { status: 'updated', call: planCall(updateUser, { user_id: userId, ...changes }, { labels: { new_email: '--new-email (new_email)' }, id: userId }) };
       });
-      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'updated');
+      await runCalls(ctx, opts, await ctx.client(), calls, 'updated');
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['users', 'deactivate'],
     summary: 'deactivate user accounts (administrators)',
     description:
@@ -308,14 +330,13 @@ export const commands = [
       'A user already deactivated is reported unchanged, so a run can be repeated. Asks for confirmation on a ' +
       'terminal; elsewhere --yes is required.',
     examples: ['chatctl users deactivate polonius@example.com', 'chatctl users deactivate 12 13 14 --yes --json', 'chatctl users deactivate --from-file leavers.csv --yes'],
-    args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
-    options: [{ flags: '--comment <text>', description: 'a note for the notification e-mail' }, ...BULK_OPTIONS],
-    flags: { ...fromFileFlags(), ...BULK_FLAGS },
+    args: { users: arg.variadic('user IDs or e-mail addresses') },
+    options: { comment: flag.string('--comment <text>', 'a note for the notification e-mail'), ...USER_BULK_FLAGS },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
-      const rows = await rowsOf(ctx, opts, { user: { required: true, description: 'user ID or e-mail' } }, () => opt.list(opts, 'users').map((u) => ({ user: u })));
+      const rows = await rowsOf(ctx, opts, USER_COLUMN, opts.users.map((user) => ({ user })), userRefOf);
       // A server deactivates bots through DELETE /bots/{id} only (DELETE /users/{id} says "No such user").
       const calls = await planForUsers(
         ctx,
@@ -326,31 +347,30 @@ export const commands = [
           inPlace: user && !user.is_active ? { id: userId } : undefined,
           call: user?.is_bot
             ? planCall(deactivateBot, { bot_id: userId }, { id: userId })
-            : planCall(deactivateUser, { user_id: userId, deactivation_notification_comment: opt.str(opts, 'comment') }, { id: userId }),
+            : planCall(deactivateUser, { user_id: userId, deactivation_notification_comment: opts.comment }, { id: userId }),
         }),
         { users: true },
       );
-      if (!opt.bool(opts, 'dryRun')) {
-        await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Deactivate ${rows.length === 1 ? cell(rows[0]!, 'user') : `${rows.length} users`}?`);
+      if (!opts.dryRun) {
+        await confirmOrExit(ctx, opts.yes, `Deactivate ${rows.length === 1 ? rows[0]!.user : `${rows.length} users`}?`);
       }
-      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'deactivated');
+      await runCalls(ctx, opts, await ctx.client(), calls, 'deactivated');
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['users', 'reactivate'],
     summary: 'reactivate deactivated user accounts (administrators)',
     description:
       'Reactivates the named users (IDs or e-mails), or one per row of --from-file (column user). A user already ' +
       'active is reported unchanged, so a run can be repeated.',
     examples: ['chatctl users reactivate polonius@example.com', 'chatctl users reactivate --from-file returning.csv --json'],
-    args: [{ name: 'users', description: 'user IDs or e-mail addresses', variadic: true }],
-    options: BULK_OPTIONS,
-    flags: { ...fromFileFlags(), ...BULK_FLAGS },
+    args: { users: arg.variadic('user IDs or e-mail addresses') },
+    options: USER_BULK_FLAGS,
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
-      const rows = await rowsOf(ctx, opts, { user: { required: true, description: 'user ID or e-mail' } }, () => opt.list(opts, 'users').map((u) => ({ user: u })));
+      const rows = await rowsOf(ctx, opts, USER_COLUMN, opts.users.map((user) => ({ user })), userRefOf);
       const calls = await planForUsers(
         ctx,
         rows,
@@ -362,7 +382,7 @@ export const commands = [
         }),
         { users: true },
       );
-      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'reactivated');
+      await runCalls(ctx, opts, await ctx.client(), calls, 'reactivated');
     },
   }),
 ];

@@ -1,7 +1,6 @@
 import { getOwnUser } from '../../api/operations/users.js';
 import { ROLE_NAMES } from '../../api/types.js';
-import { defineLegacyCommand } from '../legacy-command.js';
-import type { OutputFlags } from '../output/output.js';
+import { defineCommand } from '../command.js';
 
 const FIELDS = ['target', 'profile', 'source', 'credentials', 'email', 'api_key', 'user_id', 'full_name', 'role', 'role_name'] as const;
 
@@ -9,7 +8,7 @@ const FIELDS = ['target', 'profile', 'source', 'credentials', 'email', 'api_key'
 export const maskKey = (key: string): string => `${'*'.repeat(Math.max(0, key.length - 4))}${key.slice(-4)}`;
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['whoami'],
     summary: 'show where requests go, from which profile, and as whom',
     description:
@@ -20,7 +19,7 @@ export const commands = [
     examples: ['chatctl whoami', 'chatctl whoami --json'],
     output: { fields: FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const target = ctx.target();
       const client = await ctx.client();
       const me = await client.call(getOwnUser, {});

@@ -28,7 +28,7 @@ const addressKey = (email: string): string => (/<(.*)>/.exec(email)?.[1] ?? emai
 /** The refused addresses of an INVITATION_FAILED error, with their reasons. */
 function refusedBy(e: ApiError): Map<string, string> {
   const refused = new Map<string, string>();
-  const errors = Array.isArray(e.extra.errors) ? (e.extra.errors as unknown[]) : [];
+  const errors: readonly unknown[] = Array.isArray(e.extra.errors) ? e.extra.errors : [];
   for (const triple of errors) {
     if (Array.isArray(triple) && typeof triple[0] === 'string') refused.set(addressKey(triple[0]), typeof triple[1] === 'string' ? triple[1] : e.msg);
   }

@@ -6,16 +6,15 @@
  * the others.
  */
 import { getInvites, sendInvites } from '../../api/operations/invites.js';
-import type { Role } from '../../api/types.js';
+import { ROLE, type Role } from '../../api/roles.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
 import { cell, type Columns, type InputRow } from '../bulk-input.js';
-import { parseRole } from '../commands/users.js';
-import { usageError } from '../errors.js';
+import { parseRole } from '../flags.js';
 import { refusalOf, type Refusal } from '../refusal.js';
 import { requireResolved, resolveChannels, resolveGroups, type ResolvedId } from '../resolve.js';
-import { parseDuration } from '../units.js';
+import { parseExpires } from './options.js';
 import { roleName } from './refs.js';
 
 export const INVITE_COLUMNS: Columns = {
@@ -39,10 +38,11 @@ export const INVITE_CHUNK = 100;
 
 /** What one row asks for, with channels and groups still as people named them. */
 export interface InviteSpec {
-  channels: string[];
-  groups: string[];
-  as?: string;
-  expires?: string;
+  channels: readonly string[];
+  groups: readonly string[];
+  as?: Role;
+  /** invite_expires_in_minutes; null: never expires. */
+  expires?: number | null;
   defaultChannels?: boolean;
   notify?: boolean;
   welcomeText?: string;
@@ -79,14 +79,6 @@ export interface InPlaceRow {
 
 export type InviteBatch = SendableBatch | UnsendableRow | InPlaceRow;
 
-/** `7d`, `12h`, `30m` or `never` into invite_expires_in_minutes (null: never expires). */
-export function parseExpires(text: string, flag = '--expires'): number | null {
-  if (text.trim().toLowerCase() === 'never') return null;
-  const seconds = parseDuration(text, flag);
-  if (seconds <= 0 || seconds % 60 !== 0) throw usageError(`${flag} takes whole minutes or more (e.g. 30m, 12h, 7d) or never, not "${text}"`);
-  return seconds / 60;
-}
-
 const BOOLEANS: Record<string, boolean> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
 
 function boolCell(row: InputRow, name: string): boolean | undefined {
@@ -104,15 +96,17 @@ function listCell(row: InputRow, name: string): string[] {
   return items.map((s) => s.trim()).filter(Boolean);
 }
 
-/** A file row's spec: its non-empty cells over the defaults from the flags. */
+/** A file row's spec: its non-empty cells over the defaults from the flags; throws for a cell it cannot read. */
 export function specOfRow(row: InputRow, defaults: InviteSpec): InviteSpec {
   const channels = listCell(row, 'channels');
   const groups = listCell(row, 'groups');
+  const as = cell(row, 'as').trim();
+  const expires = cell(row, 'expires').trim();
   return {
     channels: channels.length ? channels : defaults.channels,
     groups: groups.length ? groups : defaults.groups,
-    as: cell(row, 'as').trim() || defaults.as,
-    expires: cell(row, 'expires').trim() || defaults.expires,
+    as: as ? parseRole(as) : defaults.as,
+    expires: expires ? parseExpires(expires, 'expires') : defaults.expires,
     defaultChannels: boolCell(row, 'default_channels') ?? defaults.defaultChannels,
     notify: boolCell(row, 'notify') ?? defaults.notify,
     welcomeText: cell(row, 'welcome_text') || defaults.welcomeText,
@@ -127,8 +121,8 @@ function paramsOf(spec: InviteSpec, channels: Map<string, ResolvedId>, groups: M
   // Only what was asked for is sent, so an older server is not handed parameters it would ignore.
   return {
     stream_ids: ids(spec.channels, channels),
-    invite_as: spec.as !== undefined ? parseRole(spec.as) : undefined,
-    invite_expires_in_minutes: spec.expires !== undefined ? parseExpires(spec.expires, 'expires') : undefined,
+    invite_as: spec.as,
+    invite_expires_in_minutes: spec.expires,
     group_ids: groupIds.length ? groupIds : undefined,
     include_realm_default_subscriptions: spec.defaultChannels || undefined,
     notify_referrer_on_join: spec.notify === false ? false : undefined,
@@ -153,7 +147,7 @@ export async function planInvites(client: ChatClient, rows: readonly { recipient
       if (spec instanceof Error) throw spec;
       if (/[,\n]/.test(recipient.email)) throw new Error('one address a row (the address holds a comma or a line break)');
       params = paramsOf(spec, channels, groups);
-      const inPlace = earlier(recipient.email, params.invite_as ?? MEMBER);
+      const inPlace = earlier(recipient.email, params.invite_as ?? ROLE.member);
       if (inPlace) {
         batches.push({ recipients: [recipient], inPlace });
         continue;
@@ -173,8 +167,6 @@ export async function planInvites(client: ChatClient, rows: readonly { recipient
   }
   return batches;
 }
-
-const MEMBER: Role = 400;
 
 /**
  * What earlier runs did, from one GET /invites: for an address, the pending invitation with the same role;

@@ -4,7 +4,7 @@
  * kinds in GET /invites and must name exactly one; `email:ID` and `link:ID` say which kind. An address
  * names the e-mail invitations to it, never a link; a link's URL names that link.
  */
-import { ROLE_NAMES, type Role } from '../../api/types.js';
+import { isRole, ROLE_NAMES } from '../../api/roles.js';
 import type { Invite } from '../../api/operations/invites.js';
 import { usageError } from '../errors.js';
 import { unknownRef, type Refusal } from '../refusal.js';
@@ -13,7 +13,7 @@ import { isId } from '../resolve.js';
 export type InviteKind = 'email' | 'link';
 
 /** A role by name (`member`), or its number when chatctl knows no name for it. */
-export const roleName = (role: number): string => ROLE_NAMES[role as Role] ?? String(role);
+export const roleName = (role: number): string => (isRole(role) ? ROLE_NAMES[role] : String(role));
 
 export const kindOf = (invite: Invite): InviteKind => (invite.is_multiuse ? 'link' : 'email');
 
@@ -40,7 +40,7 @@ export function matchInviteRef(ref: string, pending: readonly Invite[], acts: re
   const text = ref.trim();
   const typed = /^(email|link):(\d+)$/i.exec(text);
   if (typed || isId(text)) {
-    const kind = typed ? (typed[1]!.toLowerCase() as InviteKind) : undefined;
+    const kind: InviteKind | undefined = typed ? (typed[1]!.toLowerCase() === 'link' ? 'link' : 'email') : undefined;
     const id = Number(typed ? typed[2] : text);
     const all = pending.filter((i) => i.id === id && (kind === undefined || kindOf(i) === kind));
     // Of an ID both kinds share, the kind the command acts on is meant; a kind it does not act on is
