@@ -660,7 +660,7 @@ _chatctl() {
     'flags add')
       case "$prev" in
         --narrow) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --anchor) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --anchor) COMPREPLY=($(compgen -W 'newest oldest first_unread' -- "$cur")); return ;;
         --before) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -677,7 +677,7 @@ _chatctl() {
     'flags remove')
       case "$prev" in
         --narrow) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --anchor) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --anchor) COMPREPLY=($(compgen -W 'newest oldest first_unread' -- "$cur")); return ;;
         --before) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -917,7 +917,7 @@ _chatctl() {
     'reactions add')
       case "$prev" in
         --code) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --type) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --type) COMPREPLY=($(compgen -W 'unicode_emoji realm_emoji zulip_extra_emoji' -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -930,7 +930,7 @@ _chatctl() {
     'reactions remove')
       case "$prev" in
         --code) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --type) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --type) COMPREPLY=($(compgen -W 'unicode_emoji realm_emoji zulip_extra_emoji' -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;

@@ -18,6 +18,8 @@ export interface OlderForm<M extends Operation> {
   readonly before: number;
   /** The parameters that make a call need this form (absent: every call does). */
   readonly for?: readonly (keyof CallParamsOf<M> & string)[];
+  /** Whether a call needs this form, where a parameter's value decides it (absent: `for` alone decides). */
+  when?(params: CallParamsOf<M>): boolean;
   /** The requests that do at such a server what `M` does now, in order; may throw `NotAtLevel`. */
   calls(params: CallParamsOf<M>): OlderCall[];
   /**
@@ -37,6 +39,7 @@ export const olderCall = <O extends Operation>(op: O, params: CallParamsOf<O>): 
 export interface AnyOlderForm {
   readonly before: number;
   readonly for?: readonly string[];
+  when?(params: Readonly<Record<string, unknown>>): boolean;
   calls(params: Record<string, unknown>): OlderCall[];
   response?(body: Record<string, unknown>, params: Record<string, unknown>, fetch: Fetch): Promise<Record<string, unknown>> | Record<string, unknown>;
 }
@@ -55,7 +58,7 @@ export function declareOlder<M extends Operation>(op: M, older: readonly OlderFo
 }
 
 const needed = (f: AnyOlderForm, params: Readonly<Record<string, unknown>>): boolean =>
-  f.for === undefined || f.for.some((name) => params[name] !== undefined);
+  (f.for === undefined || f.for.some((name) => params[name] !== undefined)) && (f.when?.(params) ?? true);
 
 /** The form of a call of `op` for a server at `level`: the oldest form whose `before` is above it, if any. */
 export function olderFormFor(op: Operation, params: Readonly<Record<string, unknown>>, level: number): AnyOlderForm | undefined {

@@ -100,10 +100,10 @@ function fromWords(text: string): Term[] {
       search.push(word);
       continue;
     }
-    const [, neg, rawOperator, value] = m as unknown as [string, string, string, string];
+    const [, neg, rawOperator, value] = m;
     const operator = rawOperator.toLowerCase();
     refuseMistaken(operator);
-    if (!(NARROW_OPERATORS as readonly string[]).includes(operator)) {
+    if (!NARROW_OPERATORS.some((o) => o === operator)) {
       throw usageError(`unknown narrow operator "${rawOperator}"`, `operators: ${NARROW_OPERATORS.join(', ')}`);
     }
     refuseEmptySearch(operator, value);
@@ -116,8 +116,16 @@ function fromWords(text: string): Term[] {
   return terms;
 }
 
-const isOperand = (v: unknown): boolean =>
+const isOperand = (v: unknown): v is Term['operand'] =>
   typeof v === 'string' || Number.isInteger(v) || (Array.isArray(v) && v.every((x) => Number.isInteger(x)));
+
+/** A term as the API takes it: [operator, operand] strings, or {"operator", "operand", "negated"?}. */
+function isTerm(t: unknown): t is NarrowTerm {
+  if (Array.isArray(t)) return t.length === 2 && t.every((x) => typeof x === 'string');
+  if (typeof t !== 'object' || t === null || !('operator' in t) || !('operand' in t)) return false;
+  const negated = 'negated' in t ? t.negated : undefined;
+  return typeof t.operator === 'string' && isOperand(t.operand) && (negated === undefined || typeof negated === 'boolean');
+}
 
 function fromJson(text: string): NarrowTerm[] {
   let parsed: unknown;
@@ -126,17 +134,10 @@ function fromJson(text: string): NarrowTerm[] {
   } catch {
     throw usageError('--narrow is not valid JSON', HELP);
   }
-  const valid =
-    Array.isArray(parsed) &&
-    parsed.every((t: unknown) =>
-      Array.isArray(t)
-        ? t.length === 2 && t.every((x) => typeof x === 'string')
-        : typeof t === 'object' && t !== null &&
-          typeof (t as Term).operator === 'string' && isOperand((t as Term).operand) &&
-          ((t as Term).negated === undefined || typeof (t as Term).negated === 'boolean'),
-    );
-  if (!valid) throw usageError('--narrow JSON must be a list of {"operator", "operand", "negated"?} objects or [operator, operand] pairs', HELP);
-  const terms = parsed as NarrowTerm[];
+  if (!Array.isArray(parsed) || !parsed.every(isTerm)) {
+    throw usageError('--narrow JSON must be a list of {"operator", "operand", "negated"?} objects or [operator, operand] pairs', HELP);
+  }
+  const terms: NarrowTerm[] = parsed;
   for (const term of terms) {
     const [operator, operand] = Array.isArray(term) ? term : [term.operator, term.operand];
     refuseMistaken(operator);

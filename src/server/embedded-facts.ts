@@ -3,5 +3,5 @@
  * permissions (for help and validation) and how a store too busy to write is recognised and said. It imports
  * no package, so commands may name it at start-up; what opens an organization is in embedded.ts.
  */
-export { isOperatorPermission, OPERATOR_PERMISSIONS, type OperatorPermission } from './operator-permissions.js';
+export { OPERATOR_PERMISSIONS, type OperatorPermission } from './operator-permissions.js';
 export { BUSY_MESSAGE, isBusy } from './store/busy.js';

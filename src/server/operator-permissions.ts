@@ -5,4 +5,3 @@
 export const OPERATOR_PERMISSIONS = ['can_create_users', 'can_change_user_emails'] as const;
 export type OperatorPermission = (typeof OPERATOR_PERMISSIONS)[number];
 
-export const isOperatorPermission = (name: string): name is OperatorPermission => (OPERATOR_PERMISSIONS as readonly string[]).includes(name);

@@ -12,10 +12,12 @@ import { addLinkifier, updateLinkifier } from '../../src/api/operations/linkifie
 import { getMessages, sendMessage, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { updateUserTopic } from '../../src/api/operations/channels.js';
+import { register } from '../../src/api/operations/events.js';
 import { setMessageEditTypingStatus, setTypingStatus } from '../../src/api/operations/typing.js';
 import { getUsers, updateUser } from '../../src/api/operations/users.js';
 import type { WireRequest, WireResponse } from '../../src/api/wire.js';
 import { ChatClient } from '../../src/client/client.js';
+import { dependsOnLevel } from '../../src/client/shape.js';
 import { FeatureCache, FeatureLevelError } from '../../src/client/features.js';
 import type { Transport } from '../../src/client/transport.js';
 
@@ -63,6 +65,16 @@ describe('operations that moved or changed shape', () => {
     ]);
     expect(await at(169, updateUserTopic, { stream_id: 3, topic: 'x', visibility_policy: 0 })).toMatchObject([{ params: { op: 'remove' } }]);
     expect(await refusal(at(169, updateUserTopic, { stream_id: 3, topic: 'x', visibility_policy: 3 }))).toBe('following a topic needs feature level ≥ 170 (server has 169)');
+  });
+
+  it('topic policies in the state: user_topic from 170; before, muted_topics read as muted policies by channel ID', async () => {
+    const state = { event_types: ['user_topic'], fetch_event_types: ['user_topic'] };
+    expect(await at(170, register, state)).toMatchObject([{ params: { event_types: '["user_topic"]', fetch_event_types: '["user_topic"]' } }]);
+    expect(await at(169, register, state)).toMatchObject([{ params: { event_types: '["muted_topics"]', fetch_event_types: '["muted_topics"]' } }]);
+    // Only a registration that asks for topic policies waits for the level.
+    expect(dependsOnLevel(register, { fetch_event_types: ['realm_user'] })).toBe(false);
+    const client = clientAt(169, new Recorder((req) => (req.path === '/register' ? { muted_topics: [['general', 'noise', 5], ['gone', 'x', 6]] } : { streams: [{ stream_id: 7, name: 'general' }] })));
+    expect((await client.call(register, state)).user_topics).toEqual([{ stream_id: 7, topic_name: 'noise', last_updated: 5, visibility_policy: 1 }]);
   });
 
   it('typing while editing: /messages/{id}/typing from 361, /message_edit_typing from 351, none before', async () => {

@@ -1,8 +1,12 @@
 /** Event queues: registering one (with the initial state), reading it, deleting it. */
 import { LIMITS } from '../limits.js';
 import { NARROW_OLDER, type NarrowTerm } from '../narrow.js';
+import { declareOlder, olderCall } from '../older.js';
 import { operation, p } from '../operation.js';
 import { s, type Optional } from '../schema.js';
+import type { User } from '../types.js';
+import { getStreams, type UserTopic } from './channels.js';
+import type { LegacyPresence, ModernPresence } from './presence.js';
 
 export const CLIENT_CAPABILITIES = [
   'notification_settings_null',
@@ -37,6 +41,13 @@ export type RegisterResponse = {
   svc_feature_level: number;
   svc_version: string;
   svc_merge_base: string;
+  /** The parts of the state chatctl reads, typed; every other part is as the server sent it. */
+  realm_users?: User[];
+  /** Keyed by user ID with slim_presence, else by e-mail in the legacy format. */
+  presences?: Record<string, ModernPresence | LegacyPresence>;
+  server_timestamp?: number;
+  server_presence_offline_threshold_seconds?: number;
+  user_topics?: UserTopic[];
 } & Record<string, unknown>;
 
 export const register = operation<RegisterResponse>()({
@@ -86,3 +97,31 @@ export const deleteQueue = operation<Record<string, never>>()({
   params: { queue_id: p.req(s.string()) },
   openapiPath: '/events',
 });
+
+/** The event types of a registration as servers before 170 name topic policies: `muted_topics`. */
+const beforeUserTopics = (types: string[] | undefined): string[] | undefined => types?.map((t) => (t === 'user_topic' ? 'muted_topics' : t));
+
+const isMutedTopic = (m: unknown): m is [string, string, number] =>
+  Array.isArray(m) && typeof m[0] === 'string' && typeof m[1] === 'string' && typeof m[2] === 'number';
+
+// Before 170 a topic is only muted or not: the state is `muted_topics`, [channel name, topic, time], read
+// as the `user_topics` current servers give (policy muted, by channel ID; channels the caller cannot see
+// are left out).
+declareOlder(register, [
+  {
+    before: 170,
+    when: ({ event_types, fetch_event_types }) => (fetch_event_types ?? event_types)?.includes('user_topic') === true,
+    calls: (params) => [
+      olderCall(register, { ...params, event_types: beforeUserTopics(params.event_types), fetch_event_types: beforeUserTopics(params.fetch_event_types) }),
+    ],
+    response: async (body, _params, fetch) => {
+      const muted = Array.isArray(body.muted_topics) ? body.muted_topics.filter(isMutedTopic) : [];
+      const ids = new Map(muted.length ? (await fetch(getStreams, {})).streams.map((c) => [c.name, c.stream_id]) : []);
+      const user_topics = muted.flatMap(([name, topic_name, last_updated]): UserTopic[] => {
+        const stream_id = ids.get(name);
+        return stream_id === undefined ? [] : [{ stream_id, topic_name, last_updated, visibility_policy: 1 }];
+      });
+      return { ...body, user_topics };
+    },
+  },
+]);

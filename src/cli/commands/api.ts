@@ -1,23 +1,30 @@
 import { catalogue } from '../../api/catalogue.js';
 import type { WireRequest } from '../../api/wire.js';
 import { unwrap } from '../../client/client.js';
-import { defineLegacyCommand, opt } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { usageError } from '../errors.js';
+import { customArg } from '../flag-extras.js';
+import { arg, flag } from '../flags.js';
 import { basicAuthHeader } from '../../api/wire.js';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
-/** `key=value` pairs; the value goes on the wire as written (pass JSON for lists, integers, booleans). */
-function parseFields(values: string[]): [string, string][] {
-  return values.map((v) => {
-    const eq = v.indexOf('=');
-    if (eq <= 0) throw usageError(`-f takes key=value, not "${v}"`);
-    return [v.slice(0, eq), v.slice(eq + 1)];
-  });
+/** An HTTP method in any case (`get` is GET). */
+function parseMethod(value: string): string {
+  const method = value.toUpperCase();
+  if (!METHODS.some((m) => m === method)) throw usageError(`unknown method "${value}"`, `methods: ${METHODS.join(', ')}`);
+  return method;
+}
+
+/** A `key=value` pair; the value goes on the wire as written (pass JSON for lists, integers, booleans). */
+function parseField(value: string): [string, string] {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw usageError(`-f takes key=value, not "${value}"`);
+  return [value.slice(0, eq), value.slice(eq + 1)];
 }
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['api'],
     summary: 'send a raw API request and print the response envelope',
     description:
@@ -31,16 +38,14 @@ export const commands = [
       "chatctl api GET /users -f 'user_ids=[8,9]'",
       "chatctl api POST /users/me/presence -f status=active -f ping_only=true",
     ],
-    args: [
-      { name: 'method', description: `HTTP method (${METHODS.join(', ')})`, required: true },
-      { name: 'path', description: 'path below /api/v1, e.g. /users/me', required: true },
-    ],
-    options: [{ flags: '-f, --field <key=value>', description: 'a parameter (repeatable)', repeatable: true }],
+    args: {
+      method: customArg(`HTTP method (${METHODS.join(', ')})`, parseMethod, { suggestions: METHODS }),
+      path: arg.required('path below /api/v1, e.g. /users/me'),
+    },
+    options: { field: flag.list('-f, --field <key=value>', 'a parameter (repeatable)', parseField) },
     async run(opts, ctx) {
-      const method = opt.str(opts, 'method')!.toUpperCase();
-      if (!(METHODS as readonly string[]).includes(method)) throw usageError(`unknown method "${opt.str(opts, 'method')}"`, `methods: ${METHODS.join(', ')}`);
-      const [pathPart, queryPart] = opt.str(opts, 'path')!.replace(/^\/?(api\/v1)?/, '/').split('?', 2) as [string, string | undefined];
-      const fields = parseFields(opt.list(opts, 'field'));
+      const { method, field: fields } = opts;
+      const [pathPart = '', queryPart] = opts.path.replace(/^\/?(api\/v1)?/, '/').split('?', 2);
       const client = await ctx.client({ auth: false });
       const req: WireRequest = {
         method,

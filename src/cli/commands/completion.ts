@@ -1,7 +1,6 @@
-import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS, type Shell } from '../completion.js';
-import type { CommandSpec } from '../legacy-command.js';
-import { defineLegacyCommand, opt } from '../legacy-command.js';
-import { usageError } from '../errors.js';
+import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../completion.js';
+import { defineCommand, type CommandSpec } from '../command.js';
+import { arg } from '../flags.js';
 import { NOUNS } from './index.js';
 
 export async function allCommands(): Promise<Map<string, readonly CommandSpec[]>> {
@@ -9,7 +8,7 @@ export async function allCommands(): Promise<Map<string, readonly CommandSpec[]>
 }
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['completion'],
     summary: 'print the shell completion script for bash, zsh or fish',
     description: `The same scripts ship in completions/ (${Object.values(COMPLETION_FILES).join(', ')}).`,
@@ -18,11 +17,9 @@ export const commands = [
       'chatctl completion zsh > "${fpath[1]}/_chatctl"',
       'chatctl completion fish > ~/.config/fish/completions/chatctl.fish',
     ],
-    args: [{ name: 'shell', description: `one of ${SHELLS.join(', ')}`, required: true }],
+    args: { shell: arg.choice(`one of ${SHELLS.join(', ')}`, SHELLS, { what: 'shell' }) },
     async run(opts, ctx) {
-      const shell = opt.str(opts, 'shell')!;
-      if (!(SHELLS as readonly string[]).includes(shell)) throw usageError(`unknown shell "${shell}"`, `shells: ${SHELLS.join(', ')}`);
-      ctx.io.stdout.write(renderCompletion(shell as Shell, completionTree(NOUNS, await allCommands())));
+      ctx.io.stdout.write(renderCompletion(opts.shell, completionTree(NOUNS, await allCommands())));
     },
   }),
 ];

@@ -1,16 +1,17 @@
 import type { NarrowTerm } from '../../api/narrow.js';
 import { updateMessageFlagsForNarrow, type FlagsForNarrowResult } from '../../api/operations/messages.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
+import { defineCommand, type CommandSpec, type OutputOptions } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
+import { arg, flag, type Values } from '../flags.js';
 import { hasTerm, parseNarrow } from '../narrow.js';
-import type { OutputFlags } from '../output/output.js';
 import { startProgress } from '../progress.js';
 
 /** Flags a user may change on their own messages (the others are the server's to set). */
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
+type EditableFlag = (typeof EDITABLE_FLAGS)[number];
 
 const RESULT_FIELDS = [
   'processed_count', 'updated_count', 'first_processed_id', 'last_processed_id', 'found_oldest', 'found_newest',
@@ -21,8 +22,27 @@ const BATCH_FIELDS = ['batch', ...RESULT_FIELDS] as const;
 
 const DEFAULT_BATCH = 1000;
 
+function parseAnchor(value: string): string {
+  if (!/^(newest|oldest|first_unread|\d+)$/.test(value)) throw usageError(`--anchor takes newest, oldest, first_unread or a message ID, not "${value}"`);
+  return value;
+}
+
+const RANGE_FLAGS = {
+  narrow: flag.custom(
+    '--narrow <narrow>',
+    'which messages: \'channel:general topic:"x" is:unread -sender:ada@example.com\', or a JSON list (default: all)',
+    parseNarrow,
+  ),
+  anchor: flag.custom('--anchor <anchor>', 'where the range starts: newest, oldest, first_unread or a message ID (default oldest)', parseAnchor, {
+    suggestions: ['newest', 'oldest', 'first_unread'],
+  }),
+  before: flag.int('--before <n>', 'messages before the anchor (default 0)', { min: 0, what: 'a number of messages' }),
+  after: flag.int('--after <n>', `messages after the anchor; with --all the batch size (default ${DEFAULT_BATCH})`, { min: 0, what: 'a number of messages' }),
+  all: flag.bool('--all', 'walk the whole narrow batch by batch, until its newest message'),
+};
+
 interface Plan {
-  flag: string;
+  flag: EditableFlag;
   op: 'add' | 'remove';
   narrow: NarrowTerm[];
   anchor: string;
@@ -30,27 +50,11 @@ interface Plan {
   after: number;
 }
 
-function count(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw usageError(`${flag} takes a number of messages, not "${value}"`);
-  return Number(value);
-}
-
-function planOf(opts: CommandOptions, op: 'add' | 'remove'): Plan {
-  const flag = opt.str(opts, 'flag')!;
-  if (!(EDITABLE_FLAGS as readonly string[]).includes(flag)) throw usageError(`unknown flag "${flag}"`, `flags: ${EDITABLE_FLAGS.join(', ')}`);
-  const anchor = opt.str(opts, 'anchor') ?? 'oldest';
-  if (!/^(newest|oldest|first_unread|\d+)$/.test(anchor)) throw usageError(`--anchor takes newest, oldest, first_unread or a message ID, not "${anchor}"`);
-  const before = count(opt.str(opts, 'before'), '--before', 0);
-  const after = count(opt.str(opts, 'after'), '--after', DEFAULT_BATCH);
-  if (opt.bool(opts, 'all')) {
-    if (before > 0) throw usageError('--all walks forward from the anchor: --before must be 0');
-    if (after === 0) throw usageError('--all needs --after > 0 (the batch size)');
-  }
-  const narrow = parseNarrow(opt.str(opts, 'narrow'));
+function planOf(o: Values<typeof RANGE_FLAGS>, flag: EditableFlag, op: 'add' | 'remove'): Plan {
+  const narrow = [...(o.narrow ?? [])];
   // The server's advice: marking read only needs to look at unread messages.
   if (op === 'add' && flag === 'read' && !hasTerm(narrow, 'is', 'unread')) narrow.push({ operator: 'is', operand: 'unread' });
-  return { flag, op, narrow, anchor, before, after };
+  return { flag, op, narrow, anchor: o.anchor ?? 'oldest', before: o.before ?? 0, after: o.after ?? DEFAULT_BATCH };
 }
 
 const params = (p: Plan, anchor: string, includeAnchor: boolean) => ({
@@ -78,14 +82,14 @@ async function* walk(ctx: Context, client: ChatClient, p: Plan): AsyncGenerator<
   }
 }
 
-async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Promise<void> {
-  const p = planOf(opts, op);
-  const all = opt.bool(opts, 'all');
+/** Sends the plan (every batch with --all), or prints its first request under --dry-run. */
+async function apply(ctx: Context, p: Plan, o: OutputOptions & { all: boolean; dryRun: boolean }): Promise<void> {
+  const { all } = o;
   // One field list for --fields either way; a single request has no batch number to show by default.
   const spec = all ? { fields: BATCH_FIELDS } : { fields: BATCH_FIELDS, columns: RESULT_FIELDS };
-  const out = ctx.output(all && opts.json ? { ...(opts as OutputFlags), json: false, format: 'ndjson' } : (opts as OutputFlags), spec);
+  const out = ctx.output(all && o.json ? { ...o, json: false, format: 'ndjson' } : o, spec);
   const client = await ctx.client();
-  if (opt.bool(opts, 'dryRun')) {
+  if (o.dryRun) {
     printDryRun(ctx, await client.prepare(updateMessageFlagsForNarrow, params(p, p.anchor, true)));
     if (all) ctx.info('chatctl: with --all, later batches start after the last message each batch processed');
     return;
@@ -112,17 +116,9 @@ async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Pr
   } finally {
     progress.done();
   }
-  const verb = op === 'add' ? 'added to' : 'removed from';
+  const verb = p.op === 'add' ? 'added to' : 'removed from';
   ctx.info(`chatctl: ${processed} message${processed === 1 ? '' : 's'} processed in ${batches} batch${batches === 1 ? '' : 'es'}; "${p.flag}" ${verb} ${updated}`);
 }
-
-const OPTIONS = [
-  { flags: '--narrow <narrow>', description: 'which messages: \'channel:general topic:"x" is:unread -sender:ada@example.com\', or a JSON list (default: all)' },
-  { flags: '--anchor <anchor>', description: 'where the range starts: newest, oldest, first_unread or a message ID (default oldest)' },
-  { flags: '--before <n>', description: 'messages before the anchor (default 0)' },
-  { flags: '--after <n>', description: `messages after the anchor; with --all the batch size (default ${DEFAULT_BATCH})` },
-  { flags: '--all', description: 'walk the whole narrow batch by batch, until its newest message' },
-];
 
 const DESCRIPTION = (verb: string) =>
   `${verb} a personal flag (read, starred, collapsed) on the messages of a narrow (POST /messages/flags/narrow). ` +
@@ -136,7 +132,7 @@ const DESCRIPTION = (verb: string) =>
   'Or the API\'s own JSON list. Adding "read" also narrows to is:unread, as the API advises.';
 
 function flagCommand(op: 'add' | 'remove'): CommandSpec {
-  return defineLegacyCommand({
+  return defineCommand({
     path: ['flags', op],
     summary: op === 'add' ? 'add a flag (read, starred ...) to the messages of a narrow' : 'remove a flag (read, starred ...) from the messages of a narrow',
     description: DESCRIPTION(op === 'add' ? 'Adds' : 'Removes'),
@@ -152,11 +148,16 @@ function flagCommand(op: 'add' | 'remove'): CommandSpec {
             "chatctl flags remove read --narrow 'channel:general' --anchor newest --before 20 --after 0",
             "chatctl flags remove starred --narrow 'is:starred' --all",
           ],
-    args: [{ name: 'flag', description: `the flag: ${EDITABLE_FLAGS.join(', ')}`, required: true }],
-    options: OPTIONS,
+    args: { flag: arg.choice(`the flag: ${EDITABLE_FLAGS.join(', ')}`, EDITABLE_FLAGS, { what: 'flag' }) },
+    options: RANGE_FLAGS,
     output: { fields: BATCH_FIELDS },
     mutating: true,
-    run: (opts, ctx) => run(opts, ctx, op),
+    check(opts) {
+      if (!opts.all) return;
+      if ((opts.before ?? 0) > 0) throw usageError('--all walks forward from the anchor: --before must be 0');
+      if (opts.after === 0) throw usageError('--all needs --after > 0 (the batch size)');
+    },
+    run: (opts, ctx) => apply(ctx, planOf(opts, opts.flag, op), opts),
   });
 }
 

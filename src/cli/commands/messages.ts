@@ -1,11 +1,13 @@
 import { getMessageHistory, sendMessage, updateMessage, type HistorySnapshot } from '../../api/operations/messages.js';
 import { getUsers } from '../../api/operations/users.js';
-import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
+import { flag } from '../flags.js';
 import { readAll } from '../io.js';
-import type { OutputFlags, OutputSpec } from '../output/output.js';
+import { messageIdArg } from '../message-id.js';
+import type { OutputSpec } from '../output/output.js';
 import { resolveUserIds } from '../resolve.js';
 import { topicName } from './topics.js';
 
@@ -26,21 +28,18 @@ export function changesOf(s: HistorySnapshot, first: boolean): string {
   return parts.join('; ') || 'edited';
 }
 
-function messageId(value: string | undefined): number {
-  if (value === undefined || !/^\d+$/.test(value)) throw usageError(`a message ID is a number, not "${value ?? ''}"`);
-  return Number(value);
-}
+/** The wire's propagate_mode for each --propagate. */
+const PROPAGATE_MODES = { one: 'change_one', later: 'change_later', all: 'change_all' } as const;
 
 /** --content TEXT, or - for stdin (one trailing newline dropped: what `echo` adds). */
-async function contentOf(ctx: Context, opts: CommandOptions): Promise<string | undefined> {
-  const content = opt.str(opts, 'content');
+async function contentOf(ctx: Context, content: string): Promise<string> {
   if (content !== '-') return content;
   if (ctx.io.stdinIsTTY) ctx.info('chatctl: reading the content from stdin (end with Ctrl-D)');
   return (await readAll(ctx.io.stdin)).replace(/\r?\n$/, '');
 }
 
-export const commands: CommandSpec[] = [
-  defineLegacyCommand({
+export const commands = [
+  defineCommand({
     path: ['messages', 'history'],
     summary: "show a message's edit history",
     description:
@@ -49,13 +48,12 @@ export const commands: CommandSpec[] = [
       'them; --fields picks from the snapshot fields (content, prev_content, content_html_diff ...) and the ' +
       'added user and changes.',
     examples: ['chatctl messages history 1234', 'chatctl messages history 1234 --json', 'chatctl messages history 1234 --fields timestamp,content --format csv'],
-    args: [{ name: 'message', description: 'message ID', required: true }],
+    args: { message: messageIdArg() },
     output: HISTORY_OUTPUT,
     async run(opts, ctx) {
-      const id = messageId(opt.str(opts, 'message'));
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      const { message_history } = await client.call(getMessageHistory, { message_id: id });
+      const { message_history } = await client.call(getMessageHistory, { message_id: opts.message });
       if (out.isJson && opts.fields === undefined) {
         await out.list(message_history);
         return;
@@ -68,7 +66,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['messages', 'send'],
     summary: 'send a message to a channel topic or a direct conversation',
     description:
@@ -80,31 +78,33 @@ export const commands: CommandSpec[] = [
       'chatctl messages send --to ada@example.com 12 --content "lunch?"',
       'git log -1 --format=%B | chatctl messages send --channel dev --topic commits --content -',
     ],
-    options: [
-      { flags: '--channel <channel>', description: 'the channel, by ID or name (with --topic)' },
-      { flags: '--topic <topic>', description: 'the topic (\'\' for the general-chat topic)' },
-      { flags: '--to <users...>', description: 'direct message recipients (IDs or e-mails)' },
-      { flags: '--content <text>', description: 'the message (Markdown); - reads stdin' },
-    ],
+    options: {
+      channel: flag.string('--channel <channel>', 'the channel, by ID or name (with --topic)'),
+      topic: flag.string('--topic <topic>', 'the topic (\'\' for the general-chat topic)'),
+      to: flag.list('--to <users...>', 'direct message recipients (IDs or e-mails)'),
+      content: flag.string('--content <text>', 'the message (Markdown); - reads stdin'),
+    },
     output: { fields: ['id'] },
     mutating: true,
-    async run(opts, ctx) {
-      const to = opt.list(opts, 'to');
-      const channel = opt.str(opts, 'channel');
-      const topic = opt.str(opts, 'topic');
+    // Where to send is said first: a bare `messages send` is missing that before its content.
+    check({ channel, topic, to, content }) {
       if ((channel !== undefined) === (to.length > 0)) throw usageError('send to --channel C --topic T, or --to USER...');
       if (channel !== undefined && topic === undefined) throw usageError('--channel needs --topic (\'\' for the general-chat topic)');
       if (to.length && topic !== undefined) throw usageError('--topic goes with --channel');
-      if (opt.str(opts, 'content') === undefined) throw usageError('--content is required (- reads stdin)');
-      const out = ctx.output(opts as OutputFlags);
-      const content = (await contentOf(ctx, opts))!;
+      if (content === undefined) throw usageError('--content is required (- reads stdin)');
+    },
+    async run(opts, ctx) {
+      const { channel, topic, to } = opts;
+      const out = ctx.output(opts);
+      // check() refused a send without --content, and --channel without --topic.
+      const content = await contentOf(ctx, opts.content ?? '');
       const client = await ctx.client();
       // A channel goes by name or ID as it is (the server resolves both); users become IDs.
       const params =
         channel !== undefined
-          ? { type: 'stream' as const, to: channel.trim().replace(/^#/, ''), topic: topicName(topic!), content }
+          ? { type: 'stream' as const, to: channel.trim().replace(/^#/, ''), topic: topicName(topic ?? ''), content }
           : { type: 'direct' as const, to: JSON.stringify(await resolveUserIds(client, to)), content };
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(sendMessage, params));
         return;
       }
@@ -113,7 +113,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['messages', 'edit'],
     summary: "edit a message's content or topic",
     description:
@@ -125,28 +125,28 @@ export const commands: CommandSpec[] = [
       'chatctl messages edit 1234 --topic "release notes" --propagate all',
       'cat note.md | chatctl messages edit 1234 --content -',
     ],
-    args: [{ name: 'message', description: 'message ID', required: true }],
-    options: [
-      { flags: '--content <text>', description: 'new content (Markdown); - reads stdin' },
-      { flags: '--topic <topic>', description: 'new topic (\'\' for the general-chat topic)' },
-      { flags: '--propagate <which>', description: 'topic change for: one, later or all messages of the topic', choices: ['one', 'later', 'all'] },
-    ],
+    args: { message: messageIdArg() },
+    options: {
+      content: flag.string('--content <text>', 'new content (Markdown); - reads stdin'),
+      topic: flag.string('--topic <topic>', 'new topic (\'\' for the general-chat topic)'),
+      propagate: flag.choice('--propagate <which>', 'topic change for: one, later or all messages of the topic', ['one', 'later', 'all']),
+    },
     mutating: true,
-    async run(opts, ctx) {
-      const id = messageId(opt.str(opts, 'message'));
-      const topic = opt.str(opts, 'topic');
-      const propagate = opt.str(opts, 'propagate');
-      if (opt.str(opts, 'content') === undefined && topic === undefined) throw usageError('nothing to change: pass --content or --topic');
+    check({ content, topic, propagate }) {
+      if (content === undefined && topic === undefined) throw usageError('nothing to change: pass --content or --topic');
       if (propagate !== undefined && topic === undefined) throw usageError('--propagate goes with --topic');
-      const content = await contentOf(ctx, opts);
+    },
+    async run(opts, ctx) {
+      const { message: id, topic, propagate } = opts;
+      const content = opts.content === undefined ? undefined : await contentOf(ctx, opts.content);
       const client = await ctx.client();
       const params = {
         message_id: id,
         content,
         topic: topic === undefined ? undefined : topicName(topic),
-        propagate_mode: propagate === undefined ? undefined : (`change_${propagate}` as 'change_one' | 'change_later' | 'change_all'),
+        propagate_mode: propagate === undefined ? undefined : PROPAGATE_MODES[propagate],
       };
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(updateMessage, params));
         return;
       }

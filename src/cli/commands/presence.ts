@@ -1,9 +1,10 @@
-import { updatePresence, type ModernPresence } from '../../api/operations/presence.js';
+import { updatePresence, type LegacyPresence, type ModernPresence } from '../../api/operations/presence.js';
 import type { User } from '../../api/types.js';
-import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import { customArg } from '../flag-extras.js';
+import { flag } from '../flags.js';
 import { fetchState } from '../state.js';
 
 const PRESENCE_FIELDS = ['user_id', 'email', 'full_name', 'status', 'active_timestamp', 'idle_timestamp'] as const;
@@ -27,25 +28,20 @@ export function presenceStatus(p: ModernPresence, now: number, threshold: number
   return 'offline';
 }
 
-function thresholdOption(opts: CommandOptions): number | undefined {
-  const v = opt.str(opts, 'offlineAfter');
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) === 0) throw usageError(`--offline-after takes a number of seconds, not "${v}"`);
-  return Number(v);
-}
-
 /** How the person asked for what older servers lack. */
 const LABELS = { history_limit_days: '--days' };
 
-function historyDays(opts: CommandOptions): number | undefined {
-  const v = opt.str(opts, 'days');
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw usageError(`--days takes a number of days, not "${v}"`);
-  return Number(v);
+/** What a client reports: `presence set` takes these. */
+function parseStatus(value: string): 'active' | 'idle' {
+  if (value !== 'active' && value !== 'idle') throw usageError(`presence is active or idle, not "${value}"`);
+  return value;
 }
 
+/** Entries in the modern format (asked for; a legacy entry, keyed by e-mail, has no place in the rows). */
+const isModern = (p: ModernPresence | LegacyPresence): p is ModernPresence => typeof p.active_timestamp === 'number';
+
 interface Snapshot {
-  presences: Record<string, ModernPresence>;
+  presences: Record<string, ModernPresence | LegacyPresence>;
   serverTimestamp: number;
   threshold: number;
   users: readonly Pick<User, 'user_id' | 'email' | 'full_name'>[];
@@ -55,7 +51,7 @@ interface Snapshot {
 function rowsOf(s: Snapshot) {
   const users = new Map(s.users.map((u) => [u.user_id, u]));
   return Object.entries(s.presences)
-    .map(([id, p]) => ({ id: Number(id), p }))
+    .flatMap(([id, p]) => (isModern(p) ? [{ id: Number(id), p }] : []))
     .sort((a, b) => a.id - b.id)
     .map(({ id, p }) => ({
       user_id: id,
@@ -75,13 +71,13 @@ const THRESHOLD_HELP =
   'unless --offline-after says otherwise, and "now" is the server\'s clock. Users sharing no presence, and those ' +
   'with no data in the history window, are not listed.';
 
-const LIST_OPTIONS = [
-  { flags: '--days <n>', description: 'history window: users seen within this many days (server default 14)' },
-  { flags: '--offline-after <seconds>', description: 'offline threshold (default: the server\'s)' },
-];
+const LIST_FLAGS = {
+  days: flag.int('--days <n>', 'history window: users seen within this many days (server default 14)', { min: 0, what: 'a number of days' }),
+  offlineAfter: flag.int('--offline-after <seconds>', 'offline threshold (default: the server\'s)', { min: 1, what: 'a number of seconds' }),
+};
 
-export const commands: CommandSpec[] = [
-  defineLegacyCommand({
+export const commands = [
+  defineCommand({
     path: ['presence', 'list'],
     aliases: ['ls'],
     summary: 'list who is active, idle or offline',
@@ -95,27 +91,26 @@ export const commands: CommandSpec[] = [
       "chatctl presence list --json | jq -r '.[] | select(.status == \"active\") | .email'",
       'chatctl presence list --days 1 --offline-after 600 --fields email,status',
     ],
-    options: LIST_OPTIONS,
+    options: LIST_FLAGS,
     output: OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
-      const override = thresholdOption(opts);
-      const days = historyDays(opts);
+      const out = ctx.output(opts);
+      const { offlineAfter: override, days } = opts;
       const client = await ctx.client();
       const types = ['presence', 'realm_user', ...(override === undefined ? ['realm'] : [])];
       const state = await fetchState(client, types, { slim_presence: true, presence_history_limit_days: days }, { presence_history_limit_days: '--days' });
       await out.list(
         rowsOf({
-          presences: (state.presences as Record<string, ModernPresence> | undefined) ?? {},
-          serverTimestamp: Math.floor((state.server_timestamp as number | undefined) ?? ctx.now() / 1000),
-          threshold: override ?? (state.server_presence_offline_threshold_seconds as number | undefined) ?? LEGACY_OFFLINE_THRESHOLD,
-          users: (state.realm_users as User[] | undefined) ?? [],
+          presences: state.presences ?? {},
+          serverTimestamp: Math.floor(state.server_timestamp ?? ctx.now() / 1000),
+          threshold: override ?? state.server_presence_offline_threshold_seconds ?? LEGACY_OFFLINE_THRESHOLD,
+          users: state.realm_users ?? [],
         }),
       );
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['presence', 'set'],
     summary: 'report your presence: active or idle',
     description:
@@ -125,17 +120,13 @@ export const commands: CommandSpec[] = [
       'keep-alive scripts). Bots have no presence.\n\n' +
       THRESHOLD_HELP,
     examples: ['chatctl presence set active --ping-only', 'chatctl presence set idle --json'],
-    args: [{ name: 'status', description: 'active or idle', required: true }],
-    options: [{ flags: '--ping-only', description: 'record your presence only; print nothing' }, ...LIST_OPTIONS],
+    args: { status: customArg('active or idle', parseStatus, { suggestions: ['active', 'idle'] }) },
+    options: { pingOnly: flag.bool('--ping-only', 'record your presence only; print nothing'), ...LIST_FLAGS },
     output: OUTPUT,
     mutating: true,
     async run(opts, ctx) {
-      const status = opt.str(opts, 'status')!;
-      if (status !== 'active' && status !== 'idle') throw usageError(`presence is active or idle, not "${status}"`);
-      const pingOnly = opt.bool(opts, 'pingOnly');
-      const out = ctx.output(opts as OutputFlags);
-      const override = thresholdOption(opts);
-      const days = historyDays(opts);
+      const { status, pingOnly, offlineAfter: override, days } = opts;
+      const out = ctx.output(opts);
       const client = await ctx.client();
       // The modern format, keyed by user ID: `last_update_id`, which older servers take as `slim_presence`.
       const params = {
@@ -144,7 +135,7 @@ export const commands: CommandSpec[] = [
         last_update_id: pingOnly ? undefined : -1,
         history_limit_days: pingOnly ? undefined : days,
       };
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(updatePresence, params, { labels: LABELS }));
         return;
       }
@@ -154,10 +145,10 @@ export const commands: CommandSpec[] = [
       const extra = await fetchState(client, override === undefined ? ['realm_user', 'realm'] : ['realm_user']);
       await out.list(
         rowsOf({
-          presences: (res.presences as Record<string, ModernPresence> | undefined) ?? {},
+          presences: res.presences ?? {},
           serverTimestamp: Math.floor(res.server_timestamp ?? ctx.now() / 1000),
-          threshold: override ?? (extra.server_presence_offline_threshold_seconds as number | undefined) ?? LEGACY_OFFLINE_THRESHOLD,
-          users: (extra.realm_users as User[] | undefined) ?? [],
+          threshold: override ?? extra.server_presence_offline_threshold_seconds ?? LEGACY_OFFLINE_THRESHOLD,
+          users: extra.realm_users ?? [],
         }),
       );
     },

@@ -1,25 +1,33 @@
 import { addReaction, removeReaction } from '../../api/operations/reactions.js';
-import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
+import { arg, flag } from '../flags.js';
+import { messageIdArg } from '../message-id.js';
 
 export const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] as const;
+type ReactionType = (typeof REACTION_TYPES)[number];
 
 interface Emoji {
   emoji_name: string;
   emoji_code?: string;
-  reaction_type?: string;
+  reaction_type?: ReactionType;
+}
+
+function parseReactionType(value: string): ReactionType {
+  const type = REACTION_TYPES.find((t) => t === value);
+  if (type === undefined) throw usageError(`unknown reaction type "${value}"`, `types: ${REACTION_TYPES.join(', ')}`);
+  return type;
 }
 
 /**
  * EMOJI as people write it: a name (`thumbs_up`, `:thumbs_up:`), or the emoji itself (👍), which becomes
  * its Zulip name and code (dash-separated hex code points, without the emoji presentation selector).
  */
-export async function emojiOf(text: string, code: string | undefined, type: string | undefined): Promise<Emoji> {
+export async function emojiOf(text: string, code: string | undefined, type: ReactionType | undefined): Promise<Emoji> {
   const name = text.trim().replace(/^:(.+):$/, '$1');
-  if (type !== undefined && !(REACTION_TYPES as readonly string[]).includes(type)) throw usageError(`unknown reaction type "${type}"`, `types: ${REACTION_TYPES.join(', ')}`);
   if (/^[\w+-]+$/.test(name)) return { emoji_name: name, emoji_code: code, reaction_type: type };
   const hex = [...name].map((c) => c.codePointAt(0)!).filter((cp) => cp !== 0xfe0f).map((cp) => cp.toString(16)).join('-');
   const { unicodeEmojiName } = await import('../../api/emoji-names.js');
@@ -28,39 +36,43 @@ export async function emojiOf(text: string, code: string | undefined, type: stri
   return { emoji_name: known, emoji_code: code ?? hex, reaction_type: type ?? 'unicode_emoji' };
 }
 
-function messageId(opts: CommandOptions): number {
-  const v = opt.str(opts, 'message')!;
-  if (!/^\d+$/.test(v)) throw usageError(`a message ID is a number, not "${v}"`);
-  return Number(v);
+const ARGS = {
+  message: messageIdArg(),
+  emoji: arg.required('emoji name (thumbs_up or :thumbs_up:) or the emoji itself'),
+};
+
+const OPTIONS = {
+  code: flag.string('--code <code>', 'emoji code, to match a reaction recorded under an older name or a custom emoji\'s ID'),
+  type: flag.custom('--type <type>', `reaction type: ${REACTION_TYPES.join(', ')}`, parseReactionType, { suggestions: REACTION_TYPES }),
+};
+
+interface Reaction {
+  message: number;
+  emoji: string;
+  code?: string;
+  type?: ReactionType;
+  dryRun: boolean;
+  /** Removing without asking (absent when adding, which asks nothing). */
+  yes?: boolean;
 }
 
-async function run(opts: CommandOptions, ctx: Context, op: 'add' | 'remove'): Promise<void> {
-  const message_id = messageId(opts);
-  const emoji = await emojiOf(opt.str(opts, 'emoji')!, opt.str(opts, 'code'), opt.str(opts, 'type'));
+async function run(ctx: Context, op: 'add' | 'remove', r: Reaction): Promise<void> {
+  const message_id = r.message;
+  const emoji = await emojiOf(r.emoji, r.code, r.type);
   const client = await ctx.client();
   const params = { message_id, ...emoji };
   const operation = op === 'add' ? addReaction : removeReaction;
-  if (opt.bool(opts, 'dryRun')) {
+  if (r.dryRun) {
     printDryRun(ctx, await client.prepare(operation, params));
     return;
   }
-  if (op === 'remove') await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Remove your :${emoji.emoji_name}: reaction from message ${message_id}?`);
+  if (op === 'remove') await confirmOrExit(ctx, r.yes === true, `Remove your :${emoji.emoji_name}: reaction from message ${message_id}?`);
   await client.call(operation, params, { signal: ctx.signal });
   ctx.info(`chatctl: :${emoji.emoji_name}: ${op === 'add' ? 'added to' : 'removed from'} message ${message_id}`);
 }
 
-const ARGS = [
-  { name: 'message', description: 'message ID', required: true },
-  { name: 'emoji', description: 'emoji name (thumbs_up or :thumbs_up:) or the emoji itself', required: true },
-];
-
-const OPTIONS = [
-  { flags: '--code <code>', description: 'emoji code, to match a reaction recorded under an older name or a custom emoji\'s ID' },
-  { flags: '--type <type>', description: `reaction type: ${REACTION_TYPES.join(', ')}` },
-];
-
-export const commands: CommandSpec[] = [
-  defineLegacyCommand({
+export const commands = [
+  defineCommand({
     path: ['reactions', 'add'],
     summary: 'react to a message with an emoji',
     description:
@@ -71,9 +83,9 @@ export const commands: CommandSpec[] = [
     args: ARGS,
     options: OPTIONS,
     mutating: true,
-    run: (opts, ctx) => run(opts, ctx, 'add'),
+    run: (opts, ctx) => run(ctx, 'add', opts),
   }),
-  defineLegacyCommand({
+  defineCommand({
     path: ['reactions', 'remove'],
     summary: 'remove your emoji reaction from a message',
     description:
@@ -84,6 +96,6 @@ export const commands: CommandSpec[] = [
     options: OPTIONS,
     mutating: true,
     destructive: true,
-    run: (opts, ctx) => run(opts, ctx, 'remove'),
+    run: (opts, ctx) => run(ctx, 'remove', opts),
   }),
 ];

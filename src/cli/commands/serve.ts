@@ -1,10 +1,10 @@
 import { once } from 'node:events';
-import { defineLegacyCommand, opt } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { embeddedTarget } from '../embedded-target.js';
-import { usageError } from '../errors.js';
+import { flag } from '../flags.js';
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['serve'],
     summary: 'serve the embedded organization over HTTP, so any Zulip client can use it',
     description:
@@ -17,16 +17,14 @@ export const commands = [
       'Outgoing webhooks may call services on this machine only when it listens on a loopback address, and never ' +
       'private or link-local addresses, unless --allow-private-webhooks.',
     examples: ['chatctl serve', 'chatctl serve --port 8080 --data-dir ~/chat', 'chatctl serve --rate-limit', 'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users'],
-    options: [
-      { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
-      { flags: '--port <port>', description: 'the port to listen on (0: any free port)', default: '9991' },
-      { flags: '--rate-limit', description: "enforce a Zulip server's default API rate limits" },
-      { flags: '--allow-private-webhooks', description: 'let outgoing webhooks call loopback, private and link-local addresses' },
-    ],
+    options: {
+      host: flag.string('--host <host>', 'the address to listen on', { default: '127.0.0.1' }),
+      port: flag.port('--port <port>', 'the port to listen on (0: any free port)', { default: 9991 }),
+      rateLimit: flag.bool('--rate-limit', "enforce a Zulip server's default API rate limits"),
+      allowPrivateWebhooks: flag.bool('--allow-private-webhooks', 'let outgoing webhooks call loopback, private and link-local addresses'),
+    },
     async run(opts, ctx) {
-      const port = Number(opt.str(opts, 'port'));
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port takes a port number, not "${opt.str(opts, 'port')}"`);
-      const host = opt.str(opts, 'host')!;
+      const { host, port, rateLimit } = opts;
       const target = embeddedTarget(ctx, 'serve');
       const dataDir = target.dataDir;
       const { openStore, noteOn } = await import('../data-dir.js');
@@ -35,11 +33,11 @@ export const commands = [
         const serving = await organization.serve({
           host,
           port,
-          rateLimit: opt.bool(opts, 'rateLimit'),
-          allowPrivateWebhooks: opt.bool(opts, 'allowPrivateWebhooks'),
+          rateLimit: rateLimit,
+          allowPrivateWebhooks: opts.allowPrivateWebhooks,
           log: (line) => ctx.io.stderr.write(`${line}\n`),
         });
-        ctx.info(`chatctl: serving ${dataDir} at ${serving.url}/api/v1${opt.bool(opts, 'rateLimit') ? ' with rate limits' : ''} (Ctrl-C to stop)`);
+        ctx.info(`chatctl: serving ${dataDir} at ${serving.url}/api/v1${rateLimit ? ' with rate limits' : ''} (Ctrl-C to stop)`);
         if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
         ctx.info('chatctl: stopping');
         await serving.stop();

@@ -1,10 +1,10 @@
 import { getServerSettings } from '../../api/operations/server.js';
-import { isOperatorPermission, OPERATOR_PERMISSIONS } from '../../server/embedded-facts.js';
-import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
+import { OPERATOR_PERMISSIONS, type OperatorPermission } from '../../server/embedded-facts.js';
+import { defineCommand, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { embeddedTarget } from '../embedded-target.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import { arg, flag } from '../flags.js';
 
 const PERMISSION_FIELDS = ['user_id', 'email', 'permission', 'granted', 'changed'] as const;
 
@@ -16,14 +16,14 @@ export const SERVER_SETTINGS_FIELDS = [
 ] as const;
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['server', 'settings'],
     summary: 'show the public server settings (version, feature level, login methods)',
     description: 'Reads GET /server_settings, which needs no credentials.',
     examples: ['chatctl server settings', 'chatctl server settings --server https://chat.example.com --json', 'chatctl server settings --fields zulip_version,zulip_feature_level'],
     output: { fields: SERVER_SETTINGS_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client({ auth: false });
       const { result: _r, msg: _m, ...settings } = await client.call(getServerSettings, {});
       await out.item(settings);
@@ -31,7 +31,7 @@ export const commands = [
   }),
   permissionCommand('grant'),
   permissionCommand('revoke'),
-  defineLegacyCommand({
+  defineCommand({
     path: ['server', 'reset-password'],
     summary: "set an account's password in the embedded organization (embedded organization only)",
     description:
@@ -40,10 +40,10 @@ export const commands = [
       'password is asked. The password comes from --password-stdin, or a hidden prompt asked twice on a terminal; ' +
       'otherwise one is generated and shown once on stderr. The API key stays as it is. A remote server is refused.',
     examples: ['chatctl server reset-password owner@localhost', 'printf %s "$PASSWORD" | chatctl server reset-password admin@acme.test --password-stdin'],
-    args: [{ name: 'email', description: "the account's e-mail address", required: true }],
-    options: [{ flags: '--password-stdin', description: 'read the new password from stdin' }],
+    args: { email: arg.required("the account's e-mail address") },
+    options: { passwordStdin: flag.bool('--password-stdin', 'read the new password from stdin') },
     async run(opts, ctx) {
-      const email = opt.str(opts, 'email')!;
+      const { email } = opts;
       const target = embeddedTarget(ctx, 'server reset-password', 'on a Zulip server its operator runs: manage.py changepassword EMAIL; a user can reset their own on the login page');
       const [{ withOperatorStore }, { choosePassword }, { BotAccountError }] = await Promise.all([
         import('../data-dir.js'),
@@ -51,7 +51,7 @@ export const commands = [
         import('../../server/embedded.js'),
       ]);
       await withOperatorStore(ctx, target, async (organization) => {
-        const { password, generated } = await choosePassword(ctx, opt.bool(opts, 'passwordStdin'), `New password for ${email}:`);
+        const { password, generated } = await choosePassword(ctx, opts.passwordStdin, `New password for ${email}:`);
         const account = await organization.resetPassword(email, password).catch((e: unknown) => {
           throw e instanceof BotAccountError ? usageError(e.message) : e;
         });
@@ -66,8 +66,7 @@ export const commands = [
  * Grants or revokes a permission in the embedded organization's store directly, as a server's operator does
  * with change_user_role: no API request can, on a server or here.
  */
-async function changePermissionOf(ctx: Context, email: string, permission: string, granted: boolean): Promise<Record<(typeof PERMISSION_FIELDS)[number], unknown>> {
-  if (!isOperatorPermission(permission)) throw usageError(`unknown permission "${permission}"`, `permissions: ${OPERATOR_PERMISSIONS.join(', ')}`);
+async function changePermissionOf(ctx: Context, email: string, permission: OperatorPermission, granted: boolean): Promise<Record<(typeof PERMISSION_FIELDS)[number], unknown>> {
   const target = embeddedTarget(ctx, `server ${granted ? 'grant' : 'revoke'}`, `on a Zulip server its operator runs: manage.py change_user_role ${email} ${permission}`);
   const { withOperatorStore } = await import('../data-dir.js');
   return withOperatorStore(ctx, target, (organization) => {
@@ -78,7 +77,7 @@ async function changePermissionOf(ctx: Context, email: string, permission: strin
 
 function permissionCommand(verb: 'grant' | 'revoke'): CommandSpec {
   const granted = verb === 'grant';
-  return defineLegacyCommand({
+  return defineCommand({
     path: ['server', verb],
     summary: `${verb} a permission a Zulip server gives no one by default (embedded organization only)`,
     description:
@@ -88,14 +87,14 @@ function permissionCommand(verb: 'grant' | 'revoke'): CommandSpec {
       'No one holds them by default except the owner `chatctl init` creates. It writes the data dir directly, so it ' +
       'works only on the embedded organization; a remote server is refused.',
     examples: [`chatctl server ${verb} admin@example.com can_create_users`, `chatctl server ${verb} owner@localhost can_change_user_emails --json`],
-    args: [
-      { name: 'email', description: "the account's e-mail address", required: true },
-      { name: 'permission', description: OPERATOR_PERMISSIONS.join(' or '), required: true },
-    ],
+    args: {
+      email: arg.required("the account's e-mail address"),
+      permission: arg.choice(OPERATOR_PERMISSIONS.join(' or '), OPERATOR_PERMISSIONS, { what: 'permission' }),
+    },
     output: { fields: PERMISSION_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
-      const result = await changePermissionOf(ctx, opt.str(opts, 'email')!, opt.str(opts, 'permission')!, granted);
+      const out = ctx.output(opts);
+      const result = await changePermissionOf(ctx, opts.email, opts.permission, granted);
       if (!result.changed) ctx.info(`chatctl: ${result.email} ${granted ? 'already holds' : 'did not hold'} ${result.permission}`);
       await out.item(result);
     },

@@ -1,10 +1,11 @@
 import { getStreams, getSubscriptions, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
+import { defineCommand, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import type { OutputFlags, OutputSpec } from '../output/output.js';
+import { requiredFlag } from '../flag-extras.js';
+import { flag, type Values } from '../flags.js';
+import type { OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveChannel } from '../resolve.js';
 import { fetchState } from '../state.js';
 
@@ -18,18 +19,13 @@ export const POLICY_NAMES: Record<VisibilityPolicy, string> = { 0: 'inherit', 1:
  */
 export const topicName = (value: string): string => (value === '(no topic)' ? '' : value);
 
-const TOPIC_OPTIONS = [
-  { flags: '--channel <channel>', description: 'the channel, by ID or name (required)' },
-  { flags: '--topic <topic>', description: 'the topic; \'\' or "(no topic)" is the general-chat topic (required)' },
-];
+/** A blank --channel names no channel: it is as missing. */
+const channelRef = (value: string): string | undefined => (value.trim() === '' ? undefined : value);
 
-function target(opts: CommandOptions): { channel: string; topic: string } {
-  const channel = opt.str(opts, 'channel');
-  const topic = opt.str(opts, 'topic');
-  if (channel === undefined || channel.trim() === '') throw usageError('--channel is required');
-  if (topic === undefined) throw usageError('--topic is required (\'\' for the general-chat topic)');
-  return { channel, topic };
-}
+const TOPIC_FLAGS = {
+  channel: requiredFlag(flag.custom('--channel <channel>', 'the channel, by ID or name (required)', channelRef), '--channel is required'),
+  topic: requiredFlag(flag.string('--topic <topic>', 'the topic; \'\' or "(no topic)" is the general-chat topic (required)'), "--topic is required ('' for the general-chat topic)"),
+};
 
 type Verb = 'mute' | 'unmute' | 'follow' | 'unfollow' | 'reset';
 
@@ -41,16 +37,13 @@ async function unmutePolicy(client: ChatClient, streamId: number): Promise<Visib
   return subscriptions.find((s) => s.stream_id === streamId)?.is_muted ? 2 : 0;
 }
 
-async function setPolicy(opts: CommandOptions, ctx: Context, verb: Verb): Promise<void> {
-  const t = target(opts);
+async function setPolicy(ctx: Context, verb: Verb, t: Values<typeof TOPIC_FLAGS> & { dryRun: boolean }): Promise<void> {
   const client = await ctx.client();
   const streamId = await resolveChannel(client, t.channel);
   const topic = topicName(t.topic);
   const policy: VisibilityPolicy = verb === 'mute' ? 1 : verb === 'follow' ? 3 : verb === 'unmute' ? await unmutePolicy(client, streamId) : 0;
   const params = { stream_id: streamId, topic, visibility_policy: policy };
-  // Unfollowing on a server that cannot follow is refused too, as following is: there is nothing to undo.
-  if (verb === 'unfollow') await client.prepare(updateUserTopic, { ...params, visibility_policy: 3 });
-  if (opt.bool(opts, 'dryRun')) {
+  if (t.dryRun) {
     printDryRun(ctx, await client.prepare(updateUserTopic, params));
     return;
   }
@@ -59,7 +52,7 @@ async function setPolicy(opts: CommandOptions, ctx: Context, verb: Verb): Promis
 }
 
 function policyCommand(verb: Verb, summary: string, description: string, examples: string[]): CommandSpec {
-  return defineLegacyCommand({
+  return defineCommand({
     path: ['topics', verb],
     summary,
     description:
@@ -67,9 +60,9 @@ function policyCommand(verb: Verb, summary: string, description: string, example
       'even in a muted channel), followed (3). The general-chat topic is --topic \'\' (or "(no topic)"). ' +
       'Servers below feature level 170 only mute and unmute (PATCH /users/me/subscriptions/muted_topics).',
     examples,
-    options: TOPIC_OPTIONS,
+    options: TOPIC_FLAGS,
     mutating: true,
-    run: (opts, ctx) => setPolicy(opts, ctx, verb),
+    run: (opts, ctx) => setPolicy(ctx, verb, opts),
   });
 }
 
@@ -83,16 +76,8 @@ interface TopicRow extends UserTopic {
   policy: string;
 }
 
-/** Policies from the initial state: `user_topics`, or on older servers `muted_topics` ([channel name, topic, time]). */
-async function topicPolicies(client: ChatClient, level: number, channelIndex: { id: number; name: string }[]): Promise<UserTopic[]> {
-  if (level >= updateUserTopic.minFeatureLevel) return ((await fetchState(client, ['user_topic'])).user_topics as UserTopic[] | undefined) ?? [];
-  const muted = ((await fetchState(client, ['muted_topics'])).muted_topics as [string, string, number][] | undefined) ?? [];
-  const ids = matchIdsOrNames(muted.map((m) => m[0]), channelIndex, (n) => n);
-  return muted.flatMap(([name, topic, time]) => {
-    const r = ids.get(name)!;
-    return r.ok ? [{ stream_id: r.id, topic_name: topic, last_updated: time, visibility_policy: 1 as const }] : [];
-  });
-}
+/** Policies from the initial state (older servers' muted topics, as the catalogue declares). */
+const topicPolicies = async (client: ChatClient): Promise<UserTopic[]> => (await fetchState(client, ['user_topic'])).user_topics ?? [];
 
 export const commands: CommandSpec[] = [
   policyCommand('mute', 'mute a topic: no notifications, hidden from unread counts', 'Mutes the topic for you (policy muted).', [
@@ -116,7 +101,7 @@ export const commands: CommandSpec[] = [
   policyCommand('reset', 'forget any policy for a topic (muted, unmuted or followed)', 'Removes the topic\'s policy (inherit): it behaves as its channel does.', [
     'chatctl topics reset --channel design --topic "release notes"',
   ]),
-  defineLegacyCommand({
+  defineCommand({
     path: ['topics', 'list'],
     aliases: ['ls'],
     summary: 'list your topic policies (muted, unmuted, followed)',
@@ -124,21 +109,20 @@ export const commands: CommandSpec[] = [
       'Lists the topics you set a policy for, read from the initial state of an event queue (POST /register with ' +
       'user_topic; the queue is deleted at once). Topics of channels you can no longer see show no channel name.',
     examples: ['chatctl topics list', 'chatctl topics list --channel general --policy muted', 'chatctl topics list --json'],
-    options: [
-      { flags: '--channel <channel>', description: 'only this channel (ID or name)' },
-      { flags: '--policy <policy>', description: 'only this policy', choices: ['muted', 'unmuted', 'followed'] },
-    ],
+    options: {
+      channel: flag.string('--channel <channel>', 'only this channel (ID or name)'),
+      policy: flag.choice('--policy <policy>', 'only this policy', ['muted', 'unmuted', 'followed']),
+    },
     output: TOPIC_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
       const { streams } = await client.call(getStreams, {});
       const index = streams.map((s) => ({ id: s.stream_id, name: s.name }));
-      const channelRef = opt.str(opts, 'channel');
-      const only = channelRef === undefined ? undefined : requireResolved(matchIdsOrNames([channelRef], index, (n) => `Channel '${n}' does not exist`), [channelRef])[0];
-      const policy = opt.str(opts, 'policy');
+      const { channel, policy } = opts;
+      const only = channel === undefined ? undefined : requireResolved(matchIdsOrNames([channel], index, (n) => `Channel '${n}' does not exist`), [channel])[0];
       const names = new Map(index.map((c) => [c.id, c.name]));
-      const rows: TopicRow[] = (await topicPolicies(client, await client.featureLevel(), index))
+      const rows: TopicRow[] = (await topicPolicies(client))
         .filter((t) => (only === undefined || t.stream_id === only) && (policy === undefined || POLICY_NAMES[t.visibility_policy] === policy))
         .map((t) => ({ ...t, channel: names.get(t.stream_id) ?? null, policy: POLICY_NAMES[t.visibility_policy] }));
       await out.list(rows);

@@ -3,10 +3,11 @@ import type { WireRequest } from '../../api/wire.js';
 import { setMessageEditTypingStatus, setTypingStatus, type TypingOp } from '../../api/operations/typing.js';
 import type { ChatClient } from '../../client/client.js';
 import type { ParamLabels } from '../../client/shape.js';
-import { defineLegacyCommand, opt, type CommandOptions, type CommandSpec } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
+import { flag, type Values } from '../flags.js';
 import { resolveChannel, resolveUserIds } from '../resolve.js';
 import { topicName } from './topics.js';
 
@@ -15,22 +16,29 @@ type Conversation =
   | { kind: 'channel'; channel: string; topic: string }
   | { kind: 'edit'; messageId: number };
 
+const WHERE_FLAGS = {
+  to: flag.list('--to <users...>', 'direct conversation: the other users, by ID or e-mail'),
+  channel: flag.string('--channel <channel>', 'channel conversation: the channel, by ID or name (with --topic)'),
+  topic: flag.string('--topic <topic>', 'channel conversation: the topic (\'\' for the general-chat topic)'),
+  message: flag.int('--message <id>', 'editing: the message being edited', { min: 0, what: 'a message ID' }),
+};
+
+type Where = Values<typeof WHERE_FLAGS>;
+
 /** Exactly one of --to, --channel with --topic, or --message. */
-function conversationOf(opts: CommandOptions): Conversation {
-  const to = opt.list(opts, 'to');
-  const channel = opt.str(opts, 'channel');
-  const topic = opt.str(opts, 'topic');
-  const message = opt.str(opts, 'message');
+function checkWhere({ to, channel, topic, message }: Where): void {
   const given = [to.length > 0, channel !== undefined || topic !== undefined, message !== undefined].filter(Boolean).length;
   if (given !== 1) throw usageError('say where: --to USER... (direct), --channel C --topic T (channel), or --message ID (editing)');
-  if (message !== undefined) {
-    if (!/^\d+$/.test(message)) throw usageError(`--message takes a message ID, not "${message}"`);
-    return { kind: 'edit', messageId: Number(message) };
-  }
-  if (to.length) return { kind: 'direct', users: to };
+  if (to.length || message !== undefined) return;
   if (channel === undefined) throw usageError('--topic goes with --channel');
   if (topic === undefined) throw usageError('--channel needs --topic (\'\' for the general-chat topic)');
-  return { kind: 'channel', channel, topic };
+}
+
+/** The conversation checkWhere let through. */
+function conversationOf({ to, channel, topic, message }: Where): Conversation {
+  if (message !== undefined) return { kind: 'edit', messageId: message };
+  if (to.length) return { kind: 'direct', users: to };
+  return { kind: 'channel', channel: channel ?? '', topic: topic ?? '' };
 }
 
 /** Sends one request, or under --dry-run returns it as it would go out; the client shapes it for the server's level. */
@@ -52,10 +60,8 @@ async function notify(client: ChatClient, c: Conversation, op: TypingOp, send: S
   }
 }
 
-async function run(opts: CommandOptions, ctx: Context, op: TypingOp): Promise<void> {
-  const conversation = conversationOf(opts);
+async function run(ctx: Context, op: TypingOp, conversation: Conversation, dryRun: boolean): Promise<void> {
   const client = await ctx.client();
-  const dryRun = opt.bool(opts, 'dryRun');
   const send: Send = async (o, params, labels) => (dryRun ? client.prepare(o, params, { labels }) : void (await client.call(o, params, { signal: ctx.signal, labels })));
   const planned = await notify(client, conversation, op, send);
   if (planned) {
@@ -65,21 +71,14 @@ async function run(opts: CommandOptions, ctx: Context, op: TypingOp): Promise<vo
   ctx.info(`chatctl: typing ${op === 'start' ? 'started' : 'stopped'}`);
 }
 
-const OPTIONS = [
-  { flags: '--to <users...>', description: 'direct conversation: the other users, by ID or e-mail' },
-  { flags: '--channel <channel>', description: 'channel conversation: the channel, by ID or name (with --topic)' },
-  { flags: '--topic <topic>', description: 'channel conversation: the topic (\'\' for the general-chat topic)' },
-  { flags: '--message <id>', description: 'editing: the message being edited' },
-];
-
 const DESCRIPTION =
   'Sends a typing notification (POST /typing; for an edit, POST /messages/{id}/typing) to a direct conversation ' +
   '(--to), a channel topic (--channel and --topic), or the people who can see a message being edited ' +
   '(--message). Clients show the indicator from start until stop, or until it expires (about 45 s) without a ' +
   'new start, so a long composition repeats start. The request is shaped for older servers as needed.';
 
-export const commands: CommandSpec[] = [
-  defineLegacyCommand({
+export const commands = [
+  defineCommand({
     path: ['typing', 'start'],
     summary: 'tell a conversation that you started typing',
     description: DESCRIPTION,
@@ -89,17 +88,19 @@ export const commands: CommandSpec[] = [
       'chatctl typing start --channel general --topic "release notes"',
       'chatctl typing start --message 1234',
     ],
-    options: OPTIONS,
+    options: WHERE_FLAGS,
     mutating: true,
-    run: (opts, ctx) => run(opts, ctx, 'start'),
+    check: checkWhere,
+    run: (opts, ctx) => run(ctx, 'start', conversationOf(opts), opts.dryRun),
   }),
-  defineLegacyCommand({
+  defineCommand({
     path: ['typing', 'stop'],
     summary: 'tell a conversation that you stopped typing',
     description: DESCRIPTION,
     examples: ['chatctl typing stop --to ada@example.com', 'chatctl typing stop --channel general --topic "release notes"', 'chatctl typing stop --message 1234'],
-    options: OPTIONS,
+    options: WHERE_FLAGS,
     mutating: true,
-    run: (opts, ctx) => run(opts, ctx, 'stop'),
+    check: checkWhere,
+    run: (opts, ctx) => run(ctx, 'stop', conversationOf(opts), opts.dryRun),
   }),
 ];
