@@ -40,7 +40,8 @@ import {
   type InviteRow,
   type JoinValues,
 } from '../model/invites.js';
-import { adminIds, inSystemGroup, isAdmin, isOwner, type UserRow } from '../model/users.js';
+import { inSystemGroup } from '../model/system-groups.js';
+import { adminIds, isAdmin, isOwner, type UserRow } from '../model/users.js';
 import { newEmailProblem } from '../model/validation.js';
 import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';

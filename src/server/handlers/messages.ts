@@ -21,6 +21,7 @@ import * as messages from '../model/messages.js';
 import { fetchRange, FLAGS_SQL, highlightHtml, highlightTopic, narrowQuery, parseAnchor, parseNarrow, type NarrowQuery } from '../model/narrow.js';
 import { renderMarkdown } from '../model/render.js';
 import type { UserRow } from '../model/users.js';
+import { afterMessageSent } from '../webhooks.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
 
@@ -59,6 +60,7 @@ export const bindings: Binding[] = [
       readBySender: p.read_by_sender,
       client: messages.clientName(ctx.userAgent),
     });
+    afterMessageSent(ctx, id);
     return { id };
   }),
 

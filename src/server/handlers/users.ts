@@ -23,7 +23,6 @@ import {
   botAdminIds,
   checkBotCreationPolicy,
   checkBotNameAvailable,
-  directSystemGroups,
   emitWithPerson,
   gravatarUrl,
   insertUser,
@@ -39,6 +38,7 @@ import {
   userView,
   type UserRow,
 } from '../model/users.js';
+import { directSystemGroups } from '../model/system-groups.js';
 import { newEmailProblem, validateFullName, validateNewEmail } from '../model/validation.js';
 import { holds } from '../permissions.js';
 import { getSetting } from '../realm.js';

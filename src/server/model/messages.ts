@@ -14,7 +14,6 @@ import { GroupGraph } from './groups.js';
 import { messageById, type MessageRow } from './message-access.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
 import { apiEmail, userByEmail, userById, userView, type UserRow } from './users.js';
-import { afterMessageSent } from '../webhooks.js';
 
 export const MAX_MESSAGE_LENGTH = 10000;
 export const MAX_TOPIC_LENGTH = 60;
@@ -235,7 +234,9 @@ export const clientName = (userAgent: string): string => /^[^/\s]+/.exec(userAge
 /**
  * Validates and stores a message from `sender`, with a Zulip server's checks in its order, and notifies its
  * recipients. Used by POST /messages and by anything that posts on someone's behalf (outgoing-webhook
- * replies). Must run inside a write transaction. Returns the new message's ID.
+ * replies). Must run inside a write transaction. Returns the new message's ID. Calling the outgoing-webhook
+ * bots it triggers is the sender's next step (webhooks.ts), as a server queues that work for another
+ * worker: outgoing/ posts the bots' replies through here.
  */
 export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendRequest): number {
   const db = ctx.db;
@@ -281,7 +282,6 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, null, ctx.realmUrl);
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
   linkAttachments(db, id, sender.id, content);
-  afterMessageSent(ctx, id);
   return id;
 }
 

@@ -7,7 +7,7 @@ import type { BotType, Role, User } from '../../api/types.js';
 import type { EventSink } from '../context.js';
 import { getSetting, realmHost } from '../realm.js';
 import { newApiKey } from '../secrets.js';
-import { SYSTEM_GROUPS } from '../setup.js';
+import { inSystemGroup } from './system-groups.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
 
@@ -257,34 +257,6 @@ export function botAdminIds(db: Db, bot: Pick<UserRow, 'bot_owner_id'>): number[
   const ids = new Set(adminIds(db));
   if (bot.bot_owner_id !== null) ids.add(bot.bot_owner_id);
   return [...ids];
-}
-
-/**
- * Whether a user belongs to the system group a permission setting names (`role:members` ...). System group
- * membership is derived from the role: `role:members` holds members and above, `role:everyone` guests too.
- */
-export function inSystemGroup(user: Pick<UserRow, 'role'>, groupName: string): boolean {
-  const group = SYSTEM_GROUPS.find((g) => g.name === groupName);
-  return group?.maxRole != null && user.role <= group.maxRole;
-}
-
-/**
- * The system groups a role makes a user a DIRECT member of (the others hold it through subgroups): what
- * `user_group` member events report when the role changes. Members are full members here (no waiting period).
- */
-export function directSystemGroups(role: Role): string[] {
-  switch (role) {
-    case 100:
-      return ['role:owners'];
-    case 200:
-      return ['role:administrators'];
-    case 300:
-      return ['role:moderators'];
-    case 400:
-      return ['role:members', 'role:fullmembers'];
-    case 600:
-      return ['role:everyone'];
-  }
 }
 
 /** Who sees users, as far as what they may see of them goes. */
