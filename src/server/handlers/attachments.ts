@@ -26,7 +26,7 @@ export const bindings: Binding[] = [
       stored_as: newStoredName(),
       size: file.data.length,
       content_type: file.contentType,
-      create_time_ms: ctx.now() * 1000,
+      create_time_ms: ctx.nowSeconds() * 1000,
     });
     // After the row: if writing fails, the transaction takes the row back with it; if anything after the
     // write fails, the file goes too. (A commit that fails leaves a file no row names: the sweep's.)

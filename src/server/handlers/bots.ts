@@ -73,7 +73,7 @@ export const bindings: Binding[] = [
         // What the outgoing webhook sends as `token`, for the receiver to check; never accepted back.
         service_token: isService ? randomAlphanumeric(32) : null,
       },
-      ctx.now(),
+      ctx.nowSeconds(),
     );
     const avatarUrl = gravatarUrl(bot.email, bot.avatar_version);
     emitWithPerson(db, ctx, ctx.realmUrl, bot, (person) => ({ type: 'realm_user', op: 'add', person }));

@@ -166,7 +166,7 @@ export const bindings: Binding[] = [
             is_default: p.is_default_stream,
             creator_id: me.id,
           },
-          ctx.now(),
+          ctx.nowSeconds(),
         ),
       );
     }
@@ -298,7 +298,7 @@ export const bindings: Binding[] = [
     // Removing a policy needs no access to the channel, only that it exists.
     const stream = p.visibility_policy === 0 ? streamById(db, p.stream_id) : accessStream(db, me, p.stream_id);
     if (!stream) throw badRequest('Invalid channel ID');
-    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, p.visibility_policy, ctx.now());
+    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, p.visibility_policy, ctx.nowSeconds());
     return {};
   }),
 
@@ -314,13 +314,13 @@ export const bindings: Binding[] = [
     const topic = normalizeTopic(db, p.topic);
     if (p.op === 'add') {
       const stream = p.stream_id !== undefined ? accessStream(db, me, p.stream_id) : accessStreamByName(db, me, p.stream!);
-      setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 1, ctx.now());
+      setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 1, ctx.nowSeconds());
       return {};
     }
     // Unmuting looks the channel up without an access check; an unknown one is reported as an unmuted topic.
     const stream = p.stream_id !== undefined ? streamById(db, p.stream_id) : streamByName(db, p.stream!);
     if (!stream) throw badRequest('Topic is not muted');
-    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 0, ctx.now());
+    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 0, ctx.nowSeconds());
     return {};
   }),
 ];

@@ -17,7 +17,7 @@ export const bindings: Binding[] = [
         `INSERT INTO channel_folders (name, description, rendered_description, "order", date_created, creator_id)
          VALUES (?, ?, ?, 0, ?, ?)`,
       )
-      .run(p.name, p.description, renderHtml(db, p.description), ctx.now(), callerOf(ctx).id);
+      .run(p.name, p.description, renderHtml(db, p.description), ctx.nowSeconds(), callerOf(ctx).id);
     const id = Number(info.lastInsertRowid);
     // A new folder goes last: its order is its ID, as on a Zulip server.
     db.prepare('UPDATE channel_folders SET "order" = ? WHERE id = ?').run(id, id);

@@ -108,7 +108,7 @@ export const bindings: Binding[] = [
     if (db.prepare('SELECT 1 FROM user_groups WHERE name = ?').get(name)) throw badRequest(`User group '${name}' already exists.`);
     const info = db
       .prepare('INSERT INTO user_groups (name, description, date_created, creator_id, settings) VALUES (?, ?, ?, ?, ?)')
-      .run(name, p.description, ctx.now(), me.id, JSON.stringify(settings));
+      .run(name, p.description, ctx.nowSeconds(), me.id, JSON.stringify(settings));
     const id = Number(info.lastInsertRowid);
     const insert = db.prepare('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)');
     for (const userId of members) insert.run(id, userId);

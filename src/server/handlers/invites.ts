@@ -57,7 +57,7 @@ function joinValues(
   caller: UserRow,
   p: Pick<HandlerParamsOf<typeof sendInvites>, 'invite_as' | 'invite_expires_in_minutes' | 'stream_ids' | 'group_ids' | 'include_realm_default_subscriptions'>,
 ): JoinValues {
-  const now = ctx.now();
+  const now = ctx.nowSeconds();
   const minutes = p.invite_expires_in_minutes === undefined ? getSetting(ctx.db, 'invite_validity_minutes') : p.invite_expires_in_minutes;
   return [
     caller.id,
@@ -131,7 +131,7 @@ function managedInvite(ctx: HandlerContext, id: number): InviteRow {
 function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): ApiError | null {
   const db = ctx.db;
   const caller = callerOf(ctx);
-  const now = ctx.now();
+  const now = ctx.nowSeconds();
   if (!inSystemGroup(caller, getSetting(db, 'can_invite_users_group'))) throw insufficientPermission();
   checkInviteRole(caller, p.invite_as);
   const emails = parseInviteeEmails(p.invitee_emails);
@@ -184,7 +184,7 @@ export const bindings: Binding[] = [
   bind(getInvites, (ctx) => {
     const caller = callerOf(ctx);
     // Pending and unexpired: all of them for administrators, one's own for others. E-mail invitations first.
-    const [now, all] = [ctx.now(), isAdmin(caller)];
+    const [now, all] = [ctx.nowSeconds(), isAdmin(caller)];
     const emails = pendingInvites(ctx.db, now, all, caller.id).map(inviteToWire);
     const links = pendingLinks(ctx.db, now, all, caller.id).map((row) => linkToWire(row, ctx.realmUrl));
     return { invites: [...emails, ...links] };
@@ -200,7 +200,7 @@ export const bindings: Binding[] = [
   bind(resendInvite, (ctx, p) => {
     managedInvite(ctx, p.invite_id);
     // A resent e-mail counts against the daily limit as a new one would; nothing else changes.
-    if (overDailyLimit(ctx.db, ctx.now(), 1)) {
+    if (overDailyLimit(ctx.db, ctx.nowSeconds(), 1)) {
       throw invitationFailed(DAILY_LIMIT_MESSAGE, { errors: [], sent_invitations: false, daily_limit_reached: true });
     }
     return {};

@@ -61,7 +61,7 @@ export const bindings: Binding[] = [
   // across the wait, and a failed attempt must be recorded even though the request fails.
   bindAsync(fetchApiKey, async (ctx, { username, password }) => {
     const db = ctx.db;
-    const now = ctx.now();
+    const now = ctx.nowSeconds();
     const name = username.trim();
     if (!isEmailUsername(name)) throw badRequest('Enter a valid email address.');
     checkLoginFailures(db, name, ctx.source, now);

@@ -45,7 +45,7 @@ function checkCanEdit(ctx: HandlerContext, user: UserRow, message: MessageRow): 
   if (!getSetting(ctx.db, 'allow_message_editing')) throw badRequest('Your organization has turned off message editing');
   if (message.sender_id !== user.id) throw badRequest("You don't have permission to edit this message");
   const limit = getSetting(ctx.db, 'message_content_edit_limit_seconds');
-  if (limit !== null && ctx.now() - message.date_sent > limit) throw badRequest('The time limit for editing this message has passed');
+  if (limit !== null && ctx.nowSeconds() - message.date_sent > limit) throw badRequest('The time limit for editing this message has passed');
 }
 
 export const bindings: Binding[] = [

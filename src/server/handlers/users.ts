@@ -204,7 +204,7 @@ export const bindings: Binding[] = [
     const passwordHash = await hashPassword(p.password);
     return ctx.tx(() => {
       const { name, email } = check();
-      const user = insertUser(db, { email, full_name: name, password_hash: passwordHash }, ctx.now());
+      const user = insertUser(db, { email, full_name: name, password_hash: passwordHash }, ctx.nowSeconds());
       // date_joined is the creation time until the account's first login, then that login's (2.1).
       db.prepare('UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);
       subscribeToDefaultChannels(ctx, user.id);

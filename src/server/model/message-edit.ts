@@ -67,7 +67,7 @@ const inList = (ids: readonly number[]): string => JSON.stringify(ids);
 /** Applies an edit; returns the uploads the new content no longer links (and no other message does). */
 export function editMessage(ctx: HandlerContext, user: UserRow, req: EditRequest): Attachment[] {
   const db = ctx.db;
-  const now = ctx.now();
+  const now = ctx.nowSeconds();
   const message = accessMessage(db, user, req.messageId);
   if (req.content !== undefined) checkCanEditContent(db, user, message, now);
   let topic = req.topic === undefined ? undefined : canonicalTopic(db, req.topic);
@@ -144,7 +144,7 @@ function applyContentEdit(ctx: HandlerContext, message: MessageRow, content: str
     content,
     rendered.html,
     content.startsWith('/me ') ? 1 : 0,
-    ctx.now(),
+    ctx.nowSeconds(),
     message.id,
   );
   // Mentions follow the new content, as on a Zulip server: `mentioned` and the topic wildcard are

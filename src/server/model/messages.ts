@@ -258,7 +258,7 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   const memberIds = [...new Set([sender.id, ...members.map((m) => m.id)])];
   const recipientId = channel ? channelRecipientId(db, channel.id) : directRecipientId(db, memberIds);
   const rendered = renderMarkdown(db, content, { senderId: sender.id });
-  const now = ctx.now();
+  const now = ctx.nowSeconds();
   const id = Number(
     db
       .prepare(

@@ -80,7 +80,7 @@ export function addReaction(ctx: HandlerContext, user: UserRow, messageId: numbe
     name,
     code,
     type,
-    ctx.now(),
+    ctx.nowSeconds(),
   );
   emitReaction(ctx, user, message, 'add', { emoji_name: name, emoji_code: code, reaction_type: type });
 }
