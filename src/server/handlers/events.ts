@@ -18,9 +18,11 @@ import {
   pendingEvents,
   pushHeartbeat,
   queueExists,
+  queueLifespanSecs,
   touchQueue,
 } from '../events.js';
 import { initialState, versionFields } from '../model/register.js';
+import { isGuest } from '../model/users.js';
 
 /** How often a waiting poll looks at the store for events written by other processes. */
 const STORE_POLL_MS = 250;
@@ -38,8 +40,7 @@ function waitForEvents(ctx: HandlerContext, queueId: string, sinceMs: number): P
   const heartbeatAfterMs = HEARTBEAT_BASE_MS + Math.random() * HEARTBEAT_JITTER_MS;
   // A queue with a poll waiting on it is not idle (a server never expires one with a connected client):
   // its last access moves on while the poll waits, often enough for the shortest lifespan.
-  const lifespan = (ctx.db.prepare('SELECT lifespan_secs FROM event_queues WHERE id = ?').pluck().get(queueId) as number | undefined) ?? 0;
-  const touchEveryMs = Math.max(1000, Math.min(KEEPALIVE_MAX_MS, (lifespan * 1000) / 3));
+  const touchEveryMs = Math.max(1000, Math.min(KEEPALIVE_MAX_MS, (queueLifespanSecs(ctx.db, queueId) * 1000) / 3));
   let touchedAtMs = sinceMs;
   const keepAlive = () => {
     if (ctx.clock.nowMs() - touchedAtMs < touchEveryMs) return;
@@ -93,7 +94,7 @@ export const bindings: Binding[] = [
     const db = ctx.db;
     const me = callerOf(ctx);
     const now = ctx.nowSeconds();
-    if (p.all_public_streams && me.role === 600) throw badRequest('User not authorized for this query');
+    if (p.all_public_streams && isGuest(me)) throw badRequest('User not authorized for this query');
     expireQueues(db, now);
     const queueId = createQueue(db, {
       userId: me.id,

@@ -13,6 +13,7 @@ import {
   sendInvites,
 } from '../../api/operations/invites.js';
 import type { HandlerParamsOf } from '../../api/operation.js';
+import { ROLE } from '../../api/roles.js';
 import type { Role } from '../../api/types.js';
 import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { accessStream } from '../model/channels.js';
@@ -31,6 +32,7 @@ import {
   linkToWire,
   linkUrl,
   newLinkKey,
+  notifyInvitesChanged,
   parseInviteeEmails,
   pendingInvites,
   pendingLinks,
@@ -41,15 +43,10 @@ import {
   type JoinValues,
 } from '../model/invites.js';
 import { inSystemGroup } from '../model/system-groups.js';
-import { adminIds, isAdmin, isOwner, type UserRow } from '../model/users.js';
+import { isAdmin, isOwner, type UserRow } from '../model/users.js';
 import { newEmailProblem } from '../model/validation.js';
 import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
-
-/** invites_changed goes to the administrators and to whoever made the invitation. */
-function notifyInvitesChanged(ctx: HandlerContext, referrerId: number): void {
-  ctx.emit({ type: 'invites_changed' }, [...adminIds(ctx.db), referrerId]);
-}
 
 /** What both kinds of invitation store for a request (model's JoinValues); the expiry defaults to the organization's validity. */
 function joinValues(
@@ -81,7 +78,7 @@ function overDailyLimit(db: Db, now: number, count: number): boolean {
  * also asks an administrator for moderators).
  */
 function checkInviteRole(caller: UserRow, role: Role): void {
-  if (role === 100 && !isOwner(caller)) throw mustBe('owner');
+  if (role === ROLE.owner && !isOwner(caller)) throw mustBe('owner');
   if (role < caller.role) throw badRequest('Must be an organization administrator');
 }
 
@@ -112,7 +109,7 @@ function checkJoinTargets(ctx: HandlerContext, caller: UserRow, streamIds: reado
 /** Someone else's invitation: its maker may manage it; otherwise an administrator (an owner for an owner's). */
 function checkManage(caller: UserRow, row: Pick<InviteRow, 'referrer_id' | 'invited_as'>): void {
   if (row.referrer_id === caller.id) return;
-  if (row.invited_as === 100 && !isOwner(caller)) throw mustBe('owner');
+  if (row.invited_as === ROLE.owner && !isOwner(caller)) throw mustBe('owner');
   if (!isAdmin(caller)) throw badRequest('Must be an organization administrator');
 }
 
@@ -165,7 +162,7 @@ function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): Ap
     joinValues(ctx, caller, p),
     valid.filter((email) => !skippedEmails.has(email)).map((email) => ({ email, notifyReferrerOnJoin: p.notify_referrer_on_join, welcomeMessage })),
   );
-  notifyInvitesChanged(ctx, caller.id);
+  notifyInvitesChanged(db, ctx, caller.id);
   if (!skipped.length) return null;
   return invitationFailed(
     "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",
@@ -193,7 +190,7 @@ export const bindings: Binding[] = [
   bind(revokeInvite, (ctx, p) => {
     const row = managedInvite(ctx, p.invite_id);
     revokeInviteRow(ctx.db, row.id);
-    notifyInvitesChanged(ctx, row.referrer_id);
+    notifyInvitesChanged(ctx.db, ctx, row.referrer_id);
     return {};
   }),
 
@@ -213,7 +210,7 @@ export const bindings: Binding[] = [
     checkJoinTargets(ctx, caller, p.stream_ids, p.group_ids);
     const key = newLinkKey();
     insertLink(ctx.db, joinValues(ctx, caller, p), key);
-    notifyInvitesChanged(ctx, caller.id);
+    notifyInvitesChanged(ctx.db, ctx, caller.id);
     return { invite_link: linkUrl(ctx.realmUrl, key) };
   }),
 
@@ -223,7 +220,7 @@ export const bindings: Binding[] = [
     checkManage(callerOf(ctx), row);
     if (row.status === INVITE_REVOKED) throw badRequest('Invitation has already been revoked');
     revokeLinkRow(ctx.db, row.id);
-    notifyInvitesChanged(ctx, row.referrer_id);
+    notifyInvitesChanged(ctx.db, ctx, row.referrer_id);
     return {};
   }),
 ];

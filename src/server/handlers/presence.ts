@@ -3,7 +3,7 @@ import { badRequest } from '../../api/errors.js';
 import { getRealmPresence, getUserPresence, updatePresence, type LegacyPresence, type PresenceUpdateResult, type UserPresenceResult } from '../../api/operations/presence.js';
 import { bind, callerOf, serverTimestamp, type Binding } from '../context.js';
 import { legacyPresence, PRESENCE_OFFLINE_THRESHOLD_SECS, realmPresence, recordPresence, userPresence } from '../model/presence.js';
-import { userByEmail, userById } from '../model/users.js';
+import { userById, userByPathEmail } from '../model/users.js';
 
 export const bindings: Binding[] = [
   bind(updatePresence, (ctx, p): PresenceUpdateResult => {
@@ -30,10 +30,7 @@ export const bindings: Binding[] = [
   bind(getUserPresence, (ctx, p): UserPresenceResult => {
     const key = p.user_id_or_email;
     // An integer is a user ID; anything else an e-mail address (the real one or the `user{id}@host` form).
-    const placeholder = /^user(\d+)@/i.exec(key);
-    const target = /^\d+$/.test(key)
-      ? userById(ctx.db, Number(key))
-      : (userByEmail(ctx.db, key) ?? (placeholder ? userById(ctx.db, Number(placeholder[1])) : undefined));
+    const target = /^\d+$/.test(key) ? userById(ctx.db, Number(key)) : userByPathEmail(ctx.db, key);
     if (!target || !target.is_active) throw badRequest('No such user');
     if (target.is_bot) throw badRequest('Presence is not supported for bot users.');
     const data = userPresence(ctx.db, target);

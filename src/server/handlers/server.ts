@@ -4,6 +4,7 @@ import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, type Binding } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
+import { recordLogin } from '../model/user-changes.js';
 import { userByEmail, userById } from '../model/users.js';
 import { FEATURE_LEVEL, getSetting, SERVER_VERSION } from '../realm.js';
 import { verifyPassword } from '../secrets.js';
@@ -85,8 +86,7 @@ export const bindings: Binding[] = [
     if (!current.is_active) refuse(new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401));
     ctx.tx(() => {
       clearLoginFailures(db, name, ctx.source);
-      // An account made through the API joins, as far as date_joined tells, at its first login (2.1).
-      db.prepare('UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, current.id);
+      recordLogin(db, current.id, now);
     });
     return { api_key: current.api_key, email: current.email, user_id: current.id };
   }),

@@ -6,8 +6,9 @@ import { ApiError } from '../../api/errors.js';
 import type { EmailInvite, InvitationFailure, LinkInvite } from '../../api/operations/invites.js';
 import type { Role } from '../../api/types.js';
 import { randomString } from '../../random.js';
+import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
-import type { UserRow } from './users.js';
+import { adminIds, type UserRow } from './users.js';
 
 /** What both kinds of invitation store. */
 interface InvitationRow {
@@ -138,6 +139,11 @@ export const revokeInviteRow = (db: Db, id: number): void => revokeRow(db, 'invi
 export const revokeLinkRow = (db: Db, id: number): void => revokeRow(db, 'multiuse_invites', id);
 
 /** Revokes every pending invitation and link `referrerId` made; returns whether there were any. */
+/** invites_changed goes to the administrators and to whoever made the invitation, if they are told apart. */
+export function notifyInvitesChanged(db: Db, sink: EventSink, referrerId?: number): void {
+  sink.emit({ type: 'invites_changed' }, referrerId === undefined ? adminIds(db) : [...adminIds(db), referrerId]);
+}
+
 export function revokeAllBy(db: Db, referrerId: number): boolean {
   const revoke = (table: InvitationTable) =>
     db.prepare(`UPDATE ${table} SET status = ? WHERE referrer_id = ? AND status = ?`).run(INVITE_REVOKED, referrerId, INVITE_PENDING).changes;

@@ -13,7 +13,8 @@ import { flagNames, FLAG_BITS } from './flags.js';
 import { GroupGraph } from './groups.js';
 import { messageById, type MessageRow } from './message-access.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
-import { apiEmail, userByEmail, userById, userView, type UserRow } from './users.js';
+import { apiEmail, userView } from './user-view.js';
+import { isGuest, userByEmail, userById, type UserRow } from './users.js';
 
 export const MAX_MESSAGE_LENGTH = 10000;
 export const MAX_TOPIC_LENGTH = 60;
@@ -187,7 +188,7 @@ function channelForSend(db: Db, sender: UserRow, indicator: string | number): St
   const refused = badRequest(`Not authorized to send to channel '${channel.name}'`);
   if (channel.is_archived) throw refused;
   if (channel.is_web_public) return channel;
-  if (channel.invite_only === 0 && sender.role !== 600) return channel;
+  if (channel.invite_only === 0 && !isGuest(sender)) return channel;
   if (isSubscribed(db, sender.id, channel.id)) return channel;
   // A bot may post wherever its owner may.
   if (sender.is_bot && sender.bot_owner_id !== null && isSubscribed(db, sender.bot_owner_id, channel.id)) return channel;
@@ -420,3 +421,7 @@ export function viewerFlags(db: Db, viewer: UserRow, messageId: number): string[
   const row = db.prepare('SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(viewer.id, messageId) as { flags: number } | undefined;
   return wireFlags(row ? row.flags : FLAG_BITS.read | FLAG_BITS.historical);
 }
+
+/** The newest message a user has a copy of, or -1 (GET /users/me's max_message_id). */
+export const newestMessageIdOf = (db: Db, userId: number): number =>
+  (db.prepare('SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;
