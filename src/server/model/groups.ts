@@ -10,7 +10,7 @@ import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting, type UserGroup 
 import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
 import { directRoleOf, SYSTEM_CHAIN } from './system-groups.js';
-import type { UserRow } from './users.js';
+import { isGuest, type UserRow } from './users.js';
 
 export interface GroupRow {
   id: number;
@@ -139,7 +139,7 @@ export class GroupGraph {
 
   /** Whether the user is in the set a setting value names; guests never are where `role:everyone` is refused. */
   allows(user: Pick<UserRow, 'id' | 'role'>, value: GroupSettingValue, allowEveryone: boolean): boolean {
-    if (!allowEveryone && user.role === 600) return false;
+    if (!allowEveryone && isGuest(user)) return false;
     if (typeof value === 'number') return this.isMember(user.id, value);
     return value.direct_members.includes(user.id) || value.direct_subgroups.some((g) => this.isMember(user.id, g));
   }
@@ -249,7 +249,3 @@ export function activeUsersOrFail(db: Db, ids: readonly number[]): number[] {
   for (const id of ids) if (!active.has(id)) throw badRequest(`Invalid user ID: ${id}`);
   return [...new Set(ids)];
 }
-
-/** IDs of the active users, to whom group events go. */
-export const activeUserIds = (db: Db): number[] =>
-  (db.prepare('SELECT id FROM users WHERE is_active = 1').all() as { id: number }[]).map((r) => r.id);

@@ -26,7 +26,7 @@ import {
   wireFlags,
 } from './messages.js';
 import { renderMarkdown, topicLinks } from './render.js';
-import type { UserRow } from './users.js';
+import { isGuest, isModeratorOrAbove, userById, type UserRow } from './users.js';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
@@ -42,7 +42,7 @@ export interface EditRequest {
 const EDIT_LIMIT_BUFFER = 20;
 
 /** Moving messages between topics and channels: moderators and above. */
-const canMoveMessages = (user: UserRow): boolean => user.role <= 300;
+const canMoveMessages = (user: UserRow): boolean => isModeratorOrAbove(user);
 
 function checkCanEditContent(db: Db, user: UserRow, message: MessageRow, now: number): void {
   if (!getSetting(db, 'allow_message_editing')) throw badRequest('Your organization has turned off message editing');
@@ -204,7 +204,10 @@ function applyMove(
   const candidates = [...new Set([...oldAll, ...holders])].filter((id) => !newSubscribers.has(id));
   const losing = newChannel.invite_only
     ? candidates
-    : candidates.filter((id) => (db.prepare('SELECT role FROM users WHERE id = ?').get(id) as { role: number } | undefined)?.role === 600);
+    : candidates.filter((id) => {
+        const user = userById(db, id);
+        return user !== undefined && isGuest(user);
+      });
   if (losing.length) {
     ctx.emit({ type: 'delete_message', message_ids: moved.map((m) => m.id), message_type: 'stream', stream_id: oldChannel.id, topic: displayTopic(db, target.topic, false) }, losing);
   }
