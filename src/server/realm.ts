@@ -13,6 +13,19 @@ export const SERVER_VERSION = '12.0-chatctl';
  */
 export const FEATURE_LEVEL = 471;
 
+/**
+ * The version fields of /server_settings and /register, under both the document's and a real server's names,
+ * so clients of either kind read them.
+ */
+export const versionFields = () => ({
+  zulip_feature_level: FEATURE_LEVEL,
+  zulip_version: SERVER_VERSION,
+  zulip_merge_base: SERVER_VERSION,
+  svc_feature_level: FEATURE_LEVEL,
+  svc_version: SERVER_VERSION,
+  svc_merge_base: SERVER_VERSION,
+});
+
 export const realmDefaults = {
   name: 'Embedded organization',
   description: '',

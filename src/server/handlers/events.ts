@@ -21,8 +21,9 @@ import {
   queueLifespanSecs,
   touchQueue,
 } from '../events.js';
-import { initialState, versionFields } from '../model/register.js';
+import { initialState } from '../model/register.js';
 import { isGuest } from '../model/users.js';
+import { versionFields } from '../realm.js';
 
 /** How often a waiting poll looks at the store for events written by other processes. */
 const STORE_POLL_MS = 250;

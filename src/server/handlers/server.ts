@@ -6,7 +6,7 @@ import { bind, bindAsync, type Binding } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
 import { recordLogin } from '../model/user-changes.js';
 import { userByEmail, userById } from '../model/users.js';
-import { FEATURE_LEVEL, getSetting, SERVER_VERSION } from '../realm.js';
+import { getSetting, versionFields } from '../realm.js';
 import { verifyPassword } from '../secrets.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/i;
@@ -38,13 +38,7 @@ export const bindings: Binding[] = [
         'openid connect': false,
       },
       external_authentication_methods: [],
-      // Both names: the document's and a real server's, so clients of either kind read them.
-      zulip_feature_level: FEATURE_LEVEL,
-      zulip_version: SERVER_VERSION,
-      zulip_merge_base: SERVER_VERSION,
-      svc_feature_level: FEATURE_LEVEL,
-      svc_version: SERVER_VERSION,
-      svc_merge_base: SERVER_VERSION,
+      ...versionFields(),
       push_notifications_enabled: false,
       is_incompatible: ctx.userAgent.startsWith('ZulipInvalid'),
       email_auth_enabled: passwordAuth,

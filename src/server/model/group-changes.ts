@@ -105,11 +105,15 @@ export function removeMembers(db: Db, sink: EventSink, actor: Actor, groupId: nu
   emitGroupEvent(db, sink, { op: 'remove_members', group_id: group.id, user_ids: users });
 }
 
-export function addSubgroups(db: Db, sink: EventSink, actor: Actor, groupId: number, ids: readonly number[]): void {
+/** The group to change under `permission`, the subgroups named (checked), and the group's direct subgroups now. */
+function forSubgroupChange(db: Db, actor: Actor, groupId: number, permission: GroupPermissionSetting, ids: readonly number[]) {
   const graph = new GroupGraph(db);
-  const group = graph.forUpdate(actor, groupId, 'can_add_members_group');
-  const subgroups = checkSubgroups(graph, ids);
-  const direct = graph.directSubgroups(group.id);
+  const group = graph.forUpdate(actor, groupId, permission);
+  return { graph, group, subgroups: checkSubgroups(graph, ids), direct: graph.directSubgroups(group.id) };
+}
+
+export function addSubgroups(db: Db, sink: EventSink, actor: Actor, groupId: number, ids: readonly number[]): void {
+  const { graph, group, subgroups, direct } = forSubgroupChange(db, actor, groupId, 'can_add_members_group', ids);
   for (const id of subgroups) if (direct.includes(id)) throw badRequest(`User group ${id} is already a subgroup of this group.`);
   // A group may not become its own descendant.
   if (graph.recursiveSubgroups(subgroups).has(group.id)) {
@@ -120,10 +124,7 @@ export function addSubgroups(db: Db, sink: EventSink, actor: Actor, groupId: num
 }
 
 export function removeSubgroups(db: Db, sink: EventSink, actor: Actor, groupId: number, ids: readonly number[]): void {
-  const graph = new GroupGraph(db);
-  const group = graph.forUpdate(actor, groupId, 'can_manage_group');
-  const subgroups = checkSubgroups(graph, ids);
-  const direct = graph.directSubgroups(group.id);
+  const { group, subgroups, direct } = forSubgroupChange(db, actor, groupId, 'can_manage_group', ids);
   for (const id of subgroups) if (!direct.includes(id)) throw badRequest(`User group ${id} is not a subgroup of this group.`);
   const remove = db.prepare('DELETE FROM group_subgroups WHERE group_id = ? AND subgroup_id = ?');
   for (const id of subgroups) remove.run(group.id, id);

@@ -3,15 +3,16 @@
  * part reads the store as the caller may see it; the whole is read in the transaction that creates the
  * queue, so no change falls between the state and the queue's first event.
  */
-import { ROLE } from '../../api/roles.js';
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api/operations/folders.js';
-import { getSetting, FEATURE_LEVEL, SERVER_VERSION } from '../realm.js';
+import { ROLE } from '../../api/roles.js';
+import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
 import { channelView, hasMetadataAccess, MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, subscriberIds, type StreamRow } from './channels.js';
 import { realmEmojiDict } from './emoji.js';
 import { listFolders } from './folders.js';
 import { GroupGraph } from './groups.js';
 import { listLinkifiers } from './linkifiers.js';
+import { newestMessageIdOf } from './messages.js';
 import { allFields, fieldToWire } from './profile-fields.js';
 import { DEFAULT_HISTORY_LIMIT_DAYS, PRESENCE_OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS, realmPresence } from './presence.js';
 import { subscriptionViews, userTopics, type SubscriptionRow } from './subscriptions.js';
@@ -244,9 +245,6 @@ function botState(db: Db, o: StateOptions): State {
   };
 }
 
-const maxMessageId = (db: Db, userId: number): number =>
-  (db.prepare('SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;
-
 /** Each fetchable event type and the state it contributes. */
 const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
   realm: realmState,
@@ -268,18 +266,8 @@ const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
   realm_user_groups: (db, o) => ({ realm_user_groups: new GroupGraph(db).list(o.capabilities.include_deactivated_groups === true) }),
   channel_folders: (db) => ({ channel_folders: listFolders(db, true) }),
   custom_profile_fields: (db) => profileFieldState(db),
-  message: (db, o) => ({ max_message_id: maxMessageId(db, o.user.id) }),
+  message: (db, o) => ({ max_message_id: newestMessageIdOf(db, o.user.id) }),
 };
-
-/** The version fields every registration response carries, under both the document's and Zulip's names. */
-export const versionFields = () => ({
-  zulip_feature_level: FEATURE_LEVEL,
-  zulip_version: SERVER_VERSION,
-  zulip_merge_base: SERVER_VERSION,
-  svc_feature_level: FEATURE_LEVEL,
-  svc_version: SERVER_VERSION,
-  svc_merge_base: SERVER_VERSION,
-});
 
 export function initialState(db: Db, o: StateOptions): State {
   const state: State = {};
