@@ -24,7 +24,7 @@ import {
   checkChannelName,
   hasContentAccess,
   hasMetadataAccess,
-  insertChannel,
+  listToStreams,
   isSubscribed,
   streamById,
   streamByName,
@@ -131,41 +131,19 @@ export const bindings: Binding[] = [
     });
     const subscribingOthers = principals.length > 0 && !principals.every((x) => x === me.id);
 
-    // list_to_streams: names first, then the channels that exist, then creating the others.
-    for (const name of new Set(requested.map((r) => r.name))) checkChannelName(name);
-    const existing: StreamRow[] = [];
-    const missing: typeof requested = [];
-    for (const r of requested) {
-      const stream = streamByName(db, r.name);
-      if (stream) {
-        if (!existing.some((e) => e.id === stream.id)) existing.push(stream);
-      } else if (!missing.some((m) => m.name.toLowerCase() === r.name.toLowerCase())) {
-        missing.push(r);
-      }
-    }
-    const created: StreamRow[] = [];
-    for (const r of missing) {
-      // Members may create public and private channels (the organization defaults); the rest is refused.
-      if (p.is_default_stream && !isAdmin(me)) throw insufficientPermission();
-      if (p.invite_only && p.is_default_stream) throw badRequest('A default channel cannot be private.');
-      if (p.is_web_public) throw badRequest('Web-public channels are not enabled.');
-      created.push(
-        insertChannel(
-          db,
-          {
-            name: r.name,
-            description: r.description,
-            invite_only: p.invite_only,
-            is_web_public: false,
-            history_public_to_subscribers: p.history_public_to_subscribers,
-            folder_id: folderId,
-            is_default: p.is_default_stream,
-            creator_id: me.id,
-          },
-          ctx.nowSeconds(),
-        ),
-      );
-    }
+    const { existing, created } = listToStreams(
+      db,
+      requested,
+      {
+        creator: me,
+        invite_only: p.invite_only,
+        is_web_public: p.is_web_public,
+        history_public_to_subscribers: p.history_public_to_subscribers,
+        is_default: p.is_default_stream,
+        folder_id: folderId,
+      },
+      ctx.nowSeconds(),
+    );
 
     const graph = new GroupGraph(db);
     const unauthorized = existing.filter((s) => !hasContentAccess(me, s, isSubscribed(db, me.id, s.id)));
