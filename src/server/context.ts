@@ -4,10 +4,10 @@
  */
 import type { HandlerParamsOf, Operation, ResponseOf } from '../api/operation.js';
 import type { UploadedFile } from '../api/wire.js';
+import { nowMs } from '../time.js';
 import type { UserRow } from './model/users.js';
 import type { WebhookDestinations } from './outgoing/destinations.js';
 import type { Db } from './store/db.js';
-import { nowMs } from '../time.js';
 
 /** The server's clock, injected so tests can move time. */
 export interface Clock {
