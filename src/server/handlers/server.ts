@@ -4,8 +4,7 @@ import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, type Binding } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
-import { recordLogin } from '../model/user-changes.js';
-import { userByEmail, userById } from '../model/users.js';
+import { recordLogin, userByEmail, userById } from '../model/users.js';
 import { getSetting, versionFields } from '../realm.js';
 import { verifyPassword } from '../secrets.js';
 

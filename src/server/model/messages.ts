@@ -421,7 +421,3 @@ export function viewerFlags(db: Db, viewer: UserRow, messageId: number): string[
   const row = db.prepare('SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(viewer.id, messageId) as { flags: number } | undefined;
   return wireFlags(row ? row.flags : FLAG_BITS.read | FLAG_BITS.historical);
 }
-
-/** The newest message a user has a copy of, or -1 (GET /users/me's max_message_id). */
-export const newestMessageIdOf = (db: Db, userId: number): number =>
-  (db.prepare('SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;

@@ -12,13 +12,12 @@ import { realmEmojiDict } from './emoji.js';
 import { listFolders } from './folders.js';
 import { GroupGraph } from './groups.js';
 import { listLinkifiers } from './linkifiers.js';
-import { newestMessageIdOf } from './messages.js';
 import { allFields, fieldToWire } from './profile-fields.js';
 import { DEFAULT_HISTORY_LIMIT_DAYS, PRESENCE_OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS, realmPresence } from './presence.js';
 import { subscriptionViews, userTopics, type SubscriptionRow } from './subscriptions.js';
 import { statusOf } from './user-status.js';
 import { userView } from './user-view.js';
-import { allUsers, isAdmin, isGuest, isOwner, type UserRow } from './users.js';
+import { allUsers, isAdmin, isGuest, isOwner, newestMessageIdOf, type UserRow } from './users.js';
 
 export const MAX_TOPIC_LENGTH = 60;
 export const MAX_MESSAGE_LENGTH = 10000;

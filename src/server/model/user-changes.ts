@@ -1,7 +1,7 @@
 /**
  * Changes to accounts, as a Zulip server's do_* actions make them: each writes the rows and sends the
  * events that tell clients. Permission checks are the caller's (handlers/users.ts); deactivation is
- * deactivation.ts's.
+ * deactivation.ts's, and a login's bookkeeping users.ts's (recordLogin).
  */
 import { badRequest } from '../../api/errors.js';
 import type { Role } from '../../api/types.js';
@@ -26,11 +26,6 @@ export function createAccount(db: Db, sink: EventSink, realmUrl: string, u: { em
   subscribeToDefaultChannels(db, user.id);
   emitWithPerson(db, sink, realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }));
   return user;
-}
-
-/** An account made through the API joins, as far as date_joined tells, at its first login (2.1). */
-export function recordLogin(db: Db, userId: number, now: number): void {
-  db.prepare('UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, userId);
 }
 
 export function changeRole(db: Db, sink: EventSink, target: UserRow, role: Role): void {

@@ -163,3 +163,11 @@ export function insertUser(db: Db, u: NewUser, now: number): UserRow {
   return userById(db, Number(info.lastInsertRowid))!;
 }
 
+/** An account made through the API joins, as far as date_joined tells, at its first login (2.1). */
+export function recordLogin(db: Db, userId: number, now: number): void {
+  db.prepare('UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, userId);
+}
+
+/** The newest message a user has a copy of, or -1 (GET /users/me's max_message_id). */
+export const newestMessageIdOf = (db: Db, userId: number): number =>
+  (db.prepare('SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;
