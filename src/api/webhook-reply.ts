@@ -1,8 +1,20 @@
 /**
- * How a Zulip server reads an outgoing-webhook integration's 2xx reply (zulip-behaviour §2.20): the embedded
- * server acts on it, and `chatctl webhook trigger` tells an integration's author what the server would do.
+ * How a Zulip server calls an outgoing-webhook integration and reads its reply (zulip-behaviour §2.20): how
+ * long it waits, which answers fail and how it words the failure. The embedded server acts on it, and
+ * `chatctl webhook trigger` tells an integration's author what the server would do.
  */
 import { isPlainObject } from './schema.js';
+
+/** How long a Zulip server waits for an integration before it gives up and retries (OUTGOING_WEBHOOK_TIMEOUT_SECONDS). */
+export const OUTGOING_WEBHOOK_TIMEOUT_SECONDS = 10;
+
+/** Whether an integration's HTTP status is an answer to read; any other fails with statusProblem. */
+export const isSuccessStatus = (status: number): boolean => status >= 200 && status <= 299;
+
+export const statusProblem = (status: number): string => `Third party responded with ${status}`;
+
+/** What a server posts in the conversation when a call fails. */
+export const failureReply = (problem: string): string => `Failure! ${problem}`;
 
 export type ReplyReading =
   | { kind: 'failure'; problem: 'Invalid JSON in response' | 'Invalid response format' }

@@ -4,7 +4,7 @@
  */
 import { badRequest, mustBe, unauthorized } from '../api/errors.js';
 import type { Access } from '../api/operation.js';
-import { userByEmail, type UserRow } from './model/users.js';
+import { isAdmin, isGuest, isOwner, userByEmail, type UserRow } from './model/users.js';
 import { secretsEqual } from './secrets.js';
 import type { Db } from './store/db.js';
 
@@ -40,13 +40,13 @@ export function checkAccess(user: UserRow, access: Access, botsAllowed: boolean)
   if (!botsAllowed && user.is_bot) throw badRequest('This endpoint does not accept bot requests.');
   switch (access) {
     case 'member':
-      if (user.role === 600) throw badRequest('Not allowed for guest users');
+      if (isGuest(user)) throw badRequest('Not allowed for guest users');
       return;
     case 'admin':
-      if (user.role > 200) throw mustBe('administrator');
+      if (!isAdmin(user)) throw mustBe('administrator');
       return;
     case 'owner':
-      if (user.role !== 100) throw mustBe('owner');
+      if (!isOwner(user)) throw mustBe('owner');
       return;
     default:
       return;

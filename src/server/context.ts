@@ -4,16 +4,24 @@
  */
 import type { HandlerParamsOf, Operation, ResponseOf } from '../api/operation.js';
 import type { UploadedFile } from '../api/wire.js';
+import { nowMs } from '../time.js';
 import type { UserRow } from './model/users.js';
 import type { WebhookDestinations } from './outgoing/destinations.js';
 import type { Db } from './store/db.js';
 
+/** The server's clock, injected so tests can move time. */
 export interface Clock {
-  /** UNIX time in seconds, fractional. */
-  now(): number;
+  /** Milliseconds since the epoch. */
+  nowMs(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() / 1000 };
+export const systemClock: Clock = { nowMs };
+
+/** Whole seconds since the epoch: the unit of every time the store keeps and most the wire carries. */
+export const wholeSeconds = (clock: Clock): number => Math.floor(clock.nowMs() / 1000);
+
+/** The wire's `server_timestamp`: seconds with their fraction, as a Zulip server sends time.time(). */
+export const serverTimestamp = (clock: Clock): number => clock.nowMs() / 1000;
 
 /** A task run after the request's transaction commits, off the response's critical path. */
 export type BackgroundTask = () => Promise<void>;
@@ -31,8 +39,8 @@ export interface HandlerContext extends EventSink {
   /** The organization URL as this request reached it. */
   readonly realmUrl: string;
   readonly clock: Clock;
-  /** Whole seconds, for timestamps on the wire. */
-  now(): number;
+  /** The clock in whole seconds (wholeSeconds). */
+  nowSeconds(): number;
   readonly files: UploadedFile[];
   readonly userAgent: string;
   /** Where the request came from, for per-source limits: a client address, or `local` in-process (login-failures.ts). */

@@ -253,6 +253,10 @@ export function acknowledge(db: Db, q: QueueRow, lastEventId: number): void {
   if (lastEventId !== prunedThrough) throw badRequest(`Event ${lastEventId} was not in this queue`);
 }
 
+/** A queue's idle lifetime in seconds; 0 for a queue that is gone. */
+export const queueLifespanSecs = (db: Db, queueId: string): number =>
+  (db.prepare('SELECT lifespan_secs FROM event_queues WHERE id = ?').pluck().get(queueId) as number | undefined) ?? 0;
+
 export function touchQueue(db: Db, queueId: string, now: number): void {
   statement(db, 'UPDATE event_queues SET last_access = ? WHERE id = ?').run(Math.floor(now), queueId);
 }

@@ -4,7 +4,7 @@
  * rest every minute (as often as a Zulip server collects its idle queues), each batch its own short
  * transaction so no writer of another process waits long.
  */
-import type { Clock } from './context.js';
+import { wholeSeconds, type Clock } from './context.js';
 import { expireQueues } from './events.js';
 import { pruneLoginFailures } from './model/login-failures.js';
 import { sweepUploads } from './model/uploads.js';
@@ -25,14 +25,14 @@ export interface SweepCounts {
 export function sweep(db: Db, dataDir: string, clock: Clock, shard: number): SweepCounts {
   const counts: SweepCounts = { queues: 0, loginFailures: 0, files: 0 };
   for (let n = QUEUE_BATCH; n === QUEUE_BATCH; ) {
-    n = db.transaction(() => expireQueues(db, clock.now(), QUEUE_BATCH)).immediate();
+    n = db.transaction(() => expireQueues(db, wholeSeconds(clock), QUEUE_BATCH)).immediate();
     counts.queues += n;
   }
   for (let n = BATCH; n === BATCH; ) {
-    n = db.transaction(() => pruneLoginFailures(db, clock.now(), BATCH)).immediate();
+    n = db.transaction(() => pruneLoginFailures(db, wholeSeconds(clock), BATCH)).immediate();
     counts.loginFailures += n;
   }
-  counts.files = sweepUploads(db, dataDir, clock.now() * 1000, shard);
+  counts.files = sweepUploads(db, dataDir, clock.nowMs(), shard);
   return counts;
 }
 

@@ -3,6 +3,7 @@
  * operator does with manage.py: the files already give them everything. `chatctl login --embedded`
  * signs in as an account from here, and `chatctl server reset-password` sets a password.
  */
+import { ROLE } from '../api/roles.js';
 import { userByEmail, type UserRow } from './model/users.js';
 import { UnknownUserError } from './permissions.js';
 import { hashPassword } from './secrets.js';
@@ -30,7 +31,7 @@ export function accountToSignInAs(db: Db, email?: string): UserRow {
     if (!user.is_active) throw new InactiveAccountError(user.email);
     return user;
   }
-  const owner = db.prepare('SELECT * FROM users WHERE role = 100 AND is_active = 1 AND is_bot = 0 ORDER BY id LIMIT 1').get() as UserRow | undefined;
+  const owner = db.prepare('SELECT * FROM users WHERE role = ? AND is_active = 1 AND is_bot = 0 ORDER BY id LIMIT 1').get(ROLE.owner) as UserRow | undefined;
   // The organization always keeps an active owner (the last one cannot be demoted or deactivated).
   if (!owner) throw new UnknownUserError('(the owner)');
   return owner;

@@ -13,6 +13,7 @@
  */
 import { API_BY_IP, API_BY_USER, RATE_LIMIT_MESSAGE, type RateRule } from '../api/rate-limits.js';
 import type { WireResponse } from '../api/wire.js';
+import { nowMs as systemNowMs } from '../time.js';
 
 export interface Admission {
   /** The X-RateLimit-* headers for the response. */
@@ -28,11 +29,11 @@ export class RateLimiter {
   private longest = 0;
   private sinceEviction = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly nowMs: () => number = systemNowMs) {}
 
   /** Counts one request of `key` against `rules` (shortest window first), or refuses it. */
   admit(key: string, rules: readonly RateRule[]): Admission {
-    const now = this.now();
+    const now = this.nowMs();
     const last = rules[rules.length - 1]!;
     const log = this.logs.get(key) ?? [];
     const horizon = Math.max(...rules.map((r) => r.seconds)) * 1000;

@@ -2,6 +2,7 @@
  * Organization-wide settings of the embedded server, with the defaults a new Zulip organization has.
  * Stored as JSON values in `realm_settings`; a key never written reads as its default.
  */
+import { ROLE } from '../api/roles.js';
 import type { Db } from './store/db.js';
 import { statement } from './store/statements.js';
 
@@ -11,6 +12,19 @@ export const SERVER_VERSION = '12.0-chatctl';
  * linkifier fields, 471), so a client gating on the level finds every operation and parameter it describes.
  */
 export const FEATURE_LEVEL = 471;
+
+/**
+ * The version fields of /server_settings and /register, under both the document's and a real server's names,
+ * so clients of either kind read them.
+ */
+export const versionFields = () => ({
+  zulip_feature_level: FEATURE_LEVEL,
+  zulip_version: SERVER_VERSION,
+  zulip_merge_base: SERVER_VERSION,
+  svc_feature_level: FEATURE_LEVEL,
+  svc_version: SERVER_VERSION,
+  svc_merge_base: SERVER_VERSION,
+});
 
 export const realmDefaults = {
   name: 'Embedded organization',
@@ -73,7 +87,7 @@ export function nextSequence(db: Db, key: 'presence_sequence'): number {
 }
 
 export const isInitialized = (db: Db): boolean =>
-  (db.prepare('SELECT count(*) AS n FROM users WHERE role = 100 AND is_bot = 0').get() as { n: number }).n > 0;
+  (db.prepare('SELECT count(*) AS n FROM users WHERE role = ? AND is_bot = 0').get(ROLE.owner) as { n: number }).n > 0;
 
 /** The host part of the organization URL, used for placeholder e-mail addresses (`user8@host`). */
 export const realmHost = (url: string): string => {

@@ -14,7 +14,7 @@ import { decodeWire } from '../api/schema.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import { authenticate, checkAccess } from './auth.js';
 import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.js';
-import { systemClock } from './context.js';
+import { systemClock, wholeSeconds } from './context.js';
 import { emitEvent } from './events.js';
 import { handlerAreas } from './handlers/index.js';
 import { sourceOf } from './model/login-failures.js';
@@ -193,14 +193,14 @@ export class Router {
       caller,
       realmUrl,
       clock,
-      now: () => Math.floor(clock.now()),
+      nowSeconds: () => wholeSeconds(clock),
       files: req.files ?? [],
       userAgent: req.headers['user-agent'] ?? '',
       source: sourceOf(req.remoteAddress),
       webhookDestinations: this.opts.webhookDestinations ?? IN_PROCESS_DESTINATIONS,
       signal,
       log,
-      emit: (event, userIds) => emitEvent(db, event, userIds, clock.now()),
+      emit: (event, userIds) => emitEvent(db, event, userIds, wholeSeconds(clock)),
       defer: (task) => deferred.push(task),
       tx: (fn) => db.transaction(fn).immediate(),
     };

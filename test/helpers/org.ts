@@ -24,11 +24,14 @@ export interface TestUser {
   row: UserRow;
 }
 
-/** A clock tests can move. */
+/** A clock tests can move, kept in seconds (`t`, `now`, `advance`) as fixtures write times. */
 export class TestClock implements Clock {
   constructor(public t = 1_760_000_000) {}
   now(): number {
     return this.t;
+  }
+  nowMs(): number {
+    return this.t * 1000;
   }
   advance(seconds: number): void {
     this.t += seconds;

@@ -2,12 +2,11 @@
  * Sending a payload to an integration the way a Zulip server does (a JSON POST with its User-Agent, given
  * up after 10 seconds), and reading the reply the way the server would: what the bot posts back, if anything.
  */
-import { readReply } from '../../api/webhook-reply.js';
+import { failureReply, isSuccessStatus, OUTGOING_WEBHOOK_TIMEOUT_SECONDS, readReply, statusProblem } from '../../api/webhook-reply.js';
 import { VERSION } from '../../version.js';
 import { ChatctlError } from '../errors.js';
 
-/** How long a Zulip server waits for an integration (OUTGOING_WEBHOOK_TIMEOUT_SECONDS). */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+export const DELIVERY_TIMEOUT_MS = OUTGOING_WEBHOOK_TIMEOUT_SECONDS * 1000;
 
 export interface Delivery {
   /** The integration's HTTP status. */
@@ -28,9 +27,9 @@ export function interpretReply(status: number, text: string): Omit<Delivery, 'st
   } catch {
     // Not JSON: kept as text (readReply calls it a failure).
   }
-  if (status < 200 || status > 299) return { body, effect: `Failure! Third party responded with ${status}`, failed: true };
+  if (!isSuccessStatus(status)) return { body, effect: failureReply(statusProblem(status)), failed: true };
   const r = readReply(text, false);
-  if (r.kind === 'failure') return { body, effect: `Failure! ${r.problem}`, failed: true };
+  if (r.kind === 'failure') return { body, effect: failureReply(r.problem), failed: true };
   if (r.kind === 'post') return { body, effect: `the bot posts: ${r.content}`, failed: false };
   const why = r.reason === 'empty' ? '' : r.reason === 'response_not_required' ? ' (response_not_required)' : ' (no content)';
   return { body, effect: `nothing is posted${why}`, failed: false };

@@ -10,6 +10,7 @@ import { getMessages, type FetchedMessage } from '../../api/operations/messages.
 import { getUser, getUserByEmail } from '../../api/operations/users.js';
 import type { OutgoingWebhookMessage, OutgoingWebhookPayload, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
 import type { ChatClient } from '../../client/client.js';
+import { escapeHtml } from '../../html.js';
 
 export const TRIGGERS: readonly OutgoingWebhookTrigger[] = ['mention', 'direct_message'];
 
@@ -96,8 +97,6 @@ export function triggerOf(message: OutgoingWebhookMessage, botId: number): Outgo
   const mentioned = [...message.rendered_content.matchAll(/<span class="user-mention" data-user-id="(\d+)"/g)].map((m) => Number(m[1]));
   return mentioned.includes(botId) ? 'mention' : null;
 }
-
-const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
  * A message that would trigger `bot`: a channel message mentioning it, or a direct message to it. It was

@@ -3,7 +3,7 @@ import { badRequest } from '../../api/errors.js';
 import { LIMITS } from '../../api/limits.js';
 import { getAttachments, removeAttachment, uploadFile } from '../../api/operations/attachments.js';
 import { bind, callerOf, type Binding } from '../context.js';
-import { attachmentById, attachmentsOf, emitAttachmentChange, insertAttachment, uploadSpaceUsed } from '../model/attachments.js';
+import { attachmentById, attachmentsOf, deleteAttachment, emitAttachmentChange, insertAttachment, uploadSpaceUsed } from '../model/attachments.js';
 import { deleteUploadBytes, newPathId, newStoredName, storeUploadBytes, uploadUrl } from '../model/uploads.js';
 
 export const bindings: Binding[] = [
@@ -26,7 +26,7 @@ export const bindings: Binding[] = [
       stored_as: newStoredName(),
       size: file.data.length,
       content_type: file.contentType,
-      create_time_ms: ctx.now() * 1000,
+      create_time_ms: ctx.nowSeconds() * 1000,
     });
     // After the row: if writing fails, the transaction takes the row back with it; if anything after the
     // write fails, the file goes too. (A commit that fails leaves a file no row names: the sweep's.)
@@ -47,11 +47,10 @@ export const bindings: Binding[] = [
     const me = callerOf(ctx);
     const row = attachmentById(ctx.db, p.attachment_id);
     if (!row || row.owner_id !== me.id) throw badRequest('Invalid attachment');
-    ctx.db.prepare('DELETE FROM attachments WHERE id = ?').run(row.id);
+    deleteAttachment(ctx.db, ctx, row);
     // The file goes once the row's deletion is committed: a process killed in between leaves a file no row
     // names (the upload sweep's), never a row naming a missing file.
     ctx.defer(async () => deleteUploadBytes(ctx.dataDir, row));
-    ctx.emit({ type: 'attachment', op: 'remove', attachment: { id: row.id }, upload_space_used: uploadSpaceUsed(ctx.db) }, [me.id]);
     return {};
   }),
 ];

@@ -19,30 +19,30 @@ import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '..
 import {
   accessStream,
   accessStreamByName,
+  allStreams,
   channelView,
   checkChannelName,
   hasContentAccess,
   hasMetadataAccess,
-  insertChannel,
+  listToStreams,
   isSubscribed,
-  metadataUserIds,
   streamById,
   streamByName,
   type StreamRow,
 } from '../model/channels.js';
+import { folderById } from '../model/folders.js';
 import { GroupGraph } from '../model/groups.js';
 import {
-  addSubscribers,
   COLOR_PATTERN,
   normalizeTopic,
   removeSubscribers,
   setSubscriptionProperty,
   setVisibilityPolicy,
   activeSubscriptionRows,
-  subscriptionRow,
+  subscribeUsers,
   subscriptionViews,
 } from '../model/subscriptions.js';
-import { userByEmail, userById, type UserRow } from '../model/users.js';
+import { isAdmin, isGuest, userByEmail, userById, type UserRow } from '../model/users.js';
 import { getSetting } from '../realm.js';
 
 /**
@@ -59,9 +59,9 @@ function resolvePrincipals(ctx: HandlerContext, principals: readonly (number | s
 
 /** Whether `user` may subscribe others to an accessible channel: the organization's permission, or administering it. */
 function canAddSubscribers(ctx: HandlerContext, graph: GroupGraph, user: UserRow, stream: StreamRow): boolean {
-  if (user.role <= 200) return true;
+  if (isAdmin(user)) return true;
   if (graph.allows(user, graph.systemId(getSetting(ctx.db, 'can_add_subscribers_group')), false)) return true;
-  return stream.creator_id === user.id && user.role !== 600;
+  return stream.creator_id === user.id && !isGuest(user);
 }
 
 /**
@@ -69,7 +69,7 @@ function canAddSubscribers(ctx: HandlerContext, graph: GroupGraph, user: UserRow
  * creator); the can_remove_subscribers_group of a channel is administrators by default.
  */
 const canRemoveSubscribers = (user: UserRow, stream: StreamRow): boolean =>
-  user.role <= 200 || (user.role !== 600 && stream.creator_id === user.id);
+  isAdmin(user) || (!isGuest(user) && stream.creator_id === user.id);
 
 /** The user controls the target: it is themselves or a bot they own. */
 const controls = (user: UserRow, target: UserRow): boolean => target.id === user.id || (target.is_bot === 1 && target.bot_owner_id === user.id);
@@ -123,11 +123,7 @@ export const bindings: Binding[] = [
     const db = ctx.db;
     const me = callerOf(ctx);
     const principals = p.principals ?? [];
-    let folderId: number | null = null;
-    if (p.folder_id !== undefined) {
-      if (!db.prepare('SELECT 1 FROM channel_folders WHERE id = ?').get(p.folder_id)) throw badRequest('Invalid channel folder ID');
-      folderId = p.folder_id;
-    }
+    const folderId = p.folder_id === undefined ? null : folderById(db, p.folder_id).id;
     const requested = p.subscriptions.map((s) => {
       if (s.color !== undefined && !COLOR_PATTERN.test(s.color)) throw badRequest('add.color is not a valid hex color code');
       // Zulip keeps descriptions on one line.
@@ -135,41 +131,19 @@ export const bindings: Binding[] = [
     });
     const subscribingOthers = principals.length > 0 && !principals.every((x) => x === me.id);
 
-    // list_to_streams: names first, then the channels that exist, then creating the others.
-    for (const name of new Set(requested.map((r) => r.name))) checkChannelName(name);
-    const existing: StreamRow[] = [];
-    const missing: typeof requested = [];
-    for (const r of requested) {
-      const stream = streamByName(db, r.name);
-      if (stream) {
-        if (!existing.some((e) => e.id === stream.id)) existing.push(stream);
-      } else if (!missing.some((m) => m.name.toLowerCase() === r.name.toLowerCase())) {
-        missing.push(r);
-      }
-    }
-    const created: StreamRow[] = [];
-    for (const r of missing) {
-      // Members may create public and private channels (the organization defaults); the rest is refused.
-      if (p.is_default_stream && me.role > 200) throw insufficientPermission();
-      if (p.invite_only && p.is_default_stream) throw badRequest('A default channel cannot be private.');
-      if (p.is_web_public) throw badRequest('Web-public channels are not enabled.');
-      created.push(
-        insertChannel(
-          db,
-          {
-            name: r.name,
-            description: r.description,
-            invite_only: p.invite_only,
-            is_web_public: false,
-            history_public_to_subscribers: p.history_public_to_subscribers,
-            folder_id: folderId,
-            is_default: p.is_default_stream,
-            creator_id: me.id,
-          },
-          ctx.now(),
-        ),
-      );
-    }
+    const { existing, created } = listToStreams(
+      db,
+      requested,
+      {
+        creator: me,
+        invite_only: p.invite_only,
+        is_web_public: p.is_web_public,
+        history_public_to_subscribers: p.history_public_to_subscribers,
+        is_default: p.is_default_stream,
+        folder_id: folderId,
+      },
+      ctx.nowSeconds(),
+    );
 
     const graph = new GroupGraph(db);
     const unauthorized = existing.filter((s) => !hasContentAccess(me, s, isSubscribed(db, me.id, s.id)));
@@ -183,36 +157,7 @@ export const bindings: Binding[] = [
     const streams = [...accessible, ...created];
     const colors = new Map(requested.filter((r) => r.color).map((r) => [r.name.toLowerCase(), r.color!]));
 
-    const subscribed: Record<string, string[]> = {};
-    const already: Record<string, string[]> = {};
-    const newSubs = new Map<number, StreamRow[]>();
-    const peerAdds: { stream: StreamRow; added: number[] }[] = [];
-    const view = channelView(db);
-    for (const stream of streams) {
-      const before = new Set(metadataUserIds(db, stream));
-      const added = addSubscribers(db, stream, subscribers.map((u) => u.id));
-      const color = colors.get(stream.name.toLowerCase());
-      for (const u of subscribers) {
-        const isNew = added.includes(u.id);
-        ((isNew ? subscribed : already)[String(u.id)] ??= []).push(stream.name);
-        if (!isNew) continue;
-        if (color) db.prepare('UPDATE subscriptions SET color = ? WHERE user_id = ? AND stream_id = ?').run(color, u.id, stream.id);
-        newSubs.set(u.id, [...(newSubs.get(u.id) ?? []), stream]);
-      }
-      // A new channel is announced to everyone who may see it; an existing one to those who could not before.
-      const announceTo = created.includes(stream) ? metadataUserIds(db, stream) : added.filter((id) => !before.has(id));
-      ctx.emit({ type: 'stream', op: 'create', streams: [view(stream)] }, announceTo);
-      if (added.length) peerAdds.push({ stream, added });
-    }
-    // As on a Zulip server: the subscribers' own `add` events, then the peers' `peer_add`.
-    for (const [userId, list] of newSubs) {
-      const rows = list.map((s) => subscriptionRow(db, userId, s.id)!);
-      ctx.emit({ type: 'subscription', op: 'add', subscriptions: subscriptionViews(db, rows, true) }, [userId]);
-    }
-    for (const { stream, added } of peerAdds) {
-      const peers = metadataUserIds(db, stream).filter((id) => !added.includes(id));
-      ctx.emit({ type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: added }, peers);
-    }
+    const { subscribed, already } = subscribeUsers(db, ctx, streams, created, subscribers, colors);
     const result: { subscribed: Record<string, string[]>; already_subscribed: Record<string, string[]>; unauthorized?: string[] } = {
       subscribed,
       already_subscribed: already,
@@ -264,15 +209,13 @@ export const bindings: Binding[] = [
   bind(getStreams, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
-    const all = (db.prepare('SELECT * FROM streams ORDER BY name COLLATE BINARY, id').all() as StreamRow[]).filter(
-      (s) => !p.exclude_archived || !s.is_archived,
-    );
+    const all = allStreams(db).filter((s) => !p.exclude_archived || !s.is_archived);
     const subscribed = new Set(activeSubscriptionRows(db, me.id).map((r) => r.stream_id));
     const ownerSubscribed =
       p.include_owner_subscribed && me.is_bot && me.bot_owner_id !== null
         ? new Set(activeSubscriptionRows(db, me.bot_owner_id).map((r) => r.stream_id))
         : new Set<number>();
-    const includePublic = p.include_public && me.role !== 600;
+    const includePublic = p.include_public && !isGuest(me);
     const picked = all.filter((s) => {
       const sub = subscribed.has(s.id);
       if (p.include_all) return hasMetadataAccess(me, s, sub);
@@ -298,7 +241,7 @@ export const bindings: Binding[] = [
     // Removing a policy needs no access to the channel, only that it exists.
     const stream = p.visibility_policy === 0 ? streamById(db, p.stream_id) : accessStream(db, me, p.stream_id);
     if (!stream) throw badRequest('Invalid channel ID');
-    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, p.visibility_policy, ctx.now());
+    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, p.visibility_policy, ctx.nowSeconds());
     return {};
   }),
 
@@ -314,13 +257,13 @@ export const bindings: Binding[] = [
     const topic = normalizeTopic(db, p.topic);
     if (p.op === 'add') {
       const stream = p.stream_id !== undefined ? accessStream(db, me, p.stream_id) : accessStreamByName(db, me, p.stream!);
-      setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 1, ctx.now());
+      setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 1, ctx.nowSeconds());
       return {};
     }
     // Unmuting looks the channel up without an access check; an unknown one is reported as an unmuted topic.
     const stream = p.stream_id !== undefined ? streamById(db, p.stream_id) : streamByName(db, p.stream!);
     if (!stream) throw badRequest('Topic is not muted');
-    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 0, ctx.now());
+    setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 0, ctx.nowSeconds());
     return {};
   }),
 ];

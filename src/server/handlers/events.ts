@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../api/errors.js';
 import { deleteQueue as deleteQueueOp, getEvents, register, type QueueEvent } from '../../api/operations/events.js';
-import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { bind, bindAsync, callerOf, serverTimestamp, type Binding, type HandlerContext } from '../context.js';
 import {
   acknowledge,
   badQueue,
@@ -18,46 +18,48 @@ import {
   pendingEvents,
   pushHeartbeat,
   queueExists,
+  queueLifespanSecs,
   touchQueue,
 } from '../events.js';
-import { initialState, versionFields } from '../model/register.js';
+import { initialState } from '../model/register.js';
+import { isGuest } from '../model/users.js';
+import { versionFields } from '../realm.js';
 
 /** How often a waiting poll looks at the store for events written by other processes. */
 const STORE_POLL_MS = 250;
 /** An idle poll answers with a heartbeat after 45 s plus up to 10 s, as a Zulip server. */
-const HEARTBEAT_BASE_SECS = 45;
-const HEARTBEAT_JITTER_SECS = 10;
+const HEARTBEAT_BASE_MS = 45_000;
+const HEARTBEAT_JITTER_MS = 10_000;
 /** How often, at most, a waiting poll marks its queue accessed. */
-const KEEPALIVE_MAX_SECS = 10;
+const KEEPALIVE_MAX_MS = 10_000;
 
 /**
  * Waits until the queue has events, a heartbeat is due (by the context's clock, so tests can move time),
  * the queue is deleted, or the client goes away (then nothing is sent, and an empty list is as good as any).
  */
-function waitForEvents(ctx: HandlerContext, queueId: string, since: number): Promise<QueueEvent[]> {
-  const heartbeatAfter = HEARTBEAT_BASE_SECS + Math.random() * HEARTBEAT_JITTER_SECS;
+function waitForEvents(ctx: HandlerContext, queueId: string, sinceMs: number): Promise<QueueEvent[]> {
+  const heartbeatAfterMs = HEARTBEAT_BASE_MS + Math.random() * HEARTBEAT_JITTER_MS;
   // A queue with a poll waiting on it is not idle (a server never expires one with a connected client):
   // its last access moves on while the poll waits, often enough for the shortest lifespan.
-  const lifespan = (ctx.db.prepare('SELECT lifespan_secs FROM event_queues WHERE id = ?').pluck().get(queueId) as number | undefined) ?? 0;
-  const touchEvery = Math.max(1, Math.min(KEEPALIVE_MAX_SECS, lifespan / 3));
-  let touchedAt = since;
+  const touchEveryMs = Math.max(1000, Math.min(KEEPALIVE_MAX_MS, (queueLifespanSecs(ctx.db, queueId) * 1000) / 3));
+  let touchedAtMs = sinceMs;
   const keepAlive = () => {
-    if (ctx.clock.now() - touchedAt < touchEvery) return;
-    touchedAt = ctx.clock.now();
-    ctx.tx(() => touchQueue(ctx.db, queueId, ctx.now()));
+    if (ctx.clock.nowMs() - touchedAtMs < touchEveryMs) return;
+    touchedAtMs = ctx.clock.nowMs();
+    ctx.tx(() => touchQueue(ctx.db, queueId, ctx.nowSeconds()));
   };
   const deliver = (): QueueEvent[] =>
     ctx.tx(() => {
-      touchQueue(ctx.db, queueId, ctx.now());
+      touchQueue(ctx.db, queueId, ctx.nowSeconds());
       return pendingEvents(ctx.db, queueId);
     });
   /** What the poll answers now, or null to keep waiting. */
   const outcome = (): QueueEvent[] | null => {
     if (ctx.signal.aborted) return [];
-    if (!queueExists(ctx.db, queueId, ctx.now())) throw badQueue(queueId);
+    if (!queueExists(ctx.db, queueId, ctx.nowSeconds())) throw badQueue(queueId);
     if (hasPendingEvents(ctx.db, queueId)) return deliver();
     keepAlive();
-    if (ctx.clock.now() - since < heartbeatAfter) return null;
+    if (ctx.clock.nowMs() - sinceMs < heartbeatAfterMs) return null;
     ctx.tx(() => pushHeartbeat(ctx.db, queueId));
     return deliver();
   };
@@ -92,8 +94,8 @@ export const bindings: Binding[] = [
   bind(register, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
-    const now = ctx.now();
-    if (p.all_public_streams && me.role === 600) throw badRequest('User not authorized for this query');
+    const now = ctx.nowSeconds();
+    if (p.all_public_streams && isGuest(me)) throw badRequest('User not authorized for this query');
     expireQueues(db, now);
     const queueId = createQueue(db, {
       userId: me.id,
@@ -121,7 +123,7 @@ export const bindings: Binding[] = [
       capabilities: p.client_capabilities,
       realmUrl: ctx.realmUrl,
       now,
-      serverTimestamp: ctx.clock.now(),
+      serverTimestamp: serverTimestamp(ctx.clock),
     });
     return { queue_id: queueId, last_event_id: -1, ...versionFields(), ...state };
   }),
@@ -132,31 +134,31 @@ export const bindings: Binding[] = [
     if (p.queue_id === undefined) {
       if (!p.dont_block) throw badRequest("Missing 'queue_id' argument");
       const queueId = ctx.tx(() => {
-        expireQueues(db, ctx.now());
+        expireQueues(db, ctx.nowSeconds());
         // GET /events's own defaults (apply_markdown and client_gravatar false), as a server makes such a queue.
         const options = { apply_markdown: false, client_gravatar: false };
-        return createQueue(db, { userId: me.id, eventTypes: p.event_types ?? null, options, lifespanSecs: 0, now: ctx.now() });
+        return createQueue(db, { userId: me.id, eventTypes: p.event_types ?? null, options, lifespanSecs: 0, now: ctx.nowSeconds() });
       });
       return { events: [], queue_id: queueId };
     }
     const lastEventId = p.last_event_id;
     if (lastEventId === undefined) throw badRequest("Missing 'last_event_id' argument");
     const queueId = p.queue_id;
-    const since = ctx.clock.now();
+    const sinceMs = ctx.clock.nowMs();
     const events = ctx.tx(() => {
-      expireQueues(db, ctx.now());
-      acknowledge(db, ownQueue(db, queueId, me.id, ctx.now()), lastEventId);
-      touchQueue(db, queueId, ctx.now());
+      expireQueues(db, ctx.nowSeconds());
+      acknowledge(db, ownQueue(db, queueId, me.id, ctx.nowSeconds()), lastEventId);
+      touchQueue(db, queueId, ctx.nowSeconds());
       return pendingEvents(db, queueId);
     });
     if (events.length || p.dont_block) return { events };
-    return { events: await waitForEvents(ctx, queueId, since) };
+    return { events: await waitForEvents(ctx, queueId, sinceMs) };
   }),
 
   bind(deleteQueueOp, (ctx, p) => {
     const db = ctx.db;
-    expireQueues(db, ctx.now());
-    deleteQueue(db, ownQueue(db, p.queue_id, callerOf(ctx).id, ctx.now()).id);
+    expireQueues(db, ctx.nowSeconds());
+    deleteQueue(db, ownQueue(db, p.queue_id, callerOf(ctx).id, ctx.nowSeconds()).id);
     return {};
   }),
 ];

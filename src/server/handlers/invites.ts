@@ -13,74 +13,38 @@ import {
   sendInvites,
 } from '../../api/operations/invites.js';
 import type { HandlerParamsOf } from '../../api/operation.js';
+import { ROLE } from '../../api/roles.js';
 import type { Role } from '../../api/types.js';
 import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { accessStream } from '../model/channels.js';
 import { GroupGraph } from '../model/groups.js';
 import {
-  DAILY_LIMIT_MESSAGE,
-  existingAccountErrors,
+  checkDailyLimit,
+  createLink,
   INVITE_PENDING,
   INVITE_REVOKED,
-  insertInvites,
-  insertLink,
   inviteById,
   inviteToWire,
-  invitationFailed,
   linkById,
   linkToWire,
-  linkUrl,
-  newLinkKey,
   parseInviteeEmails,
   pendingInvites,
   pendingLinks,
-  recentInviteCount,
-  revokeInviteRow,
-  revokeLinkRow,
+  revokeEmailInvitation,
+  revokeLinkInvitation,
+  sendInvitations,
   type InviteRow,
-  type JoinValues,
 } from '../model/invites.js';
-import { adminIds, inSystemGroup, isAdmin, isOwner, type UserRow } from '../model/users.js';
-import { newEmailProblem } from '../model/validation.js';
+import { inSystemGroup } from '../model/system-groups.js';
+import { isAdmin, isOwner, type UserRow } from '../model/users.js';
 import { getSetting } from '../realm.js';
-import type { Db } from '../store/db.js';
-
-/** invites_changed goes to the administrators and to whoever made the invitation. */
-function notifyInvitesChanged(ctx: HandlerContext, referrerId: number): void {
-  ctx.emit({ type: 'invites_changed' }, [...adminIds(ctx.db), referrerId]);
-}
-
-/** What both kinds of invitation store for a request (model's JoinValues); the expiry defaults to the organization's validity. */
-function joinValues(
-  ctx: HandlerContext,
-  caller: UserRow,
-  p: Pick<HandlerParamsOf<typeof sendInvites>, 'invite_as' | 'invite_expires_in_minutes' | 'stream_ids' | 'group_ids' | 'include_realm_default_subscriptions'>,
-): JoinValues {
-  const now = ctx.now();
-  const minutes = p.invite_expires_in_minutes === undefined ? getSetting(ctx.db, 'invite_validity_minutes') : p.invite_expires_in_minutes;
-  return [
-    caller.id,
-    p.invite_as,
-    now,
-    minutes === null ? null : now + minutes * 60,
-    JSON.stringify(p.stream_ids),
-    JSON.stringify(p.group_ids),
-    p.include_realm_default_subscriptions ? 1 : 0,
-  ];
-}
-
-/** Whether `count` more invitations today would pass the organization's daily limit, if it has one. */
-function overDailyLimit(db: Db, now: number, count: number): boolean {
-  const limit = getSetting(db, 'max_invites_per_day');
-  return limit !== null && recentInviteCount(db, now) + count > limit;
-}
 
 /**
  * One may invite only to one's own role or a more restricted one (the API document's rule; a Zulip server
  * also asks an administrator for moderators).
  */
 function checkInviteRole(caller: UserRow, role: Role): void {
-  if (role === 100 && !isOwner(caller)) throw mustBe('owner');
+  if (role === ROLE.owner && !isOwner(caller)) throw mustBe('owner');
   if (role < caller.role) throw badRequest('Must be an organization administrator');
 }
 
@@ -111,7 +75,7 @@ function checkJoinTargets(ctx: HandlerContext, caller: UserRow, streamIds: reado
 /** Someone else's invitation: its maker may manage it; otherwise an administrator (an owner for an owner's). */
 function checkManage(caller: UserRow, row: Pick<InviteRow, 'referrer_id' | 'invited_as'>): void {
   if (row.referrer_id === caller.id) return;
-  if (row.invited_as === 100 && !isOwner(caller)) throw mustBe('owner');
+  if (row.invited_as === ROLE.owner && !isOwner(caller)) throw mustBe('owner');
   if (!isAdmin(caller)) throw badRequest('Must be an organization administrator');
 }
 
@@ -123,59 +87,24 @@ function managedInvite(ctx: HandlerContext, id: number): InviteRow {
   return row;
 }
 
-/**
- * Checks and stores the invitations. Throws when nothing was sent; returns the error to report when some
- * addresses were skipped although the others were invited (the caller commits first, then reports it).
- */
-function invite(ctx: HandlerContext, p: HandlerParamsOf<typeof sendInvites>): ApiError | null {
-  const db = ctx.db;
-  const caller = callerOf(ctx);
-  const now = ctx.now();
-  if (!inSystemGroup(caller, getSetting(db, 'can_invite_users_group'))) throw insufficientPermission();
+/** The caller's permissions and the request's addresses and targets, in a server's order; returns the addresses. */
+function checkInvite(ctx: HandlerContext, caller: UserRow, p: HandlerParamsOf<typeof sendInvites>): string[] {
+  if (!inSystemGroup(caller, getSetting(ctx.db, 'can_invite_users_group'))) throw insufficientPermission();
   checkInviteRole(caller, p.invite_as);
   const emails = parseInviteeEmails(p.invitee_emails);
   if (emails.length === 0) throw badRequest('You must specify at least one email address.');
   checkJoinTargets(ctx, caller, p.stream_ids, p.group_ids);
-
-  if (overDailyLimit(db, now, emails.length)) {
-    throw invitationFailed(DAILY_LIMIT_MESSAGE, { errors: [], sent_invitations: false, daily_limit_reached: true });
-  }
-  const invalid: [string, string, boolean][] = [];
-  const valid: string[] = [];
-  for (const email of emails) {
-    const problem = newEmailProblem(db, email);
-    if (problem) invalid.push([email, problem, false]);
-    else valid.push(email);
-  }
-  const skipped = existingAccountErrors(db, valid);
-  if (invalid.length) {
-    throw invitationFailed("Some emails did not validate, so we didn't send any invitations.", { errors: [...invalid, ...skipped], sent_invitations: false });
-  }
-  if (skipped.length === emails.length) {
-    throw invitationFailed("We weren't able to invite anyone.", { errors: skipped, sent_invitations: false });
-  }
-
-  const skippedEmails = new Set(skipped.map(([email]) => email));
-  // Only administrators choose the welcome message; for others it is the organization's (the API
-  // document's rule; a Zulip server refuses theirs).
-  const welcomeMessage = isAdmin(caller) ? (p.welcome_message_custom_text ?? null) : null;
-  insertInvites(
-    db,
-    joinValues(ctx, caller, p),
-    valid.filter((email) => !skippedEmails.has(email)).map((email) => ({ email, notifyReferrerOnJoin: p.notify_referrer_on_join, welcomeMessage })),
-  );
-  notifyInvitesChanged(ctx, caller.id);
-  if (!skipped.length) return null;
-  return invitationFailed(
-    "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",
-    { errors: skipped, sent_invitations: true },
-  );
+  return emails;
 }
 
 export const bindings: Binding[] = [
   // Async only to commit the invitations that were sent before reporting the addresses that were skipped.
   bindAsync(sendInvites, (ctx, p) => {
-    const partial = ctx.tx(() => invite(ctx, p));
+    const caller = callerOf(ctx);
+    const partial = ctx.tx(() => {
+      const emails = checkInvite(ctx, caller, p);
+      return sendInvitations(ctx.db, ctx, caller, emails, p, ctx.nowSeconds());
+    });
     if (partial) throw partial;
     return {};
   }),
@@ -183,25 +112,21 @@ export const bindings: Binding[] = [
   bind(getInvites, (ctx) => {
     const caller = callerOf(ctx);
     // Pending and unexpired: all of them for administrators, one's own for others. E-mail invitations first.
-    const [now, all] = [ctx.now(), isAdmin(caller)];
+    const [now, all] = [ctx.nowSeconds(), isAdmin(caller)];
     const emails = pendingInvites(ctx.db, now, all, caller.id).map(inviteToWire);
     const links = pendingLinks(ctx.db, now, all, caller.id).map((row) => linkToWire(row, ctx.realmUrl));
     return { invites: [...emails, ...links] };
   }),
 
   bind(revokeInvite, (ctx, p) => {
-    const row = managedInvite(ctx, p.invite_id);
-    revokeInviteRow(ctx.db, row.id);
-    notifyInvitesChanged(ctx, row.referrer_id);
+    revokeEmailInvitation(ctx.db, ctx, managedInvite(ctx, p.invite_id));
     return {};
   }),
 
   bind(resendInvite, (ctx, p) => {
     managedInvite(ctx, p.invite_id);
     // A resent e-mail counts against the daily limit as a new one would; nothing else changes.
-    if (overDailyLimit(ctx.db, ctx.now(), 1)) {
-      throw invitationFailed(DAILY_LIMIT_MESSAGE, { errors: [], sent_invitations: false, daily_limit_reached: true });
-    }
+    checkDailyLimit(ctx.db, ctx.nowSeconds(), 1);
     return {};
   }),
 
@@ -210,10 +135,7 @@ export const bindings: Binding[] = [
     if (!inSystemGroup(caller, getSetting(ctx.db, 'can_create_multiuse_invite_group'))) throw insufficientPermission();
     checkInviteRole(caller, p.invite_as);
     checkJoinTargets(ctx, caller, p.stream_ids, p.group_ids);
-    const key = newLinkKey();
-    insertLink(ctx.db, joinValues(ctx, caller, p), key);
-    notifyInvitesChanged(ctx, caller.id);
-    return { invite_link: linkUrl(ctx.realmUrl, key) };
+    return { invite_link: createLink(ctx.db, ctx, caller.id, p, ctx.nowSeconds(), ctx.realmUrl) };
   }),
 
   bind(revokeInviteLink, (ctx, p) => {
@@ -221,8 +143,7 @@ export const bindings: Binding[] = [
     if (!row) throw badRequest('No such invitation');
     checkManage(callerOf(ctx), row);
     if (row.status === INVITE_REVOKED) throw badRequest('Invitation has already been revoked');
-    revokeLinkRow(ctx.db, row.id);
-    notifyInvitesChanged(ctx, row.referrer_id);
+    revokeLinkInvitation(ctx.db, ctx, row);
     return {};
   }),
 ];

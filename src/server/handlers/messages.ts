@@ -13,14 +13,15 @@ import {
 } from '../../api/operations/messages.js';
 import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { getSetting } from '../realm.js';
-import { accessMessage, type MessageRow } from '../model/message-access.js';
+import { accessMessage } from '../model/message-access.js';
 import { editMessage } from '../model/message-edit.js';
 import { updateFlags } from '../model/message-flags.js';
 import { messageHistory } from '../model/message-history.js';
 import * as messages from '../model/messages.js';
-import { fetchRange, FLAGS_SQL, highlightHtml, highlightTopic, narrowQuery, parseAnchor, parseNarrow, type NarrowQuery } from '../model/narrow.js';
+import { fetchRange, highlightHtml, highlightTopic, messagesInNarrow, narrowQuery, parseAnchor, parseNarrow, type NarrowQuery } from '../model/narrow.js';
 import { renderMarkdown } from '../model/render.js';
 import type { UserRow } from '../model/users.js';
+import { afterMessageSent } from '../webhooks.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
 
@@ -32,9 +33,7 @@ function fetchedMessages(
   ids: readonly number[],
   opts: { apply_markdown: boolean; client_gravatar: boolean; allow_empty_topic_name: boolean },
 ): FetchedMessage[] {
-  const rows = ctx.db
-    .prepare(`SELECT m.*, ${FLAGS_SQL} AS viewer_flags FROM ${q.from} WHERE ${q.where} AND m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id`)
-    .all(...q.params, JSON.stringify(ids)) as (MessageRow & { viewer_flags: number })[];
+  const rows = messagesInNarrow(ctx.db, q, ids);
   const wire = messages.messagesToWire(ctx.db, user, rows, { applyMarkdown: opts.apply_markdown, clientGravatar: opts.client_gravatar, allowEmptyTopicName: opts.allow_empty_topic_name }, ctx.realmUrl);
   return wire.map((m, i) => {
     const out: FetchedMessage = { ...m, flags: messages.wireFlags(rows[i]!.viewer_flags) };
@@ -59,6 +58,7 @@ export const bindings: Binding[] = [
       readBySender: p.read_by_sender,
       client: messages.clientName(ctx.userAgent),
     });
+    afterMessageSent(ctx, id);
     return { id };
   }),
 

@@ -1,46 +1,43 @@
 /** Presence: a user reports theirs and reads everyone's. */
 import { badRequest } from '../../api/errors.js';
 import { getRealmPresence, getUserPresence, updatePresence, type LegacyPresence, type PresenceUpdateResult, type UserPresenceResult } from '../../api/operations/presence.js';
-import { bind, callerOf, type Binding } from '../context.js';
+import { bind, callerOf, serverTimestamp, type Binding } from '../context.js';
 import { legacyPresence, PRESENCE_OFFLINE_THRESHOLD_SECS, realmPresence, recordPresence, userPresence } from '../model/presence.js';
-import { userByEmail, userById } from '../model/users.js';
+import { userById, userByPathEmail } from '../model/users.js';
 
 export const bindings: Binding[] = [
   bind(updatePresence, (ctx, p): PresenceUpdateResult => {
     if (p.status !== 'active' && p.status !== 'idle') throw badRequest(`Invalid status: ${p.status}`);
-    const serverTimestamp = ctx.clock.now();
-    recordPresence(ctx.db, ctx, callerOf(ctx), p.status, ctx.now(), serverTimestamp, ctx.realmUrl);
+    const timestamp = serverTimestamp(ctx.clock);
+    recordPresence(ctx.db, ctx, callerOf(ctx), p.status, ctx.nowSeconds(), timestamp, ctx.realmUrl);
     if (p.ping_only) return {};
     const { presences, lastUpdateId } = realmPresence(ctx.db, {
       // Sending last_update_id asks for the modern format.
       slim: p.slim_presence || p.last_update_id !== undefined,
       lastUpdateId: p.last_update_id,
       historyLimitDays: p.history_limit_days,
-      now: ctx.now(),
+      now: ctx.nowSeconds(),
       realmUrl: ctx.realmUrl,
     });
-    return { presences, server_timestamp: serverTimestamp, presence_last_update_id: lastUpdateId };
+    return { presences, server_timestamp: timestamp, presence_last_update_id: lastUpdateId };
   }),
 
   bind(getRealmPresence, (ctx) => {
-    const { presences } = realmPresence(ctx.db, { slim: false, now: ctx.now(), realmUrl: ctx.realmUrl });
-    return { presences: presences as Record<string, LegacyPresence>, server_timestamp: ctx.clock.now() };
+    const { presences } = realmPresence(ctx.db, { slim: false, now: ctx.nowSeconds(), realmUrl: ctx.realmUrl });
+    return { presences: presences as Record<string, LegacyPresence>, server_timestamp: serverTimestamp(ctx.clock) };
   }),
 
   bind(getUserPresence, (ctx, p): UserPresenceResult => {
     const key = p.user_id_or_email;
     // An integer is a user ID; anything else an e-mail address (the real one or the `user{id}@host` form).
-    const placeholder = /^user(\d+)@/i.exec(key);
-    const target = /^\d+$/.test(key)
-      ? userById(ctx.db, Number(key))
-      : (userByEmail(ctx.db, key) ?? (placeholder ? userById(ctx.db, Number(placeholder[1])) : undefined));
+    const target = /^\d+$/.test(key) ? userById(ctx.db, Number(key)) : userByPathEmail(ctx.db, key);
     if (!target || !target.is_active) throw badRequest('No such user');
     if (target.is_bot) throw badRequest('Presence is not supported for bot users.');
     const data = userPresence(ctx.db, target);
     if (!data) throw badRequest(`No presence data for ${key}`);
     if (p.slim_presence) return { presence: { active_timestamp: data.lastActive, idle_timestamp: data.lastConnected } };
     const { aggregated, website } = legacyPresence(data.lastActive, data.lastConnected);
-    const offline = ctx.now() - aggregated.timestamp > PRESENCE_OFFLINE_THRESHOLD_SECS;
+    const offline = ctx.nowSeconds() - aggregated.timestamp > PRESENCE_OFFLINE_THRESHOLD_SECS;
     return {
       presence: {
         aggregated: { status: offline ? 'offline' : aggregated.status, timestamp: aggregated.timestamp },

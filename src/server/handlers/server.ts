@@ -4,8 +4,8 @@ import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, type Binding } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
-import { userByEmail, userById } from '../model/users.js';
-import { FEATURE_LEVEL, getSetting, SERVER_VERSION } from '../realm.js';
+import { recordLogin, userByEmail, userById } from '../model/users.js';
+import { getSetting, versionFields } from '../realm.js';
 import { verifyPassword } from '../secrets.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/i;
@@ -37,13 +37,7 @@ export const bindings: Binding[] = [
         'openid connect': false,
       },
       external_authentication_methods: [],
-      // Both names: the document's and a real server's, so clients of either kind read them.
-      zulip_feature_level: FEATURE_LEVEL,
-      zulip_version: SERVER_VERSION,
-      zulip_merge_base: SERVER_VERSION,
-      svc_feature_level: FEATURE_LEVEL,
-      svc_version: SERVER_VERSION,
-      svc_merge_base: SERVER_VERSION,
+      ...versionFields(),
       push_notifications_enabled: false,
       is_incompatible: ctx.userAgent.startsWith('ZulipInvalid'),
       email_auth_enabled: passwordAuth,
@@ -61,7 +55,7 @@ export const bindings: Binding[] = [
   // across the wait, and a failed attempt must be recorded even though the request fails.
   bindAsync(fetchApiKey, async (ctx, { username, password }) => {
     const db = ctx.db;
-    const now = ctx.now();
+    const now = ctx.nowSeconds();
     const name = username.trim();
     if (!isEmailUsername(name)) throw badRequest('Enter a valid email address.');
     checkLoginFailures(db, name, ctx.source, now);
@@ -85,8 +79,7 @@ export const bindings: Binding[] = [
     if (!current.is_active) refuse(new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401));
     ctx.tx(() => {
       clearLoginFailures(db, name, ctx.source);
-      // An account made through the API joins, as far as date_joined tells, at its first login (2.1).
-      db.prepare('UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, current.id);
+      recordLogin(db, current.id, now);
     });
     return { api_key: current.api_key, email: current.email, user_id: current.id };
   }),

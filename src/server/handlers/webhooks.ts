@@ -12,7 +12,7 @@ function payloadFor(ctx: HandlerContext) {
   const bot = callerOf(ctx);
   if (!bot.is_bot || bot.bot_type !== 3) throw badRequest('This endpoint is only available to outgoing webhook bots.');
   const newest = newestTrigger(ctx.db, bot.id);
-  if (!newest) return samplePayload(ctx.db, bot, ctx.now(), ctx.realmUrl);
+  if (!newest) return samplePayload(ctx.db, bot, ctx.nowSeconds(), ctx.realmUrl);
   return webhookPayload(bot, webhookMessage(ctx.db, newest.messageId, ctx.realmUrl), newest.trigger);
 }
 

@@ -1,5 +1,6 @@
 /** Uploaded files' records, the messages that link them, and their `attachment` events. */
 import type { Attachment } from '../../api/operations/attachments.js';
+import type { EventSink } from '../context.js';
 import { emitEvent } from '../events.js';
 import type { Db } from '../store/db.js';
 import { uploadUrl } from './uploads.js';
@@ -51,6 +52,12 @@ export function insertAttachment(db: Db, a: Omit<AttachmentRow, 'id'>): Attachme
 /** The `attachment` event of an added or changed upload, for its owner. */
 export function emitAttachmentChange(db: Db, op: 'add' | 'update', row: AttachmentRow): void {
   emitEvent(db, { type: 'attachment', op, attachment: attachmentView(db, row), upload_space_used: uploadSpaceUsed(db) }, [row.owner_id]);
+}
+
+/** Deletes an upload's record and tells its owner; its bytes are the caller's to delete once this commits. */
+export function deleteAttachment(db: Db, sink: EventSink, row: AttachmentRow): void {
+  db.prepare('DELETE FROM attachments WHERE id = ?').run(row.id);
+  sink.emit({ type: 'attachment', op: 'remove', attachment: { id: row.id }, upload_space_used: uploadSpaceUsed(db) }, [row.owner_id]);
 }
 
 /**

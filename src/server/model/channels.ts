@@ -6,12 +6,12 @@
  * subscribers) adds administrators and the channel's creator (the default of its
  * can_administer_channel_group) for private channels. Archived channels are invisible to most operations.
  */
-import { badRequest } from '../../api/errors.js';
+import { badRequest, insufficientPermission } from '../../api/errors.js';
 import type { Channel } from '../../api/operations/channels.js';
 import type { Db } from '../store/db.js';
 import { GroupGraph } from './groups.js';
 import { renderHtml } from './render.js';
-import type { UserRow } from './users.js';
+import { activeViewers, isAdmin, isGuest, type UserRow, type Viewer } from './users.js';
 
 export interface StreamRow {
   id: number;
@@ -34,27 +34,28 @@ export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
 /** Zulip's STREAM_POST_POLICY_EVERYONE: anyone may post (this implementation has no posting restrictions). */
 const STREAM_POST_POLICY_EVERYONE = 1;
 
-type Viewer = Pick<UserRow, 'id' | 'role'>;
-
 export const streamById = (db: Db, id: number): StreamRow | undefined =>
   db.prepare('SELECT * FROM streams WHERE id = ?').get(id) as StreamRow | undefined;
 
 export const streamByName = (db: Db, name: string): StreamRow | undefined =>
   db.prepare('SELECT * FROM streams WHERE name = ? COLLATE NOCASE').get(name.trim()) as StreamRow | undefined;
 
+/** Every channel, archived ones too, by name in code-point order as Zulip sorts them. */
+export const allStreams = (db: Db): StreamRow[] => db.prepare('SELECT * FROM streams ORDER BY name COLLATE BINARY, id').all() as StreamRow[];
+
 export const isSubscribed = (db: Db, userId: number, streamId: number): boolean =>
   db.prepare('SELECT 1 FROM subscriptions WHERE user_id = ? AND stream_id = ? AND active = 1').get(userId, streamId) !== undefined;
 
 export function hasContentAccess(user: Viewer, stream: StreamRow, subscribed: boolean): boolean {
   if (stream.is_web_public || subscribed) return true;
-  if (user.role === 600) return false;
+  if (isGuest(user)) return false;
   return !stream.invite_only;
 }
 
 export function hasMetadataAccess(user: Viewer, stream: StreamRow, subscribed: boolean): boolean {
   if (hasContentAccess(user, stream, subscribed)) return true;
-  if (user.role === 600) return false;
-  return user.role <= 200 || stream.creator_id === user.id;
+  if (isGuest(user)) return false;
+  return isAdmin(user) || stream.creator_id === user.id;
 }
 
 export interface AccessOptions {
@@ -96,10 +97,10 @@ export const subscriberIds = (db: Db, streamId: number): number[] =>
  * guests subscribed to it; for a private one its subscribers, the administrators and its creator.
  */
 export function metadataUserIds(db: Db, stream: StreamRow): number[] {
-  const users = db.prepare('SELECT id, role FROM users WHERE is_active = 1').all() as { id: number; role: number }[];
+  const users = activeViewers(db);
   const subs = new Set(subscriberIds(db, stream.id));
   return users
-    .filter((u) => (stream.invite_only ? subs.has(u.id) || (u.role !== 600 && (u.role <= 200 || u.id === stream.creator_id)) : u.role !== 600 || subs.has(u.id)))
+    .filter((u) => (stream.invite_only ? subs.has(u.id) || (!isGuest(u) && (isAdmin(u) || u.id === stream.creator_id)) : !isGuest(u) || subs.has(u.id)))
     .map((u) => u.id);
 }
 
@@ -186,4 +187,61 @@ export function insertChannel(db: Db, c: NewChannel, now: number): StreamRow {
     );
   db.prepare('INSERT INTO recipients (stream_id) VALUES (?)').run(info.lastInsertRowid);
   return streamById(db, Number(info.lastInsertRowid))!;
+}
+
+/** How a request would create the channels it names that do not exist yet. */
+export interface ChannelCreation {
+  creator: UserRow;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers?: boolean;
+  is_default: boolean;
+  folder_id: number | null;
+}
+
+/**
+ * Zulip's list_to_streams: the names are checked first, then the channels that exist are found (each once,
+ * whatever the case of its name), then the others are created, with a server's checks on creating them.
+ */
+export function listToStreams(
+  db: Db,
+  requested: readonly { name: string; description: string }[],
+  c: ChannelCreation,
+  now: number,
+): { existing: StreamRow[]; created: StreamRow[] } {
+  for (const name of new Set(requested.map((r) => r.name))) checkChannelName(name);
+  const existing: StreamRow[] = [];
+  const missing: { name: string; description: string }[] = [];
+  for (const r of requested) {
+    const stream = streamByName(db, r.name);
+    if (stream) {
+      if (!existing.some((e) => e.id === stream.id)) existing.push(stream);
+    } else if (!missing.some((m) => m.name.toLowerCase() === r.name.toLowerCase())) {
+      missing.push(r);
+    }
+  }
+  const created: StreamRow[] = [];
+  for (const r of missing) {
+    // Members may create public and private channels (the organization defaults); the rest is refused.
+    if (c.is_default && !isAdmin(c.creator)) throw insufficientPermission();
+    if (c.invite_only && c.is_default) throw badRequest('A default channel cannot be private.');
+    if (c.is_web_public) throw badRequest('Web-public channels are not enabled.');
+    created.push(
+      insertChannel(
+        db,
+        {
+          name: r.name,
+          description: r.description,
+          invite_only: c.invite_only,
+          is_web_public: false,
+          history_public_to_subscribers: c.history_public_to_subscribers,
+          folder_id: c.folder_id,
+          is_default: c.is_default,
+          creator_id: c.creator.id,
+        },
+        now,
+      ),
+    );
+  }
+  return { existing, created };
 }

@@ -2,8 +2,9 @@
 import type { EventSink } from '../context.js';
 import { deleteQueuesOf } from '../events.js';
 import type { Db } from '../store/db.js';
-import { revokeAllBy } from './invites.js';
-import { adminIds, botAdminIds, notifyPersonUpdate, type UserRow } from './users.js';
+import { notifyInvitesChanged, revokeAllBy } from './invites.js';
+import { notifyBotUpdate, notifyPersonUpdate } from './user-events.js';
+import type { UserRow } from './users.js';
 
 /** Deactivates a user (with `cascade`, their bots first), ends their event queues, and tells everyone. */
 export function deactivate(db: Db, sink: EventSink, user: UserRow, cascade: boolean): void {
@@ -14,9 +15,9 @@ export function deactivate(db: Db, sink: EventSink, user: UserRow, cascade: bool
   }
   db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
   // Pending invitations and links of a deactivated user die with the account, as on a server.
-  if (revokeAllBy(db, user.id)) sink.emit({ type: 'invites_changed' }, adminIds(db));
+  if (revokeAllBy(db, user.id)) notifyInvitesChanged(db, sink);
   // Through the queue deletion of events.ts, which drops the bodies no other queue references with them.
   deleteQueuesOf(db, user.id);
   notifyPersonUpdate(db, sink, { user_id: user.id, is_active: false });
-  if (user.is_bot) sink.emit({ type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: false } }, botAdminIds(db, user));
+  if (user.is_bot) notifyBotUpdate(db, sink, user, { is_active: false });
 }

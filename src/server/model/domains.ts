@@ -1,6 +1,9 @@
-/** The organization's allowed e-mail domains (`realm_domains`), checked as a Zulip server checks them. */
+/** The organization's allowed e-mail domains (`realm_domains`), checked and changed as a Zulip server does. */
 import type { RealmDomain } from '../../api/operations/domains.js';
+import type { EventSink } from '../context.js';
+import { getSetting, setSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
+import { activeUserIds } from './users.js';
 
 export interface DomainRow {
   id: number;
@@ -31,3 +34,26 @@ export const domainByName = (db: Db, domain: string): DomainRow | undefined =>
   db.prepare('SELECT * FROM realm_domains WHERE domain = ?').get(domain) as DomainRow | undefined;
 
 export const domainToWire = (row: DomainRow): RealmDomain => ({ domain: row.domain, allow_subdomains: row.allow_subdomains === 1 });
+
+/** Adds an allowed domain and tells everyone; returns its ID. */
+export function addDomain(db: Db, sink: EventSink, domain: string, allowSubdomains: boolean): number {
+  const info = db.prepare('INSERT INTO realm_domains (domain, allow_subdomains) VALUES (?, ?)').run(domain, allowSubdomains ? 1 : 0);
+  sink.emit({ type: 'realm_domains', op: 'add', realm_domain: { domain, allow_subdomains: allowSubdomains } }, activeUserIds(db));
+  return Number(info.lastInsertRowid);
+}
+
+export function changeDomain(db: Db, sink: EventSink, row: DomainRow, allowSubdomains: boolean): void {
+  db.prepare('UPDATE realm_domains SET allow_subdomains = ? WHERE id = ?').run(allowSubdomains ? 1 : 0, row.id);
+  sink.emit({ type: 'realm_domains', op: 'change', realm_domain: { domain: row.domain, allow_subdomains: allowSubdomains } }, activeUserIds(db));
+}
+
+/** Removes an allowed domain; with none left, a restriction to the listed domains would let nobody in: a server lifts it. */
+export function removeDomain(db: Db, sink: EventSink, row: DomainRow): void {
+  db.prepare('DELETE FROM realm_domains WHERE id = ?').run(row.id);
+  const everyone = activeUserIds(db);
+  sink.emit({ type: 'realm_domains', op: 'remove', domain: row.domain }, everyone);
+  if (allDomains(db).length === 0 && getSetting(db, 'emails_restricted_to_domains')) {
+    setSetting(db, 'emails_restricted_to_domains', false);
+    sink.emit({ type: 'realm', op: 'update', property: 'emails_restricted_to_domains', value: false }, everyone);
+  }
+}

@@ -1,8 +1,11 @@
-/** Channel folders in the store and their wire form. */
+/** Channel folders in the store, their wire form, and changes to them (each a `channel_folder` event to everyone). */
 import { badRequest } from '../../api/errors.js';
 import type { ChannelFolder } from '../../api/operations/folders.js';
+import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { firstUnprintable } from './channels.js';
+import { renderHtml } from './render.js';
+import { activeUserIds } from './users.js';
 
 export interface FolderRow {
   id: number;
@@ -46,4 +49,57 @@ export function checkFolderName(db: Db, name: string): void {
   const wanted = name.toLowerCase();
   const names = db.prepare('SELECT name FROM channel_folders').all() as { name: string }[];
   if (names.some((f) => f.name.toLowerCase() === wanted)) throw badRequest('Channel folder name already in use');
+}
+
+/** Creates a folder; it goes last (its order is its ID, as on a Zulip server). Returns its ID. */
+export function createFolder(db: Db, sink: EventSink, f: { name: string; description: string; creatorId: number }, now: number): number {
+  checkFolderName(db, f.name);
+  const info = db
+    .prepare(
+      `INSERT INTO channel_folders (name, description, rendered_description, "order", date_created, creator_id)
+       VALUES (?, ?, ?, 0, ?, ?)`,
+    )
+    .run(f.name, f.description, renderHtml(db, f.description), now, f.creatorId);
+  const id = Number(info.lastInsertRowid);
+  db.prepare('UPDATE channel_folders SET "order" = ? WHERE id = ?').run(id, id);
+  sink.emit({ type: 'channel_folder', op: 'add', channel_folder: folderView(folderById(db, id)) }, activeUserIds(db));
+  return id;
+}
+
+export interface FolderChange {
+  name?: string;
+  description?: string;
+  is_archived?: boolean;
+}
+
+/** Applies what differs from the folder as it is, each part checked first and sent as its own update. */
+export function updateFolder(db: Db, sink: EventSink, folder: FolderRow, change: FolderChange): void {
+  const send = (data: Record<string, string | boolean>) =>
+    sink.emit({ type: 'channel_folder', op: 'update', channel_folder_id: folder.id, data }, activeUserIds(db));
+  if (change.name !== undefined && change.name !== folder.name) {
+    checkFolderName(db, change.name);
+    db.prepare('UPDATE channel_folders SET name = ? WHERE id = ?').run(change.name, folder.id);
+    send({ name: change.name });
+  }
+  if (change.description !== undefined && change.description !== folder.description) {
+    const rendered = renderHtml(db, change.description);
+    db.prepare('UPDATE channel_folders SET description = ?, rendered_description = ? WHERE id = ?').run(change.description, rendered, folder.id);
+    send({ description: change.description, rendered_description: rendered });
+  }
+  if (change.is_archived !== undefined && change.is_archived !== (folder.is_archived === 1)) {
+    if (change.is_archived && db.prepare('SELECT 1 FROM streams WHERE folder_id = ? AND is_archived = 0').get(folder.id)) {
+      throw badRequest('You need to remove all the channels from this folder to archive it.');
+    }
+    db.prepare('UPDATE channel_folders SET is_archived = ? WHERE id = ?').run(change.is_archived ? 1 : 0, folder.id);
+    send({ is_archived: change.is_archived });
+  }
+}
+
+/** Puts the folders in the given order, which must name every folder. */
+export function reorderFolders(db: Db, sink: EventSink, order: readonly number[]): void {
+  const ids = (db.prepare('SELECT id FROM channel_folders').all() as { id: number }[]).map((r) => r.id);
+  if (ids.some((id) => !order.includes(id))) throw badRequest('Invalid order mapping.');
+  const set = db.prepare('UPDATE channel_folders SET "order" = ? WHERE id = ?');
+  order.forEach((id, index) => set.run(index, id));
+  sink.emit({ type: 'channel_folder', op: 'reorder', order }, activeUserIds(db));
 }

@@ -9,7 +9,8 @@ import type { GroupSettingValue } from '../../api/operations/channels.js';
 import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting, type UserGroup } from '../../api/operations/groups.js';
 import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
-import type { UserRow } from './users.js';
+import { directRoleOf, SYSTEM_CHAIN } from './system-groups.js';
+import { isGuest, type UserRow } from './users.js';
 
 export interface GroupRow {
   id: number;
@@ -24,29 +25,6 @@ export interface GroupRow {
 
 export const MAX_GROUP_NAME_LENGTH = 100;
 const INVALID_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:'];
-
-/** Least privileged last; each group is a direct subgroup of the one after it. */
-const SYSTEM_CHAIN = [
-  'role:owners',
-  'role:administrators',
-  'role:moderators',
-  'role:fullmembers',
-  'role:members',
-  'role:everyone',
-  'role:internet',
-] as const;
-
-/** The role whose users are direct members of each system group (new accounts count as full members here). */
-const SYSTEM_DIRECT_ROLE: Record<string, number | null> = {
-  'role:owners': 100,
-  'role:administrators': 200,
-  'role:moderators': 300,
-  'role:fullmembers': 400,
-  'role:members': 400,
-  'role:everyone': 600,
-  'role:internet': null,
-  'role:nobody': null,
-};
 
 interface SettingRules {
   /** Default for named groups: a system group's name, or `creator` (an anonymous group of the creator). */
@@ -85,9 +63,9 @@ export class GroupGraph {
     }
     for (const g of this.groups.values()) {
       if (!g.is_system_group) continue;
-      const role = SYSTEM_DIRECT_ROLE[g.name] ?? null;
+      const role = directRoleOf(g.name);
       this.members.set(g.id, role === null ? [] : [...this.roles].filter(([, r]) => r === role).map(([id]) => id));
-      const at = SYSTEM_CHAIN.indexOf(g.name as (typeof SYSTEM_CHAIN)[number]);
+      const at = SYSTEM_CHAIN.indexOf(g.name);
       const below = at > 0 ? this.byName.get(SYSTEM_CHAIN[at - 1]!) : undefined;
       this.subgroups.set(g.id, below ? [below.id] : []);
     }
@@ -161,7 +139,7 @@ export class GroupGraph {
 
   /** Whether the user is in the set a setting value names; guests never are where `role:everyone` is refused. */
   allows(user: Pick<UserRow, 'id' | 'role'>, value: GroupSettingValue, allowEveryone: boolean): boolean {
-    if (!allowEveryone && user.role === 600) return false;
+    if (!allowEveryone && isGuest(user)) return false;
     if (typeof value === 'number') return this.isMember(user.id, value);
     return value.direct_members.includes(user.id) || value.direct_subgroups.some((g) => this.isMember(user.id, g));
   }
@@ -271,7 +249,3 @@ export function activeUsersOrFail(db: Db, ids: readonly number[]): number[] {
   for (const id of ids) if (!active.has(id)) throw badRequest(`Invalid user ID: ${id}`);
   return [...new Set(ids)];
 }
-
-/** IDs of the active users, to whom group events go. */
-export const activeUserIds = (db: Db): number[] =>
-  (db.prepare('SELECT id FROM users WHERE is_active = 1').all() as { id: number }[]).map((r) => r.id);

@@ -3,10 +3,12 @@
  * (RE2) regular expression, the URL template an RFC 6570 template, and the named groups of the one must be
  * exactly the variables of the other. Failures carry `errors` ({field: [messages]}), like Django's.
  */
-import { ApiError } from '../../api/errors.js';
+import { ApiError, badRequest } from '../../api/errors.js';
 import type { Linkifier } from '../../api/operations/linkifiers.js';
+import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { compileRe2, type Re2 } from './re2.js';
+import { activeUserIds } from './users.js';
 
 interface LinkifierRow {
   id: number;
@@ -41,7 +43,7 @@ export interface LinkifierInput {
 }
 
 /** Validates a linkifier; `selfId` is the one being replaced (its own pattern is no duplicate). */
-export function validateLinkifier(db: Db, input: LinkifierInput, selfId?: number): void {
+function validateLinkifier(db: Db, input: LinkifierInput, selfId?: number): void {
   // Field errors first, then the model-wide ones, in the order Django's full_clean collects them.
   const errors: Record<string, string[]> = {};
   const add = (field: string, msg: string) => (errors[field] ??= []).push(msg);
@@ -70,7 +72,51 @@ export function validateLinkifier(db: Db, input: LinkifierInput, selfId?: number
   if (first) throw new ApiError(first, 'BAD_REQUEST', 400, { errors });
 }
 
-export function insertLinkifier(db: Db, input: LinkifierInput): number {
+const NOT_FOUND = 'Linkifier not found.';
+
+/** The full list to every active user; the empty legacy `realm_filters` event follows, as on a Zulip server. */
+function notifyLinkifiers(db: Db, sink: EventSink): void {
+  const active = activeUserIds(db);
+  sink.emit({ type: 'realm_linkifiers', realm_linkifiers: listLinkifiers(db) }, active);
+  sink.emit({ type: 'realm_filters', realm_filters: [] }, active);
+}
+
+/** Validates and adds a linkifier, last in order; returns its ID. */
+export function createLinkifier(db: Db, sink: EventSink, input: LinkifierInput): number {
+  validateLinkifier(db, input);
+  const id = insertLinkifier(db, input);
+  notifyLinkifiers(db, sink);
+  return id;
+}
+
+/** Validates and replaces a linkifier (PATCH's absent fields read as replacementOf says). */
+export function replaceLinkifier(db: Db, sink: EventSink, id: number, given: LinkifierInput): void {
+  const input = replacementOf(db, id, given);
+  if (!input) throw badRequest(NOT_FOUND);
+  validateLinkifier(db, input, id);
+  updateLinkifierRow(db, id, input);
+  notifyLinkifiers(db, sink);
+}
+
+export function deleteLinkifier(db: Db, sink: EventSink, id: number): void {
+  if (db.prepare('DELETE FROM linkifiers WHERE id = ?').run(id).changes === 0) throw badRequest(NOT_FOUND);
+  notifyLinkifiers(db, sink);
+}
+
+/** Puts the linkifiers in the given order, which must name each exactly once. */
+export function reorderLinkifiers(db: Db, sink: EventSink, ids: readonly number[]): void {
+  if (new Set(ids).size < ids.length) throw badRequest('The ordered list must not contain duplicated linkifiers');
+  const existing = listLinkifiers(db).map((l) => l.id);
+  if (existing.length !== ids.length || !existing.every((id) => ids.includes(id))) {
+    throw badRequest('The ordered list must enumerate all existing linkifiers exactly once');
+  }
+  if (ids.length === 0) return;
+  const setOrder = db.prepare('UPDATE linkifiers SET "order" = ? WHERE id = ?');
+  ids.forEach((id, order) => setOrder.run(order, id));
+  notifyLinkifiers(db, sink);
+}
+
+function insertLinkifier(db: Db, input: LinkifierInput): number {
   const { next } = db.prepare('SELECT coalesce(max("order") + 1, 0) AS next FROM linkifiers').get() as { next: number };
   const info = db
     .prepare(
@@ -85,7 +131,7 @@ export function insertLinkifier(db: Db, input: LinkifierInput): number {
  * A replacement as a Zulip server reads PATCH /realm/filters/{id}: the reverse-linkification fields keep
  * their values when absent, and "" removes them. Undefined when there is no such linkifier.
  */
-export function replacementOf(db: Db, id: number, given: LinkifierInput): LinkifierInput | undefined {
+function replacementOf(db: Db, id: number, given: LinkifierInput): LinkifierInput | undefined {
   const row = db.prepare('SELECT * FROM linkifiers WHERE id = ?').get(id) as LinkifierRow | undefined;
   if (!row) return undefined;
   const current = toWire(row);
@@ -99,7 +145,7 @@ export function replacementOf(db: Db, id: number, given: LinkifierInput): Linkif
   };
 }
 
-export function updateLinkifierRow(db: Db, id: number, input: LinkifierInput): void {
+function updateLinkifierRow(db: Db, id: number, input: LinkifierInput): void {
   db.prepare(
     `UPDATE linkifiers SET pattern = ?, url_template = ?, example_input = ?, reverse_template = ?, alternative_url_templates = ?
      WHERE id = ?`,

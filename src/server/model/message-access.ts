@@ -6,7 +6,7 @@
 import { badRequest } from '../../api/errors.js';
 import type { Db } from '../store/db.js';
 import { isSubscribed, type StreamRow } from './channels.js';
-import type { UserRow } from './users.js';
+import { isGuest, type Viewer } from './users.js';
 
 export interface MessageRow {
   id: number;
@@ -24,9 +24,7 @@ export interface MessageRow {
   last_moved_time: number | null;
 }
 
-type Viewer = Pick<UserRow, 'id' | 'role'>;
-
-const isPublicTo = (user: Viewer, channel: Pick<StreamRow, 'invite_only'>): boolean => channel.invite_only === 0 && user.role !== 600;
+const isPublicTo = (user: Viewer, channel: Pick<StreamRow, 'invite_only'>): boolean => channel.invite_only === 0 && !isGuest(user);
 
 /** Whether `user` may read the channel's whole history, not only what they received (Zulip's can_access_stream_history). */
 export const canAccessChannelHistory = (db: Db, user: Viewer, channel: StreamRow): boolean =>

@@ -26,7 +26,7 @@ import {
   wireFlags,
 } from './messages.js';
 import { renderMarkdown, topicLinks } from './render.js';
-import type { UserRow } from './users.js';
+import { isGuest, isModeratorOrAbove, userById, type UserRow } from './users.js';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
@@ -42,7 +42,7 @@ export interface EditRequest {
 const EDIT_LIMIT_BUFFER = 20;
 
 /** Moving messages between topics and channels: moderators and above. */
-const canMoveMessages = (user: UserRow): boolean => user.role <= 300;
+const canMoveMessages = (user: UserRow): boolean => isModeratorOrAbove(user);
 
 function checkCanEditContent(db: Db, user: UserRow, message: MessageRow, now: number): void {
   if (!getSetting(db, 'allow_message_editing')) throw badRequest('Your organization has turned off message editing');
@@ -67,7 +67,7 @@ const inList = (ids: readonly number[]): string => JSON.stringify(ids);
 /** Applies an edit; returns the uploads the new content no longer links (and no other message does). */
 export function editMessage(ctx: HandlerContext, user: UserRow, req: EditRequest): Attachment[] {
   const db = ctx.db;
-  const now = ctx.now();
+  const now = ctx.nowSeconds();
   const message = accessMessage(db, user, req.messageId);
   if (req.content !== undefined) checkCanEditContent(db, user, message, now);
   let topic = req.topic === undefined ? undefined : canonicalTopic(db, req.topic);
@@ -144,7 +144,7 @@ function applyContentEdit(ctx: HandlerContext, message: MessageRow, content: str
     content,
     rendered.html,
     content.startsWith('/me ') ? 1 : 0,
-    ctx.now(),
+    ctx.nowSeconds(),
     message.id,
   );
   // Mentions follow the new content, as on a Zulip server: `mentioned` and the topic wildcard are
@@ -204,7 +204,10 @@ function applyMove(
   const candidates = [...new Set([...oldAll, ...holders])].filter((id) => !newSubscribers.has(id));
   const losing = newChannel.invite_only
     ? candidates
-    : candidates.filter((id) => (db.prepare('SELECT role FROM users WHERE id = ?').get(id) as { role: number } | undefined)?.role === 600);
+    : candidates.filter((id) => {
+        const user = userById(db, id);
+        return user !== undefined && isGuest(user);
+      });
   if (losing.length) {
     ctx.emit({ type: 'delete_message', message_ids: moved.map((m) => m.id), message_type: 'stream', stream_id: oldChannel.id, topic: displayTopic(db, target.topic, false) }, losing);
   }

@@ -13,8 +13,8 @@ import { flagNames, FLAG_BITS } from './flags.js';
 import { GroupGraph } from './groups.js';
 import { messageById, type MessageRow } from './message-access.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
-import { apiEmail, userByEmail, userById, userView, type UserRow } from './users.js';
-import { afterMessageSent } from '../webhooks.js';
+import { apiEmail, userView } from './user-view.js';
+import { isGuest, userByEmail, userById, type UserRow } from './users.js';
 
 export const MAX_MESSAGE_LENGTH = 10000;
 export const MAX_TOPIC_LENGTH = 60;
@@ -188,7 +188,7 @@ function channelForSend(db: Db, sender: UserRow, indicator: string | number): St
   const refused = badRequest(`Not authorized to send to channel '${channel.name}'`);
   if (channel.is_archived) throw refused;
   if (channel.is_web_public) return channel;
-  if (channel.invite_only === 0 && sender.role !== 600) return channel;
+  if (channel.invite_only === 0 && !isGuest(sender)) return channel;
   if (isSubscribed(db, sender.id, channel.id)) return channel;
   // A bot may post wherever its owner may.
   if (sender.is_bot && sender.bot_owner_id !== null && isSubscribed(db, sender.bot_owner_id, channel.id)) return channel;
@@ -235,7 +235,9 @@ export const clientName = (userAgent: string): string => /^[^/\s]+/.exec(userAge
 /**
  * Validates and stores a message from `sender`, with a Zulip server's checks in its order, and notifies its
  * recipients. Used by POST /messages and by anything that posts on someone's behalf (outgoing-webhook
- * replies). Must run inside a write transaction. Returns the new message's ID.
+ * replies). Must run inside a write transaction. Returns the new message's ID. Calling the outgoing-webhook
+ * bots it triggers is the sender's next step (webhooks.ts), as a server queues that work for another
+ * worker: outgoing/ posts the bots' replies through here.
  */
 export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendRequest): number {
   const db = ctx.db;
@@ -257,7 +259,7 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   const memberIds = [...new Set([sender.id, ...members.map((m) => m.id)])];
   const recipientId = channel ? channelRecipientId(db, channel.id) : directRecipientId(db, memberIds);
   const rendered = renderMarkdown(db, content, { senderId: sender.id });
-  const now = ctx.now();
+  const now = ctx.nowSeconds();
   const id = Number(
     db
       .prepare(
@@ -281,7 +283,6 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, null, ctx.realmUrl);
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
   linkAttachments(db, id, sender.id, content);
-  afterMessageSent(ctx, id);
   return id;
 }
 

@@ -9,12 +9,13 @@
  * with `read` + `historical` flags where the caller has no copy, as on a Zulip server.
  */
 import { ApiError, badRequest } from '../../api/errors.js';
+import { escapeHtml } from '../../html.js';
 import type { Db } from '../store/db.js';
 import { streamById, streamByName } from './channels.js';
 import { FLAG_BITS } from './flags.js';
-import { canAccessChannelHistory } from './message-access.js';
+import { canAccessChannelHistory, type MessageRow } from './message-access.js';
 import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, userByApiEmail } from './messages.js';
-import { userById, type UserRow } from './users.js';
+import { isGuest, userById, type UserRow } from './users.js';
 
 export interface NarrowTerm {
   operator: string;
@@ -258,7 +259,7 @@ function includesHistory(db: Db, viewer: UserRow, terms: readonly NarrowTerm[]):
     if (CHANNEL_OPERATORS.has(t.operator) && !t.negated) {
       const channel = typeof t.operand === 'number' ? streamById(db, t.operand) : typeof t.operand === 'string' ? streamByName(db, t.operand) : undefined;
       include = channel !== undefined && canAccessChannelHistory(db, viewer, channel);
-    } else if (CHANNELS_OPERATORS.has(t.operator) && t.operand === 'public' && !t.negated && viewer.role !== 600) {
+    } else if (CHANNELS_OPERATORS.has(t.operator) && t.operand === 'public' && !t.negated && !isGuest(viewer)) {
       include = true;
     }
   }
@@ -342,6 +343,12 @@ function firstUnread(db: Db, viewer: UserRow, q: NarrowQuery): number {
   return row?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
 }
 
+/** The messages of `ids` that match the narrow, with the viewer's flags, in ID order. */
+export const messagesInNarrow = (db: Db, q: NarrowQuery, ids: readonly number[]): (MessageRow & { viewer_flags: number })[] =>
+  db
+    .prepare(`SELECT m.*, ${FLAGS_SQL} AS viewer_flags FROM ${q.from} WHERE ${q.where} AND m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id`)
+    .all(...q.params, JSON.stringify(ids)) as (MessageRow & { viewer_flags: number })[];
+
 /** Walks `numBefore` messages before and `numAfter` after the anchor, with the found_* flags of a Zulip server. */
 export function fetchRange(db: Db, viewer: UserRow, q: NarrowQuery, r: RangeRequest): RangeResult {
   const anchor = r.anchor === 'first_unread' ? firstUnread(db, viewer, q) : r.anchor;
@@ -360,8 +367,6 @@ export function fetchRange(db: Db, viewer: UserRow, q: NarrowQuery, r: RangeRequ
     foundNewest: anchoredToRight || after.length < numAfter,
   };
 }
-
-const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function highlightText(escapedText: string, words: readonly string[]): string {
   if (words.length === 0) return escapedText;

@@ -6,7 +6,8 @@ import type { LegacyClientPresence, LegacyPresence, ModernPresence } from '../..
 import type { EventSink } from '../context.js';
 import { getSetting, nextSequence } from '../realm.js';
 import type { Db } from '../store/db.js';
-import { apiEmail, type UserRow } from './users.js';
+import { apiEmail } from './user-view.js';
+import type { UserRow } from './users.js';
 
 /** Writes closer together than this are skipped (Zulip's PRESENCE_UPDATE_MIN_FREQ_SECONDS). */
 const MIN_UPDATE_SECS = 55;

@@ -9,7 +9,8 @@ import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { renderHtml } from './render.js';
 import { isValidUrl } from './validation.js';
-import { notifyPersonUpdate, type UserRow } from './users.js';
+import { notifyPersonUpdate } from './user-events.js';
+import type { UserRow } from './users.js';
 
 export interface FieldRow {
   id: number;

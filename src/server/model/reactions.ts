@@ -14,7 +14,8 @@ import { subscriberIds } from './channels.js';
 import { checkEmojiRequest, emojiDataFor, realmEmojiDict, unicodeEmojiCode, type RealmEmojiRow } from './emoji.js';
 import { FLAG_BITS } from './flags.js';
 import { accessMessage, userMessageFlags, type MessageRow } from './message-access.js';
-import { apiEmail, type UserRow } from './users.js';
+import { apiEmail } from './user-view.js';
+import { isAdmin, type UserRow } from './users.js';
 
 interface ReactionIdentity {
   emoji_name: string;
@@ -80,7 +81,7 @@ export function addReaction(ctx: HandlerContext, user: UserRow, messageId: numbe
     name,
     code,
     type,
-    ctx.now(),
+    ctx.nowSeconds(),
   );
   emitReaction(ctx, user, message, 'add', { emoji_name: name, emoji_code: code, reaction_type: type });
 }
@@ -145,7 +146,7 @@ export function uploadRealmEmoji(ctx: HandlerContext, user: UserRow, rawName: st
   const name = checkEmojiName(rawName);
   if (db.prepare('SELECT 1 FROM realm_emoji WHERE name = ? AND deactivated = 0').get(name)) throw badRequest('A custom emoji with this name already exists.');
   if (files.length !== 1) throw badRequest('You must upload exactly one file.');
-  if (unicodeEmojiCode(name) !== undefined && user.role > 200) throw badRequest('Only administrators can override default emoji.');
+  if (unicodeEmojiCode(name) !== undefined && !isAdmin(user)) throw badRequest('Only administrators can override default emoji.');
   const file = files[0]!;
   if (file.data.length > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) {
     throw badRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`);
@@ -168,7 +169,7 @@ export function deactivateRealmEmoji(ctx: HandlerContext, user: UserRow, name: s
   const db = ctx.db;
   const row = db.prepare('SELECT * FROM realm_emoji WHERE name = ? AND deactivated = 0').get(name) as RealmEmojiRow | undefined;
   if (!row) throw new ApiError(`Emoji '${name}' does not exist`, 'BAD_REQUEST', 404);
-  if (user.role > 200 && row.author_id !== user.id) throw badRequest('Must be an organization administrator or emoji author');
+  if (!isAdmin(user) && row.author_id !== user.id) throw badRequest('Must be an organization administrator or emoji author');
   db.prepare('UPDATE realm_emoji SET deactivated = 1 WHERE id = ?').run(row.id);
   emitRealmEmoji(ctx);
 }

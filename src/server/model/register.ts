@@ -4,7 +4,8 @@
  * queue, so no change falls between the state and the queue's first event.
  */
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api/operations/folders.js';
-import { getSetting, FEATURE_LEVEL, SERVER_VERSION } from '../realm.js';
+import { ROLE } from '../../api/roles.js';
+import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
 import { channelView, hasMetadataAccess, MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, subscriberIds, type StreamRow } from './channels.js';
 import { realmEmojiDict } from './emoji.js';
@@ -14,7 +15,9 @@ import { listLinkifiers } from './linkifiers.js';
 import { allFields, fieldToWire } from './profile-fields.js';
 import { DEFAULT_HISTORY_LIMIT_DAYS, PRESENCE_OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS, realmPresence } from './presence.js';
 import { subscriptionViews, userTopics, type SubscriptionRow } from './subscriptions.js';
-import { allUsers, isAdmin, statusOf, userView, type UserRow } from './users.js';
+import { statusOf } from './user-status.js';
+import { userView } from './user-view.js';
+import { allUsers, isAdmin, isGuest, isOwner, newestMessageIdOf, type UserRow } from './users.js';
 
 export const MAX_TOPIC_LENGTH = 60;
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -123,9 +126,9 @@ function realmUserState(db: Db, o: StateOptions): State {
   const users = allUsers(db);
   const me = view(o.user);
   const graph = new GroupGraph(db);
-  const mayAddSubscribers = graph.allows(o.user, graph.systemId(getSetting(db, 'can_add_subscribers_group')), false) || o.user.role <= 200;
+  const mayAddSubscribers = graph.allows(o.user, graph.systemId(getSetting(db, 'can_add_subscribers_group')), false) || isAdmin(o.user);
   const mayInvite = graph.allows(o.user, graph.systemId(getSetting(db, 'can_invite_users_group')), false);
-  const isGuest = o.user.role === 600;
+  const guest = isGuest(o.user);
   const ownAvatar = userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl)(o.user).avatar_url!;
   return {
     realm_users: users.filter((u) => u.is_active).map(view),
@@ -135,19 +138,19 @@ function realmUserState(db: Db, o: StateOptions): State {
     email: me.email,
     delivery_email: o.user.email,
     full_name: o.user.full_name,
-    is_admin: o.user.role <= 200,
-    is_owner: o.user.role === 100,
-    is_moderator: o.user.role === 300,
-    is_guest: isGuest,
+    is_admin: isAdmin(o.user),
+    is_owner: isOwner(o.user),
+    is_moderator: o.user.role === ROLE.moderator,
+    is_guest: guest,
     is_billing_admin: false,
     avatar_source: 'G',
     avatar_url: ownAvatar,
     avatar_url_medium: ownAvatar,
-    can_create_streams: !isGuest,
-    can_create_public_streams: !isGuest,
-    can_create_private_streams: !isGuest,
+    can_create_streams: !guest,
+    can_create_public_streams: !guest,
+    can_create_private_streams: !guest,
     can_create_web_public_streams: false,
-    can_subscribe_other_users: !isGuest && mayAddSubscribers,
+    can_subscribe_other_users: !guest && mayAddSubscribers,
     can_invite_others_to_realm: mayInvite,
   };
 }
@@ -241,9 +244,6 @@ function botState(db: Db, o: StateOptions): State {
   };
 }
 
-const maxMessageId = (db: Db, userId: number): number =>
-  (db.prepare('SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;
-
 /** Each fetchable event type and the state it contributes. */
 const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
   realm: realmState,
@@ -265,18 +265,8 @@ const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
   realm_user_groups: (db, o) => ({ realm_user_groups: new GroupGraph(db).list(o.capabilities.include_deactivated_groups === true) }),
   channel_folders: (db) => ({ channel_folders: listFolders(db, true) }),
   custom_profile_fields: (db) => profileFieldState(db),
-  message: (db, o) => ({ max_message_id: maxMessageId(db, o.user.id) }),
+  message: (db, o) => ({ max_message_id: newestMessageIdOf(db, o.user.id) }),
 };
-
-/** The version fields every registration response carries, under both the document's and Zulip's names. */
-export const versionFields = () => ({
-  zulip_feature_level: FEATURE_LEVEL,
-  zulip_version: SERVER_VERSION,
-  zulip_merge_base: SERVER_VERSION,
-  svc_feature_level: FEATURE_LEVEL,
-  svc_version: SERVER_VERSION,
-  svc_merge_base: SERVER_VERSION,
-});
 
 export function initialState(db: Db, o: StateOptions): State {
   const state: State = {};

@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import type { MarkdownIt, StateCore, StateInline, Token } from 'markdown-it';
 import type { TopicLink } from '../../api/operations/messages.js';
+import { escapeHtml } from '../../html.js';
 import type { Db } from '../store/db.js';
 import { realmEmojiSourceUrl, unicodeEmojiCode, ZULIP_EXTRA_EMOJI } from './emoji.js';
 import { compilePattern } from './linkifiers.js';
@@ -76,9 +77,6 @@ export function renderMarkdown(db: Db, content: string, opts: RenderOptions = {}
 
 /** Just the HTML, for channel descriptions, profile fields and the like. */
 export const renderHtml = (db: Db, content: string): string => (content === '' ? '' : renderMarkdown(db, content).html);
-
-const escapeHtml = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function pushHtml(state: StateInline, html: string): void {
   state.push('zulip_html', '', 0).content = html;

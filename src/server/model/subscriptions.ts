@@ -4,6 +4,7 @@ import type { EventSink } from '../context.js';
 import { getSetting } from '../realm.js';
 import type { Db } from '../store/db.js';
 import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
+import type { UserRow } from './users.js';
 
 export interface SubscriptionRow {
   user_id: number;
@@ -84,6 +85,56 @@ export function addSubscribers(db: Db, stream: StreamRow, userIds: readonly numb
     added.push(userId);
   }
   return added;
+}
+
+/**
+ * Subscribes `users` to `streams` (`created`: those this request made) with the colors asked for by channel
+ * name, and sends a server's events: each channel to whoever could not see it before (a new one to all who
+ * may), then each subscriber's own `add`, then the peers' `peer_add`. Returns the channel names per user ID,
+ * newly subscribed or already.
+ */
+export function subscribeUsers(
+  db: Db,
+  sink: EventSink,
+  streams: readonly StreamRow[],
+  created: readonly StreamRow[],
+  users: readonly Pick<UserRow, 'id'>[],
+  colors: ReadonlyMap<string, string>,
+): { subscribed: Record<string, string[]>; already: Record<string, string[]> } {
+  const subscribed: Record<string, string[]> = {};
+  const already: Record<string, string[]> = {};
+  const newSubs = new Map<number, StreamRow[]>();
+  const peerAdds: { stream: StreamRow; added: number[] }[] = [];
+  const view = channelView(db);
+  for (const stream of streams) {
+    const before = new Set(metadataUserIds(db, stream));
+    const added = addSubscribers(db, stream, users.map((u) => u.id));
+    const color = colors.get(stream.name.toLowerCase());
+    for (const u of users) {
+      const isNew = added.includes(u.id);
+      ((isNew ? subscribed : already)[String(u.id)] ??= []).push(stream.name);
+      if (!isNew) continue;
+      if (color) db.prepare('UPDATE subscriptions SET color = ? WHERE user_id = ? AND stream_id = ?').run(color, u.id, stream.id);
+      newSubs.set(u.id, [...(newSubs.get(u.id) ?? []), stream]);
+    }
+    const announceTo = created.includes(stream) ? metadataUserIds(db, stream) : added.filter((id) => !before.has(id));
+    sink.emit({ type: 'stream', op: 'create', streams: [view(stream)] }, announceTo);
+    if (added.length) peerAdds.push({ stream, added });
+  }
+  for (const [userId, list] of newSubs) {
+    const rows = list.map((s) => subscriptionRow(db, userId, s.id)!);
+    sink.emit({ type: 'subscription', op: 'add', subscriptions: subscriptionViews(db, rows, true) }, [userId]);
+  }
+  for (const { stream, added } of peerAdds) {
+    const peers = metadataUserIds(db, stream).filter((id) => !added.includes(id));
+    sink.emit({ type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: added }, peers);
+  }
+  return { subscribed, already };
+}
+
+/** Subscribes a new account to the organization's default channels (no events: nobody knows the account yet). */
+export function subscribeToDefaultChannels(db: Db, userId: number): void {
+  db.prepare('INSERT OR IGNORE INTO subscriptions (user_id, stream_id) SELECT ?, id FROM streams WHERE is_default = 1 AND is_archived = 0').run(userId);
 }
 
 /** Unsubscribes users from a channel; returns those who were subscribed. Emits remove and peer_remove. */

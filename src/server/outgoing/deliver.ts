@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { ApiError } from '../../api/errors.js';
 import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
-import { readReply } from '../../api/webhook-reply.js';
+import { failureReply, isSuccessStatus, OUTGOING_WEBHOOK_TIMEOUT_SECONDS, readReply, statusProblem } from '../../api/webhook-reply.js';
 import type { HandlerContext } from '../context.js';
 import { sendMessage } from '../model/messages.js';
 import { channelNarrowPath, encodeHashComponent } from '../model/render.js';
@@ -20,7 +20,6 @@ import { SERVER_VERSION } from '../realm.js';
 import { destinationAllowed, DestinationRefused, vettedLookup, type WebhookDestinations } from './destinations.js';
 import { GENERIC_INTERFACE, SLACK_INTERFACE, slackForm, webhookPayload } from './payload.js';
 
-export const OUTGOING_WEBHOOK_TIMEOUT_SECONDS = 10;
 /** Retries after a timeout or a connection error, before the bot is declared unavailable. */
 export const MAX_REQUEST_RETRIES = 3;
 export const USER_AGENT = `ZulipOutgoingWebhook/${SERVER_VERSION}`;
@@ -141,7 +140,7 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
   const bot = userById(ctx.db, d.botId);
   if (!bot?.is_active) return;
   if (!d.body) {
-    reply(ctx, bot, d.message, "Failure! Slack outgoing webhooks don't support direct messages.");
+    reply(ctx, bot, d.message, failureReply("Slack outgoing webhooks don't support direct messages."));
     return;
   }
   let outcome: Outcome = { failure: 'connection' };
@@ -151,7 +150,7 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
     ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}): ${outcome.failure === 'timeout' ? 'timed out' : 'connection failed'}, attempt ${attempt + 1}`);
   }
   if ('failure' in outcome) {
-    reply(ctx, bot, d.message, 'Failure! Bot is unavailable');
+    reply(ctx, bot, d.message, failureReply('Bot is unavailable'));
     notifyOwner(ctx, bot, d.message, {
       failureMessage:
         outcome.failure === 'timeout' ? `Request timed out after ${OUTGOING_WEBHOOK_TIMEOUT_SECONDS} seconds.` : 'A connection error occurred. Is my bot server down?',
@@ -161,20 +160,25 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
   if ('refused' in outcome) {
     // What a Zulip server says when Smokescreen refuses the address (407): nothing was sent, nothing answered.
     ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}) refused: a private or disallowed address`);
-    reply(ctx, bot, d.message, 'Failure! Third party responded with 407');
+    reply(ctx, bot, d.message, failureReply(statusProblem(407)));
     notifyOwner(ctx, bot, d.message, { statusCode: 407 });
     return;
   }
   if ('exception' in outcome) {
     const message = outcome.exception.message.split(d.url).join(loggableUrl(d.url));
     ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}) failed: ${message}`);
-    reply(ctx, bot, d.message, `Failure! An exception of type *${outcome.exception.name}* occurred for message \`${d.message.content}\`! See the Zulip server logs for more information.`);
+    reply(
+      ctx,
+      bot,
+      d.message,
+      failureReply(`An exception of type *${outcome.exception.name}* occurred for message \`${d.message.content}\`! See the Zulip server logs for more information.`),
+    );
     notifyOwner(ctx, bot, d.message, { exception: outcome.exception });
     return;
   }
-  if (outcome.status < 200 || outcome.status > 299) {
+  if (!isSuccessStatus(outcome.status)) {
     ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}) answered ${outcome.status}`);
-    reply(ctx, bot, d.message, `Failure! Third party responded with ${outcome.status}`);
+    reply(ctx, bot, d.message, failureReply(statusProblem(outcome.status)));
     notifyOwner(ctx, bot, d.message, { statusCode: outcome.status, responseContent: outcome.text });
     return;
   }
@@ -184,7 +188,7 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
 function handleSuccess(ctx: HandlerContext, bot: UserRow, d: Delivery, text: string): void {
   const r = readReply(text, d.serviceInterface === SLACK_INTERFACE);
   if (r.kind === 'failure') {
-    reply(ctx, bot, d.message, `Failure! ${r.problem}`);
+    reply(ctx, bot, d.message, failureReply(r.problem));
     notifyOwner(ctx, bot, d.message, {
       responseContent: text,
       failureMessage: `The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> ${r.problem}`,

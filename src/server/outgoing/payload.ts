@@ -6,7 +6,8 @@ import type { OutgoingWebhookMessage, OutgoingWebhookPayload, OutgoingWebhookTri
 import { messageToWire } from '../model/messages.js';
 import { renderHtml } from '../model/render.js';
 import { REALM_ID } from '../model/uploads.js';
-import { userById, userView, type UserRow } from '../model/users.js';
+import { userView } from '../model/user-view.js';
+import { userById, type UserRow } from '../model/users.js';
 import { realmHost } from '../realm.js';
 import type { Db } from '../store/db.js';
 
