@@ -212,11 +212,23 @@ function list<T>(flags: string, description: string, convert?: (value: string, n
   };
 }
 
+/** `f`, which must be given: absent, it is the usage error `message`. */
+function required<T>(f: Flag<T | undefined>, message: string): Flag<T> {
+  return {
+    ...f,
+    parse(raw) {
+      const value = f.parse(raw);
+      if (value === undefined) throw usageError(message);
+      return value;
+    },
+  };
+}
+
 /** A value-taking flag with a parser of its own (a narrow, a colour, ID=VALUE). */
 const custom = <T>(flags: string, description: string, convert: (value: string, name: string) => T, o: { complete?: Completion; suggestions?: readonly string[] } = {}): Flag<T | undefined> =>
   valued(flags, description, convert, o);
 
-export const flag = { bool, toggle, string, choice, int, port, seconds, duration, size, role, ids, list, custom };
+export const flag = { bool, toggle, string, choice, int, port, seconds, duration, size, role, ids, list, custom, required };
 
 interface ArgExtra {
   label?: string;
@@ -250,6 +262,9 @@ export const arg = {
   /** A required whole number (a message ID); `name` words the error. */
   int: (description: string, o: ArgExtra & { name: string }): Arg<number> =>
     positional(description, true, false, (raw) => parseWhole(argText(raw) ?? '', o.name, { min: 0, what: 'a whole number' }), o),
+  /** A required word with a parser of its own (its error worded as the command words it). */
+  custom: <T>(description: string, convert: (value: string) => T, o: ArgExtra & { suggestions?: readonly string[] } = {}): Arg<T> =>
+    positional(description, true, false, (raw) => convert(argText(raw) ?? ''), o),
   /** Any number of words; `required` when at least one must be given. */
   variadic: (description: string, o: ArgExtra & { required?: boolean } = {}): Arg<string[]> => positional(description, o.required === true, true, argList, o),
 };

@@ -118,7 +118,9 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     else appendEvent(db, q, payloadFor(q));
   }
   // Wake after the caller's transaction has had its chance to commit.
-  if (woken.length) setImmediate(() => woken.forEach((id) => wakeups.emit(id)));
+  if (woken.length) setImmediate(() => {
+      for (const id of woken) wakeups.emit(id);
+    });
 }
 
 const storePayload = (db: Db, json: string): number => Number(statement(db, 'INSERT INTO event_payloads (event) VALUES (?)').run(json).lastInsertRowid);
@@ -176,7 +178,7 @@ export function expireQueues(db: Db, now: number, limit = EXPIRE_PER_REQUEST): n
     .prepare('SELECT id FROM event_queues WHERE last_access + lifespan_secs < ? UNION SELECT id FROM event_queues WHERE dead = 1 LIMIT ?')
     .pluck()
     .all(Math.floor(now), limit) as string[];
-  ids.forEach((id) => removeQueue(db, id));
+  for (const id of ids) removeQueue(db, id);
   return ids.length;
 }
 
@@ -207,8 +209,10 @@ export function createQueue(db: Db, q: NewQueue): string {
       .pluck()
       .all(q.userId, now, live - MAX_QUEUES_PER_USER + 1) as string[];
     const kill = db.prepare('UPDATE event_queues SET dead = 1 WHERE id = ?');
-    evicted.forEach((e) => kill.run(e));
-    setImmediate(() => evicted.forEach((e) => wakeups.emit(e)));
+    for (const e of evicted) kill.run(e);
+    setImmediate(() => {
+      for (const e of evicted) wakeups.emit(e);
+    });
   }
   const lifespan = Math.min(q.lifespanSecs > 0 ? q.lifespanSecs : DEFAULT_QUEUE_LIFESPAN_SECS, MAX_QUEUE_LIFESPAN_SECS);
   db.prepare('INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access) VALUES (?, ?, ?, ?, ?, ?)').run(
@@ -287,7 +291,7 @@ export function deleteQueue(db: Db, queueId: string): void {
 /** Deletes all of a user's queues (a deactivated account's), as deleteQueue does each. */
 export function deleteQueuesOf(db: Db, userId: number): void {
   const ids = db.prepare('SELECT id FROM event_queues WHERE user_id = ?').pluck().all(userId) as string[];
-  ids.forEach((id) => deleteQueue(db, id));
+  for (const id of ids) deleteQueue(db, id);
 }
 
 export const queueExists = (db: Db, queueId: string, now: number): boolean => liveQueue(db, queueId, now) !== undefined;

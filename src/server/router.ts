@@ -157,7 +157,7 @@ export class Router {
     const { op } = hit.route;
     const db = this.opts.db;
     let caller = null;
-    if (op.access !== 'none') caller = authenticate(db, req.headers['authorization']);
+    if (op.access !== 'none') caller = authenticate(db, req.headers.authorization);
     const admission = this.opts.admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
     if (admission) {
       if (admission.refusal) return admission.refusal;
@@ -184,7 +184,7 @@ export class Router {
     const clock = this.opts.clock ?? systemClock;
     const deferred: BackgroundTask[] = [];
     const log = this.opts.log ?? (() => {});
-    const host = req.headers['host'];
+    const host = req.headers.host;
     // Over HTTP the organization is wherever the client reached it; in-process it is the stored URL.
     const realmUrl = host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${host}` : getSetting(db, 'url');
     const handler: HandlerContext = {
@@ -269,7 +269,7 @@ function decodeParams(op: Operation, req: WireRequest, out: Record<string, unkno
   for (const [name, def] of Object.entries(op.params) as [string, ParamDef][]) {
     if (def.in === 'path') continue;
     read.add(name);
-    def.aliases?.forEach((a) => read.add(a));
+    for (const a of def.aliases ?? []) read.add(a);
     let raw = lookup(name);
     for (const alias of def.aliases ?? []) {
       const other = lookup(alias);

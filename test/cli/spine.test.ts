@@ -87,8 +87,10 @@ describe('output formats', () => {
   it('draws a table with headers on a TTY, coloured only when allowed', async () => {
     const plain = await runCli([...base.args, 'users', 'list'], { env: { ...base.env, NO_COLOR: '1' }, tty: true });
     expect(plain.stdout.split('\n')[0]).toMatch(/^USER_ID\s+FULL_NAME\s+EMAIL/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for the terminal's escape sequences
     expect(plain.stdout).not.toMatch(/\u001b\[/);
     const coloured = await runCli([...base.args, 'users', 'list'], { env: { ...base.env, FORCE_COLOR: '1' }, tty: true });
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for the terminal's escape sequences
     expect(coloured.stdout).toMatch(/\u001b\[1mUSER_ID/);
   });
 

@@ -41,7 +41,7 @@ function exampleOf(schema: unknown): Record<string, unknown> | undefined {
 /** The documented example body of `METHOD path` answering `status`. */
 export function documentedExample(method: string, path: string, status = 200): Record<string, unknown> {
   const paths = load().paths as Record<string, Node>;
-  const response = resolveRef((((paths[path]?.[method.toLowerCase()] as Node | undefined)?.responses as Node | undefined) ?? {})[String(status)]);
+  const response = resolveRef(((paths[path]?.[method.toLowerCase()] as Node | undefined)?.responses as Node | undefined)?.[String(status)]);
   const content = (response?.content as Node | undefined)?.['application/json'] as Node | undefined;
   const example = content && (content.example ? structuredClone(content.example as Record<string, unknown>) : exampleOf(content.schema));
   if (!example) throw new Error(`zulip.yaml documents no example for ${method} ${path} ${status}`);

@@ -9,7 +9,7 @@ import { getServerSettings } from '../../src/api/operations/server.js';
 import { getUsers } from '../../src/api/operations/users.js';
 import { s } from '../../src/api/schema.js';
 import { exitKindOf } from '../../src/cli/errors.js';
-import { ChatctlError } from '../../src/errors.js';
+import type { ChatctlError } from '../../src/errors.js';
 import { ChatClient } from '../../src/client/client.js';
 import { HttpTransport, type HttpOptions } from '../../src/client/http.js';
 import { retryPolicy } from '../../src/client/retry.js';

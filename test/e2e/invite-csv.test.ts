@@ -34,7 +34,7 @@ describe('invite send --from-file: 50 invitations, 3 bad rows', () => {
     for (const b of bad) rows.splice(b.at - 1, 0, b.row);
     expect(rows).toHaveLength(50);
     const csv = join(home, 'invites.csv');
-    writeFileSync(csv, ['email,channels,as,expires', ...rows.map((r) => [r.email, r.channels, r.as, r.expires].join(','))].join('\n') + '\n');
+    writeFileSync(csv, `${['email,channels,as,expires', ...rows.map((r) => [r.email, r.channels, r.as, r.expires].join(','))].join('\n')}\n`);
 
     const sent = await spawnCli([...org, 'invite', 'send', '--from-file', csv, '--json'], { env, timeoutMs: 60_000 });
     expect(sent.code).toBe(3);

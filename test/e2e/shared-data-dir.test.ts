@@ -120,7 +120,7 @@ describe('one data dir, several processes', () => {
 
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).not.toMatch(/locked|SqliteError|    at /);
+      expect(r.stderr).not.toMatch(/locked|SqliteError| {4}at /);
     }
     expect(failures).toEqual([]);
     expect(serve.stderr()).not.toMatch(/locked|SqliteError|internal error/);

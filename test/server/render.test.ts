@@ -39,7 +39,7 @@ describe('Markdown rendering', () => {
   });
 
   it('renders user mentions, by name or with the ID, and collects the mentioned users', () => {
-    const r = renderMarkdown(org.db, 'hi @**ada lovelace** and @**Ada Lovelace|' + ada.id + '**');
+    const r = renderMarkdown(org.db, `hi @**ada lovelace** and @**Ada Lovelace|${ada.id}**`);
     expect(r.html).toBe(
       `<p>hi <span class="user-mention" data-user-id="${ada.id}">@Ada Lovelace</span> and <span class="user-mention" data-user-id="${ada.id}">@Ada Lovelace</span></p>`,
     );

@@ -83,7 +83,7 @@ describe.each(TRANSPORTS)('outgoing webhooks to refused destinations, over %s', 
     await stop(service.server);
   });
   const lastId = () => (org.db.prepare('SELECT coalesce(max(id), 0) AS id FROM messages').get() as { id: number }).id;
-  const after = (id: number) => org.db.prepare('SELECT sender_id, type, content FROM messages WHERE id > ? ORDER BY id').all(id) as StoredMessage[];
+  const sentAfter = (id: number) => org.db.prepare('SELECT sender_id, type, content FROM messages WHERE id > ? ORDER BY id').all(id) as StoredMessage[];
 
   it.each([
     ['an address', () => `http://127.0.0.1:${service.port}/hook`],
@@ -95,11 +95,11 @@ describe.each(TRANSPORTS)('outgoing webhooks to refused destinations, over %s', 
     await (await clientFor(org, kind, ann)).call(sendMessage, { type: 'stream', to: String(general), topic: 'ssrf', content: `@**Inside Bot ${_name}** hi` });
     await org.router.drain();
     expect(service.hits()).toBe(0);
-    const [, failure, notice] = after(before);
+    const [, failure, notice] = sentAfter(before);
     expect(failure).toMatchObject({ sender_id: bot.id, type: 'stream', content: 'Failure! Third party responded with 407' });
     expect(notice).toMatchObject({ sender_id: bot.id, type: 'private' });
     expect(notice!.content).toContain(`to your bot @_**Inside Bot ${_name}** triggered an outgoing webhook.\nThe URL configured for the webhook is for a private or disallowed network.`);
-    expect(after(before).some((m) => m.content.includes('internal secret'))).toBe(false);
+    expect(sentAfter(before).some((m) => m.content.includes('internal secret'))).toBe(false);
     expect(org.logs.some((l) => l.includes(`bot ${bot.id}`) && l.includes('refused'))).toBe(true);
   });
 });

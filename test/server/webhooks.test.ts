@@ -253,7 +253,7 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
   });
 
   it('calls a URL with credentials using Basic authentication, as a server’s HTTP client does', async () => {
-    const withAuth = service.url.replace('http://', 'http://alice:pa55%3Aword@') + '?token=t0ps3cret';
+    const withAuth = `${service.url.replace('http://', 'http://alice:pa55%3Aword@')}?token=t0ps3cret`;
     const authBot = org.addUser({ name: 'Auth Bot', bot: { type: 3, ownerId: org.owner.id, url: withAuth } });
     const before = lastId();
     await send(ann, { type: 'stream', to: String(general), topic: 'auth', content: '@**Auth Bot** hello' });

@@ -3,7 +3,6 @@ import type { WireRequest } from '../../api/wire.js';
 import { unwrap } from '../../client/client.js';
 import { defineCommand } from '../command.js';
 import { usageError } from '../errors.js';
-import { customArg } from '../flag-extras.js';
 import { arg, flag } from '../flags.js';
 import { basicAuthHeader } from '../../api/wire.js';
 
@@ -39,7 +38,7 @@ export const commands = [
       "chatctl api POST /users/me/presence -f status=active -f ping_only=true",
     ],
     args: {
-      method: customArg(`HTTP method (${METHODS.join(', ')})`, parseMethod, { suggestions: METHODS }),
+      method: arg.custom(`HTTP method (${METHODS.join(', ')})`, parseMethod, { suggestions: METHODS }),
       path: arg.required('path below /api/v1, e.g. /users/me'),
     },
     options: { field: flag.list('-f, --field <key=value>', 'a parameter (repeatable)', parseField) },

@@ -14,6 +14,7 @@ export const commands = [
     description: `The same scripts ship in completions/ (${Object.values(COMPLETION_FILES).join(', ')}).`,
     examples: [
       'source <(chatctl completion bash)',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion, for the shell to make
       'chatctl completion zsh > "${fpath[1]}/_chatctl"',
       'chatctl completion fish > ~/.config/fish/completions/chatctl.fish',
     ],

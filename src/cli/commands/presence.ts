@@ -3,8 +3,7 @@ import type { User } from '../../api/types.js';
 import { defineCommand } from '../command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import { customArg } from '../flag-extras.js';
-import { flag } from '../flags.js';
+import { arg, flag } from '../flags.js';
 import { fetchState } from '../state.js';
 
 const PRESENCE_FIELDS = ['user_id', 'email', 'full_name', 'status', 'active_timestamp', 'idle_timestamp'] as const;
@@ -120,7 +119,7 @@ export const commands = [
       'keep-alive scripts). Bots have no presence.\n\n' +
       THRESHOLD_HELP,
     examples: ['chatctl presence set active --ping-only', 'chatctl presence set idle --json'],
-    args: { status: customArg('active or idle', parseStatus, { suggestions: ['active', 'idle'] }) },
+    args: { status: arg.custom('active or idle', parseStatus, { suggestions: ['active', 'idle'] }) },
     options: { pingOnly: flag.bool('--ping-only', 'record your presence only; print nothing'), ...LIST_FLAGS },
     output: OUTPUT,
     mutating: true,

@@ -3,7 +3,6 @@ import type { ChatClient } from '../../client/client.js';
 import { defineCommand, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
-import { requiredFlag } from '../flag-extras.js';
 import { flag, type Values } from '../flags.js';
 import type { OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveChannel } from '../resolve.js';
@@ -23,8 +22,8 @@ export const topicName = (value: string): string => (value === '(no topic)' ? ''
 const channelRef = (value: string): string | undefined => (value.trim() === '' ? undefined : value);
 
 const TOPIC_FLAGS = {
-  channel: requiredFlag(flag.custom('--channel <channel>', 'the channel, by ID or name (required)', channelRef), '--channel is required'),
-  topic: requiredFlag(flag.string('--topic <topic>', 'the topic; \'\' or "(no topic)" is the general-chat topic (required)'), "--topic is required ('' for the general-chat topic)"),
+  channel: flag.required(flag.custom('--channel <channel>', 'the channel, by ID or name (required)', channelRef), '--channel is required'),
+  topic: flag.required(flag.string('--topic <topic>', 'the topic; \'\' or "(no topic)" is the general-chat topic (required)'), "--topic is required ('' for the general-chat topic)"),
 };
 
 type Verb = 'mute' | 'unmute' | 'follow' | 'unfollow' | 'reset';

@@ -42,10 +42,10 @@ function conversationOf({ to, channel, topic, message }: Where): Conversation {
 }
 
 /** Sends one request, or under --dry-run returns it as it would go out; the client shapes it for the server's level. */
-type Send = <O extends Operation>(op: O, params: CallParamsOf<O>, labels?: ParamLabels) => Promise<WireRequest[] | void>;
+type Send = <O extends Operation>(op: O, params: CallParamsOf<O>, labels?: ParamLabels) => Promise<WireRequest[] | undefined>;
 
 /** The typing notification for one conversation. */
-async function notify(client: ChatClient, c: Conversation, op: TypingOp, send: Send): Promise<WireRequest[] | void> {
+async function notify(client: ChatClient, c: Conversation, op: TypingOp, send: Send): Promise<WireRequest[] | undefined> {
   switch (c.kind) {
     case 'direct':
       return send(setTypingStatus, { type: 'direct', op, to: await resolveUserIds(client, c.users) });

@@ -31,7 +31,7 @@ export const bindings: Binding[] = [
     const key = p.user_id_or_email;
     // An integer is a user ID; anything else an e-mail address (the real one or the `user{id}@host` form).
     const target = /^\d+$/.test(key) ? userById(ctx.db, Number(key)) : userByPathEmail(ctx.db, key);
-    if (!target || !target.is_active) throw badRequest('No such user');
+    if (!target?.is_active) throw badRequest('No such user');
     if (target.is_bot) throw badRequest('Presence is not supported for bot users.');
     const data = userPresence(ctx.db, target);
     if (!data) throw badRequest(`No presence data for ${key}`);

@@ -139,7 +139,7 @@ export function addBot(db: Db, sink: EventSink, caller: UserRow, p: NewBot, now:
 
 /** The bot an operation on bots names, with a server's checks and messages in its order (access_bot_by_id). */
 export function accessBot(caller: UserRow, target: UserRow | undefined): UserRow {
-  if (!target || !target.is_bot) throw badRequest('No such bot');
+  if (!target?.is_bot) throw badRequest('No such bot');
   if (!canAdminUser(caller, target)) throw insufficientPermission();
   // A bot that may create users is an owner's business: owners rank above administrators.
   if (holds(target, 'can_create_users') && !isOwner(caller)) throw mustBe('owner');

@@ -7,16 +7,8 @@ import { firstUnprintable } from './channels.js';
 import { renderHtml } from './render.js';
 import { activeUserIds } from './users.js';
 
-export interface FolderRow {
-  id: number;
-  name: string;
-  description: string;
-  rendered_description: string;
-  order: number;
-  date_created: number;
-  creator_id: number | null;
-  is_archived: number;
-}
+/** A folder as stored: the wire fields, with SQLite's 0 or 1 for the flag. */
+export type FolderRow = Omit<ChannelFolder, 'is_archived'> & { is_archived: number };
 
 export const folderView = (f: FolderRow): ChannelFolder => ({
   id: f.id,
@@ -100,6 +92,6 @@ export function reorderFolders(db: Db, sink: EventSink, order: readonly number[]
   const ids = (db.prepare('SELECT id FROM channel_folders').all() as { id: number }[]).map((r) => r.id);
   if (ids.some((id) => !order.includes(id))) throw badRequest('Invalid order mapping.');
   const set = db.prepare('UPDATE channel_folders SET "order" = ? WHERE id = ?');
-  order.forEach((id, index) => set.run(index, id));
+  for (const [index, id] of order.entries()) set.run(index, id);
   sink.emit({ type: 'channel_folder', op: 'reorder', order }, activeUserIds(db));
 }

@@ -91,7 +91,7 @@ export class GroupGraph {
   /** The ID of a system group, which every organization has. */
   systemId(name: string): number {
     const g = this.byName.get(name);
-    if (!g || !g.is_system_group) throw new Error(`system group ${name} is missing`);
+    if (!g?.is_system_group) throw new Error(`system group ${name} is missing`);
     return g.id;
   }
 

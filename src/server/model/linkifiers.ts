@@ -46,7 +46,11 @@ export interface LinkifierInput {
 function validateLinkifier(db: Db, input: LinkifierInput, selfId?: number): void {
   // Field errors first, then the model-wide ones, in the order Django's full_clean collects them.
   const errors: Record<string, string[]> = {};
-  const add = (field: string, msg: string) => (errors[field] ??= []).push(msg);
+  const add = (field: string, msg: string) => {
+    const list = errors[field] ?? [];
+    list.push(msg);
+    errors[field] = list;
+  };
   const variables = urlTemplateVariables(input.url_template);
   if (!variables) add('url_template', 'Invalid URL template.');
   if ((input.alternative_url_templates ?? []).some((t) => !urlTemplateVariables(t))) {
@@ -112,7 +116,7 @@ export function reorderLinkifiers(db: Db, sink: EventSink, ids: readonly number[
   }
   if (ids.length === 0) return;
   const setOrder = db.prepare('UPDATE linkifiers SET "order" = ? WHERE id = ?');
-  ids.forEach((id, order) => setOrder.run(order, id));
+  for (const [order, id] of ids.entries()) setOrder.run(order, id);
   notifyLinkifiers(db, sink);
 }
 

@@ -255,7 +255,7 @@ function notify(ctx: HandlerContext, oldChannel: StreamRow | undefined, movedIds
   for (const r of db.prepare('SELECT user_id, flags FROM user_messages WHERE message_id = ?').all(event.message_id) as { user_id: number; flags: number }[]) {
     if (!lost.has(r.user_id)) flagsByUser.set(r.user_id, r.flags);
   }
-  if (oldChannel && oldChannel.history_public_to_subscribers) {
+  if (oldChannel?.history_public_to_subscribers) {
     for (const id of subscriberIds(db, oldChannel.id)) if (!flagsByUser.has(id) && !lost.has(id)) flagsByUser.set(id, FLAG_BITS.read);
   }
   const groups = new Map<number, number[]>();

@@ -323,7 +323,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
   const memberLists = new Map<number, number[]>();
   for (const r of rows) if (r.type === 'private' && !memberLists.has(r.recipient_id)) memberLists.set(r.recipient_id, recipientMembers(db, r.recipient_id));
   const userIds = new Set<number>(rows.map((r) => r.sender_id));
-  for (const list of memberLists.values()) list.forEach((id) => userIds.add(id));
+  for (const list of memberLists.values()) for (const id of list) userIds.add(id);
   const users = new Map(
     (db.prepare('SELECT * FROM users WHERE id IN (SELECT value FROM json_each(?))').all(inList([...userIds])) as UserRow[]).map((u) => [u.id, view(u)]),
   );

@@ -38,7 +38,8 @@ export function compileRe2(pattern: string): { regex: Re2 } | { error: string } 
   let result = compiled.get(pattern);
   if (!result) {
     if (compiled.size >= MAX_COMPILED) compiled.clear();
-    compiled.set(pattern, (result = compile(pattern)));
+    result = compile(pattern);
+    compiled.set(pattern, result);
   }
   return result;
 }

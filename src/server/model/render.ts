@@ -62,7 +62,7 @@ function markdown(): MarkdownIt {
   m.inline.ruler.before('emphasis', 'zulip_channel_link', channelLinkRule);
   m.inline.ruler.before('emphasis', 'zulip_emoji', emojiRule);
   m.core.ruler.push('zulip_linkifiers', linkifierRule);
-  m.renderer.rules['zulip_html'] = (tokens, idx) => tokens[idx]!.content;
+  m.renderer.rules.zulip_html = (tokens, idx) => tokens[idx]!.content;
   md = m;
   return m;
 }

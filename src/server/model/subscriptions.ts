@@ -112,7 +112,10 @@ export function subscribeUsers(
     const color = colors.get(stream.name.toLowerCase());
     for (const u of users) {
       const isNew = added.includes(u.id);
-      ((isNew ? subscribed : already)[String(u.id)] ??= []).push(stream.name);
+      const names = isNew ? subscribed : already;
+      const list = names[String(u.id)] ?? [];
+      list.push(stream.name);
+      names[String(u.id)] = list;
       if (!isNew) continue;
       if (color) db.prepare('UPDATE subscriptions SET color = ? WHERE user_id = ? AND stream_id = ?').run(color, u.id, stream.id);
       newSubs.set(u.id, [...(newSubs.get(u.id) ?? []), stream]);

@@ -2,7 +2,7 @@
  * File modes of a data dir: the database holds every API key and password hash, and uploads are private,
  * so the dir is 0700 and what it holds 0600, whatever umask or an earlier version left.
  */
-import { chmodSync, lstatSync, readdirSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 
 /** The entry itself, never what a symbolic link points to. */
@@ -29,7 +29,7 @@ function tighten(path: string, mode: number): boolean {
 /** Every file and directory under `dir`, tightened; returns how many were changed. */
 function tightenTree(dir: string): number {
   let changed = 0;
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
