@@ -5,15 +5,17 @@ import { getAttachments, removeAttachment, type Attachment } from '../../api/ope
 import { getOwnUser } from '../../api/operations/users.js';
 import { runPool, type PoolResult } from '../../client/pool.js';
 import { configDir } from '../../config/paths.js';
-import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
-import { defineLegacyCommand, opt, type CommandOptions } from '../legacy-command.js';
+import { idsArg } from '../args.js';
+import { OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineCommand, type OutputOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { ChatctlError, exitKindOf, usageError } from '../errors.js';
+import { flag, type Values } from '../flags.js';
 import { tryLock, type Lock } from '../lock.js';
-import type { Output, OutputFlags, OutputSpec } from '../output/output.js';
+import type { Output, OutputSpec } from '../output/output.js';
 import { startProgress } from '../progress.js';
-import { formatSize, parseDuration, parseIdArgs, parseSize } from '../units.js';
+import { formatSize } from '../units.js';
 
 /** The wire fields, then what chatctl adds: how many messages link the file, and whose it is. */
 const ATTACHMENT_FIELDS = ['id', 'name', 'size', 'create_time', 'references', 'owner', 'path_id', 'messages'] as const;
@@ -37,6 +39,15 @@ const total = (list: readonly Attachment[]): number => list.reduce((n, a) => n +
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const freed = (bytes: number): string => `${formatSize(bytes)}${bytes >= 1000 ? ` (${bytes} bytes)` : ''}`;
 
+const CLEAN_FLAGS = {
+  olderThan: flag.duration('--older-than <duration>', 'only files uploaded longer ago than this (30d, 12h, 2w)'),
+  unreferenced: flag.bool('--unreferenced', 'only files no message links'),
+  largerThan: flag.size('--larger-than <size>', 'only files larger than this (10MB, 512KiB)'),
+  owner: flag.string('--owner <user>', 'whose files (ID or e-mail); the API allows only your own'),
+};
+
+type CleanOptions = Values<typeof CLEAN_FLAGS> & OutputOptions & { readonly dryRun: boolean; readonly yes: boolean };
+
 interface CleanFilters {
   /** Only files uploaded before this time (ms since the epoch). */
   before?: number;
@@ -45,19 +56,18 @@ interface CleanFilters {
   unreferenced: boolean;
 }
 
-function cleanFilters(opts: CommandOptions, now: number): CleanFilters {
-  const olderThan = opt.str(opts, 'olderThan');
-  const largerThan = opt.str(opts, 'largerThan');
-  const filters: CleanFilters = {
-    before: olderThan !== undefined ? now - parseDuration(olderThan, '--older-than') * 1000 : undefined,
-    largerThan: largerThan !== undefined ? parseSize(largerThan, '--larger-than') : undefined,
-    unreferenced: opt.bool(opts, 'unreferenced'),
-  };
-  if (filters.before === undefined && filters.largerThan === undefined && !filters.unreferenced) {
+/** At least one filter, so a mistyped command never deletes every upload. */
+function checkFilters(o: Values<typeof CLEAN_FLAGS>): void {
+  if (o.olderThan === undefined && o.largerThan === undefined && !o.unreferenced) {
     throw usageError('say which files to delete: pass --older-than, --unreferenced or --larger-than', 'attachments clean never deletes every upload at once');
   }
-  return filters;
 }
+
+const cleanFilters = (o: Values<typeof CLEAN_FLAGS>, now: number): CleanFilters => ({
+  before: o.olderThan !== undefined ? now - o.olderThan * 1000 : undefined,
+  largerThan: o.largerThan,
+  unreferenced: o.unreferenced,
+});
 
 const matches = (f: CleanFilters) => (a: Attachment): boolean =>
   (f.before === undefined || a.create_time < f.before) &&
@@ -90,19 +100,17 @@ async function checkOwner(ctx: Context, ref: string): Promise<void> {
   }
 }
 
-async function clean(opts: CommandOptions, ctx: Context): Promise<void> {
+async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
   const filters = cleanFilters(opts, ctx.now());
-  const dryRun = opt.bool(opts, 'dryRun');
-  const yes = opt.bool(opts, 'yes');
+  const { dryRun, yes, owner } = opts;
   // Refused before anything is read, so a cron entry without --yes fails on its first run, not the first
   // run that finds something to delete.
   if (!dryRun && !yes && !ctx.prompter.interactive) {
     throw usageError('attachments clean deletes files: not running interactively; pass --yes', 'see what it would delete with --dry-run');
   }
-  const quiet = Boolean(ctx.globals.quiet);
-  const out = ctx.output(opts as OutputFlags);
+  const { quiet } = ctx.globals;
+  const out = ctx.output(opts);
   const client = await ctx.client();
-  const owner = opt.str(opts, 'owner');
   if (owner !== undefined) await checkOwner(ctx, owner);
 
   const lock = dryRun ? null : takeCleanLock(ctx);
@@ -166,7 +174,7 @@ async function clean(opts: CommandOptions, ctx: Context): Promise<void> {
 }
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['attachments', 'list'],
     aliases: ['ls'],
     summary: 'list your uploaded files',
@@ -182,14 +190,14 @@ export const commands = [
     ],
     output: ATTACHMENT_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
       const { attachments } = await client.call(getAttachments, {}, { signal: ctx.signal });
       await out.list(attachments.map((a) => attachmentRow(a, client.credentials?.email ?? null, out, ctx)));
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['attachments', 'delete'],
     aliases: ['rm'],
     summary: 'delete uploaded files by ID',
@@ -199,24 +207,24 @@ export const commands = [
       'each with --json); exit 3 when some failed, 6 when the one ID given is unknown. Asks for confirmation on a ' +
       'terminal; elsewhere --yes is required.',
     examples: ['chatctl attachments delete 12', 'chatctl attachments delete 12 13 14 --yes --json', 'chatctl attachments delete 12 --dry-run'],
-    args: [{ name: 'ids', description: 'attachment IDs (from attachments list)', required: true, variadic: true }],
+    args: { ids: idsArg('attachment IDs (from attachments list)', 'attachment') },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
-      const ids = parseIdArgs(opt.list(opts, 'ids'), 'attachment');
+      const { ids } = opts;
       const calls: RowCall[] = ids.map((id, i) => ({
         row: i + 1,
         target: String(id),
         status: 'deleted',
         call: planCall(removeAttachment, { attachment_id: id }, { id }),
       }));
-      if (!opt.bool(opts, 'dryRun')) await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Delete ${ids.length === 1 ? `attachment ${ids[0]}` : `${ids.length} attachments`}?`);
-      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'deleted');
+      if (!opts.dryRun) await confirmOrExit(ctx, opts.yes, `Delete ${ids.length === 1 ? `attachment ${ids[0]}` : `${ids.length} attachments`}?`);
+      await runCalls(ctx, opts, await ctx.client(), calls, 'deleted');
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['attachments', 'clean'],
     summary: 'delete your old, unlinked or large uploads (for cron)',
     description:
@@ -235,16 +243,12 @@ export const commands = [
       'chatctl attachments clean --larger-than 10MB --older-than 7d --yes --json',
       'chatctl attachments clean --older-than 30d --yes -q   # nightly, from cron',
     ],
-    options: [
-      { flags: '--older-than <duration>', description: 'only files uploaded longer ago than this (30d, 12h, 2w)' },
-      { flags: '--unreferenced', description: 'only files no message links' },
-      { flags: '--larger-than <size>', description: 'only files larger than this (10MB, 512KiB)' },
-      { flags: '--owner <user>', description: 'whose files (ID or e-mail); the API allows only your own' },
-    ],
+    options: CLEAN_FLAGS,
     output: ATTACHMENT_OUTPUT,
     mutating: true,
     dryRunHelp: 'print the attachments that would be deleted, delete nothing',
     destructive: true,
+    check: checkFilters,
     run: clean,
   }),
 ];

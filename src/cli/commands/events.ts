@@ -1,16 +1,31 @@
 import { deleteQueue, register } from '../../api/operations/events.js';
-import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
-import { defineLegacyCommand, opt } from '../legacy-command.js';
+import { converted } from '../args.js';
+import { OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineCommand } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags, OutputSpec } from '../output/output.js';
-import { parseDuration } from '../units.js';
+import { arg, flag } from '../flags.js';
+import type { OutputSpec } from '../output/output.js';
 
 const QUEUE_OUTPUT: OutputSpec = { fields: ['queue_id', 'last_event_id'] };
 
+/** `message,reaction`: at least one event type. */
+function parseEventTypes(value: string): string[] {
+  const types = value.split(',').map((t) => t.trim()).filter(Boolean);
+  if (!types.length) throw usageError('--event-types takes comma-separated event types, e.g. message,reaction');
+  return types;
+}
+
+/** Queue IDs as given, trimmed; an empty one names no queue. */
+function parseQueueIds(values: readonly string[]): string[] {
+  const ids = values.map((q) => q.trim());
+  if (ids.some((q) => !q)) throw usageError('queue IDs cannot be empty');
+  return ids;
+}
+
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['events', 'register'],
     summary: 'register an event queue and print its ID',
     description:
@@ -23,26 +38,22 @@ export const commands = [
       'Q=$(chatctl events register --event-types message,reaction --fields queue_id)',
       'chatctl events register --event-types presence --lifespan 1h --json',
     ],
-    options: [
-      { flags: '--event-types <types>', description: 'comma-separated event types to queue (default: all)' },
-      { flags: '--lifespan <duration>', description: 'delete the queue after it is idle this long (e.g. 30m, 1h)' },
-    ],
+    options: {
+      eventTypes: flag.custom('--event-types <types>', 'comma-separated event types to queue (default: all)', parseEventTypes),
+      lifespan: flag.duration('--lifespan <duration>', 'delete the queue after it is idle this long (e.g. 30m, 1h)'),
+    },
     output: QUEUE_OUTPUT,
     mutating: true,
     async run(opts, ctx) {
-      const raw = opt.str(opts, 'eventTypes');
-      const types = raw?.split(',').map((t) => t.trim()).filter(Boolean);
-      if (raw !== undefined && !types!.length) throw usageError('--event-types takes comma-separated event types, e.g. message,reaction');
-      const lifespan = opt.str(opts, 'lifespan');
       const params = {
-        event_types: types,
+        event_types: opts.eventTypes,
         // Only the queue is wanted: fetching no initial state keeps the response small.
         fetch_event_types: [],
-        queue_lifespan_secs: lifespan !== undefined ? parseDuration(lifespan, '--lifespan') : undefined,
+        queue_lifespan_secs: opts.lifespan,
       };
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(register, params));
         return;
       }
@@ -52,7 +63,7 @@ export const commands = [
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['events', 'delete'],
     aliases: ['rm'],
     summary: 'delete event queues',
@@ -61,21 +72,20 @@ export const commands = [
       '(one JSON line each with --json); exit 3 when some failed, and 6 when the one ID given does not exist or ' +
       'has expired (BAD_EVENT_QUEUE_ID). Asks for confirmation on a terminal; elsewhere --yes is required.',
     examples: ['chatctl events delete 1517975029:0 --yes', 'chatctl events delete "$Q" --yes --json'],
-    args: [{ name: 'queue_ids', description: 'queue IDs (from events register or POST /register)', required: true, variadic: true }],
+    args: { queueIds: converted(arg.variadic('queue IDs (from events register or POST /register)', { required: true, label: 'queue_ids' }), parseQueueIds) },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
-      const ids = opt.list(opts, 'queueIds').map((q) => q.trim());
-      if (ids.some((q) => !q)) throw usageError('queue IDs cannot be empty');
+      const ids = opts.queueIds;
       const calls: RowCall[] = ids.map((queueId, i) => ({
         row: i + 1,
         target: queueId,
         status: 'deleted',
         call: planCall(deleteQueue, { queue_id: queueId }, { id: queueId }),
       }));
-      if (!opt.bool(opts, 'dryRun')) await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Delete ${ids.length === 1 ? `event queue ${ids[0]}` : `${ids.length} event queues`}?`);
-      await runCalls(ctx, opts as BulkFlags, await ctx.client(), calls, 'deleted');
+      if (!opts.dryRun) await confirmOrExit(ctx, opts.yes, `Delete ${ids.length === 1 ? `event queue ${ids[0]}` : `${ids.length} event queues`}?`);
+      await runCalls(ctx, opts, await ctx.client(), calls, 'deleted');
     },
   }),
 ];

@@ -1,48 +1,54 @@
 import { createChannelFolder, getChannelFolders, updateChannelFolder } from '../../api/operations/folders.js';
-import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
+import { converted } from '../args.js';
+import { defineCommand } from '../command.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags, OutputSpec } from '../output/output.js';
+import { arg, flag } from '../flags.js';
+import type { OutputSpec } from '../output/output.js';
 import { isId, matchIdsOrNames, requireResolved } from '../resolve.js';
 
 const FOLDER_FIELDS = ['id', 'name', 'description', 'rendered_description', 'order', 'is_archived', 'date_created', 'creator_id'] as const;
 const FOLDER_COLUMNS = ['id', 'name', 'description', 'is_archived'] as const;
 const FOLDER_OUTPUT: OutputSpec = { fields: FOLDER_FIELDS, columns: FOLDER_COLUMNS, times: { date_created: 's' } };
 
+/** A folder's name, as given; blank is no name. */
+function folderName(name: string): string {
+  if (name.trim() === '') throw usageError('a folder needs a name');
+  return name;
+}
 
-export const commands: CommandSpec[] = [
-  defineLegacyCommand({
+export const commands = [
+  defineCommand({
     path: ['folders', 'list'],
     aliases: ['ls'],
     summary: 'list channel folders, in display order',
     description: 'Lists the channel folders of the organization (GET /channel_folders); archived ones only with --archived.',
     examples: ['chatctl folders list', 'chatctl folders list --archived --json'],
-    options: [{ flags: '--archived', description: 'include archived folders' }],
+    options: { archived: flag.bool('--archived', 'include archived folders') },
     output: FOLDER_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      const { channel_folders } = await client.call(getChannelFolders, { include_archived: opt.bool(opts, 'archived') || undefined });
+      const { channel_folders } = await client.call(getChannelFolders, { include_archived: opts.archived || undefined });
       await out.list(channel_folders);
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['folders', 'create'],
     summary: 'create a channel folder (administrators)',
     description: 'Creates a channel folder (POST /channel_folders/create) at the end of the order, and prints its ID.',
     examples: ['chatctl folders create Engineering --description "Channels of the engineering teams"', 'chatctl folders create Social --json'],
-    args: [{ name: 'name', description: 'the folder\'s name', required: true }],
-    options: [{ flags: '--description <text>', description: 'what the folder holds (Markdown; default empty)' }],
+    args: { name: converted(arg.required('the folder\'s name'), folderName) },
+    options: { description: flag.string('--description <text>', 'what the folder holds (Markdown; default empty)') },
     output: { fields: ['id', 'name'] },
     mutating: true,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
-      const name = opt.str(opts, 'name')!;
-      if (name.trim() === '') throw usageError('a folder needs a name');
+      const out = ctx.output(opts);
+      const { name } = opts;
       const client = await ctx.client();
-      const params = { name, description: opt.str(opts, 'description') ?? '' };
-      if (opt.bool(opts, 'dryRun')) {
+      const params = { name, description: opts.description ?? '' };
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(createChannelFolder, params));
         return;
       }
@@ -51,7 +57,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['folders', 'update'],
     summary: 'rename, describe, archive or unarchive a channel folder (administrators)',
     description:
@@ -62,30 +68,27 @@ export const commands: CommandSpec[] = [
       'chatctl folders update Social --archive',
       'chatctl folders update 3 --unarchive --dry-run',
     ],
-    args: [{ name: 'folder', description: 'folder ID or name', required: true }],
-    options: [
-      { flags: '--name <name>', description: 'new name' },
-      { flags: '--description <text>', description: 'new description (Markdown)' },
-      { flags: '--archive', description: 'archive the folder' },
-      { flags: '--unarchive', description: 'unarchive the folder' },
-    ],
+    args: { folder: arg.required('folder ID or name') },
+    options: {
+      name: flag.custom('--name <name>', 'new name', folderName),
+      description: flag.string('--description <text>', 'new description (Markdown)'),
+      archive: flag.bool('--archive', 'archive the folder'),
+      unarchive: flag.bool('--unarchive', 'unarchive the folder'),
+    },
     mutating: true,
-    async run(opts, ctx) {
-      const archive = opt.bool(opts, 'archive');
-      const unarchive = opt.bool(opts, 'unarchive');
+    check({ name, description, archive, unarchive }) {
       if (archive && unarchive) throw usageError('--archive and --unarchive exclude each other');
-      const name = opt.str(opts, 'name');
-      const description = opt.str(opts, 'description');
       if (name === undefined && description === undefined && !archive && !unarchive) {
         throw usageError('nothing to change: pass --name, --description, --archive or --unarchive');
       }
-      if (name !== undefined && name.trim() === '') throw usageError('a folder needs a name');
+    },
+    async run(opts, ctx) {
+      const { name, description, archive, unarchive, folder: ref } = opts;
       const client = await ctx.client();
-      const ref = opt.str(opts, 'folder')!;
       const folders = isId(ref) ? [] : (await client.call(getChannelFolders, { include_archived: true })).channel_folders;
       const [id] = requireResolved(matchIdsOrNames([ref], folders, (n) => `Invalid channel folder ID: no folder named "${n}"`), [ref]);
       const params = { channel_folder_id: id!, name, description, is_archived: archive ? true : unarchive ? false : undefined };
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(updateChannelFolder, params));
         return;
       }

@@ -8,11 +8,12 @@ import {
 } from '../../api/operations/groups.js';
 import { getUsers } from '../../api/operations/users.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags, OutputSpec } from '../output/output.js';
+import { arg, flag, type Values } from '../flags.js';
+import type { OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveUserIds } from '../resolve.js';
 
 const GROUP_FIELDS = [
@@ -21,7 +22,6 @@ const GROUP_FIELDS = [
 ] as const;
 const GROUP_COLUMNS = ['id', 'name', 'description', 'members', 'direct_subgroup_ids', 'is_system_group'] as const;
 const GROUP_OUTPUT: OutputSpec = { fields: GROUP_FIELDS, columns: GROUP_COLUMNS, times: { date_created: 's' } };
-
 
 const MEMBER_FIELDS = ['user_id', 'email', 'full_name', 'is_active', 'is_bot'] as const;
 const MEMBER_COLUMNS = ['user_id', 'full_name', 'email'] as const;
@@ -38,8 +38,18 @@ async function allGroups(client: ChatClient): Promise<UserGroup[]> {
 /** How the person asked for what older servers lack. */
 const CREATE_LABELS = { subgroups: '--subgroup' };
 
-export const commands: CommandSpec[] = [
-  defineLegacyCommand({
+/** The changes `groups members` makes; with none of them, it lists the members. */
+const MEMBER_CHANGE_FLAGS = {
+  add: flag.list('--add <users...>', 'users to add (IDs or e-mails)'),
+  remove: flag.list('--remove <users...>', 'users to remove (IDs or e-mails)'),
+  addSubgroup: flag.list('--add-subgroup <groups...>', 'groups to add as subgroups (IDs or names)'),
+  removeSubgroup: flag.list('--remove-subgroup <groups...>', 'subgroups to remove (IDs or names)'),
+};
+
+const changes = (o: Values<typeof MEMBER_CHANGE_FLAGS>): boolean => o.add.length + o.remove.length + o.addSubgroup.length + o.removeSubgroup.length > 0;
+
+export const commands = [
+  defineCommand({
     path: ['groups', 'list'],
     aliases: ['ls'],
     summary: 'list user groups',
@@ -47,20 +57,20 @@ export const commands: CommandSpec[] = [
       'Lists the user groups (GET /user_groups): their direct members and subgroups by ID, and the permission ' +
       'settings. System groups (role:administrators, role:everyone ...) are included unless --no-system.',
     examples: ['chatctl groups list', 'chatctl groups list --no-system --fields id,name,members', 'chatctl groups list --json | jq \'.[] | {name, n: (.members | length)}\''],
-    options: [
-      { flags: '--deactivated', description: 'include deactivated groups' },
-      { flags: '--no-system', description: 'leave out system groups' },
-    ],
+    options: {
+      deactivated: flag.bool('--deactivated', 'include deactivated groups'),
+      system: flag.bool('--no-system', 'leave out system groups'),
+    },
     output: GROUP_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      const { user_groups } = await client.call(getUserGroups, { include_deactivated_groups: opt.bool(opts, 'deactivated') || undefined });
-      await out.list(user_groups.filter((g) => opts.system !== false || !g.is_system_group));
+      const { user_groups } = await client.call(getUserGroups, { include_deactivated_groups: opts.deactivated || undefined });
+      await out.list(user_groups.filter((g) => opts.system || !g.is_system_group));
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['groups', 'members'],
     summary: 'list or change the members and subgroups of a user group',
     description:
@@ -74,31 +84,26 @@ export const commands: CommandSpec[] = [
       'chatctl groups members 7 --add-subgroup frontend backend',
       'chatctl groups members design --direct --json',
     ],
-    args: [{ name: 'group', description: 'user group ID or name', required: true }],
-    options: [
-      { flags: '--add <users...>', description: 'users to add (IDs or e-mails)' },
-      { flags: '--remove <users...>', description: 'users to remove (IDs or e-mails)' },
-      { flags: '--add-subgroup <groups...>', description: 'groups to add as subgroups (IDs or names)' },
-      { flags: '--remove-subgroup <groups...>', description: 'subgroups to remove (IDs or names)' },
-      { flags: '--direct', description: 'list only direct members, not those of subgroups' },
-    ],
+    args: { group: arg.required('user group ID or name') },
+    options: {
+      ...MEMBER_CHANGE_FLAGS,
+      direct: flag.bool('--direct', 'list only direct members, not those of subgroups'),
+    },
     output: { fields: MEMBER_FIELDS, columns: MEMBER_COLUMNS },
     mutating: true,
     destructive: true,
+    check(opts) {
+      if (changes(opts) && opts.direct) throw usageError('--direct is for listing members, not for changes');
+    },
     async run(opts, ctx) {
-      const add = opt.list(opts, 'add');
-      const remove = opt.list(opts, 'remove');
-      const addSub = opt.list(opts, 'addSubgroup');
-      const removeSub = opt.list(opts, 'removeSubgroup');
-      const changing = add.length + remove.length + addSub.length + removeSub.length > 0;
-      if (changing && opt.bool(opts, 'direct')) throw usageError('--direct is for listing members, not for changes');
-      const out = changing ? null : ctx.output(opts as OutputFlags);
+      const { add, remove, addSubgroup: addSub, removeSubgroup: removeSub, group: groupRef } = opts;
+      const changing = changes(opts);
+      const out = changing ? null : ctx.output(opts);
       const client = await ctx.client();
       const groups = await allGroups(client);
-      const groupRef = opt.str(opts, 'group')!;
       const [groupId] = groupIds(groups, [groupRef]);
       if (!changing) {
-        const { members } = await client.call(getUserGroupMembers, { user_group_id: groupId!, direct_member_only: opt.bool(opts, 'direct') || undefined });
+        const { members } = await client.call(getUserGroupMembers, { user_group_id: groupId!, direct_member_only: opts.direct || undefined });
         const { members: users } = await client.call(getUsers, {});
         const byId = new Map(users.map((u) => [u.user_id, u]));
         await out!.list(members.map((id) => byId.get(id) ?? { user_id: id }));
@@ -111,13 +116,13 @@ export const commands: CommandSpec[] = [
         add_subgroups: addSub.length ? groupIds(groups, addSub) : undefined,
         delete_subgroups: removeSub.length ? groupIds(groups, removeSub) : undefined,
       };
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(updateUserGroupMembers, params));
         return;
       }
       if (remove.length || removeSub.length) {
         const what = [remove.length && `${remove.length} member${remove.length === 1 ? '' : 's'}`, removeSub.length && `${removeSub.length} subgroup${removeSub.length === 1 ? '' : 's'}`].filter(Boolean).join(' and ');
-        await confirmOrExit(ctx, opt.bool(opts, 'yes'), `Remove ${what} from ${groupRef}?`);
+        await confirmOrExit(ctx, opts.yes, `Remove ${what} from ${groupRef}?`);
       }
       await client.call(updateUserGroupMembers, params, { signal: ctx.signal });
       const done = [
@@ -130,7 +135,7 @@ export const commands: CommandSpec[] = [
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['groups', 'create'],
     summary: 'create a user group',
     description:
@@ -140,28 +145,26 @@ export const commands: CommandSpec[] = [
       'chatctl groups create design --description "Design team" --member ada@example.com 12',
       'chatctl groups create platform --description "Everyone on platform" --subgroup frontend backend --json',
     ],
-    args: [{ name: 'name', description: 'the group\'s name', required: true }],
-    options: [
-      { flags: '--description <text>', description: 'what the group is for (required)' },
-      { flags: '--member <users...>', description: 'initial members (IDs or e-mails)' },
-      { flags: '--subgroup <groups...>', description: 'initial subgroups (IDs or names)' },
-    ],
+    args: { name: arg.required('the group\'s name') },
+    options: {
+      description: flag.string('--description <text>', 'what the group is for (required)'),
+      member: flag.list('--member <users...>', 'initial members (IDs or e-mails)'),
+      subgroup: flag.list('--subgroup <groups...>', 'initial subgroups (IDs or names)'),
+    },
     output: { fields: ['id', 'name'] },
     mutating: true,
     async run(opts, ctx) {
-      const description = opt.str(opts, 'description');
+      const { description, member: members, subgroup: subgroups } = opts;
       if (description === undefined) throw usageError('--description is required (it may be "")');
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      const members = opt.list(opts, 'member');
-      const subgroups = opt.list(opts, 'subgroup');
       const params = {
-        name: opt.str(opts, 'name')!,
+        name: opts.name,
         description,
         members: members.length ? await resolveUserIds(client, members) : [],
         subgroups: subgroups.length ? groupIds(await allGroups(client), subgroups) : undefined,
       };
-      if (opt.bool(opts, 'dryRun')) {
+      if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(createUserGroup, params, { labels: CREATE_LABELS }));
         return;
       }

@@ -1,9 +1,9 @@
 import { getUserStatus, REACTION_TYPES, updateUserStatus, type UserStatus } from '../../api/operations/status.js';
 import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
-import { defineLegacyCommand, opt } from '../legacy-command.js';
+import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags } from '../output/output.js';
+import { arg, flag } from '../flags.js';
 import { resolveUser, resolveUsers } from '../resolve.js';
 
 const STATUS_FIELDS = ['away', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
@@ -19,7 +19,7 @@ async function changeStatus(ctx: Context, opts: BulkFlags & { dryRun?: boolean }
 }
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['status', 'set'],
     summary: "set a user's status text or emoji (administrators)",
     description:
@@ -32,52 +32,51 @@ export const commands = [
       'chatctl status set 8 --text ""',
       'chatctl status set 8 --emoji octopus --emoji-code 1f419 --reaction-type unicode_emoji --json',
     ],
-    args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
-    options: [
-      { flags: '--text <text>', description: 'status text ("" clears it)' },
-      { flags: '--emoji <name>', description: 'emoji name ("" clears the emoji)' },
-      { flags: '--emoji-code <code>', description: 'emoji code within the reaction type (with --emoji)' },
-      { flags: '--reaction-type <type>', description: 'emoji namespace (with --emoji)', choices: REACTION_TYPES },
-    ],
+    args: { user: arg.required('user ID or e-mail address') },
+    options: {
+      text: flag.string('--text <text>', 'status text ("" clears it)'),
+      emoji: flag.string('--emoji <name>', 'emoji name ("" clears the emoji)'),
+      emojiCode: flag.string('--emoji-code <code>', 'emoji code within the reaction type (with --emoji)'),
+      reactionType: flag.choice('--reaction-type <type>', 'emoji namespace (with --emoji)', REACTION_TYPES),
+    },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
+    check(opts) {
+      if (opts.emoji === undefined && (opts.emojiCode !== undefined || opts.reactionType !== undefined)) throw usageError('--emoji-code and --reaction-type go with --emoji');
+      if (opts.text === undefined && opts.emoji === undefined) throw usageError('nothing to set: pass --text or --emoji');
+    },
     async run(opts, ctx) {
-      const text = opt.str(opts, 'text');
-      const emoji = opt.str(opts, 'emoji');
-      const code = opt.str(opts, 'emojiCode');
-      const type = opt.str(opts, 'reactionType');
-      if (emoji === undefined && (code !== undefined || type !== undefined)) throw usageError('--emoji-code and --reaction-type go with --emoji');
-      if (text === undefined && emoji === undefined) throw usageError('nothing to set: pass --text or --emoji');
-      await changeStatus(ctx, opts as BulkFlags, opt.str(opts, 'user')!, { status_text: text, emoji_name: emoji, emoji_code: code, reaction_type: type as UserStatus['reaction_type'] }, 'set');
+      const change = { status_text: opts.text, emoji_name: opts.emoji, emoji_code: opts.emojiCode, reaction_type: opts.reactionType };
+      await changeStatus(ctx, opts, opts.user, change, 'set');
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['status', 'clear'],
     summary: "clear a user's status text and emoji (administrators)",
     description: "Clears another user's status text and emoji (POST /users/{user_id}/status with both empty), as an administrator.",
     examples: ['chatctl status clear ada@example.com', 'chatctl status clear 8 --dry-run'],
-    args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
+    args: { user: arg.required('user ID or e-mail address') },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
-      await changeStatus(ctx, opts as BulkFlags, opt.str(opts, 'user')!, { status_text: '', emoji_name: '' }, 'cleared');
+      await changeStatus(ctx, opts, opts.user, { status_text: '', emoji_name: '' }, 'cleared');
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['status', 'get'],
     summary: "show a user's status",
     description:
       "Shows a user's status text and emoji (GET /users/{user_id}/status). JSON holds only what is set ({} for " +
       'no status); away is the legacy flag of a user who turned presence off.',
     examples: ['chatctl status get ada@example.com', 'chatctl status get 8 --json', 'chatctl status get 8 --fields status_text'],
-    args: [{ name: 'user', description: 'user ID or e-mail address', required: true }],
+    args: { user: arg.required('user ID or e-mail address') },
     output: { fields: STATUS_FIELDS },
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      const { status } = await client.call(getUserStatus, { user_id: await resolveUser(client, opt.str(opts, 'user')!) });
+      const { status } = await client.call(getUserStatus, { user_id: await resolveUser(client, opts.user) });
       // JSON is the data itself; a table shows every field, so an empty status reads as one.
       await out.item(out.isJson ? status : { ...Object.fromEntries(STATUS_FIELDS.map((f) => [f, null])), ...status });
     },

@@ -4,10 +4,12 @@ import {
   updateSubscriptionSettings,
   type SubscriptionProperty,
 } from '../../api/operations/channels.js';
-import { BULK_FLAGS, type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
-import { defineLegacyCommand, opt, type CommandSpec } from '../legacy-command.js';
+import { converted } from '../args.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { defineCommand } from '../command.js';
 import { usageError } from '../errors.js';
-import type { OutputFlags, OutputSpec } from '../output/output.js';
+import { arg, flag } from '../flags.js';
+import type { OutputSpec } from '../output/output.js';
 import { resolveChannels } from '../resolve.js';
 
 const SUBSCRIPTION_FIELDS = [
@@ -21,20 +23,19 @@ const SUBSCRIPTION_OUTPUT: OutputSpec = { fields: SUBSCRIPTION_FIELDS, columns: 
 export function parseSetting(text: string): { property: SubscriptionProperty; value: string | boolean } {
   const m = /^([a-z_]+)=(.*)$/s.exec(text.trim());
   if (!m) throw usageError(`settings are PROPERTY=VALUE, not "${text}"`, `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
-  const [, property, value] = m as unknown as [string, string, string];
-  if (!(SUBSCRIPTION_PROPERTIES as readonly string[]).includes(property)) {
-    throw usageError(`unknown subscription property "${property}"`, `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
-  }
+  const [, name = '', value = ''] = m;
+  const property = SUBSCRIPTION_PROPERTIES.find((p) => p === name);
+  if (property === undefined) throw usageError(`unknown subscription property "${name}"`, `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
   if (property === 'color') {
     if (!/^#[0-9a-f]{6}$/i.test(value)) throw usageError(`color is a hex colour such as #76ce90, not "${value}"`);
     return { property, value: value.toLowerCase() };
   }
   if (value !== 'true' && value !== 'false') throw usageError(`${property} is true or false, not "${value}"`);
-  return { property: property as SubscriptionProperty, value: value === 'true' };
+  return { property, value: value === 'true' };
 }
 
-export const commands: CommandSpec[] = [
-  defineLegacyCommand({
+export const commands = [
+  defineCommand({
     path: ['subscriptions', 'list'],
     aliases: ['ls'],
     summary: 'list your subscriptions and their personal settings',
@@ -43,17 +44,17 @@ export const commands: CommandSpec[] = [
       'colour, muted, pinned, and the notification settings (empty: the organization default applies). ' +
       '--json prints the subscription objects as the server gives them.',
     examples: ['chatctl subscriptions list', 'chatctl subscriptions list --fields name,is_muted --format csv', 'chatctl subscriptions list --subscribers --json'],
-    options: [{ flags: '--subscribers', description: 'include the subscriber IDs of each channel' }],
+    options: { subscribers: flag.bool('--subscribers', 'include the subscriber IDs of each channel') },
     output: SUBSCRIPTION_OUTPUT,
     async run(opts, ctx) {
-      const out = ctx.output(opts as OutputFlags);
+      const out = ctx.output(opts);
       const client = await ctx.client();
-      const { subscriptions } = await client.call(getSubscriptions, { include_subscribers: opt.bool(opts, 'subscribers') || undefined });
+      const { subscriptions } = await client.call(getSubscriptions, { include_subscribers: opts.subscribers || undefined });
       await out.list(subscriptions);
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['subscriptions', 'set'],
     summary: 'change personal settings of your subscriptions, several at once',
     description:
@@ -68,16 +69,19 @@ export const commands: CommandSpec[] = [
       'chatctl subscriptions set --channel design --channel 12 color=#76ce90 pin_to_top=true --json',
       'chatctl subscriptions set --channel general push_notifications=false --dry-run',
     ],
-    args: [{ name: 'settings', description: 'PROPERTY=VALUE pairs', variadic: true }],
-    options: [{ flags: '--channel <channel>', description: 'a channel, by ID or name (repeatable)', repeatable: true }],
-    flags: BULK_FLAGS,
+    args: { settings: converted(arg.variadic('PROPERTY=VALUE pairs'), (values) => values.map(parseSetting)) },
+    options: {
+      channel: flag.list('--channel <channel>', 'a channel, by ID or name (repeatable)'),
+      ...BULK_FLAGS,
+    },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
+    check(opts) {
+      if (!opts.channel.length) throw usageError('name at least one channel with --channel');
+      if (!opts.settings.length) throw usageError('nothing to change: give PROPERTY=VALUE settings', `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
+    },
     async run(opts, ctx) {
-      const channels = opt.list(opts, 'channel');
-      const settings = opt.list(opts, 'settings').map(parseSetting);
-      if (!channels.length) throw usageError('name at least one channel with --channel');
-      if (!settings.length) throw usageError('nothing to change: give PROPERTY=VALUE settings', `properties: ${SUBSCRIPTION_PROPERTIES.join(', ')}`);
+      const { channel: channels, settings } = opts;
       const client = await ctx.client();
       const resolved = await resolveChannels(client, channels);
       const seen = new Set<number>();
@@ -97,7 +101,7 @@ export const commands: CommandSpec[] = [
           call: planCall(updateSubscriptionSettings, { subscription_data: settings.map((s) => ({ stream_id: streamId, ...s })) }, { id: streamId }),
         });
       }
-      await runCalls(ctx, opts as BulkFlags & { dryRun?: boolean }, client, calls, 'updated');
+      await runCalls(ctx, opts, client, calls, 'updated');
     },
   }),
 ];

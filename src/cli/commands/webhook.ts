@@ -1,11 +1,12 @@
 import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
 import { getOwnUser } from '../../api/operations/users.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineLegacyCommand, opt, type CommandOptions } from '../legacy-command.js';
+import { idArg, parseIdArg } from '../args.js';
+import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
 import { ChatctlError, usageError } from '../errors.js';
-import type { OutputFlags, OutputSpec } from '../output/output.js';
-import { parseIdArgs } from '../units.js';
+import { flag } from '../flags.js';
+import type { OutputSpec } from '../output/output.js';
 import { deliver } from '../webhook/deliver.js';
 import { listenForPayloads } from '../webhook/listen.js';
 import {
@@ -51,19 +52,25 @@ function messageTrigger(ctx: Context, message: OutgoingWebhookMessage, bot: Pers
   return asked ?? actual ?? (message.type === 'private' ? 'direct_message' : 'mention');
 }
 
-function askedTrigger(opts: CommandOptions): OutgoingWebhookTrigger | undefined {
-  return opt.str(opts, 'trigger') as OutgoingWebhookTrigger | undefined;
+const urlRequired = () => usageError('--url is required: where the integration listens');
+
+/** An integration's address: an http or https URL, kept as given ('' is none). */
+function parseIntegrationUrl(url: string, name: string): string {
+  if (!url) throw urlRequired();
+  const protocol = URL.canParse(url) ? new URL(url).protocol : '';
+  if (protocol !== 'http:' && protocol !== 'https:') throw usageError(`${name} takes an http or https URL, not "${url}"`);
+  return url;
 }
 
 const DELIVERY_OUTPUT: OutputSpec = { fields: ['status', 'body', 'effect'] };
 
 export const commands = [
-  defineLegacyCommand({
+  defineCommand({
     path: ['webhook', 'payload'],
     summary: 'show the payload an outgoing-webhook bot would receive for a message',
     description:
-      'Prints, as JSON, the payload a Zulip-compatible server POSTs to an outgoing-webhook bot for MESSAGE_ID: ' +
-      'bot_email, bot_full_name, data (the raw message), trigger, token, and the message as GET /messages shows it ' +
+      'Prints, in JSON, the payload a Zulip-compatible server POSTs to an outgoing-webhook bot for MESSAGE_ID: ' +
+      'bot_email, bot_full_name, data (the raw message), trigger, token, and the message the way GET /messages shows it ' +
       'with apply_markdown false, plus rendered_content. The trigger is the one the server would use (a mention in ' +
       'a channel, or a direct message to the bot); a warning says so when the message would not trigger the bot. ' +
       'The bot\'s token is shown only to its owner and administrators (POST /register realm_bots); for anyone else ' +
@@ -73,24 +80,23 @@ export const commands = [
       'chatctl webhook payload 1234 --bot 42 | jq .message.content',
       'chatctl webhook payload 1234 --bot 42 > payload.json && curl -d @payload.json -H "Content-Type: application/json" http://localhost:8080/',
     ],
-    args: [{ name: 'message_id', description: 'the message (ID)', required: true }],
-    options: [
-      { flags: '--bot <bot>', description: 'the outgoing-webhook bot (ID or e-mail)' },
-      { flags: '--trigger <trigger>', description: 'override the trigger', choices: TRIGGERS },
-    ],
+    args: { messageId: idArg('the message (ID)', 'message', { label: 'message_id' }) },
+    options: {
+      bot: flag.string('--bot <bot>', 'the outgoing-webhook bot (ID or e-mail)'),
+      trigger: flag.choice('--trigger <trigger>', 'override the trigger', TRIGGERS),
+    },
     async run(opts, ctx) {
-      const [messageId] = parseIdArgs([opt.str(opts, 'messageId')!], 'message');
-      const botRef = opt.str(opts, 'bot');
+      const botRef = opts.bot;
       if (!botRef) throw usageError('--bot is required: the payload names the bot it is for');
       const client = await ctx.client();
       const bot = await botOf(ctx, client, botRef);
-      const message = await fetchWebhookMessage(client, messageId!, ctx.signal);
-      const trigger = messageTrigger(ctx, message, bot, askedTrigger(opts));
+      const message = await fetchWebhookMessage(client, opts.messageId, ctx.signal);
+      const trigger = messageTrigger(ctx, message, bot, opts.trigger);
       writeJson(ctx, buildPayload(bot, message, trigger, await tokenOf(ctx, client, bot)));
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['webhook', 'trigger'],
     summary: 'POST a realistic outgoing-webhook payload to an integration, to test it',
     description:
@@ -109,30 +115,19 @@ export const commands = [
       'chatctl webhook trigger --url http://localhost:8080/ --message-id 1234 --bot 42 --json',
       'CHATCTL_WEBHOOK_TOKEN="$TOKEN" chatctl webhook trigger --url http://localhost:8080/ --dry-run',
     ],
-    options: [
-      { flags: '--url <url>', description: "the integration's URL (the bot's payload URL)" },
-      { flags: '--bot <bot>', description: 'the outgoing-webhook bot (ID or e-mail); default: a sample bot' },
-      { flags: '--trigger <trigger>', description: 'mention (a channel message) or direct_message', choices: TRIGGERS },
-      { flags: '--message-id <id>', description: 'send this message instead of a sample' },
-      { flags: '--token <token>', description: "the token to send (default: $CHATCTL_WEBHOOK_TOKEN, else the bot's when you may see it); the variable keeps it out of ps" },
-    ],
+    options: {
+      url: flag.custom('--url <url>', "the integration's URL (the bot's payload URL)", parseIntegrationUrl),
+      bot: flag.string('--bot <bot>', 'the outgoing-webhook bot (ID or e-mail); default: a sample bot'),
+      trigger: flag.choice('--trigger <trigger>', 'mention (a channel message) or direct_message', TRIGGERS),
+      messageId: flag.custom('--message-id <id>', 'send this message instead of a sample', (v) => parseIdArg(v, 'message')),
+      token: flag.string('--token <token>', "the token to send (default: $CHATCTL_WEBHOOK_TOKEN, else the bot's when you may see it); the variable keeps it out of ps"),
+    },
     output: DELIVERY_OUTPUT,
     mutating: true,
     async run(opts, ctx) {
-      const url = opt.str(opts, 'url');
-      if (!url) throw usageError('--url is required: where the integration listens');
-      let parsed: URL;
-      try {
-        parsed = new URL(url);
-      } catch {
-        throw usageError(`--url takes an http or https URL, not "${url}"`);
-      }
-      if (!['http:', 'https:'].includes(parsed.protocol)) throw usageError(`--url takes an http or https URL, not "${url}"`);
-      const messageRef = opt.str(opts, 'messageId');
-      const messageId = messageRef !== undefined ? parseIdArgs([messageRef], 'message')[0] : undefined;
-      const botRef = opt.str(opts, 'bot');
-      const asked = askedTrigger(opts);
-      const out = ctx.output(opts as OutputFlags);
+      const { url, messageId, bot: botRef, trigger: asked } = opts;
+      if (url === undefined) throw urlRequired();
+      const out = ctx.output(opts);
 
       const client = botRef !== undefined || messageId !== undefined ? await ctx.client() : null;
       const named = client && botRef !== undefined ? await botOf(ctx, client, botRef) : null;
@@ -147,8 +142,8 @@ export const commands = [
         trigger = asked ?? 'mention';
         message = sampleMessage(sender, bot, trigger, ctx.now());
       }
-      const given = opt.str(opts, 'token') ?? ctx.env.CHATCTL_WEBHOOK_TOKEN;
-      if (opt.bool(opts, 'dryRun')) {
+      const given = opts.token ?? ctx.env.CHATCTL_WEBHOOK_TOKEN;
+      if (opts.dryRun) {
         // The bot's token is read with POST /register, which a dry run does not send: a service bot's
         // payload is shown with its token masked, as it would go if the server shows it to you.
         const serviceBot = named !== null && (named.bot_type === 3 || named.bot_type === 4);
@@ -165,7 +160,7 @@ export const commands = [
     },
   }),
 
-  defineLegacyCommand({
+  defineCommand({
     path: ['webhook', 'listen'],
     summary: 'receive outgoing-webhook payloads and print them',
     description:
@@ -179,25 +174,20 @@ export const commands = [
       'CHATCTL_WEBHOOK_TOKEN="$TOKEN" chatctl webhook listen --port 9000 --reply "Got it!"',
       'chatctl webhook listen --count 1 | jq .data',
     ],
-    options: [
-      { flags: '--port <port>', description: 'the port to listen on (0: any free port)', default: '8080' },
-      { flags: '--host <host>', description: 'the address to listen on', default: '127.0.0.1' },
-      { flags: '--token <token>', description: 'accept only payloads carrying this token (default: $CHATCTL_WEBHOOK_TOKEN; the variable keeps it out of ps)' },
-      { flags: '--reply <text>', description: 'answer with this content, which the bot posts back' },
-      { flags: '--count <n>', description: 'stop after this many payloads' },
-    ],
+    options: {
+      port: flag.port('--port <port>', 'the port to listen on (0: any free port)', { default: 8080 }),
+      host: flag.string('--host <host>', 'the address to listen on', { default: '127.0.0.1' }),
+      token: flag.string('--token <token>', 'accept only payloads carrying this token (default: $CHATCTL_WEBHOOK_TOKEN; the variable keeps it out of ps)'),
+      reply: flag.string('--reply <text>', 'answer with this content, which the bot posts back'),
+      count: flag.int('--count <n>', 'stop after this many payloads', { min: 1, what: 'a number of payloads (1 or more)' }),
+    },
     async run(opts, ctx) {
-      const port = Number(opt.str(opts, 'port'));
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port takes a port number, not "${opt.str(opts, 'port')}"`);
-      const countRef = opt.str(opts, 'count');
-      const count = countRef !== undefined ? Number(countRef) : undefined;
-      if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw usageError(`--count takes a number of payloads (1 or more), not "${countRef}"`);
       const received = await listenForPayloads({
-        host: opt.str(opts, 'host')!,
-        port,
-        token: opt.str(opts, 'token') ?? ctx.env.CHATCTL_WEBHOOK_TOKEN,
-        reply: opt.str(opts, 'reply'),
-        count,
+        host: opts.host,
+        port: opts.port,
+        token: opts.token ?? ctx.env.CHATCTL_WEBHOOK_TOKEN,
+        reply: opts.reply,
+        count: opts.count,
         signal: ctx.signal,
         onListening: (url) => ctx.info(`chatctl: listening for outgoing-webhook payloads at ${url} (Ctrl-C to stop)`),
         onPayload: (payload) => writeJson(ctx, payload),

@@ -35,6 +35,15 @@ export function interpretReply(status: number, text: string): Omit<Delivery, 'st
   return { body, effect: `nothing is posted${why}`, failed: false };
 }
 
+/** Why a POST failed, in a few words: the timeout, or the network's code (ECONNREFUSED) where fetch gives one. */
+function whyUndelivered(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  if (e.name === 'TimeoutError') return `no reply within ${DELIVERY_TIMEOUT_MS / 1000} seconds (a Zulip server gives up then, and retries)`;
+  const { cause } = e;
+  if (!(cause instanceof Error)) return e.message;
+  return 'code' in cause && typeof cause.code === 'string' ? cause.code : cause.message;
+}
+
 export async function deliver(url: string, payload: unknown, signal: AbortSignal): Promise<Delivery> {
   let res: Response;
   try {
@@ -46,9 +55,7 @@ export async function deliver(url: string, payload: unknown, signal: AbortSignal
     });
   } catch (e) {
     if (signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
-    const err = e as Error & { cause?: Error & { code?: string } };
-    const why = err.name === 'TimeoutError' ? `no reply within ${DELIVERY_TIMEOUT_MS / 1000} seconds (a Zulip server gives up then, and retries)` : (err.cause?.code ?? err.cause?.message ?? err.message);
-    throw new ChatctlError(`cannot deliver to ${url}: ${why}`, 'temporary');
+    throw new ChatctlError(`cannot deliver to ${url}: ${whyUndelivered(e)}`, 'temporary');
   }
   const text = await res.text();
   return { status: res.status, ...interpretReply(res.status, text) };

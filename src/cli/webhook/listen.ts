@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isPlainObject } from '../../api/schema.js';
 import { ChatctlError } from '../errors.js';
 
 /** Payloads are a message and a few fields; anything far larger is not one. */
@@ -34,12 +35,14 @@ const sameToken = (given: unknown, expected: string): boolean => {
 };
 
 async function readBody(req: IncomingMessage): Promise<string | null> {
+  // A request read with no encoding set yields Buffers.
+  const body: AsyncIterable<Buffer> = req;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
+  for await (const chunk of body) {
+    size += chunk.length;
     if (size > MAX_BODY_BYTES) return null;
-    chunks.push(chunk as Buffer);
+    chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -75,12 +78,12 @@ export async function listenForPayloads(o: ListenOptions): Promise<number> {
       } catch {
         payload = undefined;
       }
-      if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
+      if (!isPlainObject(payload)) {
         o.onReject(`refused a request whose body is not a JSON object ${from(req)}`);
         answer(res, 400, { result: 'error', msg: 'Expected a JSON object' });
         return;
       }
-      const body = payload as Record<string, unknown>;
+      const body = payload;
       if (o.token !== undefined && !sameToken(body.token, o.token)) {
         o.onReject(`refused a payload with ${typeof body.token === 'string' ? 'a wrong' : 'no'} token ${from(req)}`);
         answer(res, 401, { result: 'error', msg: 'Invalid token' });
@@ -105,10 +108,14 @@ export async function listenForPayloads(o: ListenOptions): Promise<number> {
 
   server.listen(o.port, o.host);
   try {
-    await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e))]);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ChatctlError(`cannot listen on ${o.host}:${o.port}: ${code === 'EADDRINUSE' ? 'the port is in use' : (e as Error).message}`, 'failure', code === 'EADDRINUSE' ? 'pick another with --port (0: any free port)' : undefined);
+    const inUse = e instanceof Error && 'code' in e && e.code === 'EADDRINUSE';
+    throw new ChatctlError(
+      `cannot listen on ${o.host}:${o.port}: ${inUse ? 'the port is in use' : e instanceof Error ? e.message : String(e)}`,
+      'failure',
+      inUse ? 'pick another with --port (0: any free port)' : undefined,
+    );
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : o.port;

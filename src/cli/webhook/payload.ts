@@ -1,10 +1,11 @@
 /**
  * The §4.21 payload an outgoing-webhook bot receives, built on the client side from what the API shows:
- * the message as GET /messages gives it with apply_markdown false (plus its rendered HTML), the bot's user,
+ * the message the way GET /messages gives it with apply_markdown false (plus its rendered HTML), the bot's user,
  * and the bot's service token where the caller may see it (POST /register realm_bots: the bot's owner and
  * administrators). Sample messages stand in when no real message is named.
  */
 import { ApiError } from '../../api/errors.js';
+import { isPlainObject } from '../../api/schema.js';
 import { deleteQueue, register } from '../../api/operations/events.js';
 import { getMessages, type FetchedMessage } from '../../api/operations/messages.js';
 import { getUser, getUserByEmail } from '../../api/operations/users.js';
@@ -35,11 +36,6 @@ export async function fetchUser(client: ChatClient, ref: string, signal?: AbortS
   return user;
 }
 
-interface RealmBot {
-  user_id: number;
-  services?: { token?: string }[];
-}
-
 /**
  * The bot's service token, or null and why. A Zulip server shows it only in POST /register (realm_bots:
  * the caller's own bots, or every bot for administrators); the queue that comes with the registration is
@@ -48,10 +44,13 @@ interface RealmBot {
 export async function fetchBotToken(client: ChatClient, botId: number, signal?: AbortSignal): Promise<{ token: string | null; why?: string }> {
   const res = await client.call(register, { event_types: ['realm_bot'], fetch_event_types: ['realm_bot'] }, { signal });
   if (res.queue_id) await client.call(deleteQueue, { queue_id: res.queue_id }).catch(() => undefined);
-  if (!Array.isArray(res.realm_bots)) return { token: null, why: 'the server did not return realm_bots from POST /register' };
-  const bot = (res.realm_bots as RealmBot[]).find((b) => b.user_id === botId);
-  if (!bot) return { token: null, why: 'it is shown only to the bot\'s owner and administrators' };
-  const token = bot.services?.find((s) => typeof s.token === 'string')?.token;
+  // realm_bots is state the response does not type: each bot and service is checked as it is read.
+  const bots: unknown = res.realm_bots;
+  if (!Array.isArray(bots)) return { token: null, why: 'the server did not return realm_bots from POST /register' };
+  const bot: unknown = bots.find((b) => isPlainObject(b) && b.user_id === botId);
+  if (!isPlainObject(bot)) return { token: null, why: 'it is shown only to the bot\'s owner and administrators' };
+  const services: unknown[] = Array.isArray(bot.services) ? bot.services : [];
+  const token = services.map((s) => (isPlainObject(s) ? s.token : undefined)).find((t): t is string => typeof t === 'string');
   return token ? { token } : { token: null, why: 'the server shows no service for the bot' };
 }
 
