@@ -3,6 +3,7 @@
  * its own, and numeric IDs whose usage error names what they identify (`linkifier IDs are numbers, not "x"`).
  * Like every declaration, they are parsed once, before the command runs.
  */
+import { usageError } from './errors.js';
 import { arg, type Arg } from './flags.js';
 import { parseIdArgs } from './units.js';
 
@@ -21,3 +22,12 @@ export const idArg = (description: string, what: string, o: { label?: string } =
 /** One or more ID arguments (`attachments delete 12 13`). */
 export const idsArg = (description: string, what: string): Arg<number[]> =>
   converted(arg.variadic(description, { required: true }), (values) => parseIdArgs(values, what));
+
+/** A message ID, as `messages` and `reactions` commands word its error. */
+export function parseMessageId(value: string): number {
+  if (!/^\d+$/.test(value)) throw usageError(`a message ID is a number, not "${value}"`);
+  return Number(value);
+}
+
+/** The message ID positional argument of `messages` and `reactions` commands. */
+export const messageIdArg = () => arg.custom('message ID', parseMessageId);

@@ -6,7 +6,7 @@ import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { flag } from '../flags.js';
 import { readAll } from '../io.js';
-import { messageIdArg } from '../message-id.js';
+import { messageIdArg } from '../args.js';
 import type { OutputSpec } from '../output/output.js';
 import { resolveUserIds } from '../resolve.js';
 import { topicName } from './topics.js';

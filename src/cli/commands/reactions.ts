@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { arg, flag } from '../flags.js';
-import { messageIdArg } from '../message-id.js';
+import { messageIdArg } from '../args.js';
 
 export const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] as const;
 type ReactionType = (typeof REACTION_TYPES)[number];
