@@ -44,7 +44,12 @@ const site = `http://127.0.0.1:${server.address().port}`;
 const ids = Array.from({ length: ITEMS }, (_, i) => i + 1);
 
 async function timed(label, body) {
-  const client = new ChatClient(new HttpTransport(site), { email: 'bench@example.com', apiKey: 'a'.repeat(32) }, {}, { retry: retryPolicy(), pacer: new Pacer() });
+  const client = new ChatClient(
+    new HttpTransport(site),
+    { email: 'bench@example.com', apiKey: 'a'.repeat(32) },
+    {},
+    { retry: retryPolicy(), pacer: new Pacer() },
+  );
   sockets = 0;
   deletes = 0;
   const started = process.hrtime.bigint();
@@ -99,12 +104,21 @@ const limited = createServer((req, res) => {
   res.writeHead(reply.status, reply.headers).end(JSON.stringify(reply.body));
 });
 await new Promise((resolve) => limited.listen(0, '127.0.0.1', resolve));
-const client = new ChatClient(new HttpTransport(`http://127.0.0.1:${limited.address().port}`), { email: 'bench@example.com', apiKey: 'a'.repeat(32) }, {}, {
-  retry: retryPolicy(),
-  pacer: new Pacer({ rules }),
-});
+const client = new ChatClient(
+  new HttpTransport(`http://127.0.0.1:${limited.address().port}`),
+  { email: 'bench@example.com', apiKey: 'a'.repeat(32) },
+  {},
+  {
+    retry: retryPolicy(),
+    pacer: new Pacer({ rules }),
+  },
+);
 const started = process.hrtime.bigint();
-const results = await runPool(Array.from({ length: JOB }, (_, i) => i + 1), (id) => client.call(removeAttachment, { attachment_id: id }), { pacer: client.pacer });
+const results = await runPool(
+  Array.from({ length: JOB }, (_, i) => i + 1),
+  (id) => client.call(removeAttachment, { attachment_id: id }),
+  { pacer: client.pacer },
+);
 const took = Number(process.hrtime.bigint() - started) / 1e9;
 await client.close();
 limited.close();

@@ -77,7 +77,9 @@ function call(method, path, { auth, form, from } = {}) {
 const [, , login] = await call('POST', '/fetch_api_key', { form: { username: OWNER, password: 'bench-password-1' } });
 const auth = `${OWNER}:${JSON.parse(login).api_key}`;
 const [, , me] = await call('GET', '/users', { auth });
-const memberIds = JSON.parse(me).members.filter((u) => u.email.startsWith('member')).map((u) => u.user_id);
+const memberIds = JSON.parse(me)
+  .members.filter((u) => u.email.startsWith('member'))
+  .map((u) => u.user_id);
 
 const p99 = (times) => [...times].sort((a, b) => a - b)[Math.ceil(times.length * 0.99) - 1];
 
@@ -107,15 +109,30 @@ async function measure(loaders, load) {
 const run = `${process.pid}`;
 let address = 0;
 const phases = [
-  ['while 4 clients create users with passwords', 3, LOADERS, (k, i) => call('POST', '/users', { auth, form: { email: `new-${run}-${k}-${i}@bench.test`, full_name: `New ${k} ${i}`, password: 'a-long-password' } })],
+  [
+    'while 4 clients create users with passwords',
+    3,
+    LOADERS,
+    (k, i) => call('POST', '/users', { auth, form: { email: `new-${run}-${k}-${i}@bench.test`, full_name: `New ${k} ${i}`, password: 'a-long-password' } }),
+  ],
   [
     'while 4 clients fail logins with made-up usernames',
     3,
     LOADERS,
-    (k, i) => call('POST', '/fetch_api_key', { form: { username: `nobody-${k}-${i}@bench.test`, password: 'wrong' }, from: `127.0.0.${2 + (address++ % 250)}` }),
+    (k, i) =>
+      call('POST', '/fetch_api_key', { form: { username: `nobody-${k}-${i}@bench.test`, password: 'wrong' }, from: `127.0.0.${2 + (address++ % 250)}` }),
   ],
   ['while one client sends typing to 1,000 users', 5, 1, () => call('POST', '/typing', { auth, form: { op: 'start', to: JSON.stringify(memberIds) } })],
-  ['while one client sends 10,000-character messages', 5, 1, (_k, i) => call('POST', '/messages', { auth, form: { type: 'stream', to: 'general', topic: `load ${i % 20}`, content: `**bench** ${i} `.padEnd(10_000, 'lorem ipsum dolor sit amet ') } })],
+  [
+    'while one client sends 10,000-character messages',
+    5,
+    1,
+    (_k, i) =>
+      call('POST', '/messages', {
+        auth,
+        form: { type: 'stream', to: 'general', topic: `load ${i % 20}`, content: `**bench** ${i} `.padEnd(10_000, 'lorem ipsum dolor sit amet ') },
+      }),
+  ],
 ];
 
 try {

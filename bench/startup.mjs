@@ -24,7 +24,13 @@ const dataDir = join(work, 'data');
 const configDir = join(work, 'config');
 const db = openDb(dataDir);
 const now = Math.floor(Date.now() / 1000);
-const owner = createOrganization(db, { name: 'Bench', ownerEmail: 'owner@bench.test', ownerName: 'Owner', passwordHash: await hashPassword('bench-password'), now });
+const owner = createOrganization(db, {
+  name: 'Bench',
+  ownerEmail: 'owner@bench.test',
+  ownerName: 'Owner',
+  passwordHash: await hashPassword('bench-password'),
+  now,
+});
 db.transaction(() => {
   for (let i = 1; i < USERS; i++) {
     insertUser(db, { email: `user${i}@bench.test`, full_name: `User ${i}`, role: [200, 300, 400, 400, 400, 600][i % 6] }, now);
@@ -82,7 +88,9 @@ function run(label, env) {
     const ratio = ms / baseline;
     const verdict = budget === null ? (name === 'node -e 0' ? 'baseline' : 'reference') : ratio <= budget ? 'within' : 'OVER';
     if (verdict === 'OVER') ok = false;
-    console.log(`${name.padEnd(44)} ${`${ms.toFixed(1)} ms`.padStart(9)} ${`${ratio.toFixed(2)}x`.padStart(6)} ${budget === null ? '       ' : `${budget.toFixed(1)}x`.padStart(7)}  ${verdict}`);
+    console.log(
+      `${name.padEnd(44)} ${`${ms.toFixed(1)} ms`.padStart(9)} ${`${ratio.toFixed(2)}x`.padStart(6)} ${budget === null ? '       ' : `${budget.toFixed(1)}x`.padStart(7)}  ${verdict}`,
+    );
   }
   return ok;
 }

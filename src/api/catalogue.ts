@@ -22,10 +22,28 @@ import * as status from './operations/status.js';
 import * as bots from './operations/bots.js';
 import * as profileFields from './operations/profile-fields.js';
 
-const isOperation = (v: unknown): v is Operation =>
-  typeof v === 'object' && v !== null && 'method' in v && 'path' in v && 'access' in v;
+const isOperation = (v: unknown): v is Operation => typeof v === 'object' && v !== null && 'method' in v && 'path' in v && 'access' in v;
 
-const modules = { server, users, messages, reactions, channels, groups, presence, events, folders, typing, attachments, linkifiers, webhooks, invites, domains, status, bots, profileFields };
+const modules = {
+  server,
+  users,
+  messages,
+  reactions,
+  channels,
+  groups,
+  presence,
+  events,
+  folders,
+  typing,
+  attachments,
+  linkifiers,
+  webhooks,
+  invites,
+  domains,
+  status,
+  bots,
+  profileFields,
+};
 
 export type AreaName = keyof typeof modules;
 

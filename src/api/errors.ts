@@ -50,14 +50,11 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (msg: string, extra: Record<string, unknown> = {}): ApiError =>
-  new ApiError(msg, 'BAD_REQUEST', 400, extra);
+export const badRequest = (msg: string, extra: Record<string, unknown> = {}): ApiError => new ApiError(msg, 'BAD_REQUEST', 400, extra);
 
 /** Every Basic-auth failure on a real server: 401, code UNAUTHORIZED, with the Basic challenge. */
-export const unauthorized = (msg: string): ApiError =>
-  new ApiError(msg, 'UNAUTHORIZED', 401, {}, { 'www-authenticate': 'Basic realm="zulip"' });
+export const unauthorized = (msg: string): ApiError => new ApiError(msg, 'UNAUTHORIZED', 401, {}, { 'www-authenticate': 'Basic realm="zulip"' });
 
-export const mustBe = (what: 'administrator' | 'owner' | 'member'): ApiError =>
-  new ApiError(`${ROLE_REQUIRED} ${what}`, 'UNAUTHORIZED_PRINCIPAL', 400);
+export const mustBe = (what: 'administrator' | 'owner' | 'member'): ApiError => new ApiError(`${ROLE_REQUIRED} ${what}`, 'UNAUTHORIZED_PRINCIPAL', 400);
 
 export const insufficientPermission = (): ApiError => badRequest(INSUFFICIENT_PERMISSION);

@@ -6,9 +6,7 @@
 import { NotAtLevel, type OlderParam } from './operation.js';
 
 /** A narrow term: `{operator, operand, negated}` or the legacy `[operator, operand]` pair. */
-export type NarrowTerm =
-  | { operator: string; operand: string | number | number[]; negated?: boolean }
-  | [string, string];
+export type NarrowTerm = { operator: string; operand: string | number | number[]; negated?: boolean } | [string, string];
 
 type Term = Extract<NarrowTerm, { operator: string }>;
 

@@ -2,11 +2,7 @@
 import type { OlderParam } from './operation.js';
 
 /** The general-chat topic is "" from feature level 334; older servers know it as "(no topic)". */
-export const EMPTY_TOPIC_BEFORE_334: readonly OlderParam<string>[] = [
-  { before: 334, value: (topic) => (topic === '' ? '(no topic)' : topic) },
-];
+export const EMPTY_TOPIC_BEFORE_334: readonly OlderParam<string>[] = [{ before: 334, value: (topic) => (topic === '' ? '(no topic)' : topic) }];
 
 /** A direct conversation is `direct` from feature level 174; older servers call it `private`. */
-export const DIRECT_TYPE_BEFORE_174: readonly OlderParam<string>[] = [
-  { before: 174, value: (type) => (type === 'direct' ? 'private' : type) },
-];
+export const DIRECT_TYPE_BEFORE_174: readonly OlderParam<string>[] = [{ before: 174, value: (type) => (type === 'direct' ? 'private' : type) }];

@@ -66,8 +66,7 @@ export function olderFormFor(op: Operation, params: Readonly<Record<string, unkn
 }
 
 /** Whether some older form of `op` applies to a call with these parameters, at some level. */
-export const hasOlderFormFor = (op: Operation, params: Readonly<Record<string, unknown>>): boolean =>
-  (forms.get(op) ?? []).some((f) => needed(f, params));
+export const hasOlderFormFor = (op: Operation, params: Readonly<Record<string, unknown>>): boolean => (forms.get(op) ?? []).some((f) => needed(f, params));
 
 /** The level from which a server takes `param` of `op` as it is now, when an older form stands in for it below. */
 export function levelOfParam(op: Operation, param: string): number | undefined {

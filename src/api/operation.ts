@@ -121,13 +121,9 @@ export type ParamsOf<D> = D extends { params: infer P }
 /** Parameters as a handler sees them: optional ones with a declared default are filled in. */
 export type DecodedParamsOf<D> = D extends { params: infer P }
   ? {
-      [K in keyof P as P[K] extends { required: true } | { default: unknown } ? K : never]: P[K] extends ParamDef<infer T>
-        ? T
-        : never;
+      [K in keyof P as P[K] extends { required: true } | { default: unknown } ? K : never]: P[K] extends ParamDef<infer T> ? T : never;
     } & {
-      [K in keyof P as P[K] extends { required: true } | { default: unknown } ? never : K]?: P[K] extends ParamDef<infer T>
-        ? T
-        : never;
+      [K in keyof P as P[K] extends { required: true } | { default: unknown } ? never : K]?: P[K] extends ParamDef<infer T> ? T : never;
     }
   : never;
 

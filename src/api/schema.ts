@@ -37,8 +37,7 @@ const typed = <T>(schema: Schema): Typed<T> => ({ schema });
 
 export const s = {
   string: (o: Omit<Extract<Schema, { t: 'string' }>, 't'> = {}) => typed<string>({ t: 'string', ...o }),
-  literal: <const L extends string>(values: readonly L[], o: { strip?: boolean } = {}) =>
-    typed<L>({ t: 'string', oneOf: values, ...o }),
+  literal: <const L extends string>(values: readonly L[], o: { strip?: boolean } = {}) => typed<L>({ t: 'string', oneOf: values, ...o }),
   int: (o: Omit<Extract<Schema, { t: 'int' }>, 't'> = {}) => typed<number>({ t: 'int', ...o }),
   intOf: <const N extends number>(values: readonly N[]) => typed<N>({ t: 'int', oneOf: values }),
   number: () => typed<number>({ t: 'number' }),
@@ -51,15 +50,12 @@ export const s = {
     typed<T[]>({ t: 'list', of: of.schema, maxItems: o.maxItems ?? LIMITS.listItems, ...(o.unique ? { unique: true } : {}) }),
   dict: <T>(of: Typed<T>) => typed<Record<string, T>>({ t: 'dict', of: of.schema }),
   nullable: <T>(of: Typed<T>) => typed<T | null>({ t: 'union', of: [{ t: 'null' }, of.schema], describe: describe(of.schema) }),
-  union: <A, B>(a: Typed<A>, b: Typed<B>, describeAs: string) =>
-    typed<A | B>({ t: 'union', of: [a.schema, b.schema], describe: describeAs }),
+  union: <A, B>(a: Typed<A>, b: Typed<B>, describeAs: string) => typed<A | B>({ t: 'union', of: [a.schema, b.schema], describe: describeAs }),
   object: <F extends Record<string, Typed<unknown> | Optional<unknown>>>(fields: F, o: { extra?: boolean } = {}) =>
     typed<ObjectOf<F>>({
       t: 'object',
       extra: o.extra,
-      fields: Object.fromEntries(
-        Object.entries(fields).map(([k, v]) => [k, { schema: v.schema, required: !(v as Optional<unknown>).optional }]),
-      ),
+      fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { schema: v.schema, required: !(v as Optional<unknown>).optional }])),
     }),
   optional: <T>(of: Typed<T>): Optional<T> => ({ schema: of.schema, optional: true }),
   any: <T = unknown>() => typed<T>({ t: 'any' }),
@@ -177,12 +173,10 @@ export function check(schema: Schema, value: unknown, path: string): unknown {
   }
 }
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Whether a parameter of this schema travels JSON-encoded (everything but plain strings). */
-export const isJsonEncoded = (schema: Schema): boolean =>
-  !(schema.t === 'string' || (schema.t === 'union' && schema.of.every((o) => o.t === 'string')));
+export const isJsonEncoded = (schema: Schema): boolean => !(schema.t === 'string' || (schema.t === 'union' && schema.of.every((o) => o.t === 'string')));
 
 /** Decodes one raw wire value (a string from the form body or query string). */
 export function decodeWire(schema: Schema, raw: string, name: string): unknown {

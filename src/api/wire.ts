@@ -32,5 +32,4 @@ export interface WireResponse {
   body: unknown;
 }
 
-export const basicAuthHeader = (email: string, apiKey: string): string =>
-  `Basic ${Buffer.from(`${email}:${apiKey}`, 'utf8').toString('base64')}`;
+export const basicAuthHeader = (email: string, apiKey: string): string => `Basic ${Buffer.from(`${email}:${apiKey}`, 'utf8').toString('base64')}`;

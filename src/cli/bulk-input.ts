@@ -49,7 +49,10 @@ interface Problem {
 }
 
 const where = (p: Problem): string => {
-  const at = [p.line !== undefined ? `line ${p.line}${p.row !== undefined ? ` (row ${p.row})` : ''}` : '', p.column !== undefined ? `column ${p.column}` : ''].filter(Boolean);
+  const at = [
+    p.line !== undefined ? `line ${p.line}${p.row !== undefined ? ` (row ${p.row})` : ''}` : '',
+    p.column !== undefined ? `column ${p.column}` : '',
+  ].filter(Boolean);
   return at.length ? `${at.join(', ')}: ${p.message}` : p.message;
 };
 
@@ -93,7 +96,8 @@ function parseCsv(text: string, problems: Problem[]): Parsed {
       bom: true,
       skip_records_with_error: true,
       on_skip: (e) => {
-        if (e) problems.push({ line: (e as { lines?: number }).lines, row: ++row, message: e.message.replace(/ on line \d+$/, '').replace(/ at line \d+$/, '') });
+        if (e)
+          problems.push({ line: (e as { lines?: number }).lines, row: ++row, message: e.message.replace(/ on line \d+$/, '').replace(/ at line \d+$/, '') });
       },
       on_record: (record: InputRow, context) => {
         rows.push({ row: record, n: ++row, line: context.lines });
@@ -210,7 +214,8 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
   for (const r of rows) {
     for (const [name, spec] of Object.entries(columns)) {
       if (!spec.required || absent.includes(name)) continue;
-      if (r.row[name] === undefined || r.row[name] === null || String(r.row[name]).trim() === '') problems.push({ line: r.line, row: r.n, column: name, message: 'empty (required)' });
+      if (r.row[name] === undefined || r.row[name] === null || String(r.row[name]).trim() === '')
+        problems.push({ line: r.line, row: r.n, column: name, message: 'empty (required)' });
     }
   }
   if (problems.length) {
@@ -230,7 +235,9 @@ function fileError(source: string, problems: readonly Problem[], hint: string) {
 }
 
 export const describeColumns = (columns: Columns): string =>
-  Object.entries(columns).map(([name, c]) => `${name}${c.required ? ' (required)' : ''}`).join(', ');
+  Object.entries(columns)
+    .map(([name, c]) => `${name}${c.required ? ' (required)' : ''}`)
+    .join(', ');
 
 /** A cell as a string ('' when absent); JSON lines may carry numbers and booleans. */
 export const cell = (row: InputRow, name: string): string => {

@@ -54,10 +54,26 @@ export const unknownOutcome = (r: RowRef): Outcome => ({
 });
 
 /** A row whose effect was already in place (a re-run): nothing was sent for it, and it counts as done. */
-export const unchangedOutcome = (r: RowRef, id: number | string | null): Outcome => ({ row: r.row, target: r.target, ok: true, status: 'unchanged', id, error: null, code: null });
+export const unchangedOutcome = (r: RowRef, id: number | string | null): Outcome => ({
+  row: r.row,
+  target: r.target,
+  ok: true,
+  status: 'unchanged',
+  id,
+  error: null,
+  code: null,
+});
 
 /** The line printed for a row: every field, null where there is nothing, so a script reads one shape. */
-const lineOf = (r: Outcome): Outcome => ({ row: r.row, target: r.target, ok: r.ok, status: r.status, id: r.id ?? null, error: r.error ?? null, code: r.code ?? null });
+const lineOf = (r: Outcome): Outcome => ({
+  row: r.row,
+  target: r.target,
+  ok: r.ok,
+  status: r.status,
+  id: r.id ?? null,
+  error: r.error ?? null,
+  code: r.code ?? null,
+});
 
 /** The summary on stderr: `chatctl: 40 created, 10 unchanged, 0 failed`, and what an interruption left. */
 function summaryOf(outcomes: readonly Outcome[], verb: string, interrupted: boolean): string {

@@ -26,7 +26,9 @@ export async function httpOptions(ctx: Context, site: string, tls: TlsSettings):
   const settings = tlsSettings(ctx, tls);
   if (settings.insecure && !warnedInsecure.has(ctx)) {
     warnedInsecure.add(ctx);
-    ctx.warn(`TLS certificate verification is off (--insecure or ZULIP_ALLOW_INSECURE): anyone on the path to ${site} can read and change the traffic, API key included`);
+    ctx.warn(
+      `TLS certificate verification is off (--insecure or ZULIP_ALLOW_INSECURE): anyone on the path to ${site} can read and change the traffic, API key included`,
+    );
   }
   return { tls: loadTls(settings), proxy: proxyFromEnv(ctx.env) };
 }
@@ -70,9 +72,11 @@ export async function clientOptions(ctx: Context, transport: Transport, profile?
       save: profile
         ? async (facts) => {
             const { cacheServerFacts } = await import('../config/profiles.js');
-            await cacheServerFacts(ctx.env, profile.name, profile.server, { featureLevel: facts.featureLevel, serverVersion: facts.version, checkedAt: facts.checkedAt }).catch(
-              (e: unknown) => ctx.warn(`could not cache the server's feature level: ${e instanceof Error ? e.message : String(e)}`),
-            );
+            await cacheServerFacts(ctx.env, profile.name, profile.server, {
+              featureLevel: facts.featureLevel,
+              serverVersion: facts.version,
+              checkedAt: facts.checkedAt,
+            }).catch((e: unknown) => ctx.warn(`could not cache the server's feature level: ${e instanceof Error ? e.message : String(e)}`));
           }
         : undefined,
     }),

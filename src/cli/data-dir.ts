@@ -31,7 +31,10 @@ export const noteOn =
   };
 
 export function noOrganization(dir: string, source: string): ChatctlError {
-  return notFound(`there is no organization in ${dir} (chosen by ${source})`, `check the path; to create an organization there: chatctl init --data-dir ${dir}`);
+  return notFound(
+    `there is no organization in ${dir} (chosen by ${source})`,
+    `check the path; to create an organization there: chatctl init --data-dir ${dir}`,
+  );
 }
 
 /** Stats `path`; undefined when it does not exist, the reason in words for anything else. */
@@ -51,10 +54,15 @@ function statOrNothing(path: string, dir?: string): ReturnType<typeof statSync> 
 async function storeError(e: unknown, dir: string, dbFile: string): Promise<unknown> {
   const { ForeignDatabaseError } = await import('../server/embedded.js');
   if (e instanceof ForeignDatabaseError) {
-    return new ChatctlError(`${dbFile} is ${e.message}; chatctl left it untouched`, 'failure', 'name the data dir chatctl created (--data-dir DIR); chatctl keeps its data in a directory of its own');
+    return new ChatctlError(
+      `${dbFile} is ${e.message}; chatctl left it untouched`,
+      'failure',
+      'name the data dir chatctl created (--data-dir DIR); chatctl keeps its data in a directory of its own',
+    );
   }
   const code = (e as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return fileError(e) ?? new ChatctlError(`cannot open the organization in ${dir}: ${e instanceof Error ? e.message : String(e)}`);
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_'))
+    return fileError(e) ?? new ChatctlError(`cannot open the organization in ${dir}: ${e instanceof Error ? e.message : String(e)}`);
   const said = e instanceof Error ? e.message : code;
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
     return new ChatctlError(
@@ -64,7 +72,10 @@ async function storeError(e: unknown, dir: string, dbFile: string): Promise<unkn
     );
   }
   if (code === 'SQLITE_FULL') return fileError(Object.assign(new Error(said), { code: 'ENOSPC', syscall: 'write', path: dbFile }));
-  for (const [path, mode] of [[dir, constants.R_OK | constants.W_OK | constants.X_OK], [dbFile, constants.R_OK | constants.W_OK]] as const) {
+  for (const [path, mode] of [
+    [dir, constants.R_OK | constants.W_OK | constants.X_OK],
+    [dbFile, constants.R_OK | constants.W_OK],
+  ] as const) {
     try {
       accessSync(path, mode);
     } catch (denied) {
@@ -74,7 +85,11 @@ async function storeError(e: unknown, dir: string, dbFile: string): Promise<unkn
   }
   const isDir = statOrNothing(dbFile)?.isDirectory();
   if (isDir) return fileError(Object.assign(new Error(said), { code: 'EISDIR', syscall: 'open', path: dbFile }));
-  return new ChatctlError(`cannot use ${dbFile} (SQLite: ${said})`, 'failure', `check that chatctl can read and write ${dir} and the files in it (ls -la ${dir})`);
+  return new ChatctlError(
+    `cannot use ${dbFile} (SQLite: ${said})`,
+    'failure',
+    `check that chatctl can read and write ${dir} and the files in it (ls -la ${dir})`,
+  );
 }
 
 /** The organization in `dir`, its store migrated; an error naming `dir` when it holds none and `create` is off. */
@@ -119,7 +134,11 @@ export async function openOrganization(dir: string, o: OpenOptions): Promise<Org
  * database (serve's store stays open; this is for the commands that write it and are done): closed after,
  * and an account that does not exist is `No such user` (notFound).
  */
-export async function withOperatorStore<T>(ctx: Context, target: Extract<Target, { kind: 'embedded' }>, work: (organization: EmbeddedOrganization) => Promise<T> | T): Promise<T> {
+export async function withOperatorStore<T>(
+  ctx: Context,
+  target: Extract<Target, { kind: 'embedded' }>,
+  work: (organization: EmbeddedOrganization) => Promise<T> | T,
+): Promise<T> {
   const { UnknownUserError } = await import('../server/embedded.js');
   const organization = await openStore(target.dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
   try {

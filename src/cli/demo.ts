@@ -51,9 +51,13 @@ export async function seedDemo(client: ChatClient): Promise<string> {
   await client.call(addLinkifier, { pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}' });
   await client.call(createUserGroup, { name: 'designers', description: 'People who care about #design', members: [ids[1]!, ids[2]!] });
 
-  const notes = await client.call(uploadFile, {}, {
-    files: [{ field: 'file', filename: 'release-notes.txt', contentType: 'text/plain', data: new TextEncoder().encode('Version 1.0: everything is new.\n') }],
-  });
+  const notes = await client.call(
+    uploadFile,
+    {},
+    {
+      files: [{ field: 'file', filename: 'release-notes.txt', contentType: 'text/plain', data: new TextEncoder().encode('Version 1.0: everything is new.\n') }],
+    },
+  );
   const say = async (to: string, topic: string, content: string) => (await client.call(sendMessage, { type: 'stream', to, topic, content })).id;
   const welcome = await say('general', 'welcome', 'Welcome to the demo organization! Say hi to @**Iago** and @**Cordelia**.');
   await say('general', 'welcome', 'Everyone in one place: **general** is for everything.');

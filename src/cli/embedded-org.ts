@@ -43,7 +43,13 @@ export async function initialize(ctx: Context, transport: OrganizationTransport,
 }
 
 /** fetch_api_key against the embedded organization, then the profile is stored. */
-export async function loginEmbedded(ctx: Context, transport: Transport & { dataDir: string }, email: string, password: string, profileName: string): Promise<Credentials> {
+export async function loginEmbedded(
+  ctx: Context,
+  transport: Transport & { dataDir: string },
+  email: string,
+  password: string,
+  profileName: string,
+): Promise<Credentials> {
   const client = new ChatClient(transport, null);
   const res = await client.call(fetchApiKey, { username: email, password });
   const credentials = { email: res.email, apiKey: res.api_key };
@@ -56,7 +62,11 @@ export async function loginEmbedded(ctx: Context, transport: Transport & { dataD
  * the credentials for it are not here). The owner's password is random and never shown (the stored API
  * key is what chatctl uses): the notice says how to get back in without it, and how to set one.
  */
-export async function autoInitialize(ctx: Context, embedded: OrganizationTransport, target: Extract<Target, { kind: 'embedded' }>): Promise<Credentials | null> {
+export async function autoInitialize(
+  ctx: Context,
+  embedded: OrganizationTransport,
+  target: Extract<Target, { kind: 'embedded' }>,
+): Promise<Credentials | null> {
   if (embedded.organization.initialized) return null;
   const password = randomAlphanumeric(20);
   const credentials = await initialize(ctx, embedded, {

@@ -14,7 +14,7 @@ export const usageError = (message: string, hint?: string): ChatctlError => new 
 
 /** Network-level failures of fetch and sockets: worth rescheduling. */
 function isTransient(e: Error): boolean {
-  const code = (e as { code?: string }).code ?? ((e as { cause?: { code?: string } }).cause?.code ?? '');
+  const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code ?? '';
   return (
     e.name === 'TimeoutError' ||
     /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_)/.test(code) ||

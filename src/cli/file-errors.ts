@@ -38,17 +38,30 @@ export function fileError(e: unknown, path?: string): ChatctlError | undefined {
       );
     }
     case 'EROFS':
-      return new ChatctlError(`${e.path ?? p} is on a read-only file system`, 'failure', 'name a directory on a writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
+      return new ChatctlError(
+        `${e.path ?? p} is on a read-only file system`,
+        'failure',
+        'name a directory on a writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)',
+      );
     case 'ENOSPC':
     case 'EDQUOT':
-      return new ChatctlError(`no space left on the device holding ${p}${e.code === 'EDQUOT' ? ' (disk quota reached)' : ''}`, 'failure', 'free some space there, then run the command again');
+      return new ChatctlError(
+        `no space left on the device holding ${p}${e.code === 'EDQUOT' ? ' (disk quota reached)' : ''}`,
+        'failure',
+        'free some space there, then run the command again',
+      );
     case 'ENOTDIR':
       return new ChatctlError(`${e.path ?? p} is not a directory: part of that path is a file`, 'failure', 'name a directory (--data-dir DIR), not a file');
     case 'EISDIR':
       return new ChatctlError(`${e.path ?? p} is a directory where chatctl expects a file`, 'failure', `move it away, or name another directory`);
     case 'ENOENT':
       // mkdir's ENOENT under an existing parent: a file system that does not take new directories (/proc, /sys).
-      if (e.syscall === 'mkdir') return new ChatctlError(`cannot create ${e.path ?? p}: that file system does not take new directories`, 'failure', 'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
+      if (e.syscall === 'mkdir')
+        return new ChatctlError(
+          `cannot create ${e.path ?? p}: that file system does not take new directories`,
+          'failure',
+          'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)',
+        );
       return undefined;
     default:
       return undefined;

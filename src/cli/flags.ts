@@ -225,8 +225,12 @@ function required<T>(f: Flag<T | undefined>, message: string): Flag<T> {
 }
 
 /** A value-taking flag with a parser of its own (a narrow, a colour, ID=VALUE). */
-const custom = <T>(flags: string, description: string, convert: (value: string, name: string) => T, o: { complete?: Completion; suggestions?: readonly string[] } = {}): Flag<T | undefined> =>
-  valued(flags, description, convert, o);
+const custom = <T>(
+  flags: string,
+  description: string,
+  convert: (value: string, name: string) => T,
+  o: { complete?: Completion; suggestions?: readonly string[] } = {},
+): Flag<T | undefined> => valued(flags, description, convert, o);
 
 export const flag = { bool, toggle, string, choice, int, port, seconds, duration, size, role, ids, list, custom, required };
 
@@ -234,8 +238,22 @@ interface ArgExtra {
   label?: string;
 }
 
-function positional<T>(description: string, required: boolean, variadic: boolean, parse: (raw: Raw) => T, o: ArgExtra & { suggestions?: readonly string[] } = {}): Arg<T> {
-  return { kind: 'arg', description, required, variadic, parse, ...(o.label ? { label: o.label } : {}), ...(o.suggestions ? { suggestions: o.suggestions } : {}) };
+function positional<T>(
+  description: string,
+  required: boolean,
+  variadic: boolean,
+  parse: (raw: Raw) => T,
+  o: ArgExtra & { suggestions?: readonly string[] } = {},
+): Arg<T> {
+  return {
+    kind: 'arg',
+    description,
+    required,
+    variadic,
+    parse,
+    ...(o.label ? { label: o.label } : {}),
+    ...(o.suggestions ? { suggestions: o.suggestions } : {}),
+  };
 }
 
 const argText = (raw: Raw): string | undefined => (typeof raw === 'string' ? raw : undefined);

@@ -6,7 +6,6 @@ import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
 import { flag, parseValues, type Values } from './flags.js';
 import { COLOR_MODES } from './output/output.js';
 
-
 export const GLOBAL_FLAGS = {
   profile: flag.string('-p, --profile <name>', 'use this stored profile (env CHATCTL_PROFILE)', { complete: 'profiles' }),
   dataDir: flag.string('--data-dir <dir>', 'use the embedded organization in this directory (env CHATCTL_DATA_DIR)'),
@@ -27,6 +26,4 @@ export type GlobalOptions = Values<typeof GLOBAL_FLAGS>;
 export const GLOBAL_DEFAULTS: GlobalOptions = parseValues(GLOBAL_FLAGS, {});
 
 /** The global flags that take a value (`-p`, `--profile`, `--max-wait` ...): the word after them is not a command word. */
-export const VALUE_GLOBALS: readonly string[] = Object.values(GLOBAL_FLAGS).flatMap((f) =>
-  /[<[]/.test(f.flags) ? (f.flags.match(/--?[\w-]+/g) ?? []) : [],
-);
+export const VALUE_GLOBALS: readonly string[] = Object.values(GLOBAL_FLAGS).flatMap((f) => (/[<[]/.test(f.flags) ? (f.flags.match(/--?[\w-]+/g) ?? []) : []));

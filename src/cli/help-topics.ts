@@ -5,7 +5,11 @@ import { EXIT, EXIT_DESCRIPTIONS, type ExitKind } from './errors.js';
 export const ENVIRONMENT: readonly { name: string; description: string }[] = [
   { name: 'CHATCTL_PROFILE', description: 'the profile to use (like --profile)' },
   { name: 'CHATCTL_CONFIG_DIR', description: 'where profiles and credentials live (default: $XDG_CONFIG_HOME/chatctl)' },
-  { name: 'CHATCTL_DATA_DIR', description: 'the embedded organization to use (like --data-dir; default: $XDG_DATA_HOME/chatctl); one without an organization is an error (exit 6), never created' },
+  {
+    name: 'CHATCTL_DATA_DIR',
+    description:
+      'the embedded organization to use (like --data-dir; default: $XDG_DATA_HOME/chatctl); one without an organization is an error (exit 6), never created',
+  },
   { name: 'ZULIP_SITE', description: 'the server URL (like --server)' },
   { name: 'ZULIP_EMAIL', description: 'the e-mail to authenticate as, with ZULIP_API_KEY (one without the other is an error, exit 2)' },
   { name: 'ZULIP_API_KEY', description: 'the API key to authenticate with, with ZULIP_EMAIL' },

@@ -17,8 +17,22 @@ type Term = Extract<NarrowTerm, { operator: string }>;
  * declared in api/narrow.ts: the client spells a narrow for the server's level or refuses it.
  */
 export const NARROW_OPERATORS = [
-  'channel', 'stream', 'channels', 'streams', 'topic', 'is', 'sender', 'dm', 'pm-with', 'dm-including',
-  'group-pm-with', 'has', 'search', 'id', 'near', 'with',
+  'channel',
+  'stream',
+  'channels',
+  'streams',
+  'topic',
+  'is',
+  'sender',
+  'dm',
+  'pm-with',
+  'dm-including',
+  'group-pm-with',
+  'has',
+  'search',
+  'id',
+  'near',
+  'with',
 ] as const;
 
 /** Spellings people reach for that no server knows, with the operator they mean. */
@@ -84,7 +98,10 @@ function findClose(text: string, from: number, quote: string): number {
 function operand(operator: string, value: string): Term['operand'] {
   if (ID_OPERAND.has(operator) && /^\d+$/.test(value)) return Number(value);
   if (USER_LIST_OPERAND.has(operator)) {
-    const parts = value.split(',').map((v) => v.trim()).filter(Boolean);
+    const parts = value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
     if (parts.length && parts.every((v) => /^\d+$/.test(v))) return parts.map(Number);
     return parts.join(',');
   }
@@ -155,7 +172,5 @@ export function parseNarrow(text: string | undefined): NarrowTerm[] {
 
 /** Whether the narrow already has this (non-negated) term, e.g. `is:unread`. */
 export function hasTerm(narrow: readonly NarrowTerm[], operator: string, value: string): boolean {
-  return narrow.some((t) =>
-    Array.isArray(t) ? t[0] === operator && t[1] === value : t.operator === operator && t.operand === value && !t.negated,
-  );
+  return narrow.some((t) => (Array.isArray(t) ? t[0] === operator && t[1] === value : t.operator === operator && t.operand === value && !t.negated));
 }

@@ -8,7 +8,6 @@ import { treeOf, type NounEntry } from './command-tree.js';
 import { checkAttribute, type Flag } from './flags.js';
 import { GLOBAL_FLAGS, VALUE_GLOBALS } from './global-options.js';
 
-
 /** What commander collected: the command, its options and arguments by name, and the global options (raw text). */
 export interface Parsed {
   spec: CommandSpec;
@@ -89,7 +88,12 @@ export function buildProgram(
     const parentOf = (path: readonly string[]): Command => groups.get(path.slice(0, -1).join(' ')) ?? program;
     for (const entry of treeOf(noun, specs)) {
       if (entry.kind === 'group') {
-        groups.set(entry.path.join(' '), parentOf(entry.path).command(entry.path[entry.path.length - 1]!).description(entry.summary));
+        groups.set(
+          entry.path.join(' '),
+          parentOf(entry.path)
+            .command(entry.path[entry.path.length - 1]!)
+            .description(entry.summary),
+        );
         continue;
       }
       const { spec } = entry;

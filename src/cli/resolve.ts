@@ -77,7 +77,11 @@ export async function resolveUser(client: ChatClient, ref: string): Promise<numb
  * Resolves references against named things: digits are taken as IDs as they are (the server checks them),
  * anything else as a name, matched exactly first and then ignoring case (names are unique ignoring case).
  */
-export function matchIdsOrNames(refs: readonly string[], items: readonly { id: number; name: string }[], unknown: (name: string) => string): Map<string, ResolvedId> {
+export function matchIdsOrNames(
+  refs: readonly string[],
+  items: readonly { id: number; name: string }[],
+  unknown: (name: string) => string,
+): Map<string, ResolvedId> {
   const exact = new Map(items.map((i) => [i.name, i.id]));
   const folded = new Map(items.map((i) => [i.name.toLowerCase(), i.id]));
   const out = new Map<string, ResolvedId>();
@@ -97,7 +101,11 @@ export function matchIdsOrNames(refs: readonly string[], items: readonly { id: n
 export async function resolveChannels(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
   const bare = (ref: string) => ref.trim().replace(/^#/, '');
   const streams = refs.some((r) => !isId(bare(r))) ? (await client.call(getStreams, {})).streams : [];
-  const matched = matchIdsOrNames(refs.map(bare), streams.map((s) => ({ id: s.stream_id, name: s.name })), (name) => `Channel '${name}' does not exist`);
+  const matched = matchIdsOrNames(
+    refs.map(bare),
+    streams.map((s) => ({ id: s.stream_id, name: s.name })),
+    (name) => `Channel '${name}' does not exist`,
+  );
   return new Map(refs.map((ref) => [ref, matched.get(bare(ref))!]));
 }
 

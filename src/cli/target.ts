@@ -53,13 +53,16 @@ function envCredentials(env: Env): Credentials | undefined {
 }
 
 /** The credentials to use and, for whoami, where they came from. */
-function credentialsOf(fromEnv: Credentials | undefined, stored: Credentials | undefined, storedIn: string): Pick<TargetBase, 'credentials' | 'credentialsSource'> {
+function credentialsOf(
+  fromEnv: Credentials | undefined,
+  stored: Credentials | undefined,
+  storedIn: string,
+): Pick<TargetBase, 'credentials' | 'credentialsSource'> {
   if (fromEnv) return { credentials: fromEnv, credentialsSource: stored ? `${ENV_CREDENTIALS}, in place of those of ${storedIn}` : ENV_CREDENTIALS };
   return stored ? { credentials: stored, credentialsSource: storedIn } : {};
 }
 
-const profileCredentials = (p: Profile | undefined): Credentials | undefined =>
-  p ? { email: p.email, apiKey: p.apiKey } : undefined;
+const profileCredentials = (p: Profile | undefined): Credentials | undefined => (p ? { email: p.email, apiKey: p.apiKey } : undefined);
 
 /**
  * A site as Zulip's own clients read it: https unless a scheme is given (http for this machine's own
@@ -69,7 +72,10 @@ export const normalizeSite = (site: string): string => {
   const given = site.trim();
   const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/i.test(given);
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(given) ? given : `${local ? 'http' : 'https'}://${given}`;
-  return withScheme.replace(/\/+$/, '').replace(/\/api(\/v1)?$/i, '').replace(/\/+$/, '');
+  return withScheme
+    .replace(/\/+$/, '')
+    .replace(/\/api(\/v1)?$/i, '')
+    .replace(/\/+$/, '');
 };
 
 /** TLS settings: environment > zuliprc > the profile's files. `--ca-file`/`--insecure` go on top (connect.ts). */
@@ -99,10 +105,23 @@ type Naming = { kind: 'zuliprc' | 'server' | 'dataDir' | 'profile'; value: strin
  */
 function naming(globals: GlobalOptions, env: Env): Naming | undefined {
   const levels: { how: string; names: Record<Naming['kind'], [string | undefined, string]> }[] = [
-    { how: 'flag', names: { zuliprc: [globals.zuliprc, '--zuliprc'], server: [globals.server, '--server'], dataDir: [globals.dataDir, '--data-dir'], profile: [globals.profile, '--profile'] } },
+    {
+      how: 'flag',
+      names: {
+        zuliprc: [globals.zuliprc, '--zuliprc'],
+        server: [globals.server, '--server'],
+        dataDir: [globals.dataDir, '--data-dir'],
+        profile: [globals.profile, '--profile'],
+      },
+    },
     {
       how: 'environment variable',
-      names: { zuliprc: [env.ZULIP_CONFIG, 'ZULIP_CONFIG'], server: [env.ZULIP_SITE, 'ZULIP_SITE'], dataDir: [env.CHATCTL_DATA_DIR, 'CHATCTL_DATA_DIR'], profile: [env.CHATCTL_PROFILE, 'CHATCTL_PROFILE'] },
+      names: {
+        zuliprc: [env.ZULIP_CONFIG, 'ZULIP_CONFIG'],
+        server: [env.ZULIP_SITE, 'ZULIP_SITE'],
+        dataDir: [env.CHATCTL_DATA_DIR, 'CHATCTL_DATA_DIR'],
+        profile: [env.CHATCTL_PROFILE, 'CHATCTL_PROFILE'],
+      },
     },
   ];
   for (const { how, names } of levels) {
@@ -164,7 +183,7 @@ export function resolveTarget(globals: GlobalOptions, env: Env, warn: (message: 
 
   const fromServer = (site: string, source: string): Target => {
     const normalized = normalizeSite(site);
-    const match = selected?.server === normalized ? [name, selected] as const : Object.entries(profiles).find(([, p]) => p.server === normalized);
+    const match = selected?.server === normalized ? ([name, selected] as const) : Object.entries(profiles).find(([, p]) => p.server === normalized);
     return {
       kind: 'remote',
       site: normalized,
@@ -180,7 +199,7 @@ export function resolveTarget(globals: GlobalOptions, env: Env, warn: (message: 
 
   const fromDataDir = (dir: string, source: string): Target => {
     const dataDir = resolve(dir);
-    const match = selected?.embedded === dataDir ? [name, selected] as const : Object.entries(profiles).find(([, p]) => p.embedded === dataDir);
+    const match = selected?.embedded === dataDir ? ([name, selected] as const) : Object.entries(profiles).find(([, p]) => p.embedded === dataDir);
     return {
       kind: 'embedded',
       dataDir,

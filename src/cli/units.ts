@@ -25,9 +25,18 @@ export function parseDuration(text: string, flag?: string): number {
 
 const BYTES: Record<string, number> = {
   b: 1,
-  kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12,
-  kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4,
-  k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+  k: 1024,
+  m: 1024 ** 2,
+  g: 1024 ** 3,
+  t: 1024 ** 4,
 };
 
 const SIZE_HINT = 'sizes are a number and an optional unit: B, kB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024); K, M, G alone are powers of 1024';

@@ -252,7 +252,9 @@ export class ChatClient {
         const delay = after === undefined ? backoffDelayMs(limited + 1, policy) : rateLimitDelayMs(after, policy);
         if (++limited >= policy.maxRateLimitAttempts || waited + delay > policy.maxWaitMs) {
           if (policy.maxRateLimitAttempts > 1 && after !== undefined && after * 1000 > policy.maxWaitMs - waited) {
-            this.hooks.notice?.(`rate limited: the server asks to wait ${after.toFixed(1)} s, more than the ${seconds(policy.maxWaitMs - waited)} left of --max-wait`);
+            this.hooks.notice?.(
+              `rate limited: the server asks to wait ${after.toFixed(1)} s, more than the ${seconds(policy.maxWaitMs - waited)} left of --max-wait`,
+            );
           }
           return res;
         }
@@ -289,13 +291,7 @@ export function unwrap(res: WireResponse): Record<string, unknown> {
   }
   if (body.result === 'success' && res.status < 400) return body;
   const { result: _result, msg, code, ...extra } = body;
-  throw new ApiError(
-    typeof msg === 'string' ? msg : `HTTP ${res.status}`,
-    typeof code === 'string' ? code : null,
-    res.status,
-    extra,
-    res.headers,
-  );
+  throw new ApiError(typeof msg === 'string' ? msg : `HTTP ${res.status}`, typeof code === 'string' ? code : null, res.status, extra, res.headers);
 }
 
 /** The first line of text in a reply, tags stripped: enough to recognise a proxy's error page. */

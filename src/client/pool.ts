@@ -18,9 +18,7 @@ import type { Pacer } from './pacing.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 
-export type PoolResult<T, R> =
-  | { item: T; index: number; ok: true; value: R }
-  | { item: T; index: number; ok: false; error: unknown; skipped: boolean };
+export type PoolResult<T, R> = { item: T; index: number; ok: true; value: R } | { item: T; index: number; ok: false; error: unknown; skipped: boolean };
 
 export interface PoolProgress<T, R> {
   done: number;

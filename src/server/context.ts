@@ -61,10 +61,7 @@ export function callerOf(ctx: HandlerContext): UserRow {
   return ctx.caller;
 }
 
-export type Handler<O extends Operation> = (
-  ctx: HandlerContext,
-  params: HandlerParamsOf<O>,
-) => ResponseOf<O> | Promise<ResponseOf<O>>;
+export type Handler<O extends Operation> = (ctx: HandlerContext, params: HandlerParamsOf<O>) => ResponseOf<O> | Promise<ResponseOf<O>>;
 
 export interface Binding {
   readonly op: Operation;

@@ -58,8 +58,7 @@ function wants(q: Pick<QueueRow, 'event_types' | 'options'>, event: Record<strin
   return true;
 }
 
-const capabilities = (q: Pick<QueueRow, 'options'>): Record<string, boolean> =>
-  (JSON.parse(q.options) as DeliveryOptions).client_capabilities ?? {};
+const capabilities = (q: Pick<QueueRow, 'options'>): Record<string, boolean> => (JSON.parse(q.options) as DeliveryOptions).client_capabilities ?? {};
 
 /**
  * Bounds of a user's queues. A Zulip server has neither (zerver/tornado/event_queue.py keeps every queue
@@ -118,7 +117,8 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     else appendEvent(db, q, payloadFor(q));
   }
   // Wake after the caller's transaction has had its chance to commit.
-  if (woken.length) setImmediate(() => {
+  if (woken.length)
+    setImmediate(() => {
       for (const id of woken) wakeups.emit(id);
     });
 }
@@ -226,8 +226,7 @@ export function createQueue(db: Db, q: NewQueue): string {
   return id;
 }
 
-export const badQueue = (queueId: string): ApiError =>
-  new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
+export const badQueue = (queueId: string): ApiError => new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
 
 /** A queue that polls may still use: not dropped, not idle past its lifespan (deleted or not yet). */
 function liveQueue(db: Db, queueId: string, now: number): QueueRow | undefined {

@@ -57,7 +57,13 @@ async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [str
     const files: UploadedFile[] = [];
     for (const [key, value] of form.entries()) {
       if (typeof value === 'string') body.push([key, value]);
-      else files.push({ field: key, filename: value.name, contentType: value.type || 'application/octet-stream', data: new Uint8Array(await value.arrayBuffer()) });
+      else
+        files.push({
+          field: key,
+          filename: value.name,
+          contentType: value.type || 'application/octet-stream',
+          data: new Uint8Array(await value.arrayBuffer()),
+        });
     }
     if (body.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) > LIMITS.formBytes) {
       throw new TooLarge('The form data', LIMITS.formBytes);

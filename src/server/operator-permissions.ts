@@ -4,4 +4,3 @@
  */
 export const OPERATOR_PERMISSIONS = ['can_create_users', 'can_change_user_emails'] as const;
 export type OperatorPermission = (typeof OPERATOR_PERMISSIONS)[number];
-

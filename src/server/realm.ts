@@ -73,10 +73,7 @@ export function getSetting<K extends RealmKey>(db: Db, key: K): RealmSettings[K]
 }
 
 export function setSetting<K extends RealmKey>(db: Db, key: K, value: RealmSettings[K]): void {
-  db.prepare('INSERT INTO realm_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(
-    key,
-    JSON.stringify(value),
-  );
+  db.prepare('INSERT INTO realm_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
 }
 
 /** The next value of a realm-wide increasing counter (presence update IDs, ...). */

@@ -254,7 +254,10 @@ function decodePathParam(op: Operation, name: string, raw: string): unknown {
 
 /** Django's bound on parameters, for the body and the query string each (TooManyFieldsSent there). */
 function checkFieldCounts(req: WireRequest): void {
-  for (const [where, fields] of [['body', req.body], ['query string', req.query]] as const) {
+  for (const [where, fields] of [
+    ['body', req.body],
+    ['query string', req.query],
+  ] as const) {
     if (fields.length > LIMITS.fields) {
       throw new ApiError(`Too many parameters in the ${where} (limit: ${LIMITS.fields})`, 'REQUEST_TOO_LARGE', 400);
     }
@@ -264,8 +267,7 @@ function checkFieldCounts(req: WireRequest): void {
 /** Fills `out` with the operation's parameters; returns the set of wire names it read. */
 function decodeParams(op: Operation, req: WireRequest, out: Record<string, unknown>): Set<string> {
   const read = new Set<string>();
-  const lookup = (name: string): string | undefined =>
-    req.body.find(([k]) => k === name)?.[1] ?? req.query.find(([k]) => k === name)?.[1];
+  const lookup = (name: string): string | undefined => req.body.find(([k]) => k === name)?.[1] ?? req.query.find(([k]) => k === name)?.[1];
   for (const [name, def] of Object.entries(op.params) as [string, ParamDef][]) {
     if (def.in === 'path') continue;
     read.add(name);

@@ -12,7 +12,7 @@ const msgOf = (f: () => unknown): string => {
   throw new Error('no error');
 };
 
-describe('wire decoding, with a Zulip server\'s messages', () => {
+describe("wire decoding, with a Zulip server's messages", () => {
   it('takes strings as they are and everything else as JSON', () => {
     expect(decodeWire(s.string().schema, '[1]', 'topic')).toBe('[1]');
     expect(decodeWire(s.int().schema, '5', 'n')).toBe(5);

@@ -26,7 +26,11 @@ function sourceFiles(dir: string): string[] {
 function typeOnly(typeKeyword: string | undefined, clause: string): boolean {
   if (typeKeyword) return true;
   if (!clause.startsWith('{')) return false;
-  const names = clause.slice(1, -1).split(',').map((n) => n.trim()).filter(Boolean);
+  const names = clause
+    .slice(1, -1)
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   return names.length > 0 && names.every((n) => n.startsWith('type '));
 }
 
@@ -94,7 +98,14 @@ describe('runtime imports in src/', () => {
       ['d', ['a']],
     ]);
     expect(findCycle(graph)).toEqual(['a', 'b', 'c', 'a']);
-    expect(findCycle(new Map([['a', ['b']], ['b', []]]))).toBeNull();
+    expect(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toBeNull();
   });
 
   it('form no cycle', () => {

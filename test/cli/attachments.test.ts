@@ -38,7 +38,8 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
       expect(() => parseDuration(bad, '--older-than')).toThrow(`--older-than takes a duration like 30d or 12h, not "${bad}"`);
     }
     expect(() => parseDuration('soon')).toThrow('expected a duration like 30d or 12h, not "soon"');
-    for (const bad of ['ten', '10XB', '-5MB', 'MB']) expect(() => parseSize(bad, '--larger-than')).toThrow(`--larger-than takes a size like 10MB or 512KiB, not "${bad}"`);
+    for (const bad of ['ten', '10XB', '-5MB', 'MB'])
+      expect(() => parseSize(bad, '--larger-than')).toThrow(`--larger-than takes a size like 10MB or 512KiB, not "${bad}"`);
     let caught: unknown;
     try {
       parseSize('10 parsecs');
@@ -52,7 +53,15 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
 
   it('formats sizes for people in the units parseSize reads', () => {
     expect([0, 999, 1000, 1234, 12_345, 2_500_000, 12_000_000, 123_456_789, 5e12].map(formatSize)).toEqual([
-      '0 B', '999 B', '1 kB', '1.23 kB', '12.3 kB', '2.5 MB', '12 MB', '123 MB', '5 TB',
+      '0 B',
+      '999 B',
+      '1 kB',
+      '1.23 kB',
+      '12.3 kB',
+      '2.5 MB',
+      '12 MB',
+      '123 MB',
+      '5 TB',
     ]);
     expect(parseSize(formatSize(2_500_000).replace(' ', ''))).toBe(2_500_000);
   });
@@ -60,7 +69,10 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
 
 describe('attachments: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['attachments', 'clean', '--older-than', '30d', '--unreferenced', '--larger-than', '10MB', '--owner', 'me@x.test', '--dry-run', '-y'], parseOutput());
+    const p = await parse(
+      ['attachments', 'clean', '--older-than', '30d', '--unreferenced', '--larger-than', '10MB', '--owner', 'me@x.test', '--dry-run', '-y'],
+      parseOutput(),
+    );
     expect(p!.spec.path).toEqual(['attachments', 'clean']);
     expect(p!.opts).toMatchObject({ olderThan: '30d', unreferenced: true, largerThan: '10MB', owner: 'me@x.test', dryRun: true, yes: true });
     const d = await parse(['attachments', 'rm', '4', '5', '--json'], parseOutput());
@@ -134,7 +146,16 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       const r = await runCli([...t.args, 'attachments', 'list', '--json'], { env: t.env });
       expect(r.code).toBe(0);
       const [item] = JSON.parse(r.stdout) as Record<string, unknown>[];
-      expect(item).toEqual({ id: a.id, name: 'a.txt', path_id: expect.any(String), size: 5, create_time: a.createTime, messages: [], references: 0, owner: user.email });
+      expect(item).toEqual({
+        id: a.id,
+        name: 'a.txt',
+        path_id: expect.any(String),
+        size: 5,
+        create_time: a.createTime,
+        messages: [],
+        references: 0,
+        owner: user.email,
+      });
       const fields = await runCli([...t.args, 'attachments', 'list', '--fields', 'name,size', '--format', 'csv'], { env: t.env });
       expect(fields.stdout).toBe('name,size\na.txt,5\n');
     });
@@ -154,7 +175,10 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       const t = await cliTarget(org, kind, user);
       const r = await runCli([...t.args, 'attachments', 'delete', String(a.id), String(b.id), '--yes', '--json'], { env: t.env });
       expect(r.code).toBe(0);
-      expect(jsonLines(r.stdout).map((o) => [o.target, o.ok, o.status, o.id])).toEqual([[String(a.id), true, 'deleted', a.id], [String(b.id), true, 'deleted', b.id]]);
+      expect(jsonLines(r.stdout).map((o) => [o.target, o.ok, o.status, o.id])).toEqual([
+        [String(a.id), true, 'deleted', a.id],
+        [String(b.id), true, 'deleted', b.id],
+      ]);
       expect(r.stderr).toContain('chatctl: 2 deleted, 0 failed');
       expect(exists(a.id) || exists(b.id)).toBe(false);
     });
@@ -168,7 +192,10 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       expect(one.stderr).toContain('Invalid attachment');
       const some = await runCli([...t.args, 'attachments', 'delete', '999999', String(a.id), '--yes'], { env: t.env });
       expect(some.code).toBe(3);
-      expect(some.stdout.split('\n').slice(0, 2)).toEqual(['1\t999999\tfalse\tfailed\t\tInvalid attachment\tBAD_REQUEST', `2\t${a.id}\ttrue\tdeleted\t${a.id}\t\t`]);
+      expect(some.stdout.split('\n').slice(0, 2)).toEqual([
+        '1\t999999\tfalse\tfailed\t\tInvalid attachment\tBAD_REQUEST',
+        `2\t${a.id}\ttrue\tdeleted\t${a.id}\t\t`,
+      ]);
     });
 
     it("cannot delete someone else's upload (the server says it is not found)", async () => {
@@ -222,7 +249,9 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       const f = await fixture();
       const r = await runCli([...f.t.args, 'attachments', 'clean', '--older-than', '30d', '--unreferenced', '--yes', '--json'], { env: f.t.env });
       expect(r.code).toBe(0);
-      expect((JSON.parse(r.stdout) as { id: number; create_time: number }[]).map((a) => [a.id, a.create_time])).toEqual([[f.oldLoose.id, f.oldLoose.createTime]]);
+      expect((JSON.parse(r.stdout) as { id: number; create_time: number }[]).map((a) => [a.id, a.create_time])).toEqual([
+        [f.oldLoose.id, f.oldLoose.createTime],
+      ]);
       expect(r.stderr).toBe('chatctl: deleted 1 attachment, freed 700 B\n');
       expect([exists(f.oldLinked.id), exists(f.oldLoose.id), exists(f.newBig.id), exists(f.newSmall.id)]).toEqual([true, false, true, true]);
 
@@ -279,7 +308,11 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       // This test process stands for the other run: its PID is alive.
       writeFileSync(lockPath, String(process.pid));
       const r = await runCli([...f.t.args, 'attachments', 'clean', '--older-than', '30d', '--yes'], { env: f.t.env });
-      expect(r).toEqual({ code: 0, stdout: '', stderr: `chatctl: another attachments clean (pid ${process.pid}) is running on this organization; leaving it to finish\n` });
+      expect(r).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: `chatctl: another attachments clean (pid ${process.pid}) is running on this organization; leaving it to finish\n`,
+      });
       expect(exists(f.oldLoose.id)).toBe(true);
       // A lock left by a process that is gone is taken over, and released after the run.
       writeFileSync(lockPath, '999999999');
@@ -292,7 +325,9 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
     it('exits 4 without credentials', async () => {
       const { env } = tempHome();
       const args = kind === 'embedded' ? ['--data-dir', org.dataDir] : ['--server', await org.http()];
-      const r = await runCli([...args, 'attachments', 'clean', '--older-than', '30d', '--yes'], { env: { ...env, ZULIP_EMAIL: 'nobody@example.com', ZULIP_API_KEY: 'B'.repeat(32) } });
+      const r = await runCli([...args, 'attachments', 'clean', '--older-than', '30d', '--yes'], {
+        env: { ...env, ZULIP_EMAIL: 'nobody@example.com', ZULIP_API_KEY: 'B'.repeat(32) },
+      });
       expect(r.code).toBe(4);
     });
   });

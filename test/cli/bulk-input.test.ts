@@ -11,7 +11,13 @@ import { MAX_PROBLEMS } from '../../src/cli/bulk-input.js';
 import { cliTarget, fakeCreds, jsonLines, runCli, spawnCli, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
-const LATIN1 = Buffer.concat([Buffer.from('email,full_name\nada@x.test,Ada\njose@x.test,Jos'), Buffer.from([0xe9]), Buffer.from(' Mar'), Buffer.from([0xed]), Buffer.from('a\n')]);
+const LATIN1 = Buffer.concat([
+  Buffer.from('email,full_name\nada@x.test,Ada\njose@x.test,Jos'),
+  Buffer.from([0xe9]),
+  Buffer.from(' Mar'),
+  Buffer.from([0xed]),
+  Buffer.from('a\n'),
+]);
 
 describe('a Latin-1 file, with the real binary', () => {
   let org: TestOrg;
@@ -20,7 +26,7 @@ describe('a Latin-1 file, with the real binary', () => {
   });
   afterAll(() => org.close());
 
-  it('is refused with each bad byte\'s line, row and offset, and nothing is created, even under --dry-run', async () => {
+  it("is refused with each bad byte's line, row and offset, and nothing is created, even under --dry-run", async () => {
     const { home } = tempHome();
     const file = join(home, 'people.csv');
     writeFileSync(file, LATIN1);
@@ -82,7 +88,9 @@ describe('what is wrong with a file, all at once', () => {
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines[0]).toBe(`chatctl: ${file} has 25 problems:`);
-    expect(lines.slice(1, 1 + MAX_PROBLEMS)).toEqual(Array.from({ length: MAX_PROBLEMS }, (_, i) => `  line ${i + 2} (row ${i + 1}), column full_name: empty (required)`));
+    expect(lines.slice(1, 1 + MAX_PROBLEMS)).toEqual(
+      Array.from({ length: MAX_PROBLEMS }, (_, i) => `  line ${i + 2} (row ${i + 1}), column full_name: empty (required)`),
+    );
     expect(lines[1 + MAX_PROBLEMS]).toBe('  and 5 more');
   });
 
@@ -90,14 +98,18 @@ describe('what is wrong with a file, all at once', () => {
     const file = write('people.csv', 'email\na@x.test\nb@x.test\n');
     const r = await create(file);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`chatctl: ${file} has a problem:\n  line 1, column full_name: missing (required)\nhint: columns: email (required), full_name (required), password (nothing was sent)\n`);
+    expect(r.stderr).toBe(
+      `chatctl: ${file} has a problem:\n  line 1, column full_name: missing (required)\nhint: columns: email (required), full_name (required), password (nothing was sent)\n`,
+    );
   });
 
   it('reports each bad JSON line with its row', async () => {
     const file = write('people.jsonl', '{"email":"a@x.test","full_name":"A"}\n\nnot json\n[1]\n{"email":"c@x.test"}\n');
     const r = await create(file);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('  line 3 (row 2): not valid JSON\n  line 4 (row 3): each line must be a JSON object\n  line 5 (row 4), column full_name: empty (required)\n');
+    expect(r.stderr).toContain(
+      '  line 3 (row 2): not valid JSON\n  line 4 (row 3): each line must be a JSON object\n  line 5 (row 4), column full_name: empty (required)\n',
+    );
   });
 
   it.each([

@@ -39,17 +39,30 @@ describe('bulk commands over HTTP', () => {
     const r = await runCli([...t.args, 'users', 'reactivate', ...users.map((u) => String(u.id)), '--concurrency', '3', '--json'], { env: t.env });
     expect(r.code).toBe(0);
     expect(maxInFlight).toBe(3);
-    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { row: number }).row)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { row: number }).row),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
   it('runs one request at a time with --fail-fast, and attempts nothing after the first failure', async () => {
     const users = deactivated(3);
     const t = await cliTarget(org, 'http');
     maxInFlight = 0;
-    const r = await runCli([...t.args, 'users', 'reactivate', String(users[0]!.id), 'ghost@example.com', String(users[1]!.id), String(users[2]!.id), '--fail-fast', '--json'], { env: t.env });
+    const r = await runCli(
+      [...t.args, 'users', 'reactivate', String(users[0]!.id), 'ghost@example.com', String(users[1]!.id), String(users[2]!.id), '--fail-fast', '--json'],
+      { env: t.env },
+    );
     expect(r.code).toBe(3);
     expect(maxInFlight).toBe(1);
-    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { status: string }).status)).toEqual(['reactivated', 'failed', 'skipped', 'skipped']);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { status: string }).status),
+    ).toEqual(['reactivated', 'failed', 'skipped', 'skipped']);
     expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(users[1]!.id)).toBe(0);
   });
 
@@ -79,7 +92,13 @@ describe('a bulk run against a server that goes away', () => {
       const handle = org.router.handle.bind(org.router);
       org.router.handle = async (...args) => {
         const res = await handle(...args);
-        return res.status === 200 && args[0].path.endsWith('/reactivate') ? { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: { result: 'error', msg: 'Service unavailable', code: 'BAD_REQUEST' } } : res;
+        return res.status === 200 && args[0].path.endsWith('/reactivate')
+          ? {
+              status: 503,
+              headers: { 'content-type': 'application/json', 'retry-after': '0' },
+              body: { result: 'error', msg: 'Service unavailable', code: 'BAD_REQUEST' },
+            }
+          : res;
       };
       const r = await runCli([...t.args, '--max-wait', '1', 'users', 'reactivate', ...users.map((u) => String(u.id)), '--fail-fast'], { env: t.env });
       expect(r.code).toBe(75);
@@ -134,7 +153,14 @@ describe('a second Ctrl-C while a request hangs', () => {
     // The entry point's second signal: it says the last words, then exits.
     lastWords.say();
     const said = jsonLines(stdout.text).map((o) => [o.row, o.status]);
-    expect(said).toEqual([[1, 'reactivated'], [2, 'reactivated'], [3, 'unknown'], [4, 'skipped'], [5, 'skipped'], [6, 'skipped']]);
+    expect(said).toEqual([
+      [1, 'reactivated'],
+      [2, 'reactivated'],
+      [3, 'unknown'],
+      [4, 'skipped'],
+      [5, 'skipped'],
+      [6, 'skipped'],
+    ]);
     expect(stderr.text).toBe('chatctl: interrupted: 2 reactivated, 0 failed, 1 unknown (row 3), 3 skipped\n');
     release();
     expect(await running).toBe(130);

@@ -38,7 +38,9 @@ describe('help', () => {
 describe('the bash completion script', () => {
   const complete = (words: string[]): string[] => {
     const script = `source completions/chatctl.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _chatctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    return execFileSync('bash', ['-c', script], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }).split('\n').filter(Boolean);
+    return execFileSync('bash', ['-c', script], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
   };
 
   it('completes nouns, verbs, options, option choices and api paths', () => {

@@ -21,12 +21,14 @@ describe('init --demo', () => {
       expect(count('SELECT count(DISTINCT topic) FROM messages')).toBeGreaterThanOrEqual(3);
       expect(count('SELECT count(*) FROM message_edits')).toBe(1);
       expect(count('SELECT count(*) FROM reactions')).toBe(3);
-      expect(count("SELECT count(*) FROM user_groups WHERE is_system_group = 0")).toBe(1);
+      expect(count('SELECT count(*) FROM user_groups WHERE is_system_group = 0')).toBe(1);
       expect(count('SELECT count(*) FROM linkifiers')).toBe(1);
       expect(count('SELECT count(*) FROM attachments')).toBe(1);
       expect(count('SELECT count(*) FROM attachment_messages')).toBe(1);
       expect(count('SELECT count(*) FROM channel_folders')).toBe(1);
-      expect(db.prepare("SELECT rendered_content FROM messages WHERE content LIKE '%#42%'").pluck().get()).toContain('https://github.com/zulip/zulip/issues/42');
+      expect(db.prepare("SELECT rendered_content FROM messages WHERE content LIKE '%#42%'").pluck().get()).toContain(
+        'https://github.com/zulip/zulip/issues/42',
+      );
     } finally {
       db.close();
     }

@@ -6,9 +6,16 @@ import { TRANSPORTS } from '../helpers/transports.js';
 
 describe('domains: parsing', () => {
   it('maps argv to options', async () => {
-    expect((await parse(['domains', 'add', 'example.com', '--subdomains', '--dry-run'], parseOutput()))!.opts).toMatchObject({ domain: 'example.com', subdomains: true, dryRun: true });
+    expect((await parse(['domains', 'add', 'example.com', '--subdomains', '--dry-run'], parseOutput()))!.opts).toMatchObject({
+      domain: 'example.com',
+      subdomains: true,
+      dryRun: true,
+    });
     expect((await parse(['domains', 'add', 'example.com'], parseOutput()))!.opts.subdomains).toBeUndefined();
-    expect((await parse(['domains', 'update', 'example.com', '--no-subdomains'], parseOutput()))!.opts).toMatchObject({ domain: 'example.com', subdomains: false });
+    expect((await parse(['domains', 'update', 'example.com', '--no-subdomains'], parseOutput()))!.opts).toMatchObject({
+      domain: 'example.com',
+      subdomains: false,
+    });
     expect((await parse(['domains', 'update', 'example.com', '--subdomains'], parseOutput()))!.opts).toMatchObject({ subdomains: true });
     const rm = await parse(['domains', 'rm', 'a.test', 'b.test', '-y'], parseOutput());
     expect(rm!.spec.path).toEqual(['domains', 'remove']);
@@ -114,7 +121,11 @@ describe.each(TRANSPORTS)('domains commands over %s', (kind) => {
     expect(refused.stderr).toContain('Remove 2 allowed domains: not running interactively; pass --yes');
     const r = await runCli([...t.args, 'domains', 'remove', a, `gone-${kind}.test`, b, '--yes', '--json'], { env: t.env });
     expect(r.code).toBe(3);
-    expect(jsonLines(r.stdout).map((o) => [o.target, o.status])).toEqual([[a, 'removed'], [`gone-${kind}.test`, 'failed'], [b, 'removed']]);
+    expect(jsonLines(r.stdout).map((o) => [o.target, o.status])).toEqual([
+      [a, 'removed'],
+      [`gone-${kind}.test`, 'failed'],
+      [b, 'removed'],
+    ]);
     expect(r.stderr).toContain('chatctl: 2 removed, 1 failed');
     expect(org.db.prepare('SELECT count(*) FROM realm_domains WHERE domain IN (?, ?)').pluck().get(a, b)).toBe(0);
   });

@@ -13,7 +13,13 @@ const SECRETS: [string, string][] = [
   ['otp', '123456'],
 ];
 
-const request = (): WireRequest => ({ method: 'POST', path: '/things', query: [['anchor', 'newest'], ...SECRETS], body: [['name', 'x'], ...SECRETS], headers: { authorization: 'Basic eDp5' } });
+const request = (): WireRequest => ({
+  method: 'POST',
+  path: '/things',
+  query: [['anchor', 'newest'], ...SECRETS],
+  body: [['name', 'x'], ...SECRETS],
+  headers: { authorization: 'Basic eDp5' },
+});
 
 describe('dry-run request descriptions', () => {
   it('mask every parameter --verbose masks, and nothing else', () => {

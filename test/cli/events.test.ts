@@ -29,7 +29,8 @@ describe.each(TRANSPORTS)('events commands over %s', (kind) => {
   });
   afterAll(() => org.close());
 
-  const queueRow = (id: string) => org.db.prepare('SELECT * FROM event_queues WHERE id = ?').get(id) as { event_types: string | null; lifespan_secs: number } | undefined;
+  const queueRow = (id: string) =>
+    org.db.prepare('SELECT * FROM event_queues WHERE id = ?').get(id) as { event_types: string | null; lifespan_secs: number } | undefined;
 
   it('registers a queue of the given types and prints its ID, which a script can read from', async () => {
     const t = await cliTarget(org, kind);
@@ -75,7 +76,10 @@ describe.each(TRANSPORTS)('events commands over %s', (kind) => {
     expect(again.stderr).toContain(`Bad event queue ID: ${a} (BAD_EVENT_QUEUE_ID)`);
     const some = await runCli([...t.args, 'events', 'delete', a, b, '--yes', '--json'], { env: t.env });
     expect(some.code).toBe(3);
-    expect(jsonLines(some.stdout).map((o) => [o.target, o.ok, o.code ?? null])).toEqual([[a, false, 'BAD_EVENT_QUEUE_ID'], [b, true, null]]);
+    expect(jsonLines(some.stdout).map((o) => [o.target, o.ok, o.code ?? null])).toEqual([
+      [a, false, 'BAD_EVENT_QUEUE_ID'],
+      [b, true, null],
+    ]);
     expect(queueRow(b)).toBeUndefined();
   });
 

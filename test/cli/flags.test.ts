@@ -15,7 +15,7 @@ describe('narrow syntax', () => {
       { operator: 'is', operand: 'unread' },
       { operator: 'sender', operand: 'ada@example.com', negated: true },
     ]);
-    expect(parseNarrow("channel:12 sender:8 dm:3,4 dm:a@x.test,b@x.test topic:'' -topic:\"say \\\"hi\\\"\" hello world")).toEqual([
+    expect(parseNarrow('channel:12 sender:8 dm:3,4 dm:a@x.test,b@x.test topic:\'\' -topic:"say \\"hi\\"" hello world')).toEqual([
       { operator: 'channel', operand: 12 },
       { operator: 'sender', operand: 8 },
       { operator: 'dm', operand: [3, 4] },
@@ -29,7 +29,7 @@ describe('narrow syntax', () => {
     expect(parseNarrow(undefined)).toEqual([]);
   });
 
-  it('takes the API\'s JSON list as it is', () => {
+  it("takes the API's JSON list as it is", () => {
     const json = '[{"operator":"channel","operand":5},{"operator":"is","operand":"starred","negated":true},["topic","x"]]';
     expect(parseNarrow(json)).toEqual([{ operator: 'channel', operand: 5 }, { operator: 'is', operand: 'starred', negated: true }, ['topic', 'x']]);
   });
@@ -47,7 +47,10 @@ describe('narrow syntax', () => {
 
 describe('flags: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['flags', 'add', 'read', '--narrow', 'channel:general', '--anchor', 'first_unread', '--after', '50', '--all', '--json'], parseOutput());
+    const p = await parse(
+      ['flags', 'add', 'read', '--narrow', 'channel:general', '--anchor', 'first_unread', '--after', '50', '--all', '--json'],
+      parseOutput(),
+    );
     expect(p!.spec.path).toEqual(['flags', 'add']);
     expect(p!.opts).toMatchObject({ flag: 'read', narrow: 'channel:general', anchor: 'first_unread', after: '50', all: true, json: true });
     const r = await parse(['flags', 'remove', 'starred', '--before', '3', '--dry-run'], parseOutput());
@@ -86,7 +89,10 @@ describe.each(TRANSPORTS)('flags commands over %s', (kind) => {
   }
 
   const unread = (ids: number[]) =>
-    ids.filter((id) => ((org.db.prepare('SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(org.owner.id, id) as { flags: number }).flags & 1) === 0);
+    ids.filter(
+      (id) =>
+        ((org.db.prepare('SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(org.owner.id, id) as { flags: number }).flags & 1) === 0,
+    );
 
   it('marks one range read and prints the response fields (piped: one TSV line)', async () => {
     const c = await unreadChannel(3);
@@ -138,7 +144,10 @@ describe.each(TRANSPORTS)('flags commands over %s', (kind) => {
   it('shows progress on a terminal, never on stdout', async () => {
     const c = await unreadChannel(3);
     const t = await cliTarget(org, kind);
-    const r = await runCli([...t.args, 'flags', 'add', 'read', '--narrow', `channel:${c.name}`, '--all', '--after', '1', '--format', 'ndjson'], { env: t.env, tty: true });
+    const r = await runCli([...t.args, 'flags', 'add', 'read', '--narrow', `channel:${c.name}`, '--all', '--after', '1', '--format', 'ndjson'], {
+      env: t.env,
+      tty: true,
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('\r\u001b[2K3 messages processed\n');
     // The batch that reaches the last message cannot tell it was the last: one more, empty, says so.
@@ -158,7 +167,10 @@ describe.each(TRANSPORTS)('flags commands over %s', (kind) => {
         anchor: 'oldest',
         num_before: '0',
         num_after: '1000',
-        narrow: JSON.stringify([{ operator: 'channel', operand: c.name }, { operator: 'is', operand: 'unread' }]),
+        narrow: JSON.stringify([
+          { operator: 'channel', operand: c.name },
+          { operator: 'is', operand: 'unread' },
+        ]),
         op: 'add',
         flag: 'read',
       },
@@ -167,7 +179,7 @@ describe.each(TRANSPORTS)('flags commands over %s', (kind) => {
     expect(unread(c.ids)).toEqual(c.ids);
   });
 
-  it('an unknown channel in the narrow is not found: exit 6 with the server\'s message', async () => {
+  it("an unknown channel in the narrow is not found: exit 6 with the server's message", async () => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'flags', 'add', 'starred', '--narrow', 'channel:no-such-channel'], { env: t.env });
     expect(r.code).toBe(6);

@@ -97,7 +97,11 @@ describe.each(TRANSPORTS)('groups commands over %s', (kind) => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('pass --yes');
     const no = scriptedPrompter({ confirm: [false] });
-    const asked = await runCli([...t.args, 'groups', 'members', g.name, '--remove', String(a.id), '--remove-subgroup', String(sub.id)], { env: t.env, tty: true, prompter: no });
+    const asked = await runCli([...t.args, 'groups', 'members', g.name, '--remove', String(a.id), '--remove-subgroup', String(sub.id)], {
+      env: t.env,
+      tty: true,
+      prompter: no,
+    });
     expect(no.asked).toEqual([`Remove 1 member and 1 subgroup from ${g.name}?`]);
     expect(asked.code).toBe(130);
     const removed = await runCli([...t.args, 'groups', 'members', g.name, '--remove', String(a.id), '--yes'], { env: t.env });
@@ -111,7 +115,11 @@ describe.each(TRANSPORTS)('groups commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'groups', 'members', g.name, '--add', a.email, '--remove', String(org.owner.id), '--dry-run'], { env: t.env });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ method: 'POST', path: `/api/v1/user_groups/${g.id}/members`, body: { add: `[${a.id}]`, delete: `[${org.owner.id}]` } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      method: 'POST',
+      path: `/api/v1/user_groups/${g.id}/members`,
+      body: { add: `[${a.id}]`, delete: `[${org.owner.id}]` },
+    });
     expect(members(g.id)).toEqual([]);
   });
 

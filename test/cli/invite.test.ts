@@ -14,7 +14,27 @@ import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 describe('invite: parsing', () => {
   it('maps argv to options', async () => {
     const p = await parse(
-      ['invite', 'send', 'a@x.test', 'b@x.test', '--channel', 'general', '--channel', '5', '--as', 'guest', '--expires', '7d', '--group', 'eng', '--default-channels', '--no-notify', '--welcome-text', 'Hi', '--dry-run'],
+      [
+        'invite',
+        'send',
+        'a@x.test',
+        'b@x.test',
+        '--channel',
+        'general',
+        '--channel',
+        '5',
+        '--as',
+        'guest',
+        '--expires',
+        '7d',
+        '--group',
+        'eng',
+        '--default-channels',
+        '--no-notify',
+        '--welcome-text',
+        'Hi',
+        '--dry-run',
+      ],
       parseOutput(),
     );
     expect(p!.spec.path).toEqual(['invite', 'send']);
@@ -36,7 +56,23 @@ describe('invite: parsing', () => {
     const list = await parse(['invite', 'ls', '--fields', 'id,email'], parseOutput());
     expect(list!.spec.path).toEqual(['invite', 'list']);
     const link = await parse(
-      ['invite', 'link', 'create', '--as', 'guest', '--expires', 'never', '--channel', 'design', '--group', 'eng', '--group', '7', '--default-channels', '--dry-run'],
+      [
+        'invite',
+        'link',
+        'create',
+        '--as',
+        'guest',
+        '--expires',
+        'never',
+        '--channel',
+        'design',
+        '--group',
+        'eng',
+        '--group',
+        '7',
+        '--default-channels',
+        '--dry-run',
+      ],
       parseOutput(),
     );
     expect(link!.spec.path).toEqual(['invite', 'link', 'create']);
@@ -88,8 +124,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
   let org: TestOrg;
   let design: number;
   let engineering: number;
-  const invites = (where = '1 = 1', ...args: unknown[]) =>
-    org.db.prepare(`SELECT * FROM invites WHERE ${where} ORDER BY id`).all(...args) as InviteRow[];
+  const invites = (where = '1 = 1', ...args: unknown[]) => org.db.prepare(`SELECT * FROM invites WHERE ${where} ORDER BY id`).all(...args) as InviteRow[];
   const invitedEmails = () => invites('status = 0').map((i) => i.email);
 
   beforeAll(async () => {
@@ -113,7 +148,27 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     const a = `ada-${kind}@example.com`;
     const b = `bob-${kind}@example.com`;
     const r = await runCli(
-      [...t.args, 'invite', 'send', a, b, '--channel', 'Design', '--channel', '1', '--group', 'engineering', '--as', 'moderator', '--expires', '7d', '--no-notify', '--welcome-text', 'Welcome!', '--json'],
+      [
+        ...t.args,
+        'invite',
+        'send',
+        a,
+        b,
+        '--channel',
+        'Design',
+        '--channel',
+        '1',
+        '--group',
+        'engineering',
+        '--as',
+        'moderator',
+        '--expires',
+        '7d',
+        '--no-notify',
+        '--welcome-text',
+        'Welcome!',
+        '--json',
+      ],
       { env: t.env },
     );
     expect(r.code).toBe(0);
@@ -133,7 +188,17 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
 
     const listed = await runCli([...t.args, 'invite', 'list', '--json'], { env: t.env });
     const rows = (JSON.parse(listed.stdout) as Record<string, unknown>[]).filter((i) => i.email === a);
-    expect(rows).toEqual([{ id: stored[0]!.id, email: a, invited_by_user_id: org.owner.id, invited: stored[0]!.invited, expiry_date: stored[0]!.expiry_date, invited_as: 300, is_multiuse: false }]);
+    expect(rows).toEqual([
+      {
+        id: stored[0]!.id,
+        email: a,
+        invited_by_user_id: org.owner.id,
+        invited: stored[0]!.invited,
+        expiry_date: stored[0]!.expiry_date,
+        invited_as: 300,
+        is_multiuse: false,
+      },
+    ]);
     const tsv = await runCli([...t.args, 'invite', 'list', '--fields', 'email,invited_as'], { env: t.env });
     expect(tsv.stdout.split('\n')).toContain(`${b}\t300`);
     const table = await runCli([...t.args, 'invite', 'list', '--fields', 'id,email'], { env: { ...t.env, NO_COLOR: '1' }, tty: true });
@@ -146,7 +211,12 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     const r = await runCli([...t.args, 'invite', 'send', email, '--expires', 'never', '--default-channels'], { env: t.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`1\t${email}\ttrue\tinvited\t\t\t\n`);
-    expect(invites('email = ?', email)[0]).toMatchObject({ expiry_date: null, include_realm_default_subscriptions: 1, invited_as: 400, notify_referrer_on_join: 1 });
+    expect(invites('email = ?', email)[0]).toMatchObject({
+      expiry_date: null,
+      include_realm_default_subscriptions: 1,
+      invited_as: 400,
+      notify_referrer_on_join: 1,
+    });
     const listed = await runCli([...t.args, 'invite', 'list', '--json'], { env: t.env });
     expect((JSON.parse(listed.stdout) as { email: string; expiry_date: unknown }[]).find((i) => i.email === email)!.expiry_date).toBeNull();
   });
@@ -191,11 +261,18 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(invites().length).toBe(before);
 
     const file = join(tempHome().home, 'mixed.csv');
-    writeFileSync(file, `email,channels,as\nhal-${kind}@example.com,design,guest\nivy-${kind}@example.com,nowhere,\njo-${kind}@example.com,"general,design",member\n`);
+    writeFileSync(
+      file,
+      `email,channels,as\nhal-${kind}@example.com,design,guest\nivy-${kind}@example.com,nowhere,\njo-${kind}@example.com,"general,design",member\n`,
+    );
     const r = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--json'], { env: t.env });
     expect(r.code).toBe(3);
     const outcomes = jsonLines(r.stdout);
-    expect(outcomes.map((o) => [o.row, o.ok])).toEqual([[1, true], [2, false], [3, true]]);
+    expect(outcomes.map((o) => [o.row, o.ok])).toEqual([
+      [1, true],
+      [2, false],
+      [3, true],
+    ]);
     expect(outcomes[1]).toMatchObject({ target: `ivy-${kind}@example.com`, status: 'failed', error: "Channel 'nowhere' does not exist" });
     expect(invites('email = ?', `hal-${kind}@example.com`)[0]).toMatchObject({ invited_as: 600, stream_ids: `[${design}]` });
     expect(invites('email = ?', `jo-${kind}@example.com`)[0]).toMatchObject({ invited_as: 400 });
@@ -319,7 +396,7 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
   });
   afterAll(() => org.close());
 
-  it('creates a link with its role, expiry, channels and groups, and prints it (--json: the server\'s answer)', async () => {
+  it("creates a link with its role, expiry, channels and groups, and prints it (--json: the server's answer)", async () => {
     const t = await cliTarget(org, kind);
     const dry = await runCli([...t.args, 'invite', 'link', 'create', '--as', 'guest', '--channel', 'design', '--dry-run'], { env: t.env });
     expect(dry.code).toBe(0);
@@ -354,16 +431,26 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
     expect(links().length).toBe(before);
   });
 
-  it('lists both kinds: kind, address or link, role and times in text; the server\'s objects in JSON', async () => {
+  it("lists both kinds: kind, address or link, role and times in text; the server's objects in JSON", async () => {
     const t = await cliTarget(org, kind);
     const email = `both-${kind}@example.com`;
     expect((await runCli([...t.args, 'invite', 'send', email, '--as', 'moderator'], { env: t.env })).code).toBe(0);
     const url = (await runCli([...t.args, 'invite', 'link', 'create', '--json'], { env: t.env })).stdout;
     const linkUrl = (JSON.parse(url) as { invite_link: string }).invite_link;
     const tsv = await runCli([...t.args, 'invite', 'list'], { env: t.env });
-    const lines = tsv.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const lines = tsv.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     const sent = emailInvite(email);
-    expect(lines).toContainEqual([String(sent.id), 'email', email, 'moderator', new Date(sent.invited * 1000).toISOString().replace('.000Z', 'Z'), new Date(sent.expiry_date! * 1000).toISOString().replace('.000Z', 'Z')]);
+    expect(lines).toContainEqual([
+      String(sent.id),
+      'email',
+      email,
+      'moderator',
+      new Date(sent.invited * 1000).toISOString().replace('.000Z', 'Z'),
+      new Date(sent.expiry_date! * 1000).toISOString().replace('.000Z', 'Z'),
+    ]);
     expect(lines.find((l) => l[2] === linkUrl)!.slice(1, 4)).toEqual(['link', linkUrl, 'member']);
 
     const json = JSON.parse((await runCli([...t.args, 'invite', 'list', '--json'], { env: t.env })).stdout) as Record<string, unknown>[];
@@ -402,7 +489,7 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
     expect(jsonLines(bare.stdout)).toEqual([{ method: 'DELETE', path: '/api/v1/invites/1' }]);
   });
 
-  it("revokes a link by its URL or its ID alone; an address never names a link; an unknown ID is exit 6", async () => {
+  it('revokes a link by its URL or its ID alone; an address never names a link; an unknown ID is exit 6', async () => {
     const t = await cliTarget(org, kind);
     const created = await runCli([...t.args, 'invite', 'link', 'create', '--json'], { env: t.env });
     const url = (JSON.parse(created.stdout) as { invite_link: string }).invite_link;
@@ -451,7 +538,8 @@ describe('invitations on a stock server (nock)', () => {
   const creds = { ZULIP_EMAIL: 'iago@zulip.com', ZULIP_API_KEY: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv' };
   const ok = { result: 'success', msg: '' };
   const run = (argv: string[]) => runCli(['--server', SITE, ...argv], { env: { ...tempHome().env, ...creds } });
-  const LIMIT_MSG = 'To protect users, Zulip limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.';
+  const LIMIT_MSG =
+    'To protect users, Zulip limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.';
 
   beforeEach(() => {
     nock.disableNetConnect();
@@ -526,14 +614,27 @@ describe('invitations on a stock server (nock)', () => {
   function dailyLimitServer(left: number): number[] {
     const sizes: number[] = [];
     // Nothing pending yet: the run looks first for what an earlier run invited.
-    nock(SITE).get('/api/v1/invites').reply(200, { ...ok, invites: [] });
+    nock(SITE)
+      .get('/api/v1/invites')
+      .reply(200, { ...ok, invites: [] });
     nock(SITE)
       .post('/api/v1/invites')
       .reply((_uri, body) => {
         const emails = new URLSearchParams(body as string).get('invitee_emails')!.split(',');
         sizes.push(emails.length);
         if (emails.length > left) {
-          return [400, { result: 'error', code: 'INVITATION_FAILED', msg: LIMIT_MSG, errors: [], sent_invitations: false, license_limit_reached: false, daily_limit_reached: true }];
+          return [
+            400,
+            {
+              result: 'error',
+              code: 'INVITATION_FAILED',
+              msg: LIMIT_MSG,
+              errors: [],
+              sent_invitations: false,
+              license_limit_reached: false,
+              daily_limit_reached: true,
+            },
+          ];
         }
         left -= emails.length;
         return [200, ok];
@@ -557,7 +658,7 @@ describe('invitations on a stock server (nock)', () => {
     expect(sizes).toEqual([100, 100, 50, 25, 25, 13, 7, 4, 3, 2, 1, 1]);
   });
 
-  it('fails a single address over the daily limit with the server\'s reason', async () => {
+  it("fails a single address over the daily limit with the server's reason", async () => {
     dailyLimitServer(0);
     const r = await run(['invite', 'send', 'late@example.com']);
     expect(r.code).toBe(1);

@@ -18,7 +18,20 @@ interface Row {
 describe('linkifiers: parsing', () => {
   it('maps argv to options', async () => {
     const p = await parse(
-      ['linkifiers', 'add', '#(?P<id>[0-9]+)', 'https://x.test/{id}', '--example-input', '#1', '--reverse-template', '#{id}', '--alternative-url-template', 'https://y.test/{id}', '--alternative-url-template', 'https://z.test/{id}'],
+      [
+        'linkifiers',
+        'add',
+        '#(?P<id>[0-9]+)',
+        'https://x.test/{id}',
+        '--example-input',
+        '#1',
+        '--reverse-template',
+        '#{id}',
+        '--alternative-url-template',
+        'https://y.test/{id}',
+        '--alternative-url-template',
+        'https://z.test/{id}',
+      ],
       parseOutput(),
     );
     expect(p!.opts).toMatchObject({
@@ -68,12 +81,33 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     expect(added.code).toBe(0);
     const first = rows()[0]!;
     expect(added.stdout).toBe(`1\t#(?P<id>[0-9]+)\ttrue\tadded\t${first.id}\t\t\n`);
-    const second = await add('RT(?P<id>[0-9]+)', 'https://rt.example.com/{id}', ['--reverse-template', 'RT{id}', '--example-input', 'RT42', '--alternative-url-template', 'https://rt.example.com/ticket/{id}']);
+    const second = await add('RT(?P<id>[0-9]+)', 'https://rt.example.com/{id}', [
+      '--reverse-template',
+      'RT{id}',
+      '--example-input',
+      'RT42',
+      '--alternative-url-template',
+      'https://rt.example.com/ticket/{id}',
+    ]);
 
     const json = await runCli([...t.args, 'linkifiers', 'list', '--json'], { env: t.env });
     expect(JSON.parse(json.stdout)).toEqual([
-      { id: first.id, pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}', example_input: null, reverse_template: null, alternative_url_templates: [] },
-      { id: second, pattern: 'RT(?P<id>[0-9]+)', url_template: 'https://rt.example.com/{id}', example_input: 'RT42', reverse_template: 'RT{id}', alternative_url_templates: ['https://rt.example.com/ticket/{id}'] },
+      {
+        id: first.id,
+        pattern: '#(?P<id>[0-9]+)',
+        url_template: 'https://github.com/zulip/zulip/issues/{id}',
+        example_input: null,
+        reverse_template: null,
+        alternative_url_templates: [],
+      },
+      {
+        id: second,
+        pattern: 'RT(?P<id>[0-9]+)',
+        url_template: 'https://rt.example.com/{id}',
+        example_input: 'RT42',
+        reverse_template: 'RT{id}',
+        alternative_url_templates: ['https://rt.example.com/ticket/{id}'],
+      },
     ]);
     const tsv = await runCli([...t.args, 'linkifiers', 'list'], { env: t.env });
     expect(tsv.stdout).toBe(
@@ -109,7 +143,9 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`1\t${id}\ttrue\tupdated\t${id}\t\t\n`);
     expect(rows()[0]).toMatchObject({ url_template: 'https://rt.example.org/{id}', reverse_template: 'RT{id}', example_input: 'RT42' });
-    const cleared = await runCli([...t.args, 'linkifiers', 'update', String(id), 'RT(?P<id>[0-9]+)', 'https://rt.example.org/{id}', '--clear-reverse'], { env: t.env });
+    const cleared = await runCli([...t.args, 'linkifiers', 'update', String(id), 'RT(?P<id>[0-9]+)', 'https://rt.example.org/{id}', '--clear-reverse'], {
+      env: t.env,
+    });
     expect(cleared.code).toBe(0);
     expect(rows()[0]).toMatchObject({ reverse_template: null, example_input: null, alternative_url_templates: '[]' });
     const missing = await runCli([...t.args, 'linkifiers', 'update', '99999', 'A(?P<id>[0-9]+)', 'https://a.test/{id}'], { env: t.env });
@@ -123,9 +159,17 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'linkifiers', 'update', String(id), 'B(?P<id>[0-9]+)', 'https://b.test/{id}', '--dry-run'], { env: t.env });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ method: 'PATCH', path: `/api/v1/realm/filters/${id}`, body: { pattern: 'B(?P<id>[0-9]+)', url_template: 'https://b.test/{id}' } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      method: 'PATCH',
+      path: `/api/v1/realm/filters/${id}`,
+      body: { pattern: 'B(?P<id>[0-9]+)', url_template: 'https://b.test/{id}' },
+    });
     const dryAdd = await runCli([...t.args, 'linkifiers', 'add', 'C(?P<id>[0-9]+)', 'https://c.test/{id}', '--dry-run'], { env: t.env });
-    expect(JSON.parse(dryAdd.stdout)).toEqual({ method: 'POST', path: '/api/v1/realm/filters', body: { pattern: 'C(?P<id>[0-9]+)', url_template: 'https://c.test/{id}' } });
+    expect(JSON.parse(dryAdd.stdout)).toEqual({
+      method: 'POST',
+      path: '/api/v1/realm/filters',
+      body: { pattern: 'C(?P<id>[0-9]+)', url_template: 'https://c.test/{id}' },
+    });
     expect(rows().map((l) => l.pattern)).toEqual(['A(?P<id>[0-9]+)']);
   });
 
@@ -146,7 +190,11 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     expect(one.code).toBe(6);
     const some = await runCli([...t.args, 'linkifiers', 'remove', String(b), '99999', String(c), '--yes', '--json'], { env: t.env });
     expect(some.code).toBe(3);
-    expect(jsonLines(some.stdout).map((o) => [o.target, o.status])).toEqual([[String(b), 'removed'], ['99999', 'failed'], [String(c), 'removed']]);
+    expect(jsonLines(some.stdout).map((o) => [o.target, o.status])).toEqual([
+      [String(b), 'removed'],
+      ['99999', 'failed'],
+      [String(c), 'removed'],
+    ]);
     expect(rows()).toEqual([]);
   });
 
@@ -162,7 +210,9 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     expect(listed.stdout).toBe(`${c}\n${a}\n${b}\n`);
     const partial = await runCli([...t.args, 'linkifiers', 'reorder', String(a), String(b)], { env: t.env });
     expect(partial.code).toBe(1);
-    expect(partial.stderr).toBe(`chatctl: the current order is: ${c} ${a} ${b}\nchatctl: The ordered list must enumerate all existing linkifiers exactly once (BAD_REQUEST)\n`);
+    expect(partial.stderr).toBe(
+      `chatctl: the current order is: ${c} ${a} ${b}\nchatctl: The ordered list must enumerate all existing linkifiers exactly once (BAD_REQUEST)\n`,
+    );
     const dry = await runCli([...t.args, 'linkifiers', 'reorder', String(a), String(b), String(c), '--dry-run'], { env: t.env });
     expect(JSON.parse(dry.stdout)).toEqual({ method: 'PATCH', path: '/api/v1/realm/linkifiers', body: { ordered_linkifier_ids: `[${a},${b},${c}]` } });
     expect(rows().map((l) => l.id)).toEqual([c, a, b]);
@@ -202,7 +252,10 @@ describe('linkifiers against a server below feature level 176 (url_format)', () 
       const sent = requests.length;
       const operators = await runCli(['--server', site, 'linkifiers', 'add', 'Y(?P<id>[0-9]+)', 'https://x.test/{+id}'], { env });
       expect(operators).toMatchObject({ code: 1, stderr: 'chatctl: the URL template expression {+id} needs feature level ≥ 176 (server has 150)\n' });
-      const reverse = await runCli(['--server', site, 'linkifiers', 'add', 'Z(?P<id>[0-9]+)', 'https://x.test/{id}', '--reverse-template', 'Z{id}', '--example-input', 'Z1'], { env });
+      const reverse = await runCli(
+        ['--server', site, 'linkifiers', 'add', 'Z(?P<id>[0-9]+)', 'https://x.test/{id}', '--reverse-template', 'Z{id}', '--example-input', 'Z1'],
+        { env },
+      );
       expect(reverse).toMatchObject({ code: 1, stderr: 'chatctl: --example-input needs feature level ≥ 471 (server has 150)\n' });
       expect(requests.slice(sent).map((r) => r.line)).not.toContain('POST /api/v1/realm/filters');
     } finally {

@@ -41,7 +41,8 @@ describe.each(TRANSPORTS)('messages commands over %s', (kind) => {
   });
   afterAll(() => org.close());
 
-  const stored = (id: number) => org.db.prepare('SELECT content, topic, stream_id FROM messages WHERE id = ?').get(id) as { content: string; topic: string; stream_id: number | null };
+  const stored = (id: number) =>
+    org.db.prepare('SELECT content, topic, stream_id FROM messages WHERE id = ?').get(id) as { content: string; topic: string; stream_id: number | null };
 
   it('sends to a channel topic and prints the new ID (piped: the bare ID)', async () => {
     const t = await cliTarget(org, kind);
@@ -82,7 +83,12 @@ describe.each(TRANSPORTS)('messages commands over %s', (kind) => {
 
     const tsv = await runCli([...t.args, 'messages', 'history', id], { env: t.env });
     expect(tsv.code).toBe(0);
-    expect(tsv.stdout.split('\n').filter(Boolean).map((l) => l.split('\t').slice(1))).toEqual([
+    expect(
+      tsv.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t').slice(1)),
+    ).toEqual([
       [org.owner.email, 'draft', 'sent'],
       [org.owner.email, 'draft', 'content'],
       [org.owner.email, 'final', 'topic: "draft" → "final"'],

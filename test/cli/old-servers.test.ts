@@ -16,7 +16,10 @@ function serverAt(level: number): void {
     .get('/api/v1/server_settings')
     .reply(200, { ...documentedExample('GET', '/server_settings'), zulip_feature_level: level, realm_url: SITE, realm_uri: SITE });
   // Nothing pending: invite send looks for what an earlier run invited before sending.
-  nock(SITE).get('/api/v1/invites').optionally().reply(200, { ...ok, invites: [] });
+  nock(SITE)
+    .get('/api/v1/invites')
+    .optionally()
+    .reply(200, { ...ok, invites: [] });
 }
 
 /** Records the form body of each request to a path. */
@@ -104,25 +107,44 @@ describe('commands against older servers', () => {
       .get('/api/v1/streams')
       .query(true)
       .times(2)
-      .reply(200, { ...ok, streams: [{ stream_id: 7, name: 'general' }, { stream_id: 9, name: 'design' }] });
+      .reply(200, {
+        ...ok,
+        streams: [
+          { stream_id: 7, name: 'general' },
+          { stream_id: 9, name: 'design' },
+        ],
+      });
     const registered: Record<string, string>[] = [];
     nock(SITE)
       .post('/api/v1/register', (body: Record<string, string>) => {
         registered.push(body);
         return true;
       })
-      .reply(200, { ...ok, queue_id: 'q1', last_event_id: -1, muted_topics: [['general', 'noise', 1700000000], ['gone', 'x', 1700000001]] });
+      .reply(200, {
+        ...ok,
+        queue_id: 'q1',
+        last_event_id: -1,
+        muted_topics: [
+          ['general', 'noise', 1700000000],
+          ['gone', 'x', 1700000001],
+        ],
+      });
     nock(SITE).delete('/api/v1/events').reply(200, ok);
     const r = await run(['topics', 'list', '--json']);
     expect(r.code).toBe(0);
     expect(registered[0]).toMatchObject({ event_types: '["muted_topics"]', fetch_event_types: '["muted_topics"]' });
     // A channel the caller can no longer see is left out.
-    expect(JSON.parse(r.stdout)).toEqual([{ stream_id: 7, channel: 'general', topic_name: 'noise', visibility_policy: 1, policy: 'muted', last_updated: 1700000000 }]);
+    expect(JSON.parse(r.stdout)).toEqual([
+      { stream_id: 7, channel: 'general', topic_name: 'noise', visibility_policy: 1, policy: 'muted', last_updated: 1700000000 },
+    ]);
   });
 
   it('a flag the server cannot honour is refused before anything is sent, naming the flag (exit 1), never "success" with a warning', async () => {
     serverAt(263);
-    nock(SITE).get('/api/v1/user_groups').query(true).reply(200, { ...ok, user_groups: [{ id: 4, name: 'eng', members: [], direct_subgroup_ids: [], is_system_group: false }] });
+    nock(SITE)
+      .get('/api/v1/user_groups')
+      .query(true)
+      .reply(200, { ...ok, user_groups: [{ id: 4, name: 'eng', members: [], direct_subgroup_ids: [], is_system_group: false }] });
     const sent = capture('post', '/api/v1/invites');
     const r = await run(['invite', 'send', 'new@example.com', 'other@example.com', '--group', 'eng']);
     expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'chatctl: --group needs feature level ≥ 322 (server has 263)\n' });

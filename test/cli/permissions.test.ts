@@ -33,7 +33,10 @@ describe.each(TRANSPORTS)('users create and the can_create_users permission over
     expect(refused.code).toBe(5);
     expect(refused.stderr).toContain('chatctl: User not authorized to create users: creating accounts needs the per-user permission can_create_users');
     // Over HTTP the CLI sees a server like any other, whose operator grants it.
-    const grantHint = kind === 'embedded' ? `grant it: chatctl server grant ${admin.email}` : `only the server's operator can grant it: manage.py change_user_role ${admin.email}`;
+    const grantHint =
+      kind === 'embedded'
+        ? `grant it: chatctl server grant ${admin.email}`
+        : `only the server's operator can grant it: manage.py change_user_role ${admin.email}`;
     expect(refused.stderr).toContain(`hint: ${grantHint} can_create_users; without it, invite people instead: chatctl invite send EMAIL`);
 
     const dir = ['--data-dir', org.dataDir];
@@ -126,7 +129,10 @@ describe('the owner chatctl creates', () => {
     expect((await runCli(['users', 'update', id, '--role', 'admin'], { env })).code).toBe(0);
     const db = openDb(dir);
     try {
-      expect(db.prepare('SELECT can_create_users, can_change_user_emails FROM users WHERE id = ?').get(Number(id))).toEqual({ can_create_users: 0, can_change_user_emails: 0 });
+      expect(db.prepare('SELECT can_create_users, can_change_user_emails FROM users WHERE id = ?').get(Number(id))).toEqual({
+        can_create_users: 0,
+        can_change_user_emails: 0,
+      });
     } finally {
       db.close();
     }
@@ -142,7 +148,11 @@ describe('the owner chatctl creates', () => {
 
 describe('a data dir from before the permissions were per-user', () => {
   /** A data dir at schema 2, as the previous release left it: an owner and an administrator. */
-  function oldDataDir(settings: Record<string, unknown> = {}): { dir: string; owner: { email: string; apiKey: string }; admin: { email: string; apiKey: string } } {
+  function oldDataDir(settings: Record<string, unknown> = {}): {
+    dir: string;
+    owner: { email: string; apiKey: string };
+    admin: { email: string; apiKey: string };
+  } {
     const dir = mkdtempSync(join(tmpdir(), 'chatctl-old-'));
     const db = new Database(join(dir, DB_FILE));
     applyMigrations(db, 2);
@@ -157,9 +167,13 @@ describe('a data dir from before the permissions were per-user', () => {
   it('keeps both permissions for its owners, and gives them to no one else', async () => {
     const old = oldDataDir();
     try {
-      const asOwner = await runCli(['--data-dir', old.dir, 'users', 'create', 'kept@example.com', '--name', 'Kept Person'], { env: { ...tempHome().env, ...creds(old.owner) } });
+      const asOwner = await runCli(['--data-dir', old.dir, 'users', 'create', 'kept@example.com', '--name', 'Kept Person'], {
+        env: { ...tempHome().env, ...creds(old.owner) },
+      });
       expect(asOwner.code).toBe(0);
-      const asAdmin = await runCli(['--data-dir', old.dir, 'users', 'create', 'not@example.com', '--name', 'Not Person'], { env: { ...tempHome().env, ...creds(old.admin) } });
+      const asAdmin = await runCli(['--data-dir', old.dir, 'users', 'create', 'not@example.com', '--name', 'Not Person'], {
+        env: { ...tempHome().env, ...creds(old.admin) },
+      });
       expect(asAdmin.code).toBe(5);
       const db = openDb(old.dir);
       try {
@@ -182,7 +196,10 @@ describe('a data dir from before the permissions were per-user', () => {
     try {
       const db = openDb(old.dir);
       try {
-        expect(db.prepare('SELECT can_create_users, can_change_user_emails FROM users WHERE role = 100').get()).toEqual({ can_create_users: 0, can_change_user_emails: 1 });
+        expect(db.prepare('SELECT can_create_users, can_change_user_emails FROM users WHERE role = 100').get()).toEqual({
+          can_create_users: 0,
+          can_change_user_emails: 1,
+        });
       } finally {
         db.close();
       }

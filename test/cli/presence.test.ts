@@ -52,16 +52,18 @@ describe.each(TRANSPORTS)('presence commands over %s', (kind) => {
 
   const mine = (rows: Record<string, unknown>[]) => rows.filter((r) => [active.id, idle.id, gone.id].includes(r.user_id as number));
 
-  it('lists users with a computed status, from the server\'s threshold and clock', async () => {
+  it("lists users with a computed status, from the server's threshold and clock", async () => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'presence', 'list', '--json'], { env: t.env });
     expect(r.code).toBe(0);
     const now = org.clock.now();
-    expect(mine(JSON.parse(r.stdout) as Record<string, unknown>[])).toEqual([
-      { user_id: idle.id, email: idle.email, full_name: idle.row.full_name, status: 'idle', active_timestamp: now - 300, idle_timestamp: now },
-      { user_id: gone.id, email: gone.email, full_name: gone.row.full_name, status: 'offline', active_timestamp: now - 300, idle_timestamp: now - 300 },
-      { user_id: active.id, email: active.email, full_name: active.row.full_name, status: 'active', active_timestamp: now, idle_timestamp: now },
-    ].sort((a, b) => a.user_id - b.user_id));
+    expect(mine(JSON.parse(r.stdout) as Record<string, unknown>[])).toEqual(
+      [
+        { user_id: idle.id, email: idle.email, full_name: idle.row.full_name, status: 'idle', active_timestamp: now - 300, idle_timestamp: now },
+        { user_id: gone.id, email: gone.email, full_name: gone.row.full_name, status: 'offline', active_timestamp: now - 300, idle_timestamp: now - 300 },
+        { user_id: active.id, email: active.email, full_name: active.row.full_name, status: 'active', active_timestamp: now, idle_timestamp: now },
+      ].sort((a, b) => a.user_id - b.user_id),
+    );
     // Listing reports nothing for the caller and leaves no queue behind.
     expect(org.db.prepare('SELECT count(*) FROM presence WHERE user_id = ?').pluck().get(org.owner.id)).toBe(0);
     expect(org.db.prepare('SELECT count(*) FROM event_queues').pluck().get()).toBe(0);
@@ -76,7 +78,7 @@ describe.each(TRANSPORTS)('presence commands over %s', (kind) => {
     expect(table.stdout).toMatch(new RegExp(`${active.id}\\s+${active.email.replace('.', '\\.')}\\s+.*\\sactive\\s`));
   });
 
-  it('sets presence: --ping-only prints nothing; otherwise everyone\'s presence', async () => {
+  it("sets presence: --ping-only prints nothing; otherwise everyone's presence", async () => {
     const me = org.addUser();
     const t = await cliTarget(org, kind, me);
     const ping = await runCli([...t.args, 'presence', 'set', 'active', '--ping-only'], { env: t.env });

@@ -85,7 +85,9 @@ describe('a bulk run past the hourly rate limit', () => {
   it('a run the hourly limit takes whole says nothing and sends everything', async () => {
     const { t, deleted } = await busyServer(1900);
     server = t;
-    const r = await runCli(['--server', t.url, '--max-wait', '5', 'attachments', 'delete', '1', '2', '3', '--yes', '--json'], { env: { ...tempHome().env, ...creds } });
+    const r = await runCli(['--server', t.url, '--max-wait', '5', 'attachments', 'delete', '1', '2', '3', '--yes', '--json'], {
+      env: { ...tempHome().env, ...creds },
+    });
     expect(r.code).toBe(0);
     expect(deleted.sort()).toEqual(['1', '2', '3']);
     expect(r.stderr).toBe('chatctl: 3 deleted, 0 failed\n');

@@ -39,7 +39,9 @@ describe.each(TRANSPORTS)('reactions commands over %s', (kind) => {
 
   const message = async () => (await (await clientFor(org, kind)).call(sendMessage, { type: 'stream', to: 'general', topic: 'reactions', content: 'hi' })).id;
   const reactions = (id: number) =>
-    org.db.prepare('SELECT emoji_name, emoji_code, reaction_type FROM reactions WHERE message_id = ? AND user_id = ? ORDER BY emoji_name').all(id, org.owner.id);
+    org.db
+      .prepare('SELECT emoji_name, emoji_code, reaction_type FROM reactions WHERE message_id = ? AND user_id = ? ORDER BY emoji_name')
+      .all(id, org.owner.id);
 
   it('adds reactions by name and by the emoji itself', async () => {
     const id = await message();

@@ -41,7 +41,14 @@ describe('the feature level of a remote profile', () => {
 
   it('comes from a fresh cache without a request, and the file is left alone', async () => {
     const { env } = tempHome();
-    const file = writeProfile(env, { server: site, email: org.owner.email, apiKey: org.owner.apiKey, featureLevel: 400, serverVersion: '10.0', checkedAt: NOW_MS / 1000 - 3600 });
+    const file = writeProfile(env, {
+      server: site,
+      email: org.owner.email,
+      apiKey: org.owner.apiKey,
+      featureLevel: 400,
+      serverVersion: '10.0',
+      checkedAt: NOW_MS / 1000 - 3600,
+    });
     const before = readFileSync(file, 'utf8');
     const reads = settingsReads();
     const { ctx } = contextFor(env);
@@ -61,7 +68,12 @@ describe('the feature level of a remote profile', () => {
     expect(await client.featureLevel()).toBe(471);
     await first.ctx.close();
     expect(settingsReads()).toBe(reads + 1);
-    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default).toMatchObject({ featureLevel: 471, serverVersion: '12.0-chatctl', checkedAt: NOW_MS / 1000, apiKey: org.owner.apiKey });
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default).toMatchObject({
+      featureLevel: 471,
+      serverVersion: '12.0-chatctl',
+      checkedAt: NOW_MS / 1000,
+      apiKey: org.owner.apiKey,
+    });
 
     const second = contextFor(env);
     expect(await (await connect(second.ctx)).featureLevel()).toBe(471);

@@ -22,7 +22,8 @@ describe.skipIf(!hasOpenssl())('an HTTPS server with a private CA', () => {
     certs = makeCerts();
     server = await startHttpsServer({ key: certs.serverKey, cert: certs.serverCert }, (req, res) => {
       const path = (req.url ?? '').split('?')[0];
-      if (path === '/api/v1/server_settings') json(res, 200, { ...documentedExample('GET', '/server_settings'), zulip_feature_level: 421, realm_url: server.url });
+      if (path === '/api/v1/server_settings')
+        json(res, 200, { ...documentedExample('GET', '/server_settings'), zulip_feature_level: 421, realm_url: server.url });
       else if (path === '/api/v1/fetch_api_key') json(res, 200, documentedExample('POST', '/fetch_api_key'));
       else if (path === '/api/v1/users') json(res, 200, documentedExample('GET', '/users'));
       else json(res, 404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
@@ -55,7 +56,10 @@ describe.skipIf(!hasOpenssl())('an HTTPS server with a private CA', () => {
 
   it('login --ca-file remembers the CA in the profile for later commands', async () => {
     const { env } = tempHome();
-    const login = await runCli(['login', '--server', server.url, '--ca-file', certs.caFile, '--email', 'iago@zulip.com', '--password-stdin'], { env, stdin: 'pw-iago-1\n' });
+    const login = await runCli(['login', '--server', server.url, '--ca-file', certs.caFile, '--email', 'iago@zulip.com', '--password-stdin'], {
+      env,
+      stdin: 'pw-iago-1\n',
+    });
     expect(login.code).toBe(0);
     const config = JSON.parse(readFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), 'utf8')) as { profiles: Record<string, Record<string, unknown>> };
     expect(config.profiles.default).toMatchObject({ server: server.url, email: 'iago@zulip.com', apiKey: KEY, caFile: certs.caFile, featureLevel: 421 });

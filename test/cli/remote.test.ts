@@ -13,7 +13,10 @@ import { documentedExample, schemaExample } from '../client/examples.js';
 import { closedPort, startServer } from '../client/servers.js';
 
 const readConfigFile = (env: Record<string, string>) =>
-  JSON.parse(readFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), 'utf8')) as { defaultProfile?: string; profiles: Record<string, Record<string, unknown>> };
+  JSON.parse(readFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), 'utf8')) as {
+    defaultProfile?: string;
+    profiles: Record<string, Record<string, unknown>>;
+  };
 
 describe('every command against a remote URL', () => {
   let org: TestOrg;
@@ -31,7 +34,13 @@ describe('every command against a remote URL', () => {
     const login = await runCli(['login', '--server', site, '--email', 'owner@example.com', '--password-stdin'], { env, stdin: `${OWNER_PASSWORD}\n` });
     expect(login.code).toBe(0);
     expect(login.stderr).toBe(`chatctl: logged in to ${site} as owner@example.com (profile "default", feature level 471, server 12.0-chatctl)\n`);
-    expect(readConfigFile(env).profiles.default).toMatchObject({ server: site, email: 'owner@example.com', apiKey: org.owner.apiKey, featureLevel: 471, serverVersion: '12.0-chatctl' });
+    expect(readConfigFile(env).profiles.default).toMatchObject({
+      server: site,
+      email: 'owner@example.com',
+      apiKey: org.owner.apiKey,
+      featureLevel: 471,
+      serverVersion: '12.0-chatctl',
+    });
 
     const who = await runCli(['whoami', '--json'], { env });
     expect(JSON.parse(who.stdout)).toMatchObject({ target: site, profile: 'default', email: 'owner@example.com', role_name: 'owner' });
@@ -56,7 +65,10 @@ describe('every command against a remote URL', () => {
     const r = await runCli(['login', '--server', site, '--email', 'OWNER@example.com', '--api-key-stdin'], { env: home, stdin: `${org.owner.apiKey}\n` });
     expect(r.code).toBe(0);
     expect(readConfigFile(home).profiles.default).toMatchObject({ server: site, email: 'owner@example.com', apiKey: org.owner.apiKey, featureLevel: 471 });
-    const wrong = await runCli(['login', '--server', site, '--email', 'owner@example.com', '--api-key-stdin'], { env: tempHome().env, stdin: `${'Z'.repeat(32)}\n` });
+    const wrong = await runCli(['login', '--server', site, '--email', 'owner@example.com', '--api-key-stdin'], {
+      env: tempHome().env,
+      stdin: `${'Z'.repeat(32)}\n`,
+    });
     expect(wrong.code).toBe(4);
     expect(wrong.stderr).toContain('Invalid API key (UNAUTHORIZED)');
     const noEmail = await runCli(['login', '--server', site, '--api-key-stdin'], { env: tempHome().env, stdin: `${org.owner.apiKey}\n` });
@@ -66,7 +78,10 @@ describe('every command against a remote URL', () => {
 
   it('login --embedded --api-key-stdin checks the key against the embedded organization', async () => {
     const home = tempHome().env;
-    const r = await runCli(['login', '--embedded', '--data-dir', org.dataDir, '--email', 'owner@example.com', '--api-key-stdin'], { env: home, stdin: `${org.owner.apiKey}\n` });
+    const r = await runCli(['login', '--embedded', '--data-dir', org.dataDir, '--email', 'owner@example.com', '--api-key-stdin'], {
+      env: home,
+      stdin: `${org.owner.apiKey}\n`,
+    });
     expect(r.code).toBe(0);
     expect(readConfigFile(home).profiles.default).toEqual({ embedded: org.dataDir, email: 'owner@example.com', apiKey: org.owner.apiKey });
     const both = await runCli(['login', '--embedded', '--data-dir', org.dataDir, '--password-stdin', '--api-key-stdin'], { env: home, stdin: 'x\n' });
@@ -76,7 +91,10 @@ describe('every command against a remote URL', () => {
 
   it('--verbose shows each request and its status, never the key, the Authorization header or the password', async () => {
     const home = tempHome().env;
-    const login = await runCli(['--verbose', 'login', '--server', site, '--email', 'owner@example.com', '--password-stdin'], { env: home, stdin: `${OWNER_PASSWORD}\n` });
+    const login = await runCli(['--verbose', 'login', '--server', site, '--email', 'owner@example.com', '--password-stdin'], {
+      env: home,
+      stdin: `${OWNER_PASSWORD}\n`,
+    });
     expect(login.stderr).toMatch(/^chatctl: > GET \/server_settings$/m);
     expect(login.stderr).toMatch(/^chatctl: > POST \/fetch_api_key username=owner@example.com password=\*\*\*$/m);
     expect(login.stderr).toMatch(/^chatctl: < 200 POST \/fetch_api_key \d+ ms$/m);
@@ -101,7 +119,10 @@ describe('every command against a remote URL', () => {
     const hanging = await startServer(() => undefined);
     try {
       const controller = new AbortController();
-      const run = runCli(['--server', hanging.url, 'attachments', 'list', '--json'], { env: { ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) }, signal: controller.signal });
+      const run = runCli(['--server', hanging.url, 'attachments', 'list', '--json'], {
+        env: { ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) },
+        signal: controller.signal,
+      });
       while (hanging.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
       // What the entry point does on SIGINT.
       controller.abort('SIGINT');
@@ -135,7 +156,13 @@ describe('against mocked Zulip servers', () => {
   const SITE = 'http://chat.test';
   const creds = { ZULIP_EMAIL: 'iago@zulip.com', ZULIP_API_KEY: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv' };
   // The documented example names http://localhost:9991 as the organization: point it at the mocked site.
-  const settings = (extra: Record<string, unknown> = {}) => ({ ...documentedExample('GET', '/server_settings'), zulip_feature_level: 300, realm_url: SITE, realm_uri: SITE, ...extra });
+  const settings = (extra: Record<string, unknown> = {}) => ({
+    ...documentedExample('GET', '/server_settings'),
+    zulip_feature_level: 300,
+    realm_url: SITE,
+    realm_uri: SITE,
+    ...extra,
+  });
 
   beforeEach(() => {
     nock.disableNetConnect();
@@ -164,7 +191,9 @@ describe('against mocked Zulip servers', () => {
   describe('login', () => {
     it('follows realm_url to the organization, logs in there, and stores that URL and the returned e-mail', async () => {
       const env = tempHome().env;
-      nock(SITE).get('/api/v1/server_settings').reply(200, settings({ realm_url: 'http://zulip.chat.test', realm_uri: 'http://zulip.chat.test' }));
+      nock(SITE)
+        .get('/api/v1/server_settings')
+        .reply(200, settings({ realm_url: 'http://zulip.chat.test', realm_uri: 'http://zulip.chat.test' }));
       const org = nock('http://zulip.chat.test')
         .get('/api/v1/server_settings')
         .reply(200, settings({ realm_url: 'http://zulip.chat.test', zulip_version: '8.3' }))
@@ -177,17 +206,19 @@ describe('against mocked Zulip servers', () => {
         `chatctl: ${SITE} is the organization at http://zulip.chat.test; logging in there\n` +
           'chatctl: logged in to http://zulip.chat.test as iago@zulip.com (profile "default", feature level 300, server 8.3)\n',
       );
-      expect(readConfigFile(env).profiles.default).toMatchObject({ server: 'http://zulip.chat.test', email: 'iago@zulip.com', apiKey: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv', featureLevel: 300, serverVersion: '8.3' });
+      expect(readConfigFile(env).profiles.default).toMatchObject({
+        server: 'http://zulip.chat.test',
+        email: 'iago@zulip.com',
+        apiKey: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv',
+        featureLevel: 300,
+        serverVersion: '8.3',
+      });
     });
 
-    it('takes a site pasted with /api or /api/v1, as Zulip\'s clients do', async () => {
+    it("takes a site pasted with /api or /api/v1, as Zulip's clients do", async () => {
       for (const given of [`${SITE}/api`, `${SITE}/api/v1/`]) {
         const env = tempHome().env;
-        nock(SITE)
-          .get('/api/v1/server_settings')
-          .reply(200, settings())
-          .post('/api/v1/fetch_api_key')
-          .reply(200, documentedExample('POST', '/fetch_api_key'));
+        nock(SITE).get('/api/v1/server_settings').reply(200, settings()).post('/api/v1/fetch_api_key').reply(200, documentedExample('POST', '/fetch_api_key'));
         const r = await runCli(['login', '--server', given, '--email', 'iago@zulip.com', '--password-stdin'], { env, stdin: 'pw-iago-1\n' });
         expect(r.code).toBe(0);
         expect(readConfigFile(env).profiles.default!.server).toBe(SITE);
@@ -218,14 +249,22 @@ describe('against mocked Zulip servers', () => {
         .reply(200, documentedExample('POST', '/fetch_api_key'));
       const r = await runCli(['login', '--server', 'https://chat.test', '--email', 'iago@zulip.com', '--password-stdin'], { env, stdin: 'pw-iago-1\n' });
       expect(r.code).toBe(0);
-      expect(r.stderr).toContain('chatctl: warning: https://chat.test names its organization URL as http://chat.test; not following it from https to plain http');
+      expect(r.stderr).toContain(
+        'chatctl: warning: https://chat.test names its organization URL as http://chat.test; not following it from https to plain http',
+      );
       expect(readConfigFile(env).profiles.default!.server).toBe('https://chat.test');
     });
 
     it('when password login is off, names the methods the server offers and how to paste an API key (exit 4)', async () => {
       nock(SITE)
         .get('/api/v1/server_settings')
-        .reply(200, settings({ email_auth_enabled: false, authentication_methods: { password: false, email: false, ldap: false, google: true, github: true, saml: true } }));
+        .reply(
+          200,
+          settings({
+            email_auth_enabled: false,
+            authentication_methods: { password: false, email: false, ldap: false, google: true, github: true, saml: true },
+          }),
+        );
       const r = await runCli(['login', '--server', SITE, '--email', 'iago@zulip.com', '--password-stdin'], { env: tempHome().env, stdin: 'pw\n' });
       expect(r.code).toBe(4);
       expect(r.stderr).toBe(
@@ -298,21 +337,33 @@ describe('against mocked Zulip servers', () => {
     });
 
     it('--quiet keeps the wait notices off stderr', async () => {
-      nock(SITE).get('/api/v1/users').query(true).reply(429, { ...schemaExample('RateLimitedError'), 'retry-after': 0.01 }).get('/api/v1/users').query(true).reply(200, documentedExample('GET', '/users'));
+      nock(SITE)
+        .get('/api/v1/users')
+        .query(true)
+        .reply(429, { ...schemaExample('RateLimitedError'), 'retry-after': 0.01 })
+        .get('/api/v1/users')
+        .query(true)
+        .reply(200, documentedExample('GET', '/users'));
       const r = await runCli(['--server', SITE, '--quiet', 'users', 'list', '--json'], { env: { ...tempHome().env, ...creds } });
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
     });
 
     it("an HTML error page from a proxy is exit 1 with the page's title", async () => {
-      nock(SITE).get('/api/v1/users').query(true).reply(403, '<html><head><title>Forbidden by corporate policy</title></head><body>...</body></html>', { 'Content-Type': 'text/html' });
+      nock(SITE)
+        .get('/api/v1/users')
+        .query(true)
+        .reply(403, '<html><head><title>Forbidden by corporate policy</title></head><body>...</body></html>', { 'Content-Type': 'text/html' });
       const r = await runCli(['--server', SITE, 'users', 'list'], { env: { ...tempHome().env, ...creds } });
       expect(r.code).toBe(1);
       expect(r.stderr).toBe('chatctl: unexpected 403 response from the server: Forbidden by corporate policy\n');
     });
 
     it('a gateway page that does not go away is exit 75 after three attempts', async () => {
-      const scope = nock(SITE).get('/api/v1/server_settings').times(3).reply(502, '<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>');
+      const scope = nock(SITE)
+        .get('/api/v1/server_settings')
+        .times(3)
+        .reply(502, '<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>');
       const r = await runCli(['--server', SITE, 'server', 'settings'], { env: tempHome().env });
       expect(scope.isDone()).toBe(true);
       expect(r.code).toBe(75);
@@ -334,16 +385,24 @@ describe('against mocked Zulip servers', () => {
         .get('/api/v1/users')
         .query({ user_ids: '[8]' })
         .reply(200, { ...documentedExample('GET', '/users'), ignored_parameters_unsupported: ['user_ids'] });
-      nock(SITE).get('/api/v1/server_settings').twice().reply(200, settings({ zulip_feature_level: 300 }));
+      nock(SITE)
+        .get('/api/v1/server_settings')
+        .twice()
+        .reply(200, settings({ zulip_feature_level: 300 }));
       writeProfile(env, { server: SITE, email: creds.ZULIP_EMAIL, apiKey: creds.ZULIP_API_KEY, featureLevel: 400, checkedAt: Math.floor(Date.now() / 1000) });
       const r = await runCli(['users', 'list', '--ids', '8'], { env });
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe('chatctl: get-users parameter user_ids needs feature level ≥ 384 (server has 300): the server ignored it; the rest of the request was carried out\n');
+      expect(r.stderr).toBe(
+        'chatctl: get-users parameter user_ids needs feature level ≥ 384 (server has 300): the server ignored it; the rest of the request was carried out\n',
+      );
       expect(readConfigFile(env).profiles.default).toMatchObject({ featureLevel: 300 });
     });
 
     it('reports parameters the server ignored as a warning', async () => {
-      nock(SITE).get('/api/v1/users').query({ user_ids: '[8]' }).reply(200, { ...documentedExample('GET', '/users'), ignored_parameters_unsupported: ['user_ids'] });
+      nock(SITE)
+        .get('/api/v1/users')
+        .query({ user_ids: '[8]' })
+        .reply(200, { ...documentedExample('GET', '/users'), ignored_parameters_unsupported: ['user_ids'] });
       const r = await runCli(['--server', SITE, 'api', 'GET', '/users', '-f', 'user_ids=[8]'], { env: { ...tempHome().env, ...creds } });
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('chatctl: warning: the server ignored parameters it does not support: user_ids\n');

@@ -31,7 +31,12 @@ describe.each(TRANSPORTS)('re-runs over %s', (kind) => {
     const same = org.addUser({ email: `same-${kind}@re.test`, name: 'Same Person' });
     const other = org.addUser({ email: `other-${kind}@re.test`, name: 'Other Person' });
     const gone = org.addUser({ email: `gone-${kind}@re.test`, name: 'Gone Person', active: false });
-    const rows = file('email,full_name', [`SAME-${kind}@re.test,Same Person`, `other-${kind}@re.test,Another Name`, `gone-${kind}@re.test,Gone Person`, `new-${kind}@re.test,New Person`]);
+    const rows = file('email,full_name', [
+      `SAME-${kind}@re.test,Same Person`,
+      `other-${kind}@re.test,Another Name`,
+      `gone-${kind}@re.test,Gone Person`,
+      `new-${kind}@re.test,New Person`,
+    ]);
     const before = org.db.prepare('SELECT count(*) FROM users').pluck().get() as number;
 
     const t = await cliTarget(org, kind);
@@ -47,7 +52,12 @@ describe.each(TRANSPORTS)('re-runs over %s', (kind) => {
     expect(r.rows).toEqual([
       [`SAME-${kind}@re.test`, 'unchanged', same.id, null],
       [`other-${kind}@re.test`, 'failed', null, `already has an account (user ${other.id}) named "Other Person", not "Another Name"`],
-      [`gone-${kind}@re.test`, 'failed', null, `already has an account (user ${gone.id}), deactivated: reactivate it instead (chatctl users reactivate ${gone.id})`],
+      [
+        `gone-${kind}@re.test`,
+        'failed',
+        null,
+        `already has an account (user ${gone.id}), deactivated: reactivate it instead (chatctl users reactivate ${gone.id})`,
+      ],
       [`new-${kind}@re.test`, 'created', created, null],
     ]);
     expect(r.stderr).toContain('chatctl: 1 created, 1 unchanged, 2 failed\n');
@@ -60,10 +70,16 @@ describe.each(TRANSPORTS)('re-runs over %s', (kind) => {
     const inactive = org.addUser({ active: false });
     const off = await run(['users', 'deactivate', String(active.id), inactive.email, '--yes']);
     expect(off.code).toBe(0);
-    expect(off.rows).toEqual([[String(active.id), 'deactivated', active.id, null], [inactive.email, 'unchanged', inactive.id, null]]);
+    expect(off.rows).toEqual([
+      [String(active.id), 'deactivated', active.id, null],
+      [inactive.email, 'unchanged', inactive.id, null],
+    ]);
     const on = await run(['users', 'reactivate', String(active.id), org.owner.email]);
     expect(on.code).toBe(0);
-    expect(on.rows).toEqual([[String(active.id), 'reactivated', active.id, null], [org.owner.email, 'unchanged', org.owner.id, null]]);
+    expect(on.rows).toEqual([
+      [String(active.id), 'reactivated', active.id, null],
+      [org.owner.email, 'unchanged', org.owner.id, null],
+    ]);
     expect(on.stderr).toContain('chatctl: 1 reactivated, 1 unchanged, 0 failed\n');
   });
 
@@ -73,10 +89,15 @@ describe.each(TRANSPORTS)('re-runs over %s', (kind) => {
     const id = (email: string) => org.db.prepare('SELECT id FROM invites WHERE email = ?').pluck().get(email);
     const again = await run(['invite', 'send', `p1-${kind}@re.test`, `p3-${kind}@re.test`, '--as', 'guest']);
     expect(again.code).toBe(0);
-    expect(again.rows).toEqual([[`p1-${kind}@re.test`, 'unchanged', id(`p1-${kind}@re.test`), null], [`p3-${kind}@re.test`, 'invited', null, null]]);
+    expect(again.rows).toEqual([
+      [`p1-${kind}@re.test`, 'unchanged', id(`p1-${kind}@re.test`), null],
+      [`p3-${kind}@re.test`, 'invited', null, null],
+    ]);
     const member = await run(['invite', 'send', `p2-${kind}@re.test`]);
     expect(member.code).toBe(1);
-    expect(member.rows[0]![3]).toBe(`already invited as guest (invitation ${id(`p2-${kind}@re.test`)}), not member: revoke it first (chatctl invite revoke email:${id(`p2-${kind}@re.test`)})`);
+    expect(member.rows[0]![3]).toBe(
+      `already invited as guest (invitation ${id(`p2-${kind}@re.test`)}), not member: revoke it first (chatctl invite revoke email:${id(`p2-${kind}@re.test`)})`,
+    );
     for (const n of [1, 2, 3]) expect(org.db.prepare('SELECT count(*) FROM invites WHERE email = ?').pluck().get(`p${n}-${kind}@re.test`)).toBe(1);
   });
 });

@@ -50,7 +50,12 @@ describe.each(TRANSPORTS)('first commands over %s', (kind) => {
     const r = await runCli([...t.args, 'whoami', '--json'], { env: t.env });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain(org.owner.apiKey);
-    expect(JSON.parse(r.stdout)).toMatchObject({ email: 'owner@example.com', role: 100, role_name: 'owner', api_key: `${'*'.repeat(28)}${org.owner.apiKey.slice(-4)}` });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      email: 'owner@example.com',
+      role: 100,
+      role_name: 'owner',
+      api_key: `${'*'.repeat(28)}${org.owner.apiKey.slice(-4)}`,
+    });
   });
 
   it('api prints the envelope and exits by the response', async () => {
@@ -108,7 +113,12 @@ describe('output formats', () => {
     expect(csv.stdout.split('\n')[0]).toBe('user_id,full_name');
     expect(csv.stdout).toContain('\n3,"Lear, King"\n');
     const nd = await runCli([...base.args, 'users', 'list', '--format', 'ndjson', '--fields', 'user_id'], { env: base.env });
-    expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([{ user_id: 1 }, { user_id: 2 }, { user_id: 3 }]);
+    expect(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([{ user_id: 1 }, { user_id: 2 }, { user_id: 3 }]);
   });
 
   it('prints [] for an empty list in JSON', async () => {
@@ -162,7 +172,10 @@ describe('embedded organization lifecycle', () => {
   it('init --password-stdin, then login --embedded and logout; the file is private and holds no password', async () => {
     const { home, env } = tempHome();
     const dir = join(home, 'org');
-    const init = await runCli(['init', '--data-dir', dir, '--org-name', 'Acme', '--email', 'boss@acme.test', '--password-stdin'], { env, stdin: 's3cret-pass\n' });
+    const init = await runCli(['init', '--data-dir', dir, '--org-name', 'Acme', '--email', 'boss@acme.test', '--password-stdin'], {
+      env,
+      stdin: 's3cret-pass\n',
+    });
     expect(init.code).toBe(0);
     expect(init.stderr).toContain('created the organization "Acme"');
     const configFile = join(env.CHATCTL_CONFIG_DIR!, 'config.json');
@@ -295,10 +308,16 @@ describe('remote credentials', () => {
       expect(r.stderr).toBe('');
       return JSON.parse(r.stdout) as { target: string; source: string };
     };
-    expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_SITE: elsewhere })).toEqual({ target: `embedded:${org.dataDir}`, source: 'flag --data-dir' });
+    expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_SITE: elsewhere })).toEqual({
+      target: `embedded:${org.dataDir}`,
+      source: 'flag --data-dir',
+    });
     expect(await who(['--data-dir', org.dataDir], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: `embedded:${org.dataDir}`, source: 'flag --data-dir' });
     expect(await who(['--profile', 'work'], { ZULIP_SITE: elsewhere })).toEqual({ target: `embedded:${org.dataDir}`, source: 'flag --profile' });
-    expect(await who(['--profile', 'work'], { CHATCTL_DATA_DIR: join(home, 'other-org') })).toEqual({ target: `embedded:${org.dataDir}`, source: 'flag --profile' });
+    expect(await who(['--profile', 'work'], { CHATCTL_DATA_DIR: join(home, 'other-org') })).toEqual({
+      target: `embedded:${org.dataDir}`,
+      source: 'flag --profile',
+    });
     expect(await who(['--server', site], { ...creds, ZULIP_CONFIG: rc })).toEqual({ target: site, source: 'flag --server' });
     // Among the variables, the order is unchanged: ZULIP_SITE over CHATCTL_PROFILE.
     expect(await who([], { ...creds, ZULIP_SITE: site, CHATCTL_PROFILE: 'work' })).toEqual({ target: site, source: 'environment variable ZULIP_SITE' });
@@ -309,7 +328,11 @@ describe('remote credentials', () => {
     try {
       const { home, env } = tempHome();
       mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
-      writeFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), JSON.stringify({ profiles: { work: { embedded: served.dataDir, email: served.owner.email, apiKey: served.owner.apiKey } } }), { mode: 0o600 });
+      writeFileSync(
+        join(env.CHATCTL_CONFIG_DIR!, 'config.json'),
+        JSON.stringify({ profiles: { work: { embedded: served.dataDir, email: served.owner.email, apiKey: served.owner.apiKey } } }),
+        { mode: 0o600 },
+      );
       const stdin = new PassThrough();
       stdin.end();
       const stderr = new Sink();
@@ -333,7 +356,11 @@ describe('remote credentials', () => {
   it('names a missing profile and the ones there are', async () => {
     const { env } = tempHome();
     mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
-    writeFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), JSON.stringify({ profiles: { work: { server: site, email: org.owner.email, apiKey: org.owner.apiKey } } }), { mode: 0o600 });
+    writeFileSync(
+      join(env.CHATCTL_CONFIG_DIR!, 'config.json'),
+      JSON.stringify({ profiles: { work: { server: site, email: org.owner.email, apiKey: org.owner.apiKey } } }),
+      { mode: 0o600 },
+    );
     const r = await runCli(['--profile', 'home', 'users', 'list'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('chatctl: no profile named "home"\nhint: profiles: work\n');
@@ -355,14 +382,29 @@ describe('parsing the first commands', () => {
   const quiet = { stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 } as never;
 
   it.each([
-    [['init', '--data-dir', '/tmp/x', '--org-name', 'Acme', '--email', 'a@b.test', '--password-stdin', '--demo'], ['init'], { orgName: 'Acme', email: 'a@b.test', passwordStdin: true, demo: true }, { dataDir: '/tmp/x' }],
+    [
+      ['init', '--data-dir', '/tmp/x', '--org-name', 'Acme', '--email', 'a@b.test', '--password-stdin', '--demo'],
+      ['init'],
+      { orgName: 'Acme', email: 'a@b.test', passwordStdin: true, demo: true },
+      { dataDir: '/tmp/x' },
+    ],
     [['init'], ['init'], { orgName: 'Embedded organization', email: 'owner@localhost', name: 'Owner' }, {}],
-    [['login', '--server', 'https://chat.example.com', '--email', 'a@b.test', '--password-stdin'], ['login'], { email: 'a@b.test', passwordStdin: true }, { server: 'https://chat.example.com' }],
+    [
+      ['login', '--server', 'https://chat.example.com', '--email', 'a@b.test', '--password-stdin'],
+      ['login'],
+      { email: 'a@b.test', passwordStdin: true },
+      { server: 'https://chat.example.com' },
+    ],
     [['--profile', 'work', 'logout'], ['logout'], {}, { profile: 'work' }],
     [['whoami', '--json'], ['whoami'], { json: true }, {}],
     [['serve', '--port', '0', '--host', '::1'], ['serve'], { port: '0', host: '::1' }, {}],
     [['server', 'settings', '--fields', 'zulip_version'], ['server', 'settings'], { fields: 'zulip_version' }, {}],
-    [['api', 'post', '/users/me/presence', '-f', 'status=active', '-f', 'ping_only=true'], ['api'], { method: 'post', path: '/users/me/presence', field: ['status=active', 'ping_only=true'] }, {}],
+    [
+      ['api', 'post', '/users/me/presence', '-f', 'status=active', '-f', 'ping_only=true'],
+      ['api'],
+      { method: 'post', path: '/users/me/presence', field: ['status=active', 'ping_only=true'] },
+      {},
+    ],
     [['users', 'list', '--verbose', '--max-wait', '5'], ['users', 'list'], {}, { verbose: true, maxWait: '5' }],
     [['completion', 'fish'], ['completion'], { shell: 'fish' }, {}],
   ] as const)('%j', async (argv, path, opts, globals) => {

@@ -6,7 +6,10 @@ import { TRANSPORTS } from '../helpers/transports.js';
 
 describe('status: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['status', 'set', 'ada@example.com', '--text', '', '--emoji', 'octopus', '--emoji-code', '1f419', '--reaction-type', 'unicode_emoji', '--dry-run'], parseOutput());
+    const p = await parse(
+      ['status', 'set', 'ada@example.com', '--text', '', '--emoji', 'octopus', '--emoji-code', '1f419', '--reaction-type', 'unicode_emoji', '--dry-run'],
+      parseOutput(),
+    );
     expect(p!.spec.path).toEqual(['status', 'set']);
     expect(p!.opts).toMatchObject({ user: 'ada@example.com', text: '', emoji: 'octopus', emojiCode: '1f419', reactionType: 'unicode_emoji', dryRun: true });
     expect((await parse(['status', 'clear', '8', '--json'], parseOutput()))!.opts).toMatchObject({ user: '8', json: true });
@@ -47,13 +50,18 @@ describe.each(TRANSPORTS)('status commands over %s', (kind) => {
   it('--text "" clears only the text; an explicit code and type are checked by the server', async () => {
     const user = org.addUser();
     const t = await cliTarget(org, kind);
-    await runCli([...t.args, 'status', 'set', user.email, '--text', 'Busy', '--emoji', 'octopus', '--emoji-code', '1f419', '--reaction-type', 'unicode_emoji'], { env: t.env });
+    await runCli(
+      [...t.args, 'status', 'set', user.email, '--text', 'Busy', '--emoji', 'octopus', '--emoji-code', '1f419', '--reaction-type', 'unicode_emoji'],
+      { env: t.env },
+    );
     const cleared = await runCli([...t.args, 'status', 'set', user.email, '--text', ''], { env: t.env });
     expect(cleared.code).toBe(0);
     expect(cleared.stdout).toBe(`1\t${user.email}\ttrue\tset\t${user.id}\t\t\n`);
     const got = await runCli([...t.args, 'status', 'get', user.email, '--json'], { env: t.env });
     expect(JSON.parse(got.stdout)).toEqual({ emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji' });
-    const wrong = await runCli([...t.args, 'status', 'set', user.email, '--emoji', 'octopus', '--emoji-code', '1f334', '--reaction-type', 'unicode_emoji'], { env: t.env });
+    const wrong = await runCli([...t.args, 'status', 'set', user.email, '--emoji', 'octopus', '--emoji-code', '1f334', '--reaction-type', 'unicode_emoji'], {
+      env: t.env,
+    });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('chatctl: Invalid emoji name. (BAD_REQUEST)');
   });
@@ -69,7 +77,15 @@ describe.each(TRANSPORTS)('status commands over %s', (kind) => {
     const json = await runCli([...t.args, 'status', 'get', user.email, '--json'], { env: t.env });
     expect(json.stdout).toBe('{}\n');
     const table = await runCli([...t.args, 'status', 'get', user.email], { env: { ...t.env, NO_COLOR: '1' }, tty: true });
-    expect(table.stdout.split('\n').map((l) => l.trim())).toEqual(['FIELD          VALUE', 'away', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type', '']);
+    expect(table.stdout.split('\n').map((l) => l.trim())).toEqual([
+      'FIELD          VALUE',
+      'away',
+      'status_text',
+      'emoji_name',
+      'emoji_code',
+      'reaction_type',
+      '',
+    ]);
   });
 
   it("shows the server's message for a text over 60 characters, exit 1", async () => {

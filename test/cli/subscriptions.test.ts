@@ -39,13 +39,18 @@ describe.each(TRANSPORTS)('subscriptions commands over %s', (kind) => {
 
   const channel = async () => createChannel(org, await clientFor(org, kind), `subs-${kind}-${++n}`);
   const sub = (streamId: number) =>
-    org.db.prepare('SELECT color, is_muted, pin_to_top, push_notifications FROM subscriptions WHERE user_id = ? AND stream_id = ?').get(org.owner.id, streamId) as Record<string, unknown>;
+    org.db
+      .prepare('SELECT color, is_muted, pin_to_top, push_notifications FROM subscriptions WHERE user_id = ? AND stream_id = ?')
+      .get(org.owner.id, streamId) as Record<string, unknown>;
 
   it('sets several properties on several channels, one request and one outcome row per channel', async () => {
     const a = await channel();
     const b = await channel();
     const t = await cliTarget(org, kind);
-    const r = await runCli([...t.args, 'subscriptions', 'set', '--channel', a.name, '--channel', String(b.id), 'color=#123ABC', 'is_muted=true', 'push_notifications=false'], { env: t.env });
+    const r = await runCli(
+      [...t.args, 'subscriptions', 'set', '--channel', a.name, '--channel', String(b.id), 'color=#123ABC', 'is_muted=true', 'push_notifications=false'],
+      { env: t.env },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`1\t${a.name}\ttrue\tupdated\t${a.id}\t\t\n2\t${b.id}\ttrue\tupdated\t${b.id}\t\t\n`);
     expect(r.stderr).toBe('chatctl: 2 updated, 0 failed\n');
@@ -58,7 +63,9 @@ describe.each(TRANSPORTS)('subscriptions commands over %s', (kind) => {
     const member = org.addUser();
     org.db.prepare('INSERT INTO subscriptions (user_id, stream_id) VALUES (?, ?)').run(member.id, a.id);
     const t = await cliTarget(org, kind, member);
-    const r = await runCli([...t.args, 'subscriptions', 'set', '--channel', a.name, '--channel', b.name, '--channel', 'nowhere', 'pin_to_top=true', '--json'], { env: t.env });
+    const r = await runCli([...t.args, 'subscriptions', 'set', '--channel', a.name, '--channel', b.name, '--channel', 'nowhere', 'pin_to_top=true', '--json'], {
+      env: t.env,
+    });
     expect(r.code).toBe(3);
     expect(jsonLines(r.stdout)).toEqual([
       { row: 1, target: a.name, ok: true, status: 'updated', id: a.id, error: null, code: null },
@@ -109,6 +116,8 @@ describe.each(TRANSPORTS)('subscriptions commands over %s', (kind) => {
     const table = await runCli([...t.args, 'subscriptions', 'list'], { env: { ...t.env, NO_COLOR: '1' }, tty: true });
     expect(table.stdout.split('\n')[0]).toMatch(/^STREAM_ID\s+NAME\s+COLOR\s+IS_MUTED/);
     const withSubscribers = await runCli([...t.args, 'subscriptions', 'list', '--subscribers', '--json'], { env: t.env });
-    expect((JSON.parse(withSubscribers.stdout) as { name: string; subscribers: number[] }[]).find((s) => s.name === a.name)!.subscribers).toEqual([org.owner.id]);
+    expect((JSON.parse(withSubscribers.stdout) as { name: string; subscribers: number[] }[]).find((s) => s.name === a.name)!.subscribers).toEqual([
+      org.owner.id,
+    ]);
   });
 });

@@ -41,9 +41,11 @@ describe.each(TRANSPORTS)('topics commands over %s', (kind) => {
   const channel = async () => createChannel(org, await clientFor(org, kind), `topics-${kind}-${++n}`);
 
   const policy = (streamId: number, topic: string): number | undefined =>
-    (org.db.prepare('SELECT visibility_policy FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').get(org.owner.id, streamId, topic) as
-      | { visibility_policy: number }
-      | undefined)?.visibility_policy;
+    (
+      org.db.prepare('SELECT visibility_policy FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').get(org.owner.id, streamId, topic) as
+        | { visibility_policy: number }
+        | undefined
+    )?.visibility_policy;
 
   it('mutes, follows, unfollows and resets, by channel name or ID', async () => {
     const c = await channel();
@@ -89,7 +91,11 @@ describe.each(TRANSPORTS)('topics commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const r = await runCli([...t.args, 'topics', 'follow', '--channel', c.name, '--topic', 'x', '--dry-run'], { env: t.env });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ method: 'POST', path: '/api/v1/user_topics', body: { stream_id: String(c.id), topic: 'x', visibility_policy: '3' } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      method: 'POST',
+      path: '/api/v1/user_topics',
+      body: { stream_id: String(c.id), topic: 'x', visibility_policy: '3' },
+    });
     expect(policy(c.id, 'x')).toBeUndefined();
   });
 

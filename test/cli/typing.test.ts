@@ -54,7 +54,9 @@ describe.each(TRANSPORTS)('typing commands over %s', (kind) => {
     expect(r.stderr).toBe('chatctl: typing started\n');
     const [event] = events();
     expect(event).toMatchObject({ type: 'typing', op: 'start', message_type: 'direct', sender: { user_id: ann.id } });
-    expect((event!.recipients as { user_id: number }[]).map((u) => u.user_id).sort((a, b) => a - b)).toEqual([org.owner.id, ann.id, bob.id].sort((a, b) => a - b));
+    expect((event!.recipients as { user_id: number }[]).map((u) => u.user_id).sort((a, b) => a - b)).toEqual(
+      [org.owner.id, ann.id, bob.id].sort((a, b) => a - b),
+    );
   });
 
   it('notifies a channel topic, the general-chat topic included', async () => {

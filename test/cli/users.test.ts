@@ -9,7 +9,10 @@ import { TRANSPORTS } from '../helpers/transports.js';
 
 describe('users: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['users', 'update', 'ada@example.com', '--role', 'admin', '--profile-field', '3=x', '--profile-field', '4=', '--dry-run'], parseOutput());
+    const p = await parse(
+      ['users', 'update', 'ada@example.com', '--role', 'admin', '--profile-field', '3=x', '--profile-field', '4=', '--dry-run'],
+      parseOutput(),
+    );
     expect(p!.spec.path).toEqual(['users', 'update']);
     expect(p!.opts).toMatchObject({ user: 'ada@example.com', role: 'admin', profileField: ['3=x', '4='], dryRun: true });
     const d = await parse(['users', 'deactivate', '3', '4', '-y', '--comment', 'bye'], parseOutput());
@@ -53,7 +56,11 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     writeFileSync(file, `email,full_name\nb-${kind}@example.com,Bee\nnot-an-address,Bad Row\nc-${kind}@example.com,Cee Cee\n`);
     const r = await runCli([...t.args, 'users', 'create', '--from-file', file, '--json'], { env: t.env });
     expect(r.code).toBe(3);
-    expect(jsonLines(r.stdout).map((o) => [o.row, o.ok, o.status])).toEqual([[1, true, 'created'], [2, false, 'failed'], [3, true, 'created']]);
+    expect(jsonLines(r.stdout).map((o) => [o.row, o.ok, o.status])).toEqual([
+      [1, true, 'created'],
+      [2, false, 'failed'],
+      [3, true, 'created'],
+    ]);
     expect(jsonLines(r.stdout)[1]).toMatchObject({ target: 'not-an-address', error: 'Bad name or username', code: 'BAD_REQUEST' });
     expect(r.stderr).toContain('chatctl: 2 created, 1 failed');
   });
@@ -120,13 +127,22 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const dry = await runCli([...t.args, 'users', 'deactivate', String(b1!.id), human.email, '--dry-run'], { env: t.env });
     expect(dry.code).toBe(0);
-    expect(dry.stdout.trim().split('\n').map((l) => JSON.parse(l) as { method: string; path: string })).toEqual([
+    expect(
+      dry.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { method: string; path: string }),
+    ).toEqual([
       { method: 'DELETE', path: `/api/v1/bots/${b1!.id}` },
       { method: 'DELETE', path: `/api/v1/users/${human.id}` },
     ]);
     const done = await runCli([...t.args, 'users', 'deactivate', String(b1!.id), b2!.email, human.email, '--yes', '--json'], { env: t.env });
     expect(done.code).toBe(0);
-    expect(jsonLines(done.stdout).map((o) => [o.id, o.status])).toEqual([[b1!.id, 'deactivated'], [b2!.id, 'deactivated'], [human.id, 'deactivated']]);
+    expect(jsonLines(done.stdout).map((o) => [o.id, o.status])).toEqual([
+      [b1!.id, 'deactivated'],
+      [b2!.id, 'deactivated'],
+      [human.id, 'deactivated'],
+    ]);
     const file = join(mkdtempSync(join(tmpdir(), 'chatctl-bots-')), 'leavers.csv');
     writeFileSync(file, `user\n${b3!.id}\n`);
     // The bot's owner, a member, may deactivate it too.
@@ -150,9 +166,16 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
 
   it('prints what it would send with --dry-run, secrets masked, and sends nothing', async () => {
     const t = await cliTarget(org, kind);
-    const r = await runCli([...t.args, 'users', 'create', `dry-${kind}@example.com`, '--name', 'Dry Run', '--password-stdin', '--dry-run'], { env: t.env, stdin: 'hunter22\n' });
+    const r = await runCli([...t.args, 'users', 'create', `dry-${kind}@example.com`, '--name', 'Dry Run', '--password-stdin', '--dry-run'], {
+      env: t.env,
+      stdin: 'hunter22\n',
+    });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ method: 'POST', path: '/api/v1/users', body: { email: `dry-${kind}@example.com`, full_name: 'Dry Run', password: '********' } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      method: 'POST',
+      path: '/api/v1/users',
+      body: { email: `dry-${kind}@example.com`, full_name: 'Dry Run', password: '********' },
+    });
     expect(r.stdout + r.stderr).not.toContain('hunter22');
     expect(org.db.prepare('SELECT count(*) FROM users WHERE email = ?').pluck().get(`dry-${kind}@example.com`)).toBe(0);
   });

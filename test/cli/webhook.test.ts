@@ -54,7 +54,10 @@ async function fakeIntegration(status: number, body: string): Promise<{ url: str
 
 describe('webhook: parsing', () => {
   it('maps argv to options', async () => {
-    const t = await parse(['webhook', 'trigger', '--url', 'http://x.test/', '--bot', 'b@x.test', '--trigger', 'direct_message', '--message-id', '5', '--token', 'T', '--dry-run'], parseOutput());
+    const t = await parse(
+      ['webhook', 'trigger', '--url', 'http://x.test/', '--bot', 'b@x.test', '--trigger', 'direct_message', '--message-id', '5', '--token', 'T', '--dry-run'],
+      parseOutput(),
+    );
     expect(t!.opts).toMatchObject({ url: 'http://x.test/', bot: 'b@x.test', trigger: 'direct_message', messageId: '5', token: 'T', dryRun: true });
     const l = await parse(['webhook', 'listen', '--reply', 'hi', '--count', '2', '--token', 'T'], parseOutput());
     expect(l!.opts).toMatchObject({ port: '8080', host: '127.0.0.1', reply: 'hi', count: '2', token: 'T' });
@@ -85,17 +88,35 @@ describe('webhook trigger and listen, without a server', () => {
     const heard = await listen.done;
     expect(heard.code).toBe(0);
     const [payload] = jsonLines(heard.stdout) as Payload[];
-    expect(payload).toMatchObject({ bot_email: 'outgoing-bot@example.com', bot_full_name: 'Outgoing Bot', trigger: 'mention', token: null, data: '@**Outgoing Bot** Hello from chatctl webhook trigger!' });
-    expect(payload!.message).toMatchObject({ type: 'stream', display_recipient: 'general', subject: 'chatctl test', content: payload!.data, content_type: 'text/x-markdown' });
+    expect(payload).toMatchObject({
+      bot_email: 'outgoing-bot@example.com',
+      bot_full_name: 'Outgoing Bot',
+      trigger: 'mention',
+      token: null,
+      data: '@**Outgoing Bot** Hello from chatctl webhook trigger!',
+    });
+    expect(payload!.message).toMatchObject({
+      type: 'stream',
+      display_recipient: 'general',
+      subject: 'chatctl test',
+      content: payload!.data,
+      content_type: 'text/x-markdown',
+    });
     expect(payload!.message.rendered_content).toContain('<span class="user-mention" data-user-id="0">@Outgoing Bot</span>');
-    expect(heard.stderr).toMatch(/^chatctl: listening for outgoing-webhook payloads at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C to stop\)\nchatctl: received 1 payload\n$/);
+    expect(heard.stderr).toMatch(
+      /^chatctl: listening for outgoing-webhook payloads at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C to stop\)\nchatctl: received 1 payload\n$/,
+    );
   });
 
   it('listen refuses a wrong token with 401 and a warning, accepts the right one, and replies with --reply', async () => {
     const listen = await startListen(['--token', 'sekrit-token', '--reply', 'Got it!', '--count', '1']);
     const wrong = await runCli(['webhook', 'trigger', '--url', listen.url, '--token', 'guess', '--trigger', 'direct_message', '--json']);
     expect(wrong.code).toBe(1);
-    expect(JSON.parse(wrong.stdout)).toEqual({ status: 401, body: { result: 'error', msg: 'Invalid token' }, effect: 'Failure! Third party responded with 401' });
+    expect(JSON.parse(wrong.stdout)).toEqual({
+      status: 401,
+      body: { result: 'error', msg: 'Invalid token' },
+      effect: 'Failure! Third party responded with 401',
+    });
     expect(JSON.parse(wrong.stderr)).toMatchObject({ error: { message: 'the server would report: Failure! Third party responded with 401', exit_code: 1 } });
     const right = await runCli(['webhook', 'trigger', '--url', listen.url, '--token', 'sekrit-token', '--trigger', 'direct_message', '--json']);
     expect(right.code).toBe(0);
@@ -180,9 +201,10 @@ describe.each(TRANSPORTS)('webhook commands against an organization over %s', (k
 
   const send = async (content: string, to: 'general' | TestUser[] = 'general') => {
     const client = await clientFor(org, kind, member);
-    const res = to === 'general'
-      ? await client.call(sendMessage, { type: 'stream', to: 'general', topic: 'bots', content })
-      : await client.call(sendMessage, { type: 'direct', to: JSON.stringify(to.map((u) => u.id)), content });
+    const res =
+      to === 'general'
+        ? await client.call(sendMessage, { type: 'stream', to: 'general', topic: 'bots', content })
+        : await client.call(sendMessage, { type: 'direct', to: JSON.stringify(to.map((u) => u.id)), content });
     return res.id;
   };
   const tokenOf = (bot: TestUser) => org.db.prepare('SELECT service_token FROM users WHERE id = ?').pluck().get(bot.id) as string;
@@ -202,7 +224,8 @@ describe.each(TRANSPORTS)('webhook commands against an organization over %s', (k
     const shown = JSON.parse(r.stdout) as Payload;
     // The owner sees the token where the server shows it (register realm_bots); a server without realm_bots
     // (the embedded one, for now) leaves it null, with a note saying so.
-    if (shown.token === null) expect(r.stderr).toContain(`chatctl: warning: token is null: the token of ${bot.email} is not available (the server did not return realm_bots`);
+    if (shown.token === null)
+      expect(r.stderr).toContain(`chatctl: warning: token is null: the token of ${bot.email} is not available (the server did not return realm_bots`);
     else expect(shown.token).toBe(tokenOf(bot));
     expect({ ...shown, token: delivered!.token }).toEqual(delivered);
 
@@ -234,7 +257,9 @@ describe.each(TRANSPORTS)('webhook commands against an organization over %s', (k
     expect(shown.message).toMatchObject({ id, type: 'private', content: 'help me', rendered_content: '<p>help me</p>', content_type: 'text/x-markdown' });
     expect(shown.message).not.toHaveProperty('flags');
     expect(r.stderr).toMatch(
-      new RegExp(`chatctl: warning: token is null: the token of ${bot.email} is not available \\((it is shown only to the bot's owner and administrators|the server did not return realm_bots from POST /register)\\)`),
+      new RegExp(
+        `chatctl: warning: token is null: the token of ${bot.email} is not available \\((it is shown only to the bot's owner and administrators|the server did not return realm_bots from POST /register)\\)`,
+      ),
     );
   });
 
@@ -260,13 +285,29 @@ describe.each(TRANSPORTS)('webhook commands against an organization over %s', (k
     const id = await send('@**Relay Bot** relay this');
     const listen = await startListen(['--count', '2']);
     const t = await cliTarget(org, kind);
-    const real = await runCli([...t.args, 'webhook', 'trigger', '--url', listen.url, '--bot', bot.email, '--message-id', String(id), '--token', 'tok'], { env: t.env });
+    const real = await runCli([...t.args, 'webhook', 'trigger', '--url', listen.url, '--bot', bot.email, '--message-id', String(id), '--token', 'tok'], {
+      env: t.env,
+    });
     expect(real.code).toBe(0);
-    const sample = await runCli([...t.args, 'webhook', 'trigger', '--url', listen.url, '--bot', String(bot.id), '--trigger', 'direct_message', '--token', 'tok'], { env: t.env });
+    const sample = await runCli(
+      [...t.args, 'webhook', 'trigger', '--url', listen.url, '--bot', String(bot.id), '--trigger', 'direct_message', '--token', 'tok'],
+      { env: t.env },
+    );
     expect(sample.code).toBe(0);
     const [fromMessage, fromSample] = jsonLines((await listen.done).stdout) as Payload[];
-    expect(fromMessage).toMatchObject({ bot_email: bot.email, bot_full_name: 'Relay Bot', trigger: 'mention', token: 'tok', data: '@**Relay Bot** relay this', message: { id, sender_id: member.id } });
-    expect(fromSample).toMatchObject({ bot_email: bot.email, trigger: 'direct_message', message: { type: 'private', sender_id: org.owner.id, sender_email: org.owner.email } });
+    expect(fromMessage).toMatchObject({
+      bot_email: bot.email,
+      bot_full_name: 'Relay Bot',
+      trigger: 'mention',
+      token: 'tok',
+      data: '@**Relay Bot** relay this',
+      message: { id, sender_id: member.id },
+    });
+    expect(fromSample).toMatchObject({
+      bot_email: bot.email,
+      trigger: 'direct_message',
+      message: { type: 'private', sender_id: org.owner.id, sender_email: org.owner.email },
+    });
     expect((fromSample!.message.display_recipient as { id: number }[]).map((r) => r.id).sort()).toEqual([org.owner.id, bot.id].sort());
   });
 });

@@ -40,7 +40,23 @@ export function makeCerts(): Certs {
   const signed = (name: string, cn: string, ext: string) => {
     writeFileSync(f(`${name}.ext`), ext);
     ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`), '-subj', `/CN=${cn}`);
-    ssl('x509', '-req', '-in', f(`${name}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f(`${name}.pem`), '-days', '2', '-extfile', f(`${name}.ext`));
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f('ca.pem'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      f(`${name}.pem`),
+      '-days',
+      '2',
+      '-extfile',
+      f(`${name}.ext`),
+    );
   };
   selfSignedCa('ca', 'chatctl test CA');
   selfSignedCa('other-ca', 'some other CA');

@@ -74,7 +74,6 @@ describe('the cache', () => {
     expect(await client.featureLevel()).toBe(384);
     expect(saved).toEqual([{ featureLevel: 384, version: '5.0-dev-1650-gc3fd37755f', checkedAt: NOW_MS / 1000 }]);
   });
-
 });
 
 describe('gated operations', () => {
@@ -112,11 +111,17 @@ describe('gated operations', () => {
   it('refuses an operation of a later level before sending it, on a gating client', async () => {
     nock(SITE).get('/api/v1/server_settings').reply(200, settingsAt(300));
     const client = clientWith({ gate: true });
-    await expect(client.call(newThing, { message_id: 5, op: 'start' })).rejects.toThrow('set-message-edit-typing-status needs feature level ≥ 361 (server has 300)');
+    await expect(client.call(newThing, { message_id: 5, op: 'start' })).rejects.toThrow(
+      'set-message-edit-typing-status needs feature level ≥ 361 (server has 300)',
+    );
   });
 
   it('sends it when the server is recent enough', async () => {
-    nock(SITE).get('/api/v1/server_settings').reply(200, settingsAt(421)).post('/api/v1/messages/5/typing', 'op=start').reply(200, { result: 'success', msg: '' });
+    nock(SITE)
+      .get('/api/v1/server_settings')
+      .reply(200, settingsAt(421))
+      .post('/api/v1/messages/5/typing', 'op=start')
+      .reply(200, { result: 'success', msg: '' });
     await clientWith({ gate: true }).call(newThing, { message_id: 5, op: 'start' });
   });
 

@@ -173,7 +173,14 @@ describe('Pacer', () => {
   });
 });
 
-const removeThing = operation<Record<string, never>>()({ name: 'remove-thing', method: 'DELETE', path: '/things/{id}', summary: 'removes', access: 'user', params: { id: p.path(s.int()) } });
+const removeThing = operation<Record<string, never>>()({
+  name: 'remove-thing',
+  method: 'DELETE',
+  path: '/things/{id}',
+  summary: 'removes',
+  access: 'user',
+  params: { id: p.path(s.int()) },
+});
 
 /**
  * A server with a fixed-window limit of `limit` requests per `windowMs`, reporting the X-RateLimit-*
@@ -194,7 +201,12 @@ async function rateLimitedServer(limit: number, windowMs: number) {
     if (used >= limit) {
       stats.limited++;
       const after = (windowStart + windowMs - now) / 1000;
-      json(res, 429, { result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT', 'retry-after': after }, { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': String(after) });
+      json(
+        res,
+        429,
+        { result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT', 'retry-after': after },
+        { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': String(after) },
+      );
       return;
     }
     used++;
@@ -216,7 +228,12 @@ describe('a bulk run against a rate-limited server', () => {
     const { t, stats } = await rateLimitedServer(8, 1000);
     server = t;
     const notes: string[] = [];
-    client = new ChatClient(new HttpTransport(t.url), { email: 'a@example.com', apiKey: 'k'.repeat(32) }, {}, { retry: retryPolicy(), pacer: new Pacer({ onWait: (m) => notes.push(m) }) });
+    client = new ChatClient(
+      new HttpTransport(t.url),
+      { email: 'a@example.com', apiKey: 'k'.repeat(32) },
+      {},
+      { retry: retryPolicy(), pacer: new Pacer({ onWait: (m) => notes.push(m) }) },
+    );
     const ids = Array.from({ length: 20 }, (_, i) => i + 1);
     const results = await runPool(ids, (id) => client!.call(removeThing, { id }), { concurrency: 4, pacer: client.pacer });
     expect(results.every((r) => r.ok)).toBe(true);

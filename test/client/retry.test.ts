@@ -22,8 +22,23 @@ const API = '/api/v1';
 const CREDS = { email: 'iago@zulip.com', apiKey: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv' };
 
 /** Test-local operations: what matters here is only method and idempotency. */
-const createThing = operation<{ id: number }>()({ name: 'create-thing', method: 'POST', path: '/things', summary: 'creates', access: 'user', params: { name: p.req(s.string()) } });
-const setThing = operation<Record<string, never>>()({ name: 'set-thing', method: 'POST', path: '/things/1', summary: 'sets', access: 'user', params: { value: p.req(s.string()) }, idempotent: true });
+const createThing = operation<{ id: number }>()({
+  name: 'create-thing',
+  method: 'POST',
+  path: '/things',
+  summary: 'creates',
+  access: 'user',
+  params: { name: p.req(s.string()) },
+});
+const setThing = operation<Record<string, never>>()({
+  name: 'set-thing',
+  method: 'POST',
+  path: '/things/1',
+  summary: 'sets',
+  access: 'user',
+  params: { value: p.req(s.string()) },
+  idempotent: true,
+});
 
 interface Harness {
   client: ChatClient;
@@ -92,7 +107,11 @@ describe('429: rate limits', () => {
   it('reads a Retry-After given as an HTTP date', async () => {
     const h = harness();
     const at = new Date(Date.now() + 10_000).toUTCString();
-    nock(SITE).get(`${API}/users`).reply(429, 'Too Many Requests', { 'Retry-After': at }).get(`${API}/users`).reply(200, { ...success, members: [] });
+    nock(SITE)
+      .get(`${API}/users`)
+      .reply(429, 'Too Many Requests', { 'Retry-After': at })
+      .get(`${API}/users`)
+      .reply(200, { ...success, members: [] });
     await h.client.call(getUsers, {});
     expect(h.waits).toHaveLength(1);
     expect(h.waits[0]).toBeGreaterThan(7000);
@@ -101,14 +120,20 @@ describe('429: rate limits', () => {
 
   it('retries a request that creates something too: a 429 was refused before anything was done', async () => {
     const h = harness();
-    nock(SITE).post(`${API}/things`).reply(429, { ...rateLimited, 'retry-after': 0.2 }).post(`${API}/things`).reply(200, { ...success, id: 7 });
+    nock(SITE)
+      .post(`${API}/things`)
+      .reply(429, { ...rateLimited, 'retry-after': 0.2 })
+      .post(`${API}/things`)
+      .reply(200, { ...success, id: 7 });
     expect((await h.client.call(createThing, { name: 'x' })).id).toBe(7);
     expect(h.waits).toHaveLength(1);
   });
 
   it('fails at once when the server asks for more than --max-wait: the 429 error, exit 75', async () => {
     const h = harness({ maxWaitMs: 60_000 });
-    const scope = nock(SITE).get(`${API}/users`).reply(429, { ...rateLimited, 'retry-after': 120.5 }, { 'Retry-After': '120.5' });
+    const scope = nock(SITE)
+      .get(`${API}/users`)
+      .reply(429, { ...rateLimited, 'retry-after': 120.5 }, { 'Retry-After': '120.5' });
     const e = await h.client.call(getUsers, {}).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ApiError);
     expect(e).toMatchObject({ status: 429, code: 'RATE_LIMIT_HIT', msg: 'API usage exceeded rate limit' });
@@ -132,7 +157,10 @@ describe('429: rate limits', () => {
 
   it('gives up after a bounded number of 429s even when each wait is short', async () => {
     const h = harness();
-    const scope = nock(SITE).get(`${API}/users`).times(6).reply(429, { ...rateLimited, 'retry-after': 0 });
+    const scope = nock(SITE)
+      .get(`${API}/users`)
+      .times(6)
+      .reply(429, { ...rateLimited, 'retry-after': 0 });
     const e = await h.client.call(getUsers, {}).catch((x: unknown) => x);
     expect(e).toMatchObject({ status: 429 });
     expect(scope.isDone()).toBe(true);
@@ -141,7 +169,9 @@ describe('429: rate limits', () => {
 
   it('an HTML 429 page (a proxy limiting) is still a temporary failure once the budget is spent', async () => {
     const h = harness({ maxWaitMs: 0 });
-    nock(SITE).get(`${API}/users`).reply(429, '<html><head><title>429 Too Many Requests</title></head><body>nginx</body></html>', { 'Content-Type': 'text/html' });
+    nock(SITE)
+      .get(`${API}/users`)
+      .reply(429, '<html><head><title>429 Too Many Requests</title></head><body>nginx</body></html>', { 'Content-Type': 'text/html' });
     const e = await h.client.call(getUsers, {}).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UnavailableError);
     expect((e as Error).message).toBe('unexpected 429 response from the server: 429 Too Many Requests');
@@ -175,7 +205,11 @@ describe('502/503/504', () => {
 
   it('honours a Retry-After on a 503 (maintenance)', async () => {
     const h = harness();
-    nock(SITE).get(`${API}/users`).reply(503, 'down for maintenance', { 'Retry-After': '2' }).get(`${API}/users`).reply(200, { ...success, members: [] });
+    nock(SITE)
+      .get(`${API}/users`)
+      .reply(503, 'down for maintenance', { 'Retry-After': '2' })
+      .get(`${API}/users`)
+      .reply(200, { ...success, members: [] });
     await h.client.call(getUsers, {});
     expect(h.waits).toEqual([2000 + 250]);
   });
@@ -200,7 +234,11 @@ describe('502/503/504', () => {
 
   it('raw requests (chatctl api) count as safe for GET only', async () => {
     const h = harness();
-    nock(SITE).get(`${API}/users`).reply(503, 'busy').get(`${API}/users`).reply(200, { ...success, members: [] });
+    nock(SITE)
+      .get(`${API}/users`)
+      .reply(503, 'busy')
+      .get(`${API}/users`)
+      .reply(200, { ...success, members: [] });
     const get = await h.client.send({ method: 'GET', path: '/users', query: [], body: [], headers: {} });
     expect(get.status).toBe(200);
     const scope = nock(SITE).post(`${API}/users/me/presence`).reply(503, 'busy');
@@ -216,7 +254,11 @@ describe('connection errors (mocked; real sockets in sockets.test.ts)', () => {
 
   it('retries a GET after a reset', async () => {
     const h = harness({ baseDelayMs: 1 });
-    nock(SITE).get(`${API}/server_settings`).replyWithError(error('ECONNRESET', 'socket hang up')).get(`${API}/server_settings`).reply(200, documentedExample('GET', '/server_settings'));
+    nock(SITE)
+      .get(`${API}/server_settings`)
+      .replyWithError(error('ECONNRESET', 'socket hang up'))
+      .get(`${API}/server_settings`)
+      .reply(200, documentedExample('GET', '/server_settings'));
     const settings = await h.client.call(getServerSettings, {});
     expect(settings.realm_name).toBe('Zulip Dev');
     expect(h.notices).toEqual(['GET /server_settings failed (ECONNRESET); retrying in 0.0 s (attempt 2 of 3)']);
@@ -255,7 +297,9 @@ describe('connection errors (mocked; real sockets in sockets.test.ts)', () => {
 describe('replies that are not the envelope', () => {
   it('an HTML error page from a proxy: BadResponseError with the page title, exit 1', async () => {
     const h = harness();
-    nock(SITE).get(`${API}/users`).reply(403, '<!DOCTYPE html><html><head><title>Access denied | corp-proxy</title></head><body><h1>Blocked</h1></body></html>');
+    nock(SITE)
+      .get(`${API}/users`)
+      .reply(403, '<!DOCTYPE html><html><head><title>Access denied | corp-proxy</title></head><body><h1>Blocked</h1></body></html>');
     const e = await h.client.call(getUsers, {}).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(BadResponseError);
     expect((e as Error).message).toBe('unexpected 403 response from the server: Access denied | corp-proxy');
@@ -272,7 +316,10 @@ describe('replies that are not the envelope', () => {
 
   it('warns about ignored_parameters_unsupported and still succeeds', async () => {
     const h = harness();
-    nock(SITE).get(`${API}/users`).query(true).reply(200, { ...success, members: [], ignored_parameters_unsupported: ['user_ids'] });
+    nock(SITE)
+      .get(`${API}/users`)
+      .query(true)
+      .reply(200, { ...success, members: [], ignored_parameters_unsupported: ['user_ids'] });
     await h.client.call(getUsers, { user_ids: [1] });
     expect(h.warnings).toEqual(['the server ignored parameters it does not support: user_ids']);
   });
@@ -309,7 +356,9 @@ describe('aborting', () => {
   it('stops a wait for a rate limit at once when the signal aborts', async () => {
     const controller = new AbortController();
     const h = harness({ sleep: retryPolicy().sleep });
-    nock(SITE).get(`${API}/users`).reply(429, { ...rateLimited, 'retry-after': 30 });
+    nock(SITE)
+      .get(`${API}/users`)
+      .reply(429, { ...rateLimited, 'retry-after': 30 });
     const pending = h.client.call(getUsers, {}, { signal: controller.signal });
     setTimeout(() => controller.abort(new DOMException('interrupted', 'AbortError')), 20);
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });

@@ -40,7 +40,12 @@ const NOW = 1_760_000_000_000;
 /** A client whose profile cached `level` a minute ago, of a server still at that level. */
 function clientAt(level: number, transport = new Recorder()): ChatClient {
   transport.level = level;
-  return new ChatClient(transport, null, {}, { features: new FeatureCache({ gate: true, now: () => NOW, cached: { featureLevel: level, checkedAt: NOW / 1000 - 60 } }) });
+  return new ChatClient(
+    transport,
+    null,
+    {},
+    { features: new FeatureCache({ gate: true, now: () => NOW, cached: { featureLevel: level, checkedAt: NOW / 1000 - 60 } }) },
+  );
 }
 
 /** What a call would send at `level`: method, path and parameters of each request. */
@@ -50,7 +55,10 @@ async function at<O extends Operation>(level: number, op: O, params: CallParamsO
 }
 
 const refusal = async (promise: Promise<unknown>): Promise<string> => {
-  const e = await promise.then(() => undefined, (x: unknown) => x);
+  const e = await promise.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(FeatureLevelError);
   return (e as Error).message;
 };
@@ -64,7 +72,9 @@ describe('operations that moved or changed shape', () => {
       { method: 'PATCH', path: '/users/me/subscriptions/muted_topics', params: { stream_id: '3', topic: 'x', op: 'add' } },
     ]);
     expect(await at(169, updateUserTopic, { stream_id: 3, topic: 'x', visibility_policy: 0 })).toMatchObject([{ params: { op: 'remove' } }]);
-    expect(await refusal(at(169, updateUserTopic, { stream_id: 3, topic: 'x', visibility_policy: 3 }))).toBe('following a topic needs feature level ≥ 170 (server has 169)');
+    expect(await refusal(at(169, updateUserTopic, { stream_id: 3, topic: 'x', visibility_policy: 3 }))).toBe(
+      'following a topic needs feature level ≥ 170 (server has 169)',
+    );
   });
 
   it('topic policies in the state: user_topic from 170; before, muted_topics read as muted policies by channel ID', async () => {
@@ -73,12 +83,26 @@ describe('operations that moved or changed shape', () => {
     expect(await at(169, register, state)).toMatchObject([{ params: { event_types: '["muted_topics"]', fetch_event_types: '["muted_topics"]' } }]);
     // Only a registration that asks for topic policies waits for the level.
     expect(dependsOnLevel(register, { fetch_event_types: ['realm_user'] })).toBe(false);
-    const client = clientAt(169, new Recorder((req) => (req.path === '/register' ? { muted_topics: [['general', 'noise', 5], ['gone', 'x', 6]] } : { streams: [{ stream_id: 7, name: 'general' }] })));
+    const client = clientAt(
+      169,
+      new Recorder((req) =>
+        req.path === '/register'
+          ? {
+              muted_topics: [
+                ['general', 'noise', 5],
+                ['gone', 'x', 6],
+              ],
+            }
+          : { streams: [{ stream_id: 7, name: 'general' }] },
+      ),
+    );
     expect((await client.call(register, state)).user_topics).toEqual([{ stream_id: 7, topic_name: 'noise', last_updated: 5, visibility_policy: 1 }]);
   });
 
   it('typing while editing: /messages/{id}/typing from 361, /message_edit_typing from 351, none before', async () => {
-    expect(await at(361, setMessageEditTypingStatus, { message_id: 9, op: 'start' })).toEqual([{ method: 'POST', path: '/messages/9/typing', params: { op: 'start' } }]);
+    expect(await at(361, setMessageEditTypingStatus, { message_id: 9, op: 'start' })).toEqual([
+      { method: 'POST', path: '/messages/9/typing', params: { op: 'start' } },
+    ]);
     expect(await at(360, setMessageEditTypingStatus, { message_id: 9, op: 'start' })).toEqual([
       { method: 'POST', path: '/message_edit_typing', params: { message_id: '9', op: 'start' } },
     ]);
@@ -116,7 +140,19 @@ describe('operations that moved or changed shape', () => {
   });
 
   it('a created group without group_id (before 317) is found by its name', async () => {
-    const client = clientAt(316, new Recorder((req) => (req.method === 'GET' ? { user_groups: [{ id: 3, name: 'other' }, { id: 12, name: 'g' }] } : {})));
+    const client = clientAt(
+      316,
+      new Recorder((req) =>
+        req.method === 'GET'
+          ? {
+              user_groups: [
+                { id: 3, name: 'other' },
+                { id: 12, name: 'g' },
+              ],
+            }
+          : {},
+      ),
+    );
     expect(await client.call(createUserGroup, { name: 'g', description: '', members: [] })).toMatchObject({ group_id: 12 });
   });
 
@@ -134,11 +170,13 @@ describe('parameters renamed, re-valued or added', () => {
     expect(await at(214, setTypingStatus, { type: 'channel', op: 'start', stream_id: 3, topic: 't' })).toEqual([
       { method: 'POST', path: '/typing', params: { type: 'stream', op: 'start', to: '[3]', topic: 't' } },
     ]);
-    expect(await at(247, setTypingStatus, { type: 'channel', op: 'start', stream_id: 3, topic: 't' })).toMatchObject([{ params: { type: 'stream', stream_id: '3' } }]);
+    expect(await at(247, setTypingStatus, { type: 'channel', op: 'start', stream_id: 3, topic: 't' })).toMatchObject([
+      { params: { type: 'stream', stream_id: '3' } },
+    ]);
     expect(await at(248, setTypingStatus, { type: 'channel', op: 'start', stream_id: 3, topic: 't' })).toMatchObject([{ params: { type: 'channel' } }]);
-    expect(await refusal(at(57, setTypingStatus, { type: 'stream', op: 'start', stream_id: 3, topic: 't' }, { stream_id: 'channel typing notifications' }))).toBe(
-      'channel typing notifications needs feature level ≥ 58 (server has 57)',
-    );
+    expect(
+      await refusal(at(57, setTypingStatus, { type: 'stream', op: 'start', stream_id: 3, topic: 't' }, { stream_id: 'channel typing notifications' })),
+    ).toBe('channel typing notifications needs feature level ≥ 58 (server has 57)');
   });
 
   it('the general-chat topic is "(no topic)" before 334', async () => {
@@ -151,16 +189,24 @@ describe('parameters renamed, re-valued or added', () => {
     expect(await at(126, sendInvites, { ...base, invite_expires_in_minutes: 2000 })).toMatchObject([{ params: { invite_expires_in_minutes: '2000' } }]);
     expect(await at(125, sendInvites, { ...base, invite_expires_in_minutes: 2000 })).toMatchObject([{ params: { invite_expires_in_days: '2' } }]);
     expect(await at(125, sendInvites, { ...base, invite_expires_in_minutes: null })).toMatchObject([{ params: { invite_expires_in_days: 'null' } }]);
-    expect(await at(125, createInviteLink, { invite_expires_in_minutes: 60 })).toMatchObject([{ path: '/invites/multiuse', params: { invite_expires_in_days: '1' } }]);
-    expect(await refusal(at(95, sendInvites, { ...base, invite_expires_in_minutes: 60 }, { invite_expires_in_minutes: '--expires' }))).toBe('--expires needs feature level ≥ 96 (server has 95)');
+    expect(await at(125, createInviteLink, { invite_expires_in_minutes: 60 })).toMatchObject([
+      { path: '/invites/multiuse', params: { invite_expires_in_days: '1' } },
+    ]);
+    expect(await refusal(at(95, sendInvites, { ...base, invite_expires_in_minutes: 60 }, { invite_expires_in_minutes: '--expires' }))).toBe(
+      '--expires needs feature level ≥ 96 (server has 95)',
+    );
     for (const [name, value, level] of [
       ['include_realm_default_subscriptions', true, 261],
       ['notify_referrer_on_join', false, 267],
       ['group_ids', [4], 322],
       ['welcome_message_custom_text', 'hi', 416],
     ] as const) {
-      expect(await at(level, sendInvites, { ...base, [name]: value })).toMatchObject([{ params: { [name]: typeof value === 'string' ? value : JSON.stringify(value) } }]);
-      expect(await refusal(at(level - 1, sendInvites, { ...base, [name]: value }, { [name]: `--${name}` }))).toBe(`--${name} needs feature level ≥ ${level} (server has ${level - 1})`);
+      expect(await at(level, sendInvites, { ...base, [name]: value })).toMatchObject([
+        { params: { [name]: typeof value === 'string' ? value : JSON.stringify(value) } },
+      ]);
+      expect(await refusal(at(level - 1, sendInvites, { ...base, [name]: value }, { [name]: `--${name}` }))).toBe(
+        `--${name} needs feature level ≥ ${level} (server has ${level - 1})`,
+      );
     }
     // Asking for what an older server does anyway is no reason to refuse: the default is left out.
     expect(await at(200, sendInvites, { ...base, group_ids: [], notify_referrer_on_join: true })).toEqual([
@@ -173,33 +219,48 @@ describe('parameters renamed, re-valued or added', () => {
     expect(await at(262, updatePresence, { status: 'active', last_update_id: -1 })).toEqual([
       { method: 'POST', path: '/users/me/presence', params: { status: 'active', slim_presence: 'true' } },
     ]);
-    expect(await refusal(at(287, updatePresence, { status: 'active', history_limit_days: 3 }, { history_limit_days: '--days' }))).toBe('--days needs feature level ≥ 288 (server has 287)');
+    expect(await refusal(at(287, updatePresence, { status: 'active', history_limit_days: 3 }, { history_limit_days: '--days' }))).toBe(
+      '--days needs feature level ≥ 288 (server has 287)',
+    );
   });
 
   it('new_email from 313', async () => {
     expect(await at(313, updateUser, { user_id: 5, new_email: 'b@x.test' })).toMatchObject([{ path: '/users/5', params: { new_email: 'b@x.test' } }]);
-    expect(await refusal(at(312, updateUser, { user_id: 5, new_email: 'b@x.test' }, { new_email: '--new-email' }))).toBe('--new-email needs feature level ≥ 313 (server has 312)');
+    expect(await refusal(at(312, updateUser, { user_id: 5, new_email: 'b@x.test' }, { new_email: '--new-email' }))).toBe(
+      '--new-email needs feature level ≥ 313 (server has 312)',
+    );
   });
 
   it('linkifiers: url_format_string before 176 (operators refused); reverse fields from 471, "" clearing them', async () => {
     expect(await at(175, addLinkifier, { pattern: '#(?P<id>\\d+)', url_template: 'https://x.test/{id}?a=1%' })).toEqual([
       { method: 'POST', path: '/realm/filters', params: { pattern: '#(?P<id>\\d+)', url_format_string: 'https://x.test/%(id)s?a=1%%' } },
     ]);
-    expect(await refusal(at(175, addLinkifier, { pattern: 'p', url_template: 'https://x.test/{?q}' }))).toBe('the URL template expression {?q} needs feature level ≥ 176 (server has 175)');
+    expect(await refusal(at(175, addLinkifier, { pattern: 'p', url_template: 'https://x.test/{?q}' }))).toBe(
+      'the URL template expression {?q} needs feature level ≥ 176 (server has 175)',
+    );
     const clear = { filter_id: 2, pattern: 'p', url_template: 'https://x.test/{id}', example_input: '', reverse_template: '', alternative_url_templates: [] };
     expect(await at(471, updateLinkifier, clear)).toMatchObject([{ params: { example_input: '', reverse_template: '', alternative_url_templates: '[]' } }]);
-    expect(await refusal(at(470, updateLinkifier, clear, { example_input: '--clear-reverse' }))).toBe('--clear-reverse needs feature level ≥ 471 (server has 470)');
+    expect(await refusal(at(470, updateLinkifier, clear, { example_input: '--clear-reverse' }))).toBe(
+      '--clear-reverse needs feature level ≥ 471 (server has 470)',
+    );
   });
 });
 
 describe('narrows, spelled for the server', () => {
-  const narrowAt = async (level: number, narrow: NarrowTerm[]) => (await at(level, updateMessageFlagsForNarrow, { anchor: 'oldest', num_before: 0, num_after: 10, op: 'add', flag: 'read', narrow }))[0]!.params.narrow;
+  const narrowAt = async (level: number, narrow: NarrowTerm[]) =>
+    (await at(level, updateMessageFlagsForNarrow, { anchor: 'oldest', num_before: 0, num_after: 10, op: 'add', flag: 'read', narrow }))[0]!.params.narrow;
   const term = (operator: string, operand: string | number, negated?: boolean): NarrowTerm => ({ operator, operand, ...(negated ? { negated } : {}) });
 
   it('channel(s) is stream(s) before 250; dm, dm-including and is:dm are pm-with, group-pm-with, is:private before 177', async () => {
     const narrow = [term('channel', 'general'), term('channels', 'public'), term('dm', 'a@x.test'), term('dm-including', 5), term('is', 'dm', true)];
     expect(JSON.parse(await narrowAt(250, narrow))).toEqual(narrow);
-    expect(JSON.parse(await narrowAt(249, narrow))).toEqual([term('stream', 'general'), term('streams', 'public'), term('dm', 'a@x.test'), term('dm-including', 5), term('is', 'dm', true)]);
+    expect(JSON.parse(await narrowAt(249, narrow))).toEqual([
+      term('stream', 'general'),
+      term('streams', 'public'),
+      term('dm', 'a@x.test'),
+      term('dm-including', 5),
+      term('is', 'dm', true),
+    ]);
     expect(JSON.parse(await narrowAt(176, narrow))).toEqual([
       term('stream', 'general'),
       term('streams', 'public'),
@@ -245,7 +306,12 @@ describe('the cached level', () => {
       },
       async close() {},
     };
-    const client = new ChatClient(upgraded, null, {}, { features: new FeatureCache({ gate: true, now: () => NOW, cached: { featureLevel: 355, checkedAt: NOW / 1000 - 60 } }) });
+    const client = new ChatClient(
+      upgraded,
+      null,
+      {},
+      { features: new FeatureCache({ gate: true, now: () => NOW, cached: { featureLevel: 355, checkedAt: NOW / 1000 - 60 } }) },
+    );
     await client.call(setMessageEditTypingStatus, { message_id: 9, op: 'stop' });
     expect(sent).toEqual(['POST /message_edit_typing', 'GET /server_settings', 'POST /messages/9/typing']);
   });

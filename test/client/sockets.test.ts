@@ -16,7 +16,14 @@ import { retryPolicy } from '../../src/client/retry.js';
 import { USER_AGENT } from '../../src/version.js';
 import { closedPort, json, startServer, SUCCESS, type TestServer } from './servers.js';
 
-const createThing = operation<{ id: number }>()({ name: 'create-thing', method: 'POST', path: '/things', summary: 'creates', access: 'user', params: { name: p.req(s.string()) } });
+const createThing = operation<{ id: number }>()({
+  name: 'create-thing',
+  method: 'POST',
+  path: '/things',
+  summary: 'creates',
+  access: 'user',
+  params: { name: p.req(s.string()) },
+});
 const CREDS = { email: 'iago@zulip.com', apiKey: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv' };
 
 const servers: TestServer[] = [];
@@ -188,8 +195,12 @@ describe('redirects', () => {
     for (const call of [() => clientOf(old.url).call(getUsers, {}), () => clientOf(old.url).call(createThing, { name: 'x' })]) {
       const e = await call().catch((x: unknown) => x);
       expect(exitKindOf(e)).toBe('failure');
-      expect((e as Error).message).toMatch(/answered (GET \/users|POST \/things) with a redirect \(301\) to http:\/\/127\.0\.0\.1:\d+\/chat\/api\/v1\/(users|things); nothing was sent there$/);
-      expect((e as ChatctlError).hint).toBe(`if the organization moved to ${moved.url}/chat, use that address: --server ${moved.url}/chat (or chatctl login --server ${moved.url}/chat)`);
+      expect((e as Error).message).toMatch(
+        /answered (GET \/users|POST \/things) with a redirect \(301\) to http:\/\/127\.0\.0\.1:\d+\/chat\/api\/v1\/(users|things); nothing was sent there$/,
+      );
+      expect((e as ChatctlError).hint).toBe(
+        `if the organization moved to ${moved.url}/chat, use that address: --server ${moved.url}/chat (or chatctl login --server ${moved.url}/chat)`,
+      );
     }
     expect(moved.requests).toEqual([]);
   });
@@ -199,7 +210,9 @@ describe('redirects', () => {
       res.writeHead(302, { location: `${req.url}x` });
       res.end();
     });
-    const e = await clientOf(t.url).call(getUsers, {}).catch((x: unknown) => x);
+    const e = await clientOf(t.url)
+      .call(getUsers, {})
+      .catch((x: unknown) => x);
     expect((e as Error).message).toMatch(/answered GET \/users with a redirect \(302\) to .*\/api\/v1\/usersxxxxxx; nothing was sent there/);
     expect(t.requests).toHaveLength(6);
   });

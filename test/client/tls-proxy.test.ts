@@ -45,7 +45,9 @@ describe.skipIf(!hasOpenssl())('a server behind a private CA', () => {
   afterAll(() => server.close());
 
   it('is refused without the CA: a TLS error that says how to fix it, exit 1', async () => {
-    const e = await clientOf(server.url, {}).call(getServerSettings, {}).catch((x: unknown) => x);
+    const e = await clientOf(server.url, {})
+      .call(getServerSettings, {})
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(TlsError);
     expect((e as Error).message).toBe(`cannot verify the TLS certificate of ${server.url}: UNABLE_TO_VERIFY_LEAF_SIGNATURE`);
     expect(exitKindOf(e)).toBe('failure');
@@ -76,7 +78,10 @@ describe.skipIf(!hasOpenssl())('a server behind a private CA', () => {
 
   it('past the proxy for hosts in NO_PROXY', async () => {
     const proxy = await track(startConnectProxy());
-    await clientOf(server.url, { tls: loadTls({ caFile: certs.caFile }), proxy: { httpsProxy: proxy.url, noProxy: 'localhost,127.0.0.1' } }).call(getServerSettings, {});
+    await clientOf(server.url, { tls: loadTls({ caFile: certs.caFile }), proxy: { httpsProxy: proxy.url, noProxy: 'localhost,127.0.0.1' } }).call(
+      getServerSettings,
+      {},
+    );
     expect(proxy.seen).toEqual([]);
   });
 
@@ -102,7 +107,10 @@ describe.skipIf(!hasOpenssl())('client certificates', () => {
   afterAll(() => server.close());
 
   it('are presented from ZULIP_CERT and ZULIP_CERT_KEY', async () => {
-    const res = await clientOf(server.url, { tls: loadTls({ caFile: certs.caFile, clientCert: certs.clientCertFile, clientKey: certs.clientKeyFile }) }).call(getServerSettings, {});
+    const res = await clientOf(server.url, { tls: loadTls({ caFile: certs.caFile, clientCert: certs.clientCertFile, clientKey: certs.clientKeyFile }) }).call(
+      getServerSettings,
+      {},
+    );
     expect(res.realm_name).toBe('client@example.com');
   });
 
@@ -113,11 +121,18 @@ describe.skipIf(!hasOpenssl())('client certificates', () => {
 
   it('are needed where the server asks for one (TLS 1.2: refused in the handshake, with a hint)', async () => {
     const strict = await track(
-      startHttpsServer({ key: certs.serverKey, cert: certs.serverCert, ca: certs.ca, requestCert: true, rejectUnauthorized: true, maxVersion: 'TLSv1.2' }, (_req, res) => json(res, 200, settings)),
+      startHttpsServer(
+        { key: certs.serverKey, cert: certs.serverCert, ca: certs.ca, requestCert: true, rejectUnauthorized: true, maxVersion: 'TLSv1.2' },
+        (_req, res) => json(res, 200, settings),
+      ),
     );
-    const e = await clientOf(strict.url, { tls: loadTls({ caFile: certs.caFile }) }).call(getServerSettings, {}).catch((x: unknown) => x);
+    const e = await clientOf(strict.url, { tls: loadTls({ caFile: certs.caFile }) })
+      .call(getServerSettings, {})
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(TlsError);
-    expect((e as Error).message).toMatch(new RegExp(`^the TLS handshake with ${strict.url} failed: the server wants a client certificate \\(ERR_SSL_[\\w/]+\\)$`));
+    expect((e as Error).message).toMatch(
+      new RegExp(`^the TLS handshake with ${strict.url} failed: the server wants a client certificate \\(ERR_SSL_[\\w/]+\\)$`),
+    );
     expect(reportError(e).hint).toContain('ZULIP_CERT');
     expect(strict.requests).toHaveLength(0);
   });

@@ -22,7 +22,14 @@ const SCALED: readonly RateRule[] = [
   { calls: 200, seconds: 3 },
 ];
 
-const removeThing = operation<Record<string, never>>()({ name: 'remove-thing', method: 'DELETE', path: '/things/{id}', summary: 'removes', access: 'user', params: { id: p.path(s.int()) } });
+const removeThing = operation<Record<string, never>>()({
+  name: 'remove-thing',
+  method: 'DELETE',
+  path: '/things/{id}',
+  summary: 'removes',
+  access: 'user',
+  params: { id: p.path(s.int()) },
+});
 
 async function twoRuleServer() {
   const limiter = new RateLimiter();

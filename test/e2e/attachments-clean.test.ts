@@ -29,7 +29,11 @@ async function seed(dataDir: string, files: { name: string; bytes: number; old: 
     const client = new ChatClient(new EmbeddedTransport(router, dataDir), { email: OWNER, apiKey });
     const made = [];
     for (const f of files) {
-      const res = await client.call(uploadFile, {}, { files: [{ field: 'file', filename: f.name, contentType: 'text/plain', data: new Uint8Array(f.bytes).fill(97) }] });
+      const res = await client.call(
+        uploadFile,
+        {},
+        { files: [{ field: 'file', filename: f.name, contentType: 'text/plain', data: new Uint8Array(f.bytes).fill(97) }] },
+      );
       const pathId = decodeURIComponent(res.uri.slice('/user_uploads/'.length));
       const id = db.prepare('SELECT id FROM attachments WHERE path_id = ?').pluck().get(pathId) as number;
       // The CLI runs on the real clock; an old upload is fixture data, dated in the store.
@@ -63,14 +67,26 @@ describe('attachments clean from cron, twice at once', () => {
 
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     // Piped: one tab-separated row per deleted upload, its ID first.
-    const deleted = runs.flatMap((r) => r.stdout.split('\n').filter(Boolean).map((l) => Number(l.split('\t')[0])));
+    const deleted = runs.flatMap((r) =>
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => Number(l.split('\t')[0])),
+    );
     expect(deleted.sort((a, b) => a - b)).toEqual(oldIds);
     const worker = runs.find((r) => r.stdout !== '')!;
     const other = runs.find((r) => r !== worker)!;
-    expect(worker.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[1])).toEqual(['old-1.txt', 'old-2.txt', 'old-3.txt']);
+    expect(
+      worker.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[1]),
+    ).toEqual(['old-1.txt', 'old-2.txt', 'old-3.txt']);
     expect(worker.stderr).toBe('chatctl: deleted 3 attachments, freed 800 B\n');
     expect(other.stdout).toBe('');
-    expect(other.stderr).toMatch(/^chatctl: (another attachments clean \(pid \d+\) is running on this organization; leaving it to finish|no attachments match; nothing to delete)\n$/);
+    expect(other.stderr).toMatch(
+      /^chatctl: (another attachments clean \(pid \d+\) is running on this organization; leaving it to finish|no attachments match; nothing to delete)\n$/,
+    );
 
     const db = openDb(dataDir);
     try {
@@ -92,7 +108,10 @@ describe('attachments clean killed half-way', () => {
     const { home, env } = tempHome();
     const dataDir = join(home, 'org');
     expect((await spawnCli(['init', '--data-dir', dataDir, '--email', OWNER, '--password-stdin'], { env, stdin: 'cron-pass-1\n' })).code).toBe(0);
-    const uploads = await seed(dataDir, Array.from({ length: 60 }, (_, i) => ({ name: `old-${i}.txt`, bytes: 10, old: true })));
+    const uploads = await seed(
+      dataDir,
+      Array.from({ length: 60 }, (_, i) => ({ name: `old-${i}.txt`, bytes: 10, old: true })),
+    );
     const argv = [process.execPath, BIN, 'attachments', 'clean', '--data-dir', dataDir, '--older-than', '30d', '--yes'];
     const child = spawn(argv[0]!, argv.slice(1), { env, stdio: 'ignore' });
     const db = openDb(dataDir);

@@ -39,17 +39,35 @@ describe('the data dir', () => {
     const named = await spawnCli(['--data-dir', '/proc/x', 'users', 'list'], { env, timeoutMs: 10_000 });
     expect(named.code).toBe(6);
     const init = await spawnCli(['init', '--data-dir', '/proc/x', '--password-stdin'], { env, stdin: 'pass-1234\n', timeoutMs: 10_000 });
-    expectReport(init, 1, 'cannot create /proc/x: that file system does not take new directories', 'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
+    expectReport(
+      init,
+      1,
+      'cannot create /proc/x: that file system does not take new directories',
+      'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)',
+    );
     // The config dir takes the same path: a login there does not spin either.
-    const config = await spawnCli(['login', '--embedded', '--data-dir', org.dir], { env: { ...env, CHATCTL_CONFIG_DIR: '/proc/chatctl-config' }, timeoutMs: 10_000 });
-    expectReport(config, 1, 'cannot create /proc/chatctl-config: that file system does not take new directories', 'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
+    const config = await spawnCli(['login', '--embedded', '--data-dir', org.dir], {
+      env: { ...env, CHATCTL_CONFIG_DIR: '/proc/chatctl-config' },
+      timeoutMs: 10_000,
+    });
+    expectReport(
+      config,
+      1,
+      'cannot create /proc/chatctl-config: that file system does not take new directories',
+      'name a directory on an ordinary, writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)',
+    );
   });
 
   it('a file where the data dir should be', async () => {
     const { home, env } = tempHome();
     const file = join(home, 'notes.txt');
     writeFileSync(file, 'hello\n');
-    expectReport(await spawnCli(['--data-dir', file, 'users', 'list'], { env }), 1, `${file} is not a directory: part of that path is a file`, 'name a directory (--data-dir DIR), not a file');
+    expectReport(
+      await spawnCli(['--data-dir', file, 'users', 'list'], { env }),
+      1,
+      `${file} is not a directory: part of that path is a file`,
+      'name a directory (--data-dir DIR), not a file',
+    );
     const init = await spawnCli(['init', '--data-dir', join(file, 'org'), '--password-stdin'], { env, stdin: 'pass-1234\n' });
     expectReport(init, 1, `${join(file, 'org')} is not a directory: part of that path is a file`, 'name a directory (--data-dir DIR), not a file');
     expect(readFileSync(file, 'utf8')).toBe('hello\n');
@@ -60,10 +78,27 @@ describe('the data dir', () => {
     const mount = join(home, 'ro');
     mkdirSync(mount);
     const readOnly = (source: string[]) => ['unshare', '--mount', 'sh', '-c', `mount ${source.join(' ')} "$0" && exec "$@"`, mount];
-    const init = await spawnCli(['init', '--data-dir', join(mount, 'org'), '--password-stdin'], { env, stdin: 'pass-1234\n', prefix: readOnly(['-t', 'tmpfs', '-o', 'ro', 'tmpfs']) });
-    expectReport(init, 1, `${join(mount, 'org')} is on a read-only file system`, 'name a directory on a writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
-    const existing = await spawnCli(['--data-dir', mount, 'users', 'list'], { env: { ...env, ...org.creds }, prefix: readOnly(['--bind', '-o', 'ro', org.dir]) });
-    expectReport(existing, 1, `${mount} is on a read-only file system`, 'name a directory on a writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)');
+    const init = await spawnCli(['init', '--data-dir', join(mount, 'org'), '--password-stdin'], {
+      env,
+      stdin: 'pass-1234\n',
+      prefix: readOnly(['-t', 'tmpfs', '-o', 'ro', 'tmpfs']),
+    });
+    expectReport(
+      init,
+      1,
+      `${join(mount, 'org')} is on a read-only file system`,
+      'name a directory on a writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)',
+    );
+    const existing = await spawnCli(['--data-dir', mount, 'users', 'list'], {
+      env: { ...env, ...org.creds },
+      prefix: readOnly(['--bind', '-o', 'ro', org.dir]),
+    });
+    expectReport(
+      existing,
+      1,
+      `${mount} is on a read-only file system`,
+      'name a directory on a writable file system (--data-dir DIR, or CHATCTL_CONFIG_DIR for the configuration)',
+    );
   });
 
   it.skipIf(isRoot && !canSetpriv)('permission denied names the user, the path and what to check', async () => {
@@ -74,7 +109,9 @@ describe('the data dir', () => {
     const dir = join(base, 'org');
     const { env } = tempHome();
     expect((await spawnCli(['init', '--data-dir', dir, '--password-stdin'], { env, stdin: 'pass-1234\n' })).code).toBe(0);
-    const config = JSON.parse(readFileSync(join(env.CHATCTL_CONFIG_DIR, 'config.json'), 'utf8')) as { profiles: { default: { email: string; apiKey: string } } };
+    const config = JSON.parse(readFileSync(join(env.CHATCTL_CONFIG_DIR, 'config.json'), 'utf8')) as {
+      profiles: { default: { email: string; apiKey: string } };
+    };
     const creds = { ZULIP_EMAIL: config.profiles.default.email, ZULIP_API_KEY: config.profiles.default.apiKey };
     let user: string;
     let prefix: string[] | undefined;
@@ -87,9 +124,17 @@ describe('the data dir', () => {
       chmodSync(dir, 0o000);
       user = (await import('node:os')).userInfo().username;
     }
-    const r = await spawnCli(['--data-dir', dir, 'users', 'list'], { env: { HOME: home, CHATCTL_CONFIG_DIR: join(home, 'config'), PATH: process.env.PATH ?? '', ...creds }, prefix });
+    const r = await spawnCli(['--data-dir', dir, 'users', 'list'], {
+      env: { HOME: home, CHATCTL_CONFIG_DIR: join(home, 'config'), PATH: process.env.PATH ?? '', ...creds },
+      prefix,
+    });
     if (!isRoot) chmodSync(dir, 0o700);
-    expectReport(r, 1, `permission denied: chatctl (running as user ${user}) cannot read ${join(dir, 'chatctl.db')}`, `give that user read and write access to ${dir} (see: ls -ld ${dir}), or name another directory`);
+    expectReport(
+      r,
+      1,
+      `permission denied: chatctl (running as user ${user}) cannot read ${join(dir, 'chatctl.db')}`,
+      `give that user read and write access to ${dir} (see: ls -ld ${dir}), or name another directory`,
+    );
   });
 
   it('a full disk (the database is /dev/full)', async () => {
@@ -135,7 +180,7 @@ describe('the database', () => {
       r,
       1,
       `${file} is an SQLite database chatctl did not write (it holds the tables notes); chatctl left it untouched`,
-      "name the data dir chatctl created (--data-dir DIR); chatctl keeps its data in a directory of its own",
+      'name the data dir chatctl created (--data-dir DIR); chatctl keeps its data in a directory of its own',
     );
     expect(readFileSync(file)).toEqual(before);
   });

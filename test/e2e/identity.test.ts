@@ -15,7 +15,11 @@ const configFile = (env: Record<string, string>) => join(env.CHATCTL_CONFIG_DIR!
 async function serverProfile(env: Record<string, string>): Promise<string> {
   mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
   const site = `http://127.0.0.1:${await closedPort()}`;
-  writeFileSync(configFile(env), JSON.stringify({ defaultProfile: 'work', profiles: { work: { server: site, email: 'admin@work.test', apiKey: 'K'.repeat(32) } } }), { mode: 0o600 });
+  writeFileSync(
+    configFile(env),
+    JSON.stringify({ defaultProfile: 'work', profiles: { work: { server: site, email: 'admin@work.test', apiKey: 'K'.repeat(32) } } }),
+    { mode: 0o600 },
+  );
   return site;
 }
 
@@ -23,8 +27,18 @@ const json = (s: string) => JSON.parse(s) as Record<string, unknown>;
 
 describe('a named data dir without an organization', () => {
   it.each([
-    ['--data-dir typo', (dir: string) => ({ argv: ['--data-dir', dir, 'attachments', 'clean', '--older-than', '1d', '--yes'], env: {}, source: 'flag --data-dir' })],
-    ['CHATCTL_DATA_DIR=typo', (dir: string) => ({ argv: ['attachments', 'clean', '--older-than', '1d', '--yes'], env: { CHATCTL_DATA_DIR: dir }, source: 'environment variable CHATCTL_DATA_DIR' })],
+    [
+      '--data-dir typo',
+      (dir: string) => ({ argv: ['--data-dir', dir, 'attachments', 'clean', '--older-than', '1d', '--yes'], env: {}, source: 'flag --data-dir' }),
+    ],
+    [
+      'CHATCTL_DATA_DIR=typo',
+      (dir: string) => ({
+        argv: ['attachments', 'clean', '--older-than', '1d', '--yes'],
+        env: { CHATCTL_DATA_DIR: dir },
+        source: 'environment variable CHATCTL_DATA_DIR',
+      }),
+    ],
     ['-p work --data-dir typo whoami', (dir: string) => ({ argv: ['-p', 'work', '--data-dir', dir, 'whoami'], env: {}, source: 'flag --data-dir' })],
   ])('%s: exit 6 naming the dir; the profile stays byte-identical and nothing is created', async (_name, make) => {
     const { home, env } = tempHome();
@@ -34,7 +48,9 @@ describe('a named data dir without an organization', () => {
     const { argv, env: extra, source } = make(typo);
     const r = await spawnCli(argv, { env: { ...env, ...extra } });
     expect(r.code).toBe(6);
-    expect(r.stderr).toBe(`chatctl: there is no organization in ${typo} (chosen by ${source})\nhint: check the path; to create an organization there: chatctl init --data-dir ${typo}\n`);
+    expect(r.stderr).toBe(
+      `chatctl: there is no organization in ${typo} (chosen by ${source})\nhint: check the path; to create an organization there: chatctl init --data-dir ${typo}\n`,
+    );
     expect(r.stdout).toBe('');
     expect(readFileSync(configFile(env))).toEqual(before);
     expect(existsSync(typo)).toBe(false);
@@ -114,7 +130,11 @@ describe('whoami says where its choice came from', () => {
     };
     expect(await who([])).toEqual({ source: 'default profile', credentials: 'profile default', email: 'owner@localhost' });
     expect(await who(['--data-dir', dir])).toEqual({ source: 'flag --data-dir', credentials: 'profile default', email: 'owner@localhost' });
-    expect(await who([], { CHATCTL_DATA_DIR: dir })).toEqual({ source: 'environment variable CHATCTL_DATA_DIR', credentials: 'profile default', email: 'owner@localhost' });
+    expect(await who([], { CHATCTL_DATA_DIR: dir })).toEqual({
+      source: 'environment variable CHATCTL_DATA_DIR',
+      credentials: 'profile default',
+      email: 'owner@localhost',
+    });
     expect(await who(['--profile', 'default'])).toEqual({ source: 'flag --profile', credentials: 'profile default', email: 'owner@localhost' });
     expect(await who([], { ZULIP_EMAIL: 'owner@localhost', ZULIP_API_KEY: key })).toEqual({
       source: 'default profile',
@@ -211,9 +231,15 @@ describe('a way back in', () => {
     expect(reset).toMatchObject({ code: 0, stdout: '' });
     expect(reset.stderr).toBe(`chatctl: set the password of boss@acme.test in ${dir}\n`);
     const other = tempHome().env;
-    const login = await spawnCli(['login', '--profile', 'pw', '--embedded', '--data-dir', dir, '--email', 'boss@acme.test', '--password-stdin'], { env: other, stdin: 'new-pass-42\n' });
+    const login = await spawnCli(['login', '--profile', 'pw', '--embedded', '--data-dir', dir, '--email', 'boss@acme.test', '--password-stdin'], {
+      env: other,
+      stdin: 'new-pass-42\n',
+    });
     expect(login.code).toBe(0);
-    const wrong = await spawnCli(['login', '--embedded', '--data-dir', dir, '--email', 'boss@acme.test', '--password-stdin'], { env: other, stdin: 'old-or-wrong\n' });
+    const wrong = await spawnCli(['login', '--embedded', '--data-dir', dir, '--email', 'boss@acme.test', '--password-stdin'], {
+      env: other,
+      stdin: 'old-or-wrong\n',
+    });
     expect(wrong.code).toBe(4);
 
     const ghost = await spawnCli(['--data-dir', dir, 'server', 'reset-password', 'ghost@acme.test', '--password-stdin'], { env, stdin: 'new-pass-42\n' });

@@ -25,7 +25,12 @@ const HANG_GUARD_MS = 60_000;
  * Runs chatctl and sends `signal` once `after` outcome lines are out; resolves with the exit code and output
  * (exit code null: it had to be killed by the hang guard).
  */
-function runUntil(argv: string[], env: Record<string, string>, after: number, signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string; sent: boolean }> {
+function runUntil(
+  argv: string[],
+  env: Record<string, string>,
+  after: number,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; stdout: string; stderr: string; sent: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -62,12 +67,32 @@ const csv = (home: string, name: string, header: string, lines: string[]): strin
 const RUNS = {
   'users create': {
     verb: 'created',
-    file: (home: string, emails: string[]) => ['users', 'create', '--from-file', csv(home, 'people.csv', 'email,full_name,password', emails.map((e, i) => `${e},Person ${i + 1},pass-word-${i + 1}`))],
+    file: (home: string, emails: string[]) => [
+      'users',
+      'create',
+      '--from-file',
+      csv(
+        home,
+        'people.csv',
+        'email,full_name,password',
+        emails.map((e, i) => `${e},Person ${i + 1},pass-word-${i + 1}`),
+      ),
+    ],
     exists: (org: TestOrg, email: string) => org.db.prepare('SELECT count(*) FROM users WHERE email = ?').pluck().get(email) === 1,
   },
   'invite send': {
     verb: 'invited',
-    file: (home: string, emails: string[]) => ['invite', 'send', '--from-file', csv(home, 'invites.csv', 'email,expires', emails.map((e, i) => `${e},${i + 1}h`))],
+    file: (home: string, emails: string[]) => [
+      'invite',
+      'send',
+      '--from-file',
+      csv(
+        home,
+        'invites.csv',
+        'email,expires',
+        emails.map((e, i) => `${e},${i + 1}h`),
+      ),
+    ],
     exists: (org: TestOrg, email: string) => org.db.prepare('SELECT count(*) FROM invites WHERE email = ?').pluck().get(email) === 1,
   },
 } as const;
@@ -84,31 +109,35 @@ describe.each([
   });
   afterAll(() => org.close());
 
-  it('exits 130 with every row accounted for as the database has it, and the summary', async () => {
-    const { home } = tempHome();
-    const t = await cliTarget(org, kind);
-    const run = RUNS[command];
-    const emails = Array.from({ length: 300 }, (_, i) => `p${i + 1}@stop.test`);
-    const r = await runUntil([...t.args, ...run.file(home, emails), '--json'], t.env, 50, signal);
-    expect(r.sent).toBe(true);
-    expect(r.code).toBe(130);
-    const outcomes = jsonLines(r.stdout) as unknown as Outcome[];
-    expect(outcomes.map((o) => o.row)).toEqual(emails.map((_, i) => i + 1));
-    const by = (status: string) => outcomes.filter((o) => o.status === status).map((o) => o.target);
-    const [done, unknown, skipped] = [by(run.verb), by('unknown'), by('skipped')];
-    expect(done.length + unknown.length + skipped.length).toBe(300);
-    expect(done.length).toBeGreaterThanOrEqual(50);
-    expect(skipped.length).toBeGreaterThan(0);
-    // Done rows took effect, skipped ones did not; those in flight may have.
-    const exists = (email: string) => run.exists(org, email);
-    expect(done.filter(exists)).toEqual(done);
-    expect(skipped.filter(exists)).toEqual([]);
-    const effects = emails.filter(exists).length;
-    expect(effects).toBeGreaterThanOrEqual(done.length);
-    expect(effects).toBeLessThanOrEqual(done.length + unknown.length);
-    expect(r.stderr).toContain(`chatctl: interrupted: ${done.length} ${run.verb}, 0 failed, ${unknown.length} unknown`);
-    expect(r.stderr).toContain(`, ${skipped.length} skipped\n`);
-  }, HANG_GUARD_MS + 30_000);
+  it(
+    'exits 130 with every row accounted for as the database has it, and the summary',
+    async () => {
+      const { home } = tempHome();
+      const t = await cliTarget(org, kind);
+      const run = RUNS[command];
+      const emails = Array.from({ length: 300 }, (_, i) => `p${i + 1}@stop.test`);
+      const r = await runUntil([...t.args, ...run.file(home, emails), '--json'], t.env, 50, signal);
+      expect(r.sent).toBe(true);
+      expect(r.code).toBe(130);
+      const outcomes = jsonLines(r.stdout) as unknown as Outcome[];
+      expect(outcomes.map((o) => o.row)).toEqual(emails.map((_, i) => i + 1));
+      const by = (status: string) => outcomes.filter((o) => o.status === status).map((o) => o.target);
+      const [done, unknown, skipped] = [by(run.verb), by('unknown'), by('skipped')];
+      expect(done.length + unknown.length + skipped.length).toBe(300);
+      expect(done.length).toBeGreaterThanOrEqual(50);
+      expect(skipped.length).toBeGreaterThan(0);
+      // Done rows took effect, skipped ones did not; those in flight may have.
+      const exists = (email: string) => run.exists(org, email);
+      expect(done.filter(exists)).toEqual(done);
+      expect(skipped.filter(exists)).toEqual([]);
+      const effects = emails.filter(exists).length;
+      expect(effects).toBeGreaterThanOrEqual(done.length);
+      expect(effects).toBeLessThanOrEqual(done.length + unknown.length);
+      expect(r.stderr).toContain(`chatctl: interrupted: ${done.length} ${run.verb}, 0 failed, ${unknown.length} unknown`);
+      expect(r.stderr).toContain(`, ${skipped.length} skipped\n`);
+    },
+    HANG_GUARD_MS + 30_000,
+  );
 });
 
 describe.each(TRANSPORTS)('a bulk run killed mid-run and run again, over %s', (kind) => {
@@ -129,34 +158,61 @@ describe.each(TRANSPORTS)('a bulk run killed mid-run and run again, over %s', (k
     return jsonLines(again.stdout) as unknown as Outcome[];
   }
 
-  it('users create: every row created once, those of the first run unchanged', async () => {
-    const emails = Array.from({ length: 20 }, (_, i) => `c${i + 1}-${kind}@crash.test`);
-    const file = csv(tempHome().home, 'people.csv', 'email,full_name', emails.map((e, i) => `${e},Crash Person ${i + 1}`));
-    const outcomes = await crashAndRerun(['users', 'create', '--from-file', file, '--concurrency', '1'], 5);
-    expect(outcomes).toHaveLength(20);
-    expect(outcomes.filter((o) => o.status === 'unchanged').length).toBeGreaterThanOrEqual(5);
-    expect(outcomes.every((o) => o.ok && (o.status === 'created' || o.status === 'unchanged'))).toBe(true);
-    for (const email of emails) expect(org.db.prepare('SELECT count(*) FROM users WHERE email = ?').pluck().get(email)).toBe(1);
-  }, 3 * HANG_GUARD_MS);
+  it(
+    'users create: every row created once, those of the first run unchanged',
+    async () => {
+      const emails = Array.from({ length: 20 }, (_, i) => `c${i + 1}-${kind}@crash.test`);
+      const file = csv(
+        tempHome().home,
+        'people.csv',
+        'email,full_name',
+        emails.map((e, i) => `${e},Crash Person ${i + 1}`),
+      );
+      const outcomes = await crashAndRerun(['users', 'create', '--from-file', file, '--concurrency', '1'], 5);
+      expect(outcomes).toHaveLength(20);
+      expect(outcomes.filter((o) => o.status === 'unchanged').length).toBeGreaterThanOrEqual(5);
+      expect(outcomes.every((o) => o.ok && (o.status === 'created' || o.status === 'unchanged'))).toBe(true);
+      for (const email of emails) expect(org.db.prepare('SELECT count(*) FROM users WHERE email = ?').pluck().get(email)).toBe(1);
+    },
+    3 * HANG_GUARD_MS,
+  );
 
-  it('invite send: every address invited once, those of the first run unchanged', async () => {
-    // A different expiry a row keeps each address in a request of its own, so the run has rows to cut.
-    const emails = Array.from({ length: 40 }, (_, i) => `i${i + 1}-${kind}@crash.test`);
-    const file = csv(tempHome().home, 'invites.csv', 'email,expires', emails.map((e, i) => `${e},${i + 1}h`));
-    const outcomes = await crashAndRerun(['invite', 'send', '--from-file', file, '--concurrency', '1'], 10);
-    expect(outcomes).toHaveLength(40);
-    expect(outcomes.filter((o) => o.status === 'unchanged').length).toBeGreaterThanOrEqual(10);
-    expect(outcomes.every((o) => o.ok && (o.status === 'invited' || o.status === 'unchanged'))).toBe(true);
-    for (const email of emails) expect(org.db.prepare('SELECT count(*) FROM invites WHERE email = ? AND status = 0').pluck().get(email)).toBe(1);
-  }, 3 * HANG_GUARD_MS);
+  it(
+    'invite send: every address invited once, those of the first run unchanged',
+    async () => {
+      // A different expiry a row keeps each address in a request of its own, so the run has rows to cut.
+      const emails = Array.from({ length: 40 }, (_, i) => `i${i + 1}-${kind}@crash.test`);
+      const file = csv(
+        tempHome().home,
+        'invites.csv',
+        'email,expires',
+        emails.map((e, i) => `${e},${i + 1}h`),
+      );
+      const outcomes = await crashAndRerun(['invite', 'send', '--from-file', file, '--concurrency', '1'], 10);
+      expect(outcomes).toHaveLength(40);
+      expect(outcomes.filter((o) => o.status === 'unchanged').length).toBeGreaterThanOrEqual(10);
+      expect(outcomes.every((o) => o.ok && (o.status === 'invited' || o.status === 'unchanged'))).toBe(true);
+      for (const email of emails) expect(org.db.prepare('SELECT count(*) FROM invites WHERE email = ? AND status = 0').pluck().get(email)).toBe(1);
+    },
+    3 * HANG_GUARD_MS,
+  );
 
-  it('users deactivate: every user deactivated, those of the first run unchanged', async () => {
-    const users = Array.from({ length: 40 }, () => org.addUser());
-    const file = csv(tempHome().home, 'leavers.csv', 'user', users.map((u) => u.email));
-    const outcomes = await crashAndRerun(['users', 'deactivate', '--from-file', file, '--yes', '--concurrency', '1'], 10);
-    expect(outcomes).toHaveLength(40);
-    expect(outcomes.every((o) => o.ok && (o.status === 'deactivated' || o.status === 'unchanged'))).toBe(true);
-    expect(outcomes.filter((o) => o.status === 'unchanged').length).toBeGreaterThanOrEqual(10);
-    for (const u of users) expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(u.id)).toBe(0);
-  }, 3 * HANG_GUARD_MS);
+  it(
+    'users deactivate: every user deactivated, those of the first run unchanged',
+    async () => {
+      const users = Array.from({ length: 40 }, () => org.addUser());
+      const file = csv(
+        tempHome().home,
+        'leavers.csv',
+        'user',
+        users.map((u) => u.email),
+      );
+      const outcomes = await crashAndRerun(['users', 'deactivate', '--from-file', file, '--yes', '--concurrency', '1'], 10);
+      expect(outcomes).toHaveLength(40);
+      expect(outcomes.every((o) => o.ok && (o.status === 'deactivated' || o.status === 'unchanged'))).toBe(true);
+      expect(outcomes.filter((o) => o.status === 'unchanged').length).toBeGreaterThanOrEqual(10);
+      for (const u of users) expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(u.id)).toBe(0);
+    },
+    3 * HANG_GUARD_MS,
+  );
 });

@@ -38,7 +38,10 @@ describe('invite send --from-file: 50 invitations, 3 bad rows', () => {
 
     const sent = await spawnCli([...org, 'invite', 'send', '--from-file', csv, '--json'], { env, timeoutMs: 60_000 });
     expect(sent.code).toBe(3);
-    const outcomes = sent.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const outcomes = sent.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(outcomes).toHaveLength(50);
     for (const o of outcomes) {
       expect(Object.keys(o).sort()).toEqual(['code', 'error', 'id', 'ok', 'row', 'status', 'target']);

@@ -19,6 +19,8 @@ describe('a pathological linkifier pattern', () => {
     expect(render.code, render.stderr).toBe(0);
     expect(JSON.parse(render.stdout)).toMatchObject({ rendered: `<p>${'a'.repeat(100_000)}!</p>` });
     const linked = await spawnCli(['api', 'POST', '/messages/render', '-f', `content=see ${'a'.repeat(50_000)}`], { env });
-    expect(JSON.parse(linked.stdout)).toMatchObject({ rendered: `<p>see <a href="https://x.example/" title="https://x.example/">${'a'.repeat(50_000)}</a></p>` });
+    expect(JSON.parse(linked.stdout)).toMatchObject({
+      rendered: `<p>see <a href="https://x.example/" title="https://x.example/">${'a'.repeat(50_000)}</a></p>`,
+    });
   });
 });

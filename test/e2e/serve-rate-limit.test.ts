@@ -25,7 +25,10 @@ describe('chatctl serve --rate-limit', () => {
     try {
       const settings = await fetch(`${url}/api/v1/server_settings`);
       expect([settings.headers.get('x-ratelimit-limit'), settings.headers.get('x-ratelimit-remaining')]).toEqual(['100', '99']);
-      const login = await fetch(`${url}/api/v1/fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: 'boss@acme.test', password: 'serve-pass-1' }) });
+      const login = await fetch(`${url}/api/v1/fetch_api_key`, {
+        method: 'POST',
+        body: new URLSearchParams({ username: 'boss@acme.test', password: 'serve-pass-1' }),
+      });
       const { api_key: key } = (await login.json()) as { api_key: string };
       const me = await fetch(`${url}/api/v1/users/me`, { headers: { authorization: `Basic ${Buffer.from(`boss@acme.test:${key}`).toString('base64')}` } });
       expect(me.status).toBe(200);

@@ -37,7 +37,11 @@ async function seed(dataDir: string): Promise<{ apiKey: string; updated: string[
       updated.push(email);
     }
     for (let i = 0; i < OLD_UPLOADS; i++) {
-      await client.call(uploadFile, {}, { files: [{ field: 'file', filename: `old-${i}.txt`, contentType: 'text/plain', data: new Uint8Array(100).fill(97) }] });
+      await client.call(
+        uploadFile,
+        {},
+        { files: [{ field: 'file', filename: `old-${i}.txt`, contentType: 'text/plain', data: new Uint8Array(100).fill(97) }] },
+      );
     }
     db.prepare('UPDATE attachments SET create_time_ms = ?').run(Date.now() - 40 * 86_400_000);
     return { apiKey, updated };

@@ -60,6 +60,11 @@ describe('users list --json, consumed by a script', () => {
 
     // The same data as NDJSON, one user a line (jq -c '.[]').
     const nd = await spawnCli(['users', 'list', '--format', 'ndjson'], { env });
-    expect(nd.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Json).user_id)).toEqual(users.map((u) => u.user_id));
+    expect(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as Json).user_id),
+    ).toEqual(users.map((u) => u.user_id));
   });
 });

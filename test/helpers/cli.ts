@@ -68,7 +68,12 @@ export async function expectUsageError(argv: string[], message: string): Promise
 }
 
 /** The records of JSON-lines output. */
-export const jsonLines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+export const jsonLines = (s: string) =>
+  s
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
   const stdout = new Sink();
@@ -93,7 +98,10 @@ export const BIN = fileURLToPath(new URL('../../bin/chatctl.js', import.meta.url
  * Runs the built bin/chatctl.js (npm test builds first). `prefix` runs it under another command (a private
  * mount namespace, another user).
  */
-export function spawnCli(argv: string[], o: { env: Record<string, string | undefined>; stdin?: string; timeoutMs?: number; prefix?: string[] }): Promise<CliResult> {
+export function spawnCli(
+  argv: string[],
+  o: { env: Record<string, string | undefined>; stdin?: string; timeoutMs?: number; prefix?: string[] },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const [command, ...args] = [...(o.prefix ?? []), process.execPath, BIN, ...argv];
     const child = spawn(command!, args, { env: o.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -145,7 +153,9 @@ export async function cliTarget(
 ): Promise<{ args: string[]; env: Record<string, string> }> {
   const { env } = tempHome();
   const creds = { ZULIP_EMAIL: user.email, ZULIP_API_KEY: user.apiKey };
-  return kind === 'embedded' ? { args: ['--data-dir', org.dataDir], env: { ...env, ...creds } } : { args: ['--server', await org.http()], env: { ...env, ...creds } };
+  return kind === 'embedded'
+    ? { args: ['--data-dir', org.dataDir], env: { ...env, ...creds } }
+    : { args: ['--server', await org.http()], env: { ...env, ...creds } };
 }
 
 /** Writes a config file holding one default profile, as chatctl would (0600 in a 0700 dir); returns its path. */

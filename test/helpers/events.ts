@@ -44,13 +44,18 @@ export const takeEvents = (org: TestOrg, queueId: string): StoredEvent[] => take
 export const takeNumberedEvents = (org: TestOrg, queueId: string): QueueEvent[] => takeRows(org, queueId).map((r) => ({ ...r.event, id: r.id }));
 
 /** Errors of one event against the GET /events description (an event from the store gets ID 0). */
-export const eventErrors = (event: StoredEvent) => openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ id: 0, ...event }], queue_id: 'q' });
+export const eventErrors = (event: StoredEvent) =>
+  openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [{ id: 0, ...event }], queue_id: 'q' });
 
 /**
  * Registers a queue of `client`'s user for these event types, with no initial state fetched, and returns
  * a reader of everything it has received so far.
  */
-export async function listen(client: ChatClient, eventTypes: string[], params: Omit<CallParamsOf<typeof register>, 'event_types'> = {}): Promise<() => Promise<QueueEvent[]>> {
+export async function listen(
+  client: ChatClient,
+  eventTypes: string[],
+  params: Omit<CallParamsOf<typeof register>, 'event_types'> = {},
+): Promise<() => Promise<QueueEvent[]>> {
   const { queue_id } = await client.call(register, { event_types: eventTypes, fetch_event_types: [], ...params });
   return async () => (await client.call(getEvents, { queue_id: queue_id!, last_event_id: -1, dont_block: true })).events;
 }

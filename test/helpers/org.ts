@@ -54,7 +54,14 @@ export interface TestOrg {
    * Adds a user directly in the store (fast fixtures); the role defaults to member. Only with
    * `password: true` does the user get a password (USER_PASSWORD, the same for all).
    */
-  addUser(opts?: { role?: Role; email?: string; name?: string; bot?: { type: 1 | 2 | 3 | 4; ownerId: number; url?: string }; active?: boolean; password?: boolean }): TestUser;
+  addUser(opts?: {
+    role?: Role;
+    email?: string;
+    name?: string;
+    bot?: { type: 1 | 2 | 3 | 4; ownerId: number; url?: string };
+    active?: boolean;
+    password?: boolean;
+  }): TestUser;
   /** Serves the organization over HTTP on 127.0.0.1 (once); returns the site URL. */
   http(): Promise<string>;
   /** Logged lines of the router and the HTTP server. */
@@ -70,7 +77,13 @@ export function createTestOrg(opts: { clock?: TestClock; webhookDestinations?: W
   const clock = opts.clock ?? new TestClock();
   const logs: string[] = [];
   const log = (l: string) => logs.push(l);
-  const ownerRow = createOrganization(db, { name: 'Test org', ownerEmail: 'owner@example.com', ownerName: 'Olivia Owner', passwordHash: OWNER_PASSWORD_HASH, now: clock.now() });
+  const ownerRow = createOrganization(db, {
+    name: 'Test org',
+    ownerEmail: 'owner@example.com',
+    ownerName: 'Olivia Owner',
+    passwordHash: OWNER_PASSWORD_HASH,
+    now: clock.now(),
+  });
   const router = new Router({ db, dataDir, clock, log, ...(opts.webhookDestinations && { webhookDestinations: opts.webhookDestinations }) });
   let server: ReturnType<typeof createApiServer> | undefined;
   let site: Promise<string> | undefined;

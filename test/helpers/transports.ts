@@ -38,7 +38,12 @@ export async function clientFor(org: TestOrg, kind: TransportKind, user: TestUse
 }
 
 /** Sends a raw request (for wire-level tests) over `kind`. */
-export async function rawRequest(org: TestOrg, kind: TransportKind, req: Partial<WireRequest> & { method: string; path: string }, user: TestUser | null = org.owner): Promise<WireResponse> {
+export async function rawRequest(
+  org: TestOrg,
+  kind: TransportKind,
+  req: Partial<WireRequest> & { method: string; path: string },
+  user: TestUser | null = org.owner,
+): Promise<WireResponse> {
   const client = await clientFor(org, kind, user);
   const headers: Record<string, string> = { ...(req.headers ?? {}) };
   if (user && !('authorization' in headers)) headers.authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;

@@ -16,7 +16,11 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
   let ann: TestUser;
   let bob: TestUser;
   const upload = async (user: TestUser, name: string, text: string) => {
-    const res = await (await clientFor(org, kind, user)).call(uploadFile, {}, { files: [{ field: 'f', filename: name, contentType: 'text/plain', data: new TextEncoder().encode(text) }] });
+    const res = await (await clientFor(org, kind, user)).call(
+      uploadFile,
+      {},
+      { files: [{ field: 'f', filename: name, contentType: 'text/plain', data: new TextEncoder().encode(text) }] },
+    );
     const pathId = decodeURIComponent(res.uri.slice('/user_uploads/'.length));
     const { id } = org.db.prepare('SELECT id FROM attachments WHERE path_id = ?').get(pathId) as { id: number };
     return { id, pathId, uri: res.uri, file: storedFile(org, pathId) };
@@ -41,8 +45,17 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
       await upload(bob, 'theirs.txt', '1234567');
       const res = await (await clientFor(org, kind, ann)).call(getAttachments, {});
       expect(openapiErrors('get', '/attachments', 200, res)).toEqual([]);
-      expect(res.attachments.find((a) => a.id === mine.id)).toEqual({ id: mine.id, name: 'mine.txt', path_id: mine.pathId, size: 5, create_time: org.clock.now() * 1000, messages: [] });
-      const owners = org.db.prepare('SELECT DISTINCT owner_id FROM attachments WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(res.attachments.map((a) => a.id)));
+      expect(res.attachments.find((a) => a.id === mine.id)).toEqual({
+        id: mine.id,
+        name: 'mine.txt',
+        path_id: mine.pathId,
+        size: 5,
+        create_time: org.clock.now() * 1000,
+        messages: [],
+      });
+      const owners = org.db
+        .prepare('SELECT DISTINCT owner_id FROM attachments WHERE id IN (SELECT value FROM json_each(?))')
+        .all(JSON.stringify(res.attachments.map((a) => a.id)));
       expect(owners).toEqual([{ owner_id: ann.id }]);
       const total = (org.db.prepare('SELECT sum(size) AS n FROM attachments').get() as { n: number }).n;
       expect(res.upload_space_used).toBe(total);
@@ -83,7 +96,9 @@ describe.each(TRANSPORTS)('attachments over %s', (kind) => {
       expect(accented.uri).toContain('caf%C3%A9-menu.txt');
       const plain = await sendDirect(ann, bob, `/user_uploads/${accented.pathId} and /user_uploads/${bobs.pathId}`);
       const encoded = await sendDirect(ann, bob, `[menu](${accented.uri})`);
-      const links = org.db.prepare('SELECT message_id, attachment_id FROM attachment_messages WHERE message_id IN (?, ?) ORDER BY message_id').all(plain, encoded);
+      const links = org.db
+        .prepare('SELECT message_id, attachment_id FROM attachment_messages WHERE message_id IN (?, ?) ORDER BY message_id')
+        .all(plain, encoded);
       expect(links).toEqual([
         { message_id: plain, attachment_id: accented.id },
         { message_id: encoded, attachment_id: accented.id },

@@ -91,7 +91,10 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
     it('leaves a bot holding can_create_users to owners', async () => {
       const bot = org.addUser({ bot: { type: 1, ownerId: admin.id } });
       setPermission(org.db, bot.id, 'can_create_users', true);
-      expect(await flatFailure((await as(admin)).call(deactivateBot, { bot_id: bot.id }))).toEqual({ ...bad('Must be an organization owner'), code: 'UNAUTHORIZED_PRINCIPAL' });
+      expect(await flatFailure((await as(admin)).call(deactivateBot, { bot_id: bot.id }))).toEqual({
+        ...bad('Must be an organization owner'),
+        code: 'UNAUTHORIZED_PRINCIPAL',
+      });
       await (await as(org.owner)).call(deactivateBot, { bot_id: bot.id });
       expect(active(bot.id)).toBe(0);
     });
@@ -137,7 +140,9 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
     const client = await as(admin);
     const res = await client.call(createBot, { full_name: `Converter ${name}`, short_name: `conv${name}`, bot_type: 4, service_name: 'converter' });
     expect(row(res.user_id).bot_type).toBe(4);
-    expect(await flatFailure(client.call(createBot, { full_name: `Odd ${name}`, short_name: `odd${name}`, bot_type: 4 }))).toEqual(bad('Invalid embedded bot name.'));
+    expect(await flatFailure(client.call(createBot, { full_name: `Odd ${name}`, short_name: `odd${name}`, bot_type: 4 }))).toEqual(
+      bad('Invalid embedded bot name.'),
+    );
   });
 
   it.each([

@@ -31,7 +31,12 @@ describe.each(TRANSPORTS)('channels over %s', (kind) => {
       expect(res.subscribed).toEqual({ [String(member.id)]: [name] });
       expect(res.already_subscribed).toEqual({});
       expect(res).not.toHaveProperty('unauthorized');
-      const row = org.db.prepare('SELECT * FROM streams WHERE name = ?').get(name) as { id: number; description: string; creator_id: number; rendered_description: string };
+      const row = org.db.prepare('SELECT * FROM streams WHERE name = ?').get(name) as {
+        id: number;
+        description: string;
+        creator_id: number;
+        rendered_description: string;
+      };
       expect(row).toMatchObject({ description: 'About things', creator_id: member.id, rendered_description: '<p>About things</p>' });
       expect(org.db.prepare('SELECT 1 FROM recipients WHERE stream_id = ?').get(row.id)).toBeDefined();
       const again = await client.call(subscribe, { subscriptions: [{ name }] });
@@ -129,7 +134,20 @@ describe.each(TRANSPORTS)('channels over %s', (kind) => {
         ['subscription', 'add'],
       ]);
       expect((own[1]!.subscriptions as { name: string; subscribers: number[] }[])[0]).toMatchObject({ name, subscribers: [newcomer.id] });
-      const res = await rawRequest(org, kind, { method: 'GET', path: '/events', query: [['queue_id', (await (await as(newcomer)).call(register, { event_types: ['subscription'] })).queue_id!], ['last_event_id', '-1'], ['dont_block', 'true']] }, newcomer);
+      const res = await rawRequest(
+        org,
+        kind,
+        {
+          method: 'GET',
+          path: '/events',
+          query: [
+            ['queue_id', (await (await as(newcomer)).call(register, { event_types: ['subscription'] })).queue_id!],
+            ['last_event_id', '-1'],
+            ['dont_block', 'true'],
+          ],
+        },
+        newcomer,
+      );
       expect(openapiErrors('get', '/events', 200, res.body)).toEqual([]);
       expect(openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [...seen, ...own] })).toEqual([]);
     });
@@ -155,7 +173,9 @@ describe.each(TRANSPORTS)('channels over %s', (kind) => {
       const res = await client.call(unsubscribe, { subscriptions: [a, b] });
       expect(res).toMatchObject({ removed: [a], not_removed: [b] });
       expect(openapiErrors('delete', '/users/me/subscriptions', 200, res)).toEqual([]);
-      expect(org.db.prepare('SELECT active FROM subscriptions s JOIN streams c ON c.id = s.stream_id WHERE c.name = ? AND user_id = ?').get(a, member.id)).toEqual({ active: 0 });
+      expect(
+        org.db.prepare('SELECT active FROM subscriptions s JOIN streams c ON c.id = s.stream_id WHERE c.name = ? AND user_id = ?').get(a, member.id),
+      ).toEqual({ active: 0 });
     });
 
     it('reports missing channels and needs permission to remove others', async () => {
@@ -199,7 +219,16 @@ describe.each(TRANSPORTS)('channels over %s', (kind) => {
       const res = await client.call(getSubscriptions, { include_subscribers: true });
       expect(openapiErrors('get', '/users/me/subscriptions', 200, res)).toEqual([]);
       const sub = res.subscriptions.find((s) => s.name === name)!;
-      expect(sub).toMatchObject({ subscribers: [member.id], is_muted: false, in_home_view: true, pin_to_top: false, desktop_notifications: null, invite_only: false, creator_id: member.id, is_archived: false });
+      expect(sub).toMatchObject({
+        subscribers: [member.id],
+        is_muted: false,
+        in_home_view: true,
+        pin_to_top: false,
+        desktop_notifications: null,
+        invite_only: false,
+        creator_id: member.id,
+        is_archived: false,
+      });
       expect(sub.color).toMatch(/^#[0-9a-f]{6}$/);
       expect(res.subscriptions.map((s) => s.name)).toContain('general');
       const bare = await client.call(getSubscriptions, {});

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
-describe('requests in the official clients\' styles, over HTTP', () => {
+describe("requests in the official clients' styles, over HTTP", () => {
   let org: TestOrg;
   let site: string;
   let auth: string;
@@ -55,7 +55,7 @@ describe('requests in the official clients\' styles, over HTTP', () => {
     expect(again.body).toEqual({ result: 'error', msg: `Bad event queue ID: ${queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: queueId });
   });
 
-  it('serves a bot framework\'s register, poll and acknowledge loop', async () => {
+  it("serves a bot framework's register, poll and acknowledge loop", async () => {
     const reg = await call('POST', '/register', { body: new URLSearchParams({ event_types: '["message"]', apply_markdown: 'true' }) });
     const queueId = reg.body.queue_id as string;
     await call('POST', '/messages', { body: new URLSearchParams({ type: 'stream', to: 'general', topic: 'bots', content: 'ping' }) });

@@ -46,7 +46,9 @@ describe('file modes', () => {
     chmodSync(join(dataDir, DB_FILE), 0o644);
     const warnings: string[] = [];
     openDb(dataDir, (l) => warnings.push(l)).close();
-    expect([mode(join(dataDir, DB_FILE)), mode(join(dataDir, 'uploads')), mode(join(dataDir, 'uploads', 'files', 'ab')), mode(upload)]).toEqual([0o600, 0o700, 0o700, 0o600]);
+    expect([mode(join(dataDir, DB_FILE)), mode(join(dataDir, 'uploads')), mode(join(dataDir, 'uploads', 'files', 'ab')), mode(upload)]).toEqual([
+      0o600, 0o700, 0o700, 0o600,
+    ]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^others could open chatctl\.db, (chatctl\.db-wal, chatctl\.db-shm, )?uploads \(4 entries\) in /);
   });
@@ -107,9 +109,8 @@ describe.each(TRANSPORTS)('upload files over %s', (kind) => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'old.txt'), 'old');
     const id = Number(
-      org.db
-        .prepare("INSERT INTO attachments (owner_id, name, path_id, size, create_time_ms) VALUES (?, 'old.txt', ?, 3, 0)")
-        .run(ann.id, pathId).lastInsertRowid,
+      org.db.prepare("INSERT INTO attachments (owner_id, name, path_id, size, create_time_ms) VALUES (?, 'old.txt', ?, 3, 0)").run(ann.id, pathId)
+        .lastInsertRowid,
     );
     expect(storedFile(org, pathId)).toBe(join(dir, 'old.txt'));
     await (await clientFor(org, kind, ann)).call(removeAttachment, { attachment_id: id });

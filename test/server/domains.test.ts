@@ -96,8 +96,20 @@ describe.each(TRANSPORTS)('allowed domains over %s', (kind) => {
 
   it('requires allow_subdomains as a JSON boolean', async () => {
     const missing = await rawRequest(org, kind, { method: 'POST', path: '/realm/domains', body: [['domain', 'x.example']] });
-    expect(missing.body).toEqual({ result: 'error', msg: "Missing 'allow_subdomains' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'allow_subdomains' });
-    const notBool = await rawRequest(org, kind, { method: 'POST', path: '/realm/domains', body: [['domain', 'x.example'], ['allow_subdomains', 'yes']] });
+    expect(missing.body).toEqual({
+      result: 'error',
+      msg: "Missing 'allow_subdomains' argument",
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'allow_subdomains',
+    });
+    const notBool = await rawRequest(org, kind, {
+      method: 'POST',
+      path: '/realm/domains',
+      body: [
+        ['domain', 'x.example'],
+        ['allow_subdomains', 'yes'],
+      ],
+    });
     expect(notBool.body).toEqual({ result: 'error', msg: 'allow_subdomains is not valid JSON', code: 'BAD_REQUEST' });
   });
 });

@@ -21,7 +21,11 @@ import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 import { applyMigrations } from '../helpers/schema.js';
 
-const count = (org: TestOrg, sql: string, ...args: unknown[]): number => org.db.prepare(sql).pluck().get(...args) as number;
+const count = (org: TestOrg, sql: string, ...args: unknown[]): number =>
+  org.db
+    .prepare(sql)
+    .pluck()
+    .get(...args) as number;
 
 describe.each(TRANSPORTS)('event storage over %s', (kind) => {
   let org: TestOrg;
@@ -42,7 +46,19 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     for (let i = 0; i < 40; i++) queues.push((await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!);
     const payloads = count(org, 'SELECT count(*) FROM event_payloads');
     const bytes = count(org, 'SELECT coalesce(sum(length(event)), 0) FROM event_payloads');
-    const res = await rawRequest(org, kind, { method: 'POST', path: '/typing', body: [['op', 'start'], ['to', JSON.stringify([guest.id])]] }, guest);
+    const res = await rawRequest(
+      org,
+      kind,
+      {
+        method: 'POST',
+        path: '/typing',
+        body: [
+          ['op', 'start'],
+          ['to', JSON.stringify([guest.id])],
+        ],
+      },
+      guest,
+    );
     expect(res.status).toBe(200);
     expect(count(org, 'SELECT count(*) FROM event_payloads')).toBe(payloads + 1);
     const oneEvent = count(org, 'SELECT coalesce(sum(length(event)), 0) FROM event_payloads') - bytes;
@@ -65,7 +81,8 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     await client.call(sendMessage, { type: 'direct', to: JSON.stringify([user.id]), content: '**bold**' });
     expect(count(org, 'SELECT count(*) FROM event_payloads')).toBe(payloads + 2);
     for (const q of html) expect((await poll(user, q)).events).toMatchObject([{ type: 'message', message: { content: '<p><strong>bold</strong></p>' } }]);
-    for (const q of markdown) expect((await poll(user, q)).events).toMatchObject([{ type: 'message', message: { content: '**bold**', content_type: 'text/x-markdown' } }]);
+    for (const q of markdown)
+      expect((await poll(user, q)).events).toMatchObject([{ type: 'message', message: { content: '**bold**', content_type: 'text/x-markdown' } }]);
   });
 
   it('deletes a body once no queue references it any more, not before', async () => {
@@ -164,7 +181,19 @@ describe('cleanup', () => {
     const now = org.clock.now();
     const insert = org.db.prepare('INSERT INTO login_failures (username, at) VALUES (?, ?)');
     for (let i = 0; i < 5; i++) insert.run(`old${i}@example.com`, now - LOGIN_FAILURES_KEPT_SECONDS - 100);
-    const res = await rawRequest(org, 'embedded', { method: 'POST', path: '/fetch_api_key', body: [['username', 'who@example.com'], ['password', 'wrong']] }, null);
+    const res = await rawRequest(
+      org,
+      'embedded',
+      {
+        method: 'POST',
+        path: '/fetch_api_key',
+        body: [
+          ['username', 'who@example.com'],
+          ['password', 'wrong'],
+        ],
+      },
+      null,
+    );
     expect(res.status).toBe(401);
     expect(org.db.prepare('SELECT username FROM login_failures ORDER BY at').pluck().all()).toEqual(['recent@example.com', 'who@example.com']);
   });
@@ -176,7 +205,7 @@ describe('migration 5', () => {
     const old = new Database(join(dataDir, DB_FILE));
     applyMigrations(old, 4);
     old.prepare("INSERT INTO users (id, email, full_name, api_key, date_joined) VALUES (1, 'a@example.com', 'A', 'k', 0)").run();
-    const queue = old.prepare("INSERT INTO event_queues (id, user_id, lifespan_secs, last_access, last_event_id, pruned_through) VALUES (?, 1, 600, 0, ?, 2)");
+    const queue = old.prepare('INSERT INTO event_queues (id, user_id, lifespan_secs, last_access, last_event_id, pruned_through) VALUES (?, 1, 600, 0, ?, 2)');
     queue.run('q1', 4);
     queue.run('q2', 0);
     const event = old.prepare('INSERT INTO events (queue_id, id, event) VALUES (?, ?, ?)');
@@ -186,7 +215,10 @@ describe('migration 5', () => {
     old.close();
     const db = openDb(dataDir);
     try {
-      expect(pendingEvents(db, 'q1')).toEqual([{ type: 'custom', n: 3, id: 3 }, { type: 'custom', n: 4, id: 4 }]);
+      expect(pendingEvents(db, 'q1')).toEqual([
+        { type: 'custom', n: 3, id: 3 },
+        { type: 'custom', n: 4, id: 4 },
+      ]);
       expect(pendingEvents(db, 'q2')).toEqual([{ type: 'other', id: 0 }]);
       expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
       expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'events'").pluck().get()).toBe(0);

@@ -94,9 +94,11 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
         client_capabilities: { linkifier_url_template: true },
         queue_lifespan_secs: 120,
       });
-      expect(Object.keys(res).filter((k) => !['result', 'msg', 'queue_id', 'last_event_id'].includes(k) && !/_(feature_level|version|merge_base)$/.test(k)).sort()).toEqual(
-        ['presence_last_update_id', 'presences', 'realm_linkifiers', 'realm_user_groups', 'server_timestamp'].sort(),
-      );
+      expect(
+        Object.keys(res)
+          .filter((k) => !['result', 'msg', 'queue_id', 'last_event_id'].includes(k) && !/_(feature_level|version|merge_base)$/.test(k))
+          .sort(),
+      ).toEqual(['presence_last_update_id', 'presences', 'realm_linkifiers', 'realm_user_groups', 'server_timestamp'].sort());
       const row = org.db.prepare('SELECT event_types, options, lifespan_secs FROM event_queues WHERE id = ?').get(res.queue_id) as {
         event_types: string;
         options: string;
@@ -153,7 +155,14 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
     });
 
     it('refuses unknown queues and queues of other users with BAD_EVENT_QUEUE_ID', async () => {
-      const res = await rawRequest(org, kind, { method: 'GET', path: '/events', query: [['queue_id', 'nope'], ['last_event_id', '-1']] });
+      const res = await rawRequest(org, kind, {
+        method: 'GET',
+        path: '/events',
+        query: [
+          ['queue_id', 'nope'],
+          ['last_event_id', '-1'],
+        ],
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ result: 'error', msg: 'Bad event queue ID: nope', code: 'BAD_EVENT_QUEUE_ID', queue_id: 'nope' });
       const { queue_id } = await owner.call(register, { event_types: ['presence'] });
@@ -298,19 +307,39 @@ describe('event queues across processes', () => {
     const { queue_id } = await client.call(register, { event_types: ['user_topic'] });
     const general = (org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
     await client.call(updateUserTopic, { stream_id: general, topic: kind, visibility_policy: 1 });
-    const res = await viaSecond({ method: 'GET', path: '/events', query: [['queue_id', queue_id!], ['last_event_id', '-1'], ['dont_block', 'true']] });
+    const res = await viaSecond({
+      method: 'GET',
+      path: '/events',
+      query: [
+        ['queue_id', queue_id!],
+        ['last_event_id', '-1'],
+        ['dont_block', 'true'],
+      ],
+    });
     expect(res.body).toMatchObject({ result: 'success', events: [{ type: 'user_topic', topic_name: kind, id: 0 }] });
   });
 
   it('a poll in one process sees events another process writes to the store', async () => {
     const { queue_id } = await (await clientFor(org, 'embedded')).call(register, { event_types: ['custom'] });
     let poll!: Promise<{ body: unknown }>;
-    await waiting(org, queue_id!, () => (poll = viaSecond({ method: 'GET', path: '/events', query: [['queue_id', queue_id!], ['last_event_id', '-1']] })));
+    await waiting(
+      org,
+      queue_id!,
+      () =>
+        (poll = viaSecond({
+          method: 'GET',
+          path: '/events',
+          query: [
+            ['queue_id', queue_id!],
+            ['last_event_id', '-1'],
+          ],
+        })),
+    );
     // Written with a third connection and without this process's wake-up: only the store poll can find it.
     const writer = openDb(org.dataDir);
     try {
       writer.transaction(() => {
-        const payload = writer.prepare("INSERT INTO event_payloads (event) VALUES ('{\"type\":\"custom\"}')").run().lastInsertRowid;
+        const payload = writer.prepare('INSERT INTO event_payloads (event) VALUES (\'{"type":"custom"}\')').run().lastInsertRowid;
         writer.prepare('INSERT INTO queue_events (queue_id, id, payload_id) VALUES (?, 0, ?)').run(queue_id, payload);
         writer.prepare('UPDATE event_queues SET last_event_id = 0 WHERE id = ?').run(queue_id);
       })();

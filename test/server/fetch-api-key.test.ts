@@ -13,7 +13,19 @@ describe.each(TRANSPORTS)('POST /fetch_api_key over %s', (kind) => {
   afterAll(() => org.close());
 
   const login = (username: string, password: string) =>
-    rawRequest(org, kind, { method: 'POST', path: '/fetch_api_key', body: [['username', username], ['password', password]] }, null);
+    rawRequest(
+      org,
+      kind,
+      {
+        method: 'POST',
+        path: '/fetch_api_key',
+        body: [
+          ['username', username],
+          ['password', password],
+        ],
+      },
+      null,
+    );
   const withPassword = (): TestUser => org.addUser({ password: true });
 
   it('exchanges the address (any case) and password for the key, e-mail and user ID', async () => {

@@ -70,7 +70,12 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       expect(flagsOf(reader.id, keptId!)).toBe(0);
       expect(flagsOf(reader.id, leftId!)).toBe(READ);
       const [event] = await events();
-      expect(event).toMatchObject({ op: 'remove', flag: 'read', messages: [keptId], message_details: { [String(keptId)]: { type: 'stream', stream_id: kept.id, topic: 'lunch' } } });
+      expect(event).toMatchObject({
+        op: 'remove',
+        flag: 'read',
+        messages: [keptId],
+        message_details: { [String(keptId)]: { type: 'stream', stream_id: kept.id, topic: 'lunch' } },
+      });
       expect(openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [event] })).toEqual([]);
     });
 
@@ -92,7 +97,15 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       ['a flag the server sets, before the operation', 'toggle', 'historical', "Flag not editable: 'historical'"],
       ['an unknown operation', 'toggle', 'starred', "Invalid message flag operation: 'toggle'"],
     ])('refuses %s', async (_name, op, flag, msg) => {
-      const res = await rawRequest(org, kind, { method: 'POST', path: '/messages/flags', body: [['messages', '[1]'], ['op', op], ['flag', flag]] });
+      const res = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/messages/flags',
+        body: [
+          ['messages', '[1]'],
+          ['op', op],
+          ['flag', flag],
+        ],
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ result: 'error', msg, code: 'BAD_REQUEST' });
     });
@@ -143,7 +156,10 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       const c = await channel([reader]);
       const ids = await post(c, 5);
       const client = await as(reader);
-      const narrow = [{ operator: 'channel', operand: c.name }, { operator: 'is', operand: 'unread' }];
+      const narrow = [
+        { operator: 'channel', operand: c.name },
+        { operator: 'is', operand: 'unread' },
+      ];
       const first = await client.call(updateMessageFlagsForNarrow, { anchor: 'first_unread', num_before: 0, num_after: 1, narrow, op: 'add', flag: 'read' });
       expect(first).toMatchObject({ processed_count: 2, updated_count: 2, first_processed_id: ids[0], last_processed_id: ids[1], found_newest: false });
       const rest = await client.call(updateMessageFlagsForNarrow, {
@@ -196,7 +212,14 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       const narrow = [{ operator: 'channel', operand: c.id }];
       const back = await client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 6000, num_after: 0, narrow, op: 'add', flag: 'starred' });
       expect(back).toMatchObject({ processed_count: 5000, updated_count: 5000, found_oldest: false, found_newest: true });
-      const both = await client.call(updateMessageFlagsForNarrow, { anchor: 'oldest', num_before: 3000, num_after: 4000, narrow, op: 'add', flag: 'collapsed' });
+      const both = await client.call(updateMessageFlagsForNarrow, {
+        anchor: 'oldest',
+        num_before: 3000,
+        num_after: 4000,
+        narrow,
+        op: 'add',
+        flag: 'collapsed',
+      });
       // num_before keeps max(5000 - 4000, 2500) = 2500 (nothing lies before "oldest"); num_after gets 5000 - 2500.
       expect(both).toMatchObject({ processed_count: 2500, found_oldest: true, found_newest: false });
     });
@@ -211,17 +234,39 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
         anchor: 'newest',
         num_before: 10,
         num_after: 0,
-        narrow: [{ operator: 'channel', operand: c.id }, { operator: 'search', operand: words }],
+        narrow: [
+          { operator: 'channel', operand: c.id },
+          { operator: 'search', operand: words },
+        ],
         op: 'add',
         flag: 'starred',
       });
       expect(long).toMatchObject({ processed_count: 1, first_processed_id: id, last_processed_id: id });
       const many = Array.from({ length: LIMITS.narrowTerms }, () => ({ operator: 'is', operand: 'starred', negated: true }));
-      const res = await client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 10, num_after: 0, narrow: many, op: 'add', flag: 'collapsed' });
+      const res = await client.call(updateMessageFlagsForNarrow, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: many,
+        op: 'add',
+        flag: 'collapsed',
+      });
       expect(res).toMatchObject({ processed_count: 0, first_processed_id: null });
-      const tooMany = client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [...many, many[0]!], op: 'add', flag: 'collapsed' });
+      const tooMany = client.call(updateMessageFlagsForNarrow, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [...many, many[0]!],
+        op: 'add',
+        flag: 'collapsed',
+      });
       expect(await flatFailure(tooMany)).toEqual(bad(`narrow has too many items (limit: ${LIMITS.narrowTerms})`));
-      const fetched = await client.call(getMessages, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'search', operand: `${words} delta` }] });
+      const fetched = await client.call(getMessages, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [{ operator: 'search', operand: `${words} delta` }],
+      });
       expect(fetched.messages).toEqual([]);
       expect(org.logs.filter((l) => l.startsWith('internal error'))).toEqual([]);
     });
@@ -235,7 +280,11 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
         });
       const cases: [Record<string, string>, string, string][] = [
         [{ anchor: 'middle', flag: 'bogus' }, 'Invalid anchor', 'BAD_REQUEST'],
-        [{ anchor: '5', num_before: '1', num_after: '1', include_anchor: 'false', flag: 'bogus' }, 'The anchor can only be excluded at an end of the range', 'BAD_REQUEST'],
+        [
+          { anchor: '5', num_before: '1', num_after: '1', include_anchor: 'false', flag: 'bogus' },
+          'The anchor can only be excluded at an end of the range',
+          'BAD_REQUEST',
+        ],
         [{ narrow: '[["frobnicate","x"]]', flag: 'bogus' }, 'Invalid narrow operator: unknown operator frobnicate', 'BAD_NARROW'],
         [{ flag: 'bogus' }, "Invalid flag: 'bogus'", 'BAD_REQUEST'],
         [{ flag: 'mentioned' }, "Flag not editable: 'mentioned'", 'BAD_REQUEST'],
@@ -250,13 +299,25 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       const noAnchor = await rawRequest(org, kind, {
         method: 'POST',
         path: '/messages/flags/narrow',
-        body: [['num_before', '1'], ['num_after', '0'], ['narrow', '[]'], ['op', 'add'], ['flag', 'read']],
+        body: [
+          ['num_before', '1'],
+          ['num_after', '0'],
+          ['narrow', '[]'],
+          ['op', 'add'],
+          ['flag', 'read'],
+        ],
       });
       expect(noAnchor.body).toEqual({ result: 'error', msg: "Missing 'anchor' argument.", code: 'BAD_REQUEST' });
       const noNarrow = await rawRequest(org, kind, {
         method: 'POST',
         path: '/messages/flags/narrow',
-        body: [['anchor', 'newest'], ['num_before', '1'], ['num_after', '0'], ['op', 'add'], ['flag', 'read']],
+        body: [
+          ['anchor', 'newest'],
+          ['num_before', '1'],
+          ['num_after', '0'],
+          ['op', 'add'],
+          ['flag', 'read'],
+        ],
       });
       expect(noNarrow.body).toMatchObject({ msg: "Missing 'narrow' argument", code: 'REQUEST_VARIABLE_MISSING' });
     });

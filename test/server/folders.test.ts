@@ -43,7 +43,9 @@ describe.each(TRANSPORTS)('channel folders over %s', (kind) => {
     await create(name);
     expect((await failure(admin.call(createChannelFolder, { name: name.toUpperCase(), description: '' }))).msg).toBe('Channel folder name already in use');
     expect((await failure(admin.call(createChannelFolder, { name: '  ', description: '' }))).msg).toBe("Channel folder name can't be empty.");
-    expect((await failure(admin.call(createChannelFolder, { name: 'a\u0000b', description: '' }))).msg).toBe('Invalid character in channel folder name, at position 2.');
+    expect((await failure(admin.call(createChannelFolder, { name: 'a\u0000b', description: '' }))).msg).toBe(
+      'Invalid character in channel folder name, at position 2.',
+    );
     expect((await failure(admin.call(createChannelFolder, { name: 'n'.repeat(61), description: '' }))).msg).toBe('name is too long (limit: 60 characters)');
     expect((await failure(admin.call(createChannelFolder, { name: unique('ok'), description: 'd'.repeat(1025) }))).msg).toBe(
       'description is too long (limit: 1024 characters)',
@@ -83,11 +85,16 @@ describe.each(TRANSPORTS)('channel folders over %s', (kind) => {
     });
 
     it('refuses an unknown folder, a taken name and archiving while channels are in it', async () => {
-      expect(await failure(admin.call(updateChannelFolder, { channel_folder_id: 99999, name: 'x' }))).toMatchObject({ msg: 'Invalid channel folder ID', code: 'BAD_REQUEST' });
+      expect(await failure(admin.call(updateChannelFolder, { channel_folder_id: 99999, name: 'x' }))).toMatchObject({
+        msg: 'Invalid channel folder ID',
+        code: 'BAD_REQUEST',
+      });
       const taken = unique('Taken');
       await create(taken);
       const id = await create();
-      expect((await failure(admin.call(updateChannelFolder, { channel_folder_id: id, name: taken.toLowerCase() }))).msg).toBe('Channel folder name already in use');
+      expect((await failure(admin.call(updateChannelFolder, { channel_folder_id: id, name: taken.toLowerCase() }))).msg).toBe(
+        'Channel folder name already in use',
+      );
       expect((await failure(admin.call(updateChannelFolder, { channel_folder_id: id, name: ' ' }))).msg).toBe("Channel folder name can't be empty.");
       await admin.call(subscribe, { subscriptions: [{ name: unique('inside') }], folder_id: id });
       expect((await failure(admin.call(updateChannelFolder, { channel_folder_id: id, is_archived: true }))).msg).toBe(

@@ -97,7 +97,24 @@ const OVERSIZED: readonly string[] = [
 ];
 
 /** Path segments, already percent-encoded (some deliberately not validly). */
-const SEGMENTS: readonly string[] = ['0', '-1', '1', '2', '3', '99999999999999999999', 'me', 'abc', '%zz', '%ED%A0%80', '%F0%9F%98%80', '..', '%2F', '%00', encodeURIComponent('ü'), 'x'.repeat(300)];
+const SEGMENTS: readonly string[] = [
+  '0',
+  '-1',
+  '1',
+  '2',
+  '3',
+  '99999999999999999999',
+  'me',
+  'abc',
+  '%zz',
+  '%ED%A0%80',
+  '%F0%9F%98%80',
+  '..',
+  '%2F',
+  '%00',
+  encodeURIComponent('ü'),
+  'x'.repeat(300),
+];
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS', 'HEAD', 'PROPFIND'] as const;
 
@@ -113,7 +130,9 @@ function plausible(g: Gen, schema: Schema, ids: number[], depth = 0): unknown {
     case 'null':
       return null;
     case 'string':
-      return schema.oneOf && g.chance(0.7) ? g.pick(schema.oneOf) : g.pick(['x', 'general', 'owner@example.com', 'ü\uD800', 'a'.repeat((schema.maxLength ?? 50) + 1), '']);
+      return schema.oneOf && g.chance(0.7)
+        ? g.pick(schema.oneOf)
+        : g.pick(['x', 'general', 'owner@example.com', 'ü\uD800', 'a'.repeat((schema.maxLength ?? 50) + 1), '']);
     case 'list':
       return depth > 3 ? [] : Array.from({ length: g.int(4) }, () => plausible(g, schema.of, ids, depth + 1));
     case 'object':
@@ -253,7 +272,10 @@ describe('fuzzing every route over HTTP', () => {
     expect(alive.status).toBe(200);
     expect(org.db.pragma('integrity_check', { simple: true })).toBe('ok');
     const internal = org.logs.filter((l) => l.includes('internal error'));
-    expect({ problems: problems.slice(0, 20), internal: internal.slice(0, 5).map((l) => l.slice(0, 300)) }, `reproduce with CHATCTL_FUZZ_SEED=${SEED} (${sent} requests)`).toEqual({
+    expect(
+      { problems: problems.slice(0, 20), internal: internal.slice(0, 5).map((l) => l.slice(0, 300)) },
+      `reproduce with CHATCTL_FUZZ_SEED=${SEED} (${sent} requests)`,
+    ).toEqual({
       problems: [],
       internal: [],
     });

@@ -119,11 +119,17 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
         can_manage_group: { direct_members: [m.id], direct_subgroups: [admins] },
         can_mention_group: systemId('role:nobody'),
       });
-      const internet = await failure(owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_mention_group: systemId('role:internet') }));
+      const internet = await failure(
+        owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_mention_group: systemId('role:internet') }),
+      );
       expect(internet.msg).toBe("'can_mention_group' setting cannot be set to 'role:internet' group.");
-      const everyone = await failure(owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_join_group: systemId('role:everyone') }));
+      const everyone = await failure(
+        owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_join_group: systemId('role:everyone') }),
+      );
       expect(everyone.msg).toBe("'can_join_group' setting cannot be set to 'role:everyone' group.");
-      expect((await failure(owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_join_group: 99999 }))).msg).toBe('Invalid user group');
+      expect((await failure(owner.call(createUserGroup, { name: unique('x', '-'), description: '', members: [], can_join_group: 99999 }))).msg).toBe(
+        'Invalid user group',
+      );
     });
 
     it('refuses bad names, duplicates, unknown or deactivated members and subgroups', async () => {
@@ -238,7 +244,9 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
       const sub = await owner.call(getUserGroupSubgroups, { user_group_id: top });
       expect(openapiErrors('get', '/user_groups/{user_group_id}/subgroups', 200, sub)).toEqual([]);
       expect(sub.subgroups).toEqual([]);
-      expect((await failure(owner.call(updateUserGroupSubgroups, { user_group_id: top }))).msg).toBe('Nothing to do. Specify at least one of "add" or "delete".');
+      expect((await failure(owner.call(updateUserGroupSubgroups, { user_group_id: top }))).msg).toBe(
+        'Nothing to do. Specify at least one of "add" or "delete".',
+      );
       const deactivated = await group();
       org.db.prepare('UPDATE user_groups SET deactivated = 1 WHERE id = ?').run(deactivated);
       expect(await msg(top, { add_subgroups: [deactivated] })).toBe('User group is deactivated.');

@@ -128,7 +128,9 @@ describe.each(TRANSPORTS)('message editing and history over %s', (kind) => {
       expect(flagsOf(loses.id, sent.id)).toBeUndefined();
       expect(flagsOf(stays.id, sent.id)).toBe(0);
       const lost = await losing();
-      expect(lost).toEqual([expect.objectContaining({ type: 'delete_message', message_ids: [sent.id], message_type: 'stream', stream_id: from.id, topic: 'moving' })]);
+      expect(lost).toEqual([
+        expect.objectContaining({ type: 'delete_message', message_ids: [sent.id], message_type: 'stream', stream_id: from.id, topic: 'moving' }),
+      ]);
       const [update] = await staying();
       expect(update).toMatchObject({ type: 'update_message', new_stream_id: to.id, stream_id: from.id, orig_subject: 'moving', propagate_mode: 'change_one' });
       expect(update).not.toHaveProperty('subject');
@@ -172,17 +174,46 @@ describe.each(TRANSPORTS)('message editing and history over %s', (kind) => {
       const mine = await (await as(member)).call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: 'mine' });
       const ownerMessage = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: 'owner' });
       const dm = await owner.call(sendMessage, { type: 'direct', to: JSON.stringify([member.id]), content: 'dm' });
-      const patch = (id: number, body: [string, string][], user: TestUser = member) => rawRequest(org, kind, { method: 'PATCH', path: `/messages/${id}`, body }, user);
+      const patch = (id: number, body: [string, string][], user: TestUser = member) =>
+        rawRequest(org, kind, { method: 'PATCH', path: `/messages/${id}`, body }, user);
       const cases: [number, [string, string][], string][] = [
         [mine.id, [], 'Nothing to change'],
         [mine.id, [['topic', 't']], 'Nothing to change'],
-        [ownerMessage.id, [['content', 'hijack'], ['topic', 'x']], "You don't have permission to edit this message"],
+        [
+          ownerMessage.id,
+          [
+            ['content', 'hijack'],
+            ['topic', 'x'],
+          ],
+          "You don't have permission to edit this message",
+        ],
         [dm.id, [['topic', 'x']], 'Direct messages cannot have topics.'],
         [dm.id, [['stream_id', String(c.id)]], 'Direct messages cannot be moved to channels.'],
-        [mine.id, [['content', 'x'], ['propagate_mode', 'change_all']], 'Invalid propagate_mode without topic edit'],
-        [mine.id, [['topic', 'x'], ['propagate_mode', 'sideways']], 'Invalid propagate_mode'],
+        [
+          mine.id,
+          [
+            ['content', 'x'],
+            ['propagate_mode', 'change_all'],
+          ],
+          'Invalid propagate_mode without topic edit',
+        ],
+        [
+          mine.id,
+          [
+            ['topic', 'x'],
+            ['propagate_mode', 'sideways'],
+          ],
+          'Invalid propagate_mode',
+        ],
         [mine.id, [['topic', 'bad\u0000']], 'Invalid character in topic, at position 4!'],
-        [mine.id, [['content', 'x'], ['stream_id', String(other.id)]], 'Cannot change message content while changing channel'],
+        [
+          mine.id,
+          [
+            ['content', 'x'],
+            ['stream_id', String(other.id)],
+          ],
+          'Cannot change message content while changing channel',
+        ],
         [mine.id, [['topic', 'elsewhere']], "You don't have permission to edit this message"],
         [mine.id, [['stream_id', String(other.id)]], "You don't have permission to move this message"],
         [99999, [['content', 'x']], 'Invalid message(s)'],
@@ -204,7 +235,9 @@ describe.each(TRANSPORTS)('message editing and history over %s', (kind) => {
       const sent = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'plain', content: 'hello' });
       const res = await owner.call(getMessageHistory, { message_id: sent.id });
       expect(openapiErrors('get', '/messages/{message_id}/history', 200, res)).toEqual([]);
-      expect(res.message_history).toEqual([{ topic: 'plain', content: 'hello', rendered_content: '<p>hello</p>', timestamp: org.clock.now(), user_id: org.owner.id }]);
+      expect(res.message_history).toEqual([
+        { topic: 'plain', content: 'hello', rendered_content: '<p>hello</p>', timestamp: org.clock.now(), user_id: org.owner.id },
+      ]);
     });
 
     it('lists snapshots oldest first, each with what changed and a real HTML diff', async () => {
@@ -228,9 +261,17 @@ describe.each(TRANSPORTS)('message editing and history over %s', (kind) => {
           user_id: org.owner.id,
           prev_content: 'content before edit',
           prev_rendered_content: '<p>content before edit</p>',
-          content_html_diff: '<div><p>content <span class="highlight_text_inserted">after</span> <span class="highlight_text_deleted">before</span> edit</p></div>',
+          content_html_diff:
+            '<div><p>content <span class="highlight_text_inserted">after</span> <span class="highlight_text_deleted">before</span> edit</p></div>',
         },
-        { topic: 'named', content: 'content after edit', rendered_content: '<p>content after edit</p>', timestamp: sentAt + 20, user_id: editor.id, prev_topic: 'general chat' },
+        {
+          topic: 'named',
+          content: 'content after edit',
+          rendered_content: '<p>content after edit</p>',
+          timestamp: sentAt + 20,
+          user_id: editor.id,
+          prev_topic: 'general chat',
+        },
       ]);
       const raw = await owner.call(getMessageHistory, { message_id: sent.id, allow_empty_topic_name: true });
       expect(raw.message_history.map((s) => [s.topic, s.prev_topic])).toEqual([

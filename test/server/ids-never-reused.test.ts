@@ -71,18 +71,27 @@ describe('a data dir from before migration 7', () => {
 
       const db = openDb(dir);
       expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
-      expect(db.prepare('SELECT m.id, u.email, s.name FROM messages m JOIN users u ON u.id = m.sender_id JOIN streams s ON s.id = m.stream_id').get()).toEqual({ id: 9, email: 'a@x.test', name: 'general' });
+      expect(db.prepare('SELECT m.id, u.email, s.name FROM messages m JOIN users u ON u.id = m.sender_id JOIN streams s ON s.id = m.stream_id').get()).toEqual({
+        id: 9,
+        email: 'a@x.test',
+        name: 'general',
+      });
       expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'messages_by_stream_topic'").pluck().get()).toBe(1);
       expect(db.pragma('foreign_key_check')).toEqual([]);
       expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
       // A new linkifier takes 2 (never handed out while the table held it): what SQLite can know. One deleted
       // from now on is never given again.
-      const id = (pattern: string) => Number(db.prepare('INSERT INTO linkifiers (pattern, url_template, "order") VALUES (?, ?, 3)').run(pattern, 'u').lastInsertRowid);
+      const id = (pattern: string) =>
+        Number(db.prepare('INSERT INTO linkifiers (pattern, url_template, "order") VALUES (?, ?, 3)').run(pattern, 'u').lastInsertRowid);
       const third = id('c');
       db.prepare('DELETE FROM linkifiers WHERE id = ?').run(third);
       expect(id('d')).toBe(third + 1);
       db.prepare('DELETE FROM messages WHERE id = 9').run();
-      const next = db.prepare("INSERT INTO messages (sender_id, recipient_id, type, stream_id, content, rendered_content, date_sent) VALUES (7, 5, 'stream', 3, 'x', 'x', 2)").run();
+      const next = db
+        .prepare(
+          "INSERT INTO messages (sender_id, recipient_id, type, stream_id, content, rendered_content, date_sent) VALUES (7, 5, 'stream', 3, 'x', 'x', 2)",
+        )
+        .run();
       expect(Number(next.lastInsertRowid)).toBe(10);
       db.close();
     } finally {

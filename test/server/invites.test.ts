@@ -1,13 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createInviteLink,
-  getInvites,
-  resendInvite,
-  revokeInvite,
-  revokeInviteLink,
-  sendInvites,
-  type Invite,
-} from '../../src/api/operations/invites.js';
+import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink, sendInvites, type Invite } from '../../src/api/operations/invites.js';
 import { deactivateUser } from '../../src/api/operations/users.js';
 import type { InviteRow, LinkRow } from '../../src/server/model/invites.js';
 import { setSetting } from '../../src/server/realm.js';
@@ -88,7 +80,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     expect(rowsFor(never)[0]!.expiry_date).toBeNull();
   });
 
-  it("keeps the welcome message of administrators only, at most 8000 characters", async () => {
+  it('keeps the welcome message of administrators only, at most 8000 characters', async () => {
     const [fromAdmin, fromMember] = [address(), address()];
     await (await as(admin)).call(sendInvites, { invitee_emails: fromAdmin, stream_ids: [], welcome_message_custom_text: 'Welcome aboard' });
     await (await as(member)).call(sendInvites, { invitee_emails: fromMember, stream_ids: [], welcome_message_custom_text: 'Hi' });
@@ -97,7 +89,15 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     const res = await rawRequest(
       org,
       kind,
-      { method: 'POST', path: '/invites', body: [['invitee_emails', address()], ['stream_ids', '[]'], ['welcome_message_custom_text', 'w'.repeat(8001)]] },
+      {
+        method: 'POST',
+        path: '/invites',
+        body: [
+          ['invitee_emails', address()],
+          ['stream_ids', '[]'],
+          ['welcome_message_custom_text', 'w'.repeat(8001)],
+        ],
+      },
       admin,
     );
     expect(res.body).toEqual({ result: 'error', msg: 'welcome_message_custom_text is too long (limit: 8000 characters)', code: 'BAD_REQUEST' });
@@ -132,8 +132,12 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     } finally {
       setSetting(org.db, 'can_invite_users_group', 'role:members');
     }
-    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: '  ', stream_ids: [999] }))).toEqual(bad('You must specify at least one email address.'));
-    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: ',\n', stream_ids: [] }))).toEqual(bad('You must specify at least one email address.'));
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: '  ', stream_ids: [999] }))).toEqual(
+      bad('You must specify at least one email address.'),
+    );
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: ',\n', stream_ids: [] }))).toEqual(
+      bad('You must specify at least one email address.'),
+    );
     expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [general, 999] }))).toEqual(
       bad('Invalid channel ID 999. No invites were sent.'),
     );
@@ -152,11 +156,16 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
       setSetting(org.db, 'can_add_subscribers_group', 'role:members');
     }
     const team = Number(
-      org.db.prepare("INSERT INTO user_groups (name, creator_id, date_created) VALUES (?, ?, ?)").run(`team-${kind}`, member.id, org.clock.now()).lastInsertRowid,
+      org.db.prepare('INSERT INTO user_groups (name, creator_id, date_created) VALUES (?, ?, ?)').run(`team-${kind}`, member.id, org.clock.now())
+        .lastInsertRowid,
     );
     const members = org.db.prepare("SELECT id FROM user_groups WHERE name = 'role:members'").pluck().get() as number;
-    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [999] }))).toEqual(bad('Invalid user group'));
-    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [members] }))).toEqual(bad('Insufficient permission'));
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [999] }))).toEqual(
+      bad('Invalid user group'),
+    );
+    expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [members] }))).toEqual(
+      bad('Insufficient permission'),
+    );
     expect(await flatFailureWithExtra((await as(other)).call(sendInvites, { invitee_emails: address(), stream_ids: [], group_ids: [team] }))).toEqual(
       bad('Insufficient permission'),
     );
@@ -167,7 +176,9 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
 
   it('sends nothing when an address does not validate, listing existing accounts too', async () => {
     const fresh = address();
-    const err = await flatFailureWithExtra((await as(member)).call(sendInvites, { invitee_emails: `${fresh}, not-an-address, ${other.email}`, stream_ids: [] }));
+    const err = await flatFailureWithExtra(
+      (await as(member)).call(sendInvites, { invitee_emails: `${fresh}, not-an-address, ${other.email}`, stream_ids: [] }),
+    );
     expect(err).toEqual({
       msg: "Some emails did not validate, so we didn't send any invitations.",
       code: 'INVITATION_FAILED',
@@ -217,7 +228,19 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
       license_limit_reached: false,
       daily_limit_reached: false,
     });
-    const raw = await rawRequest(org, kind, { method: 'POST', path: '/invites', body: [['invitee_emails', other.email], ['stream_ids', '[]']] }, member);
+    const raw = await rawRequest(
+      org,
+      kind,
+      {
+        method: 'POST',
+        path: '/invites',
+        body: [
+          ['invitee_emails', other.email],
+          ['stream_ids', '[]'],
+        ],
+      },
+      member,
+    );
     expect(openapiErrors('post', '/invites', 400, raw.body)).toEqual([]);
   });
 
@@ -341,7 +364,8 @@ describe.each(TRANSPORTS)('reusable invitation links over %s', (kind) => {
     const adminQueue = openQueue(org, admin);
     const otherQueue = openQueue(org, other);
     const team = Number(
-      org.db.prepare('INSERT INTO user_groups (name, creator_id, date_created) VALUES (?, ?, ?)').run(`crew-${kind}`, admin.id, org.clock.now()).lastInsertRowid,
+      org.db.prepare('INSERT INTO user_groups (name, creator_id, date_created) VALUES (?, ?, ?)').run(`crew-${kind}`, admin.id, org.clock.now())
+        .lastInsertRowid,
     );
     const general = org.db.prepare("SELECT id FROM streams WHERE name = 'general'").pluck().get() as number;
     const res = await (await as(admin)).call(createInviteLink, {
@@ -409,7 +433,10 @@ describe.each(TRANSPORTS)('reusable invitation links over %s', (kind) => {
       await client.call(sendInvites, { invitee_emails: email, stream_ids: [] });
       await client.call(createInviteLink, {});
       const before = (await client.call(getInvites, {})).invites;
-      expect(before.map((i) => [i.id, i.is_multiuse])).toEqual([[1, false], [1, true]]);
+      expect(before.map((i) => [i.id, i.is_multiuse])).toEqual([
+        [1, false],
+        [1, true],
+      ]);
 
       await client.call(revokeInvite, { invite_id: 1 });
       expect((await client.call(getInvites, {})).invites.map((i) => [i.id, i.is_multiuse])).toEqual([[1, true]]);
@@ -451,7 +478,9 @@ describe.each(TRANSPORTS)('reusable invitation links over %s', (kind) => {
       await (await as(member)).call(createInviteLink, {});
       expect(newestLink()).toMatchObject({ invited_as: 400, referrer_id: member.id });
       expect(await flatFailureWithExtra((await as(member)).call(createInviteLink, { invite_as: 300 }))).toEqual(bad('Must be an organization administrator'));
-      expect(await flatFailureWithExtra((await as(member)).call(createInviteLink, { stream_ids: [999] }))).toEqual(bad('Invalid channel ID 999. No invites were sent.'));
+      expect(await flatFailureWithExtra((await as(member)).call(createInviteLink, { stream_ids: [999] }))).toEqual(
+        bad('Invalid channel ID 999. No invites were sent.'),
+      );
       expect(await flatFailureWithExtra((await as(member)).call(createInviteLink, { group_ids: [999] }))).toEqual(bad('Invalid user group'));
     } finally {
       setSetting(org.db, 'can_create_multiuse_invite_group', 'role:administrators');

@@ -24,7 +24,14 @@ describe.each(TRANSPORTS)('parameter limits over %s', (kind) => {
   it('collapses repeated IDs: one user named 100,000 times in a typing notification is one recipient', async () => {
     const queue = openQueue(org, member);
     const to = JSON.stringify(Array.from({ length: 100_000 }, () => member.id));
-    const res = await rawRequest(org, kind, { method: 'POST', path: '/typing', body: [['op', 'start'], ['to', to]] });
+    const res = await rawRequest(org, kind, {
+      method: 'POST',
+      path: '/typing',
+      body: [
+        ['op', 'start'],
+        ['to', to],
+      ],
+    });
     expect(res.status).toBe(200);
     const [event] = takeEvents(org, queue);
     expect((event!.recipients as { user_id: number }[]).map((r) => r.user_id).sort()).toEqual([org.owner.id, member.id].sort());
@@ -33,7 +40,14 @@ describe.each(TRANSPORTS)('parameter limits over %s', (kind) => {
   it('refuses a list over its bound, naming the bound, and changes nothing', async () => {
     const queue = openQueue(org, member);
     const to = JSON.stringify(Array.from({ length: LIMITS.listItems + 1 }, (_, i) => i + 1));
-    const res = await rawRequest(org, kind, { method: 'POST', path: '/typing', body: [['op', 'start'], ['to', to]] });
+    const res = await rawRequest(org, kind, {
+      method: 'POST',
+      path: '/typing',
+      body: [
+        ['op', 'start'],
+        ['to', to],
+      ],
+    });
     expect(statusAndBody(res)).toEqual(error(400, `to has too many items (limit: ${LIMITS.listItems})`));
     expect(takeEvents(org, queue)).toEqual([]);
   });
@@ -64,7 +78,14 @@ describe.each(TRANSPORTS)('parameter limits over %s', (kind) => {
 
   it('refuses a linkifier pattern over the limit with a message, storing nothing', async () => {
     const long = `(?P<id>${'a'.repeat(LIMITS.linkifierPattern)})`;
-    const res = await rawRequest(org, kind, { method: 'POST', path: '/realm/filters', body: [['pattern', long], ['url_template', 'https://x.test/{id}']] });
+    const res = await rawRequest(org, kind, {
+      method: 'POST',
+      path: '/realm/filters',
+      body: [
+        ['pattern', long],
+        ['url_template', 'https://x.test/{id}'],
+      ],
+    });
     expect(statusAndBody(res)).toEqual(error(400, `pattern is too long (limit: ${LIMITS.linkifierPattern} characters)`));
     const count = org.db.prepare('SELECT count(*) AS n FROM linkifiers').get();
     expect(count).toEqual({ n: 0 });
@@ -131,11 +152,17 @@ describe('serve under malformed and oversized requests', () => {
 
   it('answers a declared body over the limit with 413 at once, without waiting for the body, and keeps serving', async () => {
     // Only the headers are sent: an answer proves the server did not wait to read (or buffer) the 40 MiB.
-    const answer = await exchange(site, `POST /api/v1/user_uploads HTTP/1.1\r\nhost: x\r\ncontent-type: multipart/form-data; boundary=b\r\ncontent-length: ${40 * 1024 * 1024}\r\n\r\n`);
+    const answer = await exchange(
+      site,
+      `POST /api/v1/user_uploads HTTP/1.1\r\nhost: x\r\ncontent-type: multipart/form-data; boundary=b\r\ncontent-length: ${40 * 1024 * 1024}\r\n\r\n`,
+    );
     expect(statusOf(answer)).toBe(413);
     expect(jsonOf(answer)).toEqual(tooLarge);
     // A body that cannot carry a file is held to the form limit.
-    const form = await exchange(site, `POST /api/v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\ncontent-length: ${LIMITS.formBytes + 1}\r\n\r\n`);
+    const form = await exchange(
+      site,
+      `POST /api/v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\ncontent-length: ${LIMITS.formBytes + 1}\r\n\r\n`,
+    );
     expect(jsonOf(form)).toEqual(formTooLarge);
     // Nor does a path outside the API wait for its body.
     const elsewhere = await exchange(site, `POST /elsewhere HTTP/1.1\r\nhost: x\r\ncontent-length: ${40 * 1024 * 1024}\r\n\r\n`);
@@ -156,7 +183,11 @@ describe('serve under malformed and oversized requests', () => {
   });
 
   it('refuses form data over the form limit with 413, naming it, url-encoded or beside a file', async () => {
-    const res = await fetch(`${site}/api/v1/users/me`, { method: 'PATCH', body: 'a='.padEnd(LIMITS.formBytes + 1, 'b'), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await fetch(`${site}/api/v1/users/me`, {
+      method: 'PATCH',
+      body: 'a='.padEnd(LIMITS.formBytes + 1, 'b'),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual(formTooLarge);
     // In a multipart body the text fields are held to it too, beside the file.
@@ -171,7 +202,11 @@ describe('serve under malformed and oversized requests', () => {
   it('answers oversized headers with a JSON 431 and a malformed request with a JSON 400', async () => {
     const big = await exchange(site, `GET /api/v1/server_settings HTTP/1.1\r\nhost: x\r\nx-pad: ${'a'.repeat(LIMITS.headerBytes)}\r\n\r\n`);
     expect(statusOf(big)).toBe(431);
-    expect(jsonOf(big)).toEqual({ result: 'error', msg: `The request headers are too large (limit: ${showBytes(LIMITS.headerBytes)})`, code: 'REQUEST_TOO_LARGE' });
+    expect(jsonOf(big)).toEqual({
+      result: 'error',
+      msg: `The request headers are too large (limit: ${showBytes(LIMITS.headerBytes)})`,
+      code: 'REQUEST_TOO_LARGE',
+    });
     const garbage = await exchange(site, 'NOT HTTP AT ALL\r\n\r\n');
     expect(statusOf(garbage)).toBe(400);
     expect(jsonOf(garbage)).toEqual({ result: 'error', msg: 'Malformed HTTP request', code: 'BAD_REQUEST' });

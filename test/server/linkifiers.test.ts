@@ -48,12 +48,19 @@ describe('linkifier patterns', () => {
     expect(urlTemplateVariables(template)).toEqual(variables);
   });
 
-  it.each(['https://x/{id', 'https://x/id}', 'https://x/{}', 'https://x/{=id}', 'https://x/{!id}', 'https://x/{id:0}', 'https://x/{id:10000}', 'https://x/{i d}', 'https://x/{-id}'])(
-    'refuses the URL template %j',
-    (template) => {
-      expect(urlTemplateVariables(template)).toBeNull();
-    },
-  );
+  it.each([
+    'https://x/{id',
+    'https://x/id}',
+    'https://x/{}',
+    'https://x/{=id}',
+    'https://x/{!id}',
+    'https://x/{id:0}',
+    'https://x/{id:10000}',
+    'https://x/{i d}',
+    'https://x/{-id}',
+  ])('refuses the URL template %j', (template) => {
+    expect(urlTemplateVariables(template)).toBeNull();
+  });
 });
 
 describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
@@ -88,7 +95,14 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       });
       const listed = await (await clientFor(org, kind, ann)).call(getLinkifiers, {});
       expect(listed.linkifiers).toEqual([
-        { id: first.id, pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}', example_input: null, reverse_template: null, alternative_url_templates: [] },
+        {
+          id: first.id,
+          pattern: '#(?P<id>[0-9]+)',
+          url_template: 'https://github.com/zulip/zulip/issues/{id}',
+          example_input: null,
+          reverse_template: null,
+          alternative_url_templates: [],
+        },
         {
           id: second.id,
           pattern: 'JIRA-(?P<key>[0-9]+)',
@@ -106,7 +120,19 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       const qOldClient = linkifierQueue(org, ann, false);
       const { id } = await (await admin()).call(addLinkifier, { pattern: 'PR(?P<n>\\d+)', url_template: 'https://x.example/pr/{n}' });
       const expected = [
-        { type: 'realm_linkifiers', realm_linkifiers: [{ id, pattern: 'PR(?P<n>\\d+)', url_template: 'https://x.example/pr/{n}', example_input: null, reverse_template: null, alternative_url_templates: [] }] },
+        {
+          type: 'realm_linkifiers',
+          realm_linkifiers: [
+            {
+              id,
+              pattern: 'PR(?P<n>\\d+)',
+              url_template: 'https://x.example/pr/{n}',
+              example_input: null,
+              reverse_template: null,
+              alternative_url_templates: [],
+            },
+          ],
+        },
         { type: 'realm_filters', realm_filters: [] },
       ];
       const events = takeEvents(org, qOwner);
@@ -122,11 +148,19 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       ['an unclosed template', '#(?P<id>\\d+)', 'https://x.example/{id', { url_template: ['Invalid URL template.'] }],
       ['a reserved operator', '#(?P<id>\\d+)', 'https://x.example/{=id}', { url_template: ['Invalid URL template.'] }],
       ['both, the template first', '(foo', 'https://x/{', { url_template: ['Invalid URL template.'], __all__: ['Bad regular expression: missing ): (foo'] }],
-      ['a variable with no group', '#(?P<id>\\d+)', 'https://x.example/{id}/{zz}/{aa}', { __all__: ["Group 'aa' in URL template is not present in linkifier pattern."] }],
+      [
+        'a variable with no group',
+        '#(?P<id>\\d+)',
+        'https://x.example/{id}/{zz}/{aa}',
+        { __all__: ["Group 'aa' in URL template is not present in linkifier pattern."] },
+      ],
       ['a group with no variable', '(?P<b>x)(?P<a>y)', 'https://x.example/', { __all__: ["Group 'a' in linkifier pattern is not present in URL template."] }],
       ['a bad alternative template', '#(?P<id>\\d+)', 'https://x.example/{id}', { alternative_url_templates: ['Invalid URL template.'] }, ['https://x/{']],
     ])('refuses %s, with every message in errors', async (_name, pattern, template, errors, alternatives?: string[]) => {
-      const body: [string, string][] = [['pattern', pattern], ['url_template', template]];
+      const body: [string, string][] = [
+        ['pattern', pattern],
+        ['url_template', template],
+      ];
       if (alternatives) body.push(['alternative_url_templates', JSON.stringify(alternatives)]);
       const res = await post(body);
       const msg = Object.values(errors)[0]![0];
@@ -135,8 +169,14 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
     });
 
     it('refuses a pattern the organization already has', async () => {
-      await post([['pattern', '#(?P<id>\\d+)'], ['url_template', 'https://a.example/{id}']]);
-      const res = await post([['pattern', '#(?P<id>\\d+)'], ['url_template', 'https://b.example/{id}']]);
+      await post([
+        ['pattern', '#(?P<id>\\d+)'],
+        ['url_template', 'https://a.example/{id}'],
+      ]);
+      const res = await post([
+        ['pattern', '#(?P<id>\\d+)'],
+        ['url_template', 'https://b.example/{id}'],
+      ]);
       const msg = 'Realm filter with this Realm and Pattern already exists.';
       expect(statusAndBody(res)).toEqual({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST', errors: { __all__: [msg] } } });
     });
@@ -163,18 +203,42 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       expect(takeEvents(org, q)[0]).toEqual({ type: 'realm_linkifiers', realm_linkifiers: listed });
       // Its own pattern is no duplicate; another's is.
       expect((await client.call(updateLinkifier, { filter_id: b.id, pattern: 'B(?P<n>\\d)', url_template: 'https://bb.example/{n}' })).result).toBe('success');
-      const clash = await rawRequest(org, kind, { method: 'PATCH', path: `/realm/filters/${b.id}`, body: [['pattern', 'AA(?P<m>\\d)'], ['url_template', 'https://x/{m}']] });
+      const clash = await rawRequest(org, kind, {
+        method: 'PATCH',
+        path: `/realm/filters/${b.id}`,
+        body: [
+          ['pattern', 'AA(?P<m>\\d)'],
+          ['url_template', 'https://x/{m}'],
+        ],
+      });
       expect(clash.body).toMatchObject({ msg: 'Realm filter with this Realm and Pattern already exists.' });
     });
 
     it('reports an unknown linkifier before validating, and needs both fields', async () => {
-      const unknown = await rawRequest(org, kind, { method: 'PATCH', path: '/realm/filters/99999', body: [['pattern', '(bad'], ['url_template', '{']] });
+      const unknown = await rawRequest(org, kind, {
+        method: 'PATCH',
+        path: '/realm/filters/99999',
+        body: [
+          ['pattern', '(bad'],
+          ['url_template', '{'],
+        ],
+      });
       expect(statusAndBody(unknown)).toEqual({ status: 400, body: { result: 'error', msg: 'Linkifier not found.', code: 'BAD_REQUEST' } });
       const { id } = await (await admin()).call(addLinkifier, { pattern: 'C(?P<n>\\d)', url_template: 'https://c.example/{n}' });
       const partial = await rawRequest(org, kind, { method: 'PATCH', path: `/realm/filters/${id}`, body: [['pattern', 'D(?P<n>\\d)']] });
       expect(partial.body).toEqual({ result: 'error', msg: "Missing 'url_template' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'url_template' });
-      const invalid = await rawRequest(org, kind, { method: 'PATCH', path: `/realm/filters/${id}`, body: [['pattern', 'D(?P<n>\\d)'], ['url_template', 'https://d.example/']] });
-      expect(invalid.body).toMatchObject({ msg: "Group 'n' in linkifier pattern is not present in URL template.", errors: { __all__: ["Group 'n' in linkifier pattern is not present in URL template."] } });
+      const invalid = await rawRequest(org, kind, {
+        method: 'PATCH',
+        path: `/realm/filters/${id}`,
+        body: [
+          ['pattern', 'D(?P<n>\\d)'],
+          ['url_template', 'https://d.example/'],
+        ],
+      });
+      expect(invalid.body).toMatchObject({
+        msg: "Group 'n' in linkifier pattern is not present in URL template.",
+        errors: { __all__: ["Group 'n' in linkifier pattern is not present in URL template."] },
+      });
     });
   });
 
@@ -196,7 +260,8 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
     it('applies the new order, to the list and the event', async () => {
       const client = await admin();
       const ids: number[] = [];
-      for (const name of ['G', 'H', 'I']) ids.push((await client.call(addLinkifier, { pattern: `${name}(?P<n>\\d)`, url_template: `https://${name}.example/{n}` })).id);
+      for (const name of ['G', 'H', 'I'])
+        ids.push((await client.call(addLinkifier, { pattern: `${name}(?P<n>\\d)`, url_template: `https://${name}.example/{n}` })).id);
       const q = linkifierQueue(org, ann);
       const order = [ids[2]!, ids[0]!, ids[1]!];
       expect(await client.call(reorderLinkifiers, { ordered_linkifier_ids: order })).toEqual({ result: 'success', msg: '' });
@@ -211,7 +276,8 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
       const client = await admin();
       const a = await client.call(addLinkifier, { pattern: 'K(?P<n>\\d)', url_template: 'https://k.example/{n}' });
       const b = await client.call(addLinkifier, { pattern: 'L(?P<n>\\d)', url_template: 'https://l.example/{n}' });
-      const reorder = (ids: unknown) => rawRequest(org, kind, { method: 'PATCH', path: '/realm/linkifiers', body: [['ordered_linkifier_ids', JSON.stringify(ids)]] });
+      const reorder = (ids: unknown) =>
+        rawRequest(org, kind, { method: 'PATCH', path: '/realm/linkifiers', body: [['ordered_linkifier_ids', JSON.stringify(ids)]] });
       const dup = 'The ordered list must not contain duplicated linkifiers';
       const all = 'The ordered list must enumerate all existing linkifiers exactly once';
       expect((await reorder([a.id, a.id])).body).toEqual({ result: 'error', msg: dup, code: 'BAD_REQUEST' });
@@ -224,7 +290,19 @@ describe.each(TRANSPORTS)('linkifiers over %s', (kind) => {
   });
 
   it('leaves linkifier changes to administrators', async () => {
-    const res = await rawRequest(org, kind, { method: 'POST', path: '/realm/filters', body: [['pattern', 'M(?P<n>\\d)'], ['url_template', 'https://m.example/{n}']] }, ann);
+    const res = await rawRequest(
+      org,
+      kind,
+      {
+        method: 'POST',
+        path: '/realm/filters',
+        body: [
+          ['pattern', 'M(?P<n>\\d)'],
+          ['url_template', 'https://m.example/{n}'],
+        ],
+      },
+      ann,
+    );
     expect(res.body).toEqual({ result: 'error', msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
   });
 });

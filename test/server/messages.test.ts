@@ -37,14 +37,32 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'greetings', content: 'Hello **world**' });
       expect(openapiErrors('post', '/messages', 200, res)).toEqual([]);
       const stored = org.db.prepare('SELECT * FROM messages WHERE id = ?').get(res.id) as Record<string, unknown>;
-      expect(stored).toMatchObject({ type: 'stream', stream_id: c.id, topic: 'greetings', content: 'Hello **world**', rendered_content: '<p>Hello <strong>world</strong></p>' });
+      expect(stored).toMatchObject({
+        type: 'stream',
+        stream_id: c.id,
+        topic: 'greetings',
+        content: 'Hello **world**',
+        rendered_content: '<p>Hello <strong>world</strong></p>',
+      });
       const recipient = org.db.prepare('SELECT stream_id FROM recipients WHERE id = ?').get(stored.recipient_id) as { stream_id: number };
       expect(recipient.stream_id).toBe(c.id);
       expect(userMessage(org.owner.id, res.id)!.flags).toBe(1);
       expect(userMessage(reader.id, res.id)!.flags).toBe(0);
 
       const [event] = await readerEvents();
-      expect(event).toMatchObject({ type: 'message', flags: [], message: { id: res.id, subject: 'greetings', display_recipient: c.name, stream_id: c.id, type: 'stream', content: '<p>Hello <strong>world</strong></p>', content_type: 'text/html' } });
+      expect(event).toMatchObject({
+        type: 'message',
+        flags: [],
+        message: {
+          id: res.id,
+          subject: 'greetings',
+          display_recipient: c.name,
+          stream_id: c.id,
+          type: 'stream',
+          content: '<p>Hello <strong>world</strong></p>',
+          content_type: 'text/html',
+        },
+      });
       expect(openapiErrors('get', '/events', 200, { result: 'success', msg: '', events: [event] })).toEqual([]);
       expect((await ownerEvents())[0]).toMatchObject({ type: 'message', flags: ['read'] });
     });
@@ -68,13 +86,32 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
 
     it('takes the channel by ID, by JSON-encoded name, as type "channel" and with the legacy "subject"', async () => {
       const c = await channel([]);
-      const byId = await rawRequest(org, kind, { method: 'POST', path: '/messages', body: [['type', 'channel'], ['to', String(c.id)], ['subject', 'by id'], ['content', 'x']] });
+      const byId = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/messages',
+        body: [
+          ['type', 'channel'],
+          ['to', String(c.id)],
+          ['subject', 'by id'],
+          ['content', 'x'],
+        ],
+      });
       expect(byId.status).toBe(200);
       const id = (byId.body as { id: number }).id;
       expect(org.db.prepare('SELECT stream_id, topic FROM messages WHERE id = ?').get(id)).toEqual({ stream_id: c.id, topic: 'by id' });
       const byJsonName = await owner.call(sendMessage, { type: 'stream', to: JSON.stringify([c.name]), topic: 't', content: 'y' });
       expect((org.db.prepare('SELECT stream_id FROM messages WHERE id = ?').get(byJsonName.id) as { stream_id: number }).stream_id).toBe(c.id);
-      const both = await rawRequest(org, kind, { method: 'POST', path: '/messages', body: [['type', 'stream'], ['to', c.name], ['topic', 'a'], ['subject', 'b'], ['content', 'x']] });
+      const both = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/messages',
+        body: [
+          ['type', 'stream'],
+          ['to', c.name],
+          ['topic', 'a'],
+          ['subject', 'b'],
+          ['content', 'x'],
+        ],
+      });
       expect(both.body).toMatchObject({ code: 'REQUEST_CONFUSING_VAR', msg: "Can't decide between 'topic' and 'subject' arguments" });
     });
 
@@ -84,9 +121,9 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       const byIds = await owner.call(sendMessage, { type: 'direct', to: JSON.stringify([a.id, b.id]), content: 'group hello' });
       const byEmails = await owner.call(sendMessage, { type: 'private', to: JSON.stringify([a.email, b.email]), content: 'again' });
       const byCsv = await owner.call(sendMessage, { type: 'direct', to: `${b.email},${a.email}`, content: 'third' });
-      const recipients = org.db
-        .prepare('SELECT DISTINCT recipient_id FROM messages WHERE id IN (?, ?, ?)')
-        .all(byIds.id, byEmails.id, byCsv.id) as { recipient_id: number }[];
+      const recipients = org.db.prepare('SELECT DISTINCT recipient_id FROM messages WHERE id IN (?, ?, ?)').all(byIds.id, byEmails.id, byCsv.id) as {
+        recipient_id: number;
+      }[];
       expect(recipients).toHaveLength(1);
       const members = org.db.prepare('SELECT members FROM recipients WHERE id = ?').get(recipients[0]!.recipient_id) as { members: string };
       expect(members.members).toBe([org.owner.id, a.id, b.id].sort((x, y) => x - y).join(','));
@@ -96,18 +133,34 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       expect(openapiErrors('get', '/messages', 200, res)).toEqual([]);
       expect(res.messages[0]).toMatchObject({ type: 'private', subject: '', topic_links: [] });
       expect(res.messages[0]!.display_recipient).toEqual(
-        [org.owner, a, b]
-          .sort((x, y) => x.id - y.id)
-          .map((u) => ({ id: u.id, email: u.email, full_name: u.row.full_name, is_mirror_dummy: false })),
+        [org.owner, a, b].sort((x, y) => x.id - y.id).map((u) => ({ id: u.id, email: u.email, full_name: u.row.full_name, is_mirror_dummy: false })),
       );
       expect(res.messages[0]).not.toHaveProperty('stream_id');
     });
 
     it('refuses unknown channels with STREAM_DOES_NOT_EXIST and the name or ID', async () => {
-      const byName = await rawRequest(org, kind, { method: 'POST', path: '/messages', body: [['type', 'stream'], ['to', 'nowhere'], ['topic', 't'], ['content', 'x']] });
+      const byName = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/messages',
+        body: [
+          ['type', 'stream'],
+          ['to', 'nowhere'],
+          ['topic', 't'],
+          ['content', 'x'],
+        ],
+      });
       expect(byName.status).toBe(400);
       expect(byName.body).toEqual({ result: 'error', msg: "Channel 'nowhere' does not exist", code: 'STREAM_DOES_NOT_EXIST', stream: 'nowhere' });
-      const byId = await rawRequest(org, kind, { method: 'POST', path: '/messages', body: [['type', 'stream'], ['to', '99999'], ['topic', 't'], ['content', 'x']] });
+      const byId = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/messages',
+        body: [
+          ['type', 'stream'],
+          ['to', '99999'],
+          ['topic', 't'],
+          ['content', 'x'],
+        ],
+      });
       expect(byId.body).toEqual({ result: 'error', msg: "Channel with ID '99999' does not exist", code: 'STREAM_DOES_NOT_EXIST', stream_id: 99999 });
     });
 
@@ -129,7 +182,15 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     });
 
     it('checks recipients before content, and refuses deactivated recipients', async () => {
-      const res = await rawRequest(org, kind, { method: 'POST', path: '/messages', body: [['type', 'direct'], ['to', '[99999]'], ['content', '']] });
+      const res = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/messages',
+        body: [
+          ['type', 'direct'],
+          ['to', '[99999]'],
+          ['content', ''],
+        ],
+      });
       expect((res.body as { msg: string }).msg).toBe('Invalid user ID 99999');
       const gone = org.addUser({ active: false });
       const e = await failure(owner.call(sendMessage, { type: 'direct', to: JSON.stringify([gone.id]), content: 'hi' }));
@@ -182,7 +243,12 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       const mentioned = org.addUser({ name: unique('Mona Mention', '-') });
       const bystander = org.addUser();
       const c = await channel([mentioned, bystander]);
-      const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: `hi @**${mentioned.row.full_name}** and @_**${bystander.row.full_name}**` });
+      const res = await owner.call(sendMessage, {
+        type: 'stream',
+        to: c.name,
+        topic: 't',
+        content: `hi @**${mentioned.row.full_name}** and @_**${bystander.row.full_name}**`,
+      });
       expect(userMessage(mentioned.id, res.id)!.flags).toBe(8);
       expect(userMessage(bystander.id, res.id)!.flags).toBe(0);
       const all = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: 'ping @**all**' });
@@ -206,7 +272,10 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       c = await channel([reader]);
       ids = [];
       for (let i = 0; i < 6; i++) {
-        ids.push((await owner.call(sendMessage, { type: 'stream', to: c.name, topic: i < 3 ? 'first' : 'second', content: `message ${i} https://example.com/${i}` })).id);
+        ids.push(
+          (await owner.call(sendMessage, { type: 'stream', to: c.name, topic: i < 3 ? 'first' : 'second', content: `message ${i} https://example.com/${i}` }))
+            .id,
+        );
       }
     });
     const inChannel = () => [{ operator: 'channel', operand: c.name }];
@@ -243,20 +312,40 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     });
 
     it('narrows by topic, sender, ID, search (with highlights), has:link and negation', async () => {
-      const topic = await owner.call(getMessages, { anchor: 'oldest', num_before: 0, num_after: 10, narrow: [...inChannel(), { operator: 'topic', operand: 'FIRST' }] });
+      const topic = await owner.call(getMessages, {
+        anchor: 'oldest',
+        num_before: 0,
+        num_after: 10,
+        narrow: [...inChannel(), { operator: 'topic', operand: 'FIRST' }],
+      });
       expect(topic.messages.map((m) => m.id)).toEqual(ids.slice(0, 3));
-      const notTopic = await owner.call(getMessages, { anchor: 'oldest', num_before: 0, num_after: 10, narrow: [...inChannel(), { operator: 'topic', operand: 'first', negated: true }] });
+      const notTopic = await owner.call(getMessages, {
+        anchor: 'oldest',
+        num_before: 0,
+        num_after: 10,
+        narrow: [...inChannel(), { operator: 'topic', operand: 'first', negated: true }],
+      });
       expect(notTopic.messages.map((m) => m.id)).toEqual(ids.slice(3));
       const sender = await owner.call(getMessages, { anchor: 'oldest', num_before: 0, num_after: 10, narrow: [...inChannel(), ['sender', org.owner.email]] });
       expect(sender.messages).toHaveLength(6);
       const byId = await owner.call(getMessages, { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'id', operand: ids[4]! }] });
       expect(byId.messages.map((m) => m.id)).toEqual([ids[4]]);
-      const search = await owner.call(getMessages, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [...inChannel(), { operator: 'search', operand: 'MESSAGE 3' }] });
+      const search = await owner.call(getMessages, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [...inChannel(), { operator: 'search', operand: 'MESSAGE 3' }],
+      });
       expect(openapiErrors('get', '/messages', 200, search)).toEqual([]);
       expect(search.messages.map((m) => m.id)).toEqual([ids[3]]);
       expect(search.messages[0]!.match_content).toContain('<span class="highlight">message</span> <span class="highlight">3</span>');
       expect(search.messages[0]!.match_subject).toBe('second');
-      const links = await owner.call(getMessages, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [...inChannel(), { operator: 'has', operand: 'link' }] });
+      const links = await owner.call(getMessages, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [...inChannel(), { operator: 'has', operand: 'link' }],
+      });
       expect(links.messages).toHaveLength(6);
     });
 
@@ -264,12 +353,23 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       const peer = org.addUser({ name: unique('Pat Peer', '-') });
       const dm = await owner.call(sendMessage, { type: 'direct', to: JSON.stringify([peer.id]), content: `hey @**${peer.row.full_name}**` });
       const client = await as(peer);
-      const narrows: NarrowTerm[][] = [[{ operator: 'dm', operand: [org.owner.id] }], [{ operator: 'dm', operand: org.owner.email }], [['is', 'dm']], [['is', 'unread']], [['is', 'mentioned']]];
+      const narrows: NarrowTerm[][] = [
+        [{ operator: 'dm', operand: [org.owner.id] }],
+        [{ operator: 'dm', operand: org.owner.email }],
+        [['is', 'dm']],
+        [['is', 'unread']],
+        [['is', 'mentioned']],
+      ];
       for (const narrow of narrows) {
         const res = await client.call(getMessages, { anchor: 'newest', num_before: 10, num_after: 0, narrow });
         expect(res.messages.map((m) => m.id)).toEqual([dm.id]);
       }
-      const ownerView = await owner.call(getMessages, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'dm', operand: [peer.id] }, ['is', 'unread']] });
+      const ownerView = await owner.call(getMessages, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [{ operator: 'dm', operand: [peer.id] }, ['is', 'unread']],
+      });
       expect(ownerView.messages).toEqual([]);
     });
 
@@ -317,18 +417,117 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     });
 
     it.each([
-      ['no anchor', [['num_before', '1'], ['num_after', '1']], "Missing 'anchor' argument.", 'BAD_REQUEST'],
-      ['a word anchor', [['anchor', 'latest'], ['num_before', '1']], 'Invalid anchor', 'BAD_REQUEST'],
-      ['too many messages', [['anchor', 'newest'], ['num_before', '4000'], ['num_after', '1001']], 'Too many messages requested (maximum 5000).', 'BAD_REQUEST'],
-      ['an excluded anchor in the middle', [['anchor', '5'], ['num_before', '1'], ['num_after', '1'], ['include_anchor', 'false']], 'The anchor can only be excluded at an end of the range', 'BAD_REQUEST'],
-      ['a negative count', [['anchor', 'newest'], ['num_before', '-1']], 'num_before is too small', 'BAD_REQUEST'],
-      ['an unknown operator', [['anchor', 'newest'], ['narrow', '[{"operator":"color","operand":"red"}]']], 'Invalid narrow operator: unknown operator color', 'BAD_NARROW'],
-      ['an unknown channel', [['anchor', 'newest'], ['narrow', '[["channel","nope"]]']], 'Invalid narrow operator: unknown channel nope', 'BAD_NARROW'],
-      ['an unknown sender', [['anchor', 'newest'], ['narrow', '[{"operator":"sender","operand":424242}]']], 'Invalid narrow operator: unknown user 424242', 'BAD_NARROW'],
-      ['an unknown is operand', [['anchor', 'newest'], ['narrow', '[["is","loud"]]']], "Invalid narrow operator: unknown 'is' operand loud", 'BAD_NARROW'],
-      ['a channel and a dm term', [['anchor', 'newest'], ['narrow', '[["channel","general"],["is","dm"]]']], 'Invalid narrow operator: No message can be both a channel message and direct message', 'BAD_NARROW'],
-      ['a malformed term', [['anchor', 'newest'], ['narrow', '[["channel"]]']], 'Invalid narrow[0]: Value error, element is not a string pair', 'BAD_REQUEST'],
-      ['a non-string operand', [['anchor', 'newest'], ['narrow', '[{"operator":"topic","operand":5}]']], 'operand is not a string', 'BAD_REQUEST'],
+      [
+        'no anchor',
+        [
+          ['num_before', '1'],
+          ['num_after', '1'],
+        ],
+        "Missing 'anchor' argument.",
+        'BAD_REQUEST',
+      ],
+      [
+        'a word anchor',
+        [
+          ['anchor', 'latest'],
+          ['num_before', '1'],
+        ],
+        'Invalid anchor',
+        'BAD_REQUEST',
+      ],
+      [
+        'too many messages',
+        [
+          ['anchor', 'newest'],
+          ['num_before', '4000'],
+          ['num_after', '1001'],
+        ],
+        'Too many messages requested (maximum 5000).',
+        'BAD_REQUEST',
+      ],
+      [
+        'an excluded anchor in the middle',
+        [
+          ['anchor', '5'],
+          ['num_before', '1'],
+          ['num_after', '1'],
+          ['include_anchor', 'false'],
+        ],
+        'The anchor can only be excluded at an end of the range',
+        'BAD_REQUEST',
+      ],
+      [
+        'a negative count',
+        [
+          ['anchor', 'newest'],
+          ['num_before', '-1'],
+        ],
+        'num_before is too small',
+        'BAD_REQUEST',
+      ],
+      [
+        'an unknown operator',
+        [
+          ['anchor', 'newest'],
+          ['narrow', '[{"operator":"color","operand":"red"}]'],
+        ],
+        'Invalid narrow operator: unknown operator color',
+        'BAD_NARROW',
+      ],
+      [
+        'an unknown channel',
+        [
+          ['anchor', 'newest'],
+          ['narrow', '[["channel","nope"]]'],
+        ],
+        'Invalid narrow operator: unknown channel nope',
+        'BAD_NARROW',
+      ],
+      [
+        'an unknown sender',
+        [
+          ['anchor', 'newest'],
+          ['narrow', '[{"operator":"sender","operand":424242}]'],
+        ],
+        'Invalid narrow operator: unknown user 424242',
+        'BAD_NARROW',
+      ],
+      [
+        'an unknown is operand',
+        [
+          ['anchor', 'newest'],
+          ['narrow', '[["is","loud"]]'],
+        ],
+        "Invalid narrow operator: unknown 'is' operand loud",
+        'BAD_NARROW',
+      ],
+      [
+        'a channel and a dm term',
+        [
+          ['anchor', 'newest'],
+          ['narrow', '[["channel","general"],["is","dm"]]'],
+        ],
+        'Invalid narrow operator: No message can be both a channel message and direct message',
+        'BAD_NARROW',
+      ],
+      [
+        'a malformed term',
+        [
+          ['anchor', 'newest'],
+          ['narrow', '[["channel"]]'],
+        ],
+        'Invalid narrow[0]: Value error, element is not a string pair',
+        'BAD_REQUEST',
+      ],
+      [
+        'a non-string operand',
+        [
+          ['anchor', 'newest'],
+          ['narrow', '[{"operator":"topic","operand":5}]'],
+        ],
+        'operand is not a string',
+        'BAD_REQUEST',
+      ],
     ])('refuses %s', async (_name, query, msg, code) => {
       const res = await rawRequest(org, kind, { method: 'GET', path: '/messages', query: query as [string, string][] });
       expect(res.status).toBe(400);
@@ -336,8 +535,20 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     });
 
     it('reports the description of a bad narrow in the desc field', async () => {
-      const res = await rawRequest(org, kind, { method: 'GET', path: '/messages', query: [['anchor', 'newest'], ['narrow', '[["has","sparkle"]]']] });
-      expect(res.body).toEqual({ result: 'error', msg: "Invalid narrow operator: unknown 'has' operand sparkle", code: 'BAD_NARROW', desc: "unknown 'has' operand sparkle" });
+      const res = await rawRequest(org, kind, {
+        method: 'GET',
+        path: '/messages',
+        query: [
+          ['anchor', 'newest'],
+          ['narrow', '[["has","sparkle"]]'],
+        ],
+      });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: "Invalid narrow operator: unknown 'has' operand sparkle",
+        code: 'BAD_NARROW',
+        desc: "unknown 'has' operand sparkle",
+      });
     });
   });
 

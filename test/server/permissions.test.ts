@@ -109,7 +109,13 @@ describe('the permission matrix', () => {
       for (const cases of Object.values(AREAS)) {
         for (const c of cases) {
           const caller = org.addUser({ role: 100 });
-          const others = { owner: org.addUser({ role: 100 }), admin: org.addUser({ role: 200 }), moderator: org.addUser({ role: 300 }), member: org.addUser({ role: 400 }), guest: org.addUser({ role: 600 }) };
+          const others = {
+            owner: org.addUser({ role: 100 }),
+            admin: org.addUser({ role: 200 }),
+            moderator: org.addUser({ role: 300 }),
+            member: org.addUser({ role: 400 }),
+            guest: org.addUser({ role: 600 }),
+          };
           const req = c.request({ org, caller, others });
           const op = org.router.match(req.method, req.path);
           if (op) covered.add(op.name);

@@ -32,9 +32,17 @@ describe.each(TRANSPORTS)('custom profile fields over %s', (kind) => {
       const [event] = takeEvents(org, q);
       expect(event).toMatchObject({ type: 'custom_profile_fields' });
       expect(eventErrors(event!)).toEqual([]);
-      await client.call(createCustomProfileField, { name: label('Editor'), field_type: 3, field_data: { vim: { text: 'Vim', order: '1' }, emacs: { text: 'Emacs', order: '2' } } });
+      await client.call(createCustomProfileField, {
+        name: label('Editor'),
+        field_type: 3,
+        field_data: { vim: { text: 'Vim', order: '1' }, emacs: { text: 'Emacs', order: '2' } },
+      });
       await client.call(createCustomProfileField, { field_type: 7, field_data: { subtype: 'github' }, display_in_profile_summary: true, required: true });
-      await client.call(createCustomProfileField, { name: label('Blog'), field_type: 7, field_data: { subtype: 'custom', url_pattern: 'https://blog.example.com/%(username)s' } });
+      await client.call(createCustomProfileField, {
+        name: label('Blog'),
+        field_type: 7,
+        field_data: { subtype: 'custom', url_pattern: 'https://blog.example.com/%(username)s' },
+      });
       await client.call(createCustomProfileField, { name: label('Pronouns'), field_type: 8, editable_by_user: false });
       const list = await (await as(member)).call(getCustomProfileFields, {});
       expect(openapiErrors('get', '/realm/profile_fields', 200, list)).toEqual([]);
@@ -77,13 +85,21 @@ describe.each(TRANSPORTS)('custom profile fields over %s', (kind) => {
       ['a choice without order', { name: 'No order', field_type: 3, field_data: { a: { text: 'A' } } }, 'order key is missing from field_data'],
       ['a choice with extras', { name: 'Extras', field_type: 3, field_data: { a: { text: 'A', order: '1', color: 'red' } } }, 'Unexpected arguments: color'],
       ['an unknown account type', { name: 'Myspace', field_type: 7, field_data: { subtype: 'myspace' } }, 'Invalid external account type'],
-      ['a custom account without a pattern', { name: 'Custom', field_type: 7, field_data: { subtype: 'custom' } }, 'Custom external account must define URL pattern'],
+      [
+        'a custom account without a pattern',
+        { name: 'Custom', field_type: 7, field_data: { subtype: 'custom' } },
+        'Custom external account must define URL pattern',
+      ],
       [
         'a pattern without the username',
         { name: 'Pattern', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'https://example.com/' } },
         "URL pattern must contain '%(username)s'.",
       ],
-      ['long text in the summary', { name: 'Long summary', field_type: 2, display_in_profile_summary: true }, 'Field type not supported for display in profile summary.'],
+      [
+        'long text in the summary',
+        { name: 'Long summary', field_type: 2, display_in_profile_summary: true },
+        'Field type not supported for display in profile summary.',
+      ],
     ])('refuses %s', async (_what, params, msg) => {
       expect(await flatFailure((await as(admin)).call(createCustomProfileField, params))).toEqual(bad(msg));
     });
@@ -92,14 +108,28 @@ describe.each(TRANSPORTS)('custom profile fields over %s', (kind) => {
       const client = await as(admin);
       const name = label('Twice');
       await client.call(createCustomProfileField, { name, field_type: 1, display_in_profile_summary: true });
-      expect(await flatFailure(client.call(createCustomProfileField, { name: name.toUpperCase(), field_type: 1 }))).toEqual(bad('A field with that label already exists.'));
+      expect(await flatFailure(client.call(createCustomProfileField, { name: name.toUpperCase(), field_type: 1 }))).toEqual(
+        bad('A field with that label already exists.'),
+      );
       expect(await flatFailure(client.call(createCustomProfileField, { name: label('Third'), field_type: 1, display_in_profile_summary: true }))).toEqual(
         bad('Only 2 custom profile fields can be displayed in the profile summary.'),
       );
     });
 
     it('takes field_type and field_data JSON-encoded', async () => {
-      const res = await rawRequest(org, kind, { method: 'POST', path: '/realm/profile_fields', body: [['name', 'Raw'], ['field_type', 'one']] }, admin);
+      const res = await rawRequest(
+        org,
+        kind,
+        {
+          method: 'POST',
+          path: '/realm/profile_fields',
+          body: [
+            ['name', 'Raw'],
+            ['field_type', 'one'],
+          ],
+        },
+        admin,
+      );
       expect(res.body).toEqual({ result: 'error', msg: 'field_type is not valid JSON', code: 'BAD_REQUEST' });
     });
   });
@@ -163,9 +193,21 @@ describe.each(TRANSPORTS)('custom profile fields over %s', (kind) => {
       const short = await field({ name: 'Clearable', field_type: 1 });
       const users = await field({ name: 'Buddies', field_type: 6 });
       const client = await as(admin);
-      await client.call(updateUser, { user_id: target.id, profile_data: [{ id: short, value: 'x' }, { id: users, value: [member.id] }] });
+      await client.call(updateUser, {
+        user_id: target.id,
+        profile_data: [
+          { id: short, value: 'x' },
+          { id: users, value: [member.id] },
+        ],
+      });
       const q = openQueue(org, member);
-      await client.call(updateUser, { user_id: target.id, profile_data: [{ id: short, value: null }, { id: users, value: [] }] });
+      await client.call(updateUser, {
+        user_id: target.id,
+        profile_data: [
+          { id: short, value: null },
+          { id: users, value: [] },
+        ],
+      });
       expect(takeEvents(org, q)).toEqual([
         { type: 'realm_user', op: 'update', person: { user_id: target.id, custom_profile_field: { id: short, value: null } } },
         { type: 'realm_user', op: 'update', person: { user_id: target.id, custom_profile_field: { id: users, value: null } } },

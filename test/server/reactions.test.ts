@@ -115,14 +115,70 @@ describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
       await owner.call(deactivateCustomEmoji, { emoji_name: retired.name });
       const cases: [[string, string][], string][] = [
         [[['emoji_name', 'no_such_emoji']], "Emoji 'no_such_emoji' does not exist"],
-        [[['emoji_name', 'smile'], ['emoji_code', 'fffff'], ['reaction_type', 'unicode_emoji']], 'Invalid emoji code.'],
-        [[['emoji_name', 'smile'], ['emoji_code', '1f44d'], ['reaction_type', 'unicode_emoji']], 'Invalid emoji name.'],
-        [[['emoji_name', 'zulip'], ['emoji_code', 'other'], ['reaction_type', 'zulip_extra_emoji']], 'Invalid emoji code.'],
-        [[['emoji_name', 'zulip2'], ['emoji_code', 'zulip'], ['reaction_type', 'zulip_extra_emoji']], 'Invalid emoji name.'],
-        [[['emoji_name', 'x'], ['emoji_code', '99999'], ['reaction_type', 'realm_emoji']], 'Invalid custom emoji.'],
-        [[['emoji_name', 'wrong_name'], ['emoji_code', custom.id], ['reaction_type', 'realm_emoji']], 'Invalid custom emoji name.'],
-        [[['emoji_name', retired.name], ['emoji_code', retired.id], ['reaction_type', 'realm_emoji']], 'This custom emoji has been deactivated.'],
-        [[['emoji_name', 'smile'], ['emoji_code', '263a'], ['reaction_type', 'sticker']], 'Invalid emoji type.'],
+        [
+          [
+            ['emoji_name', 'smile'],
+            ['emoji_code', 'fffff'],
+            ['reaction_type', 'unicode_emoji'],
+          ],
+          'Invalid emoji code.',
+        ],
+        [
+          [
+            ['emoji_name', 'smile'],
+            ['emoji_code', '1f44d'],
+            ['reaction_type', 'unicode_emoji'],
+          ],
+          'Invalid emoji name.',
+        ],
+        [
+          [
+            ['emoji_name', 'zulip'],
+            ['emoji_code', 'other'],
+            ['reaction_type', 'zulip_extra_emoji'],
+          ],
+          'Invalid emoji code.',
+        ],
+        [
+          [
+            ['emoji_name', 'zulip2'],
+            ['emoji_code', 'zulip'],
+            ['reaction_type', 'zulip_extra_emoji'],
+          ],
+          'Invalid emoji name.',
+        ],
+        [
+          [
+            ['emoji_name', 'x'],
+            ['emoji_code', '99999'],
+            ['reaction_type', 'realm_emoji'],
+          ],
+          'Invalid custom emoji.',
+        ],
+        [
+          [
+            ['emoji_name', 'wrong_name'],
+            ['emoji_code', custom.id],
+            ['reaction_type', 'realm_emoji'],
+          ],
+          'Invalid custom emoji name.',
+        ],
+        [
+          [
+            ['emoji_name', retired.name],
+            ['emoji_code', retired.id],
+            ['reaction_type', 'realm_emoji'],
+          ],
+          'This custom emoji has been deactivated.',
+        ],
+        [
+          [
+            ['emoji_name', 'smile'],
+            ['emoji_code', '263a'],
+            ['reaction_type', 'sticker'],
+          ],
+          'Invalid emoji type.',
+        ],
       ];
       for (const [body, msg] of cases) {
         const res = await rawRequest(org, kind, { method: 'POST', path: `/messages/${id}/reactions`, body });
@@ -172,7 +228,11 @@ describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
     it('needs a name or a code, and a reaction to remove', async () => {
       const id = await channelMessage([]);
       const none = await rawRequest(org, kind, { method: 'DELETE', path: `/messages/${id}/reactions` });
-      expect(none.body).toEqual({ result: 'error', msg: 'At least one of the following arguments must be present: emoji_name, emoji_code', code: 'BAD_REQUEST' });
+      expect(none.body).toEqual({
+        result: 'error',
+        msg: 'At least one of the following arguments must be present: emoji_name, emoji_code',
+        code: 'BAD_REQUEST',
+      });
       const missing = await rawRequest(org, kind, { method: 'DELETE', path: `/messages/${id}/reactions`, body: [['emoji_name', 'smile']] });
       expect(missing.body).toEqual({ result: 'error', msg: "Reaction doesn't exist.", code: 'REACTION_DOES_NOT_EXIST' });
       const unknown = await rawRequest(org, kind, { method: 'DELETE', path: `/messages/${id}/reactions`, body: [['emoji_name', 'no_such_emoji']] });
@@ -191,7 +251,14 @@ describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
       const list = await owner.call(getCustomEmoji, {});
       expect(openapiErrors('get', '/realm/emoji', 200, list)).toEqual([]);
       const entry = Object.values(list.emoji).find((e) => e.name === stored)!;
-      expect(entry).toEqual({ id: entry.id, name: stored, source_url: `/user_avatars/2/emoji/images/${entry.id}.png`, still_url: null, deactivated: false, author_id: member.id });
+      expect(entry).toEqual({
+        id: entry.id,
+        name: stored,
+        source_url: `/user_avatars/2/emoji/images/${entry.id}.png`,
+        still_url: null,
+        deactivated: false,
+        author_id: member.id,
+      });
       expect(list.emoji[entry.id]).toBe(entry);
       const file = join(org.dataDir, 'emoji', `${entry.id}.png`);
       expect(existsSync(file)).toBe(true);
@@ -222,7 +289,12 @@ describe.each(TRANSPORTS)('reactions and custom emoji over %s', (kind) => {
         [unique('two', '_'), [png('a.png'), png('b.png')], 'You must upload exactly one file.', 'BAD_REQUEST'],
         ['octopus', [png()], 'Only administrators can override default emoji.', 'BAD_REQUEST'],
         [unique('big', '_'), [png('big.png', new Uint8Array(5 * 1024 * 1024 + 1))], 'Uploaded file is larger than the allowed limit of 5 MiB', 'BAD_REQUEST'],
-        [unique('text', '_'), [{ field: 'file', filename: 'notes.png', contentType: 'image/png', data: Buffer.from('not an image') }], 'Invalid image format', 'BAD_IMAGE'],
+        [
+          unique('text', '_'),
+          [{ field: 'file', filename: 'notes.png', contentType: 'image/png', data: Buffer.from('not an image') }],
+          'Invalid image format',
+          'BAD_IMAGE',
+        ],
       ];
       for (const [name, files, msg, code] of cases) {
         const e = await failure(member.call(uploadCustomEmoji, { emoji_name: name }, { files }));

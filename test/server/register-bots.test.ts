@@ -19,7 +19,13 @@ describe.each(TRANSPORTS)('POST /register realm_bots over %s', (kind) => {
     expect(openapiErrors('post', '/register', 200, asAdmin)).toEqual([]);
     const bots = asAdmin.realm_bots as Record<string, unknown>[];
     expect(bots.map((b) => b.user_id)).toEqual([hook.id, generic.id]);
-    expect(bots[0]).toMatchObject({ full_name: 'Hook Bot', owner_id: member.id, bot_type: 3, is_active: true, services: [{ base_url: 'http://127.0.0.1:9/hook', token: hook.row.service_token, interface: 1 }] });
+    expect(bots[0]).toMatchObject({
+      full_name: 'Hook Bot',
+      owner_id: member.id,
+      bot_type: 3,
+      is_active: true,
+      services: [{ base_url: 'http://127.0.0.1:9/hook', token: hook.row.service_token, interface: 1 }],
+    });
     expect(bots[1]).toMatchObject({ services: [], api_key: generic.apiKey });
     const asOwner = await (await clientFor(org, kind, member)).call(register, { fetch_event_types: ['realm_bot'] });
     expect((asOwner.realm_bots as { user_id: number }[]).map((b) => b.user_id)).toEqual([hook.id]);

@@ -145,6 +145,8 @@ describe.each(TRANSPORTS)('rendering through the API over %s', (kind) => {
     const content = 'see T7 and @**Olivia Owner**';
     const preview = await owner.call(renderMessage, { content });
     const sent = await owner.call(sendMessage, { type: 'stream', to: 'general', topic: 't', content });
-    expect((org.db.prepare('SELECT rendered_content FROM messages WHERE id = ?').get(sent.id) as { rendered_content: string }).rendered_content).toBe(preview.rendered);
+    expect((org.db.prepare('SELECT rendered_content FROM messages WHERE id = ?').get(sent.id) as { rendered_content: string }).rendered_content).toBe(
+      preview.rendered,
+    );
   });
 });

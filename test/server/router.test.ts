@@ -29,9 +29,34 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
     const res = await (await clientFor(org, kind)).call(getUsers, {});
     expect(openapiErrors('get', '/users', 200, res)).toEqual([]);
     const owner = res.members.find((m) => m.user_id === org.owner.id)!;
-    expect(owner).toMatchObject({ role: 100, is_owner: true, is_admin: true, is_guest: false, is_bot: false, bot_type: null, delivery_email: 'owner@example.com' });
+    expect(owner).toMatchObject({
+      role: 100,
+      is_owner: true,
+      is_admin: true,
+      is_guest: false,
+      is_bot: false,
+      bot_type: null,
+      delivery_email: 'owner@example.com',
+    });
     expect(Object.keys(owner).sort()).toEqual(
-      ['avatar_url', 'avatar_version', 'bot_type', 'date_joined', 'delivery_email', 'email', 'full_name', 'is_active', 'is_admin', 'is_bot', 'is_guest', 'is_imported_stub', 'is_owner', 'role', 'timezone', 'user_id'].sort(),
+      [
+        'avatar_url',
+        'avatar_version',
+        'bot_type',
+        'date_joined',
+        'delivery_email',
+        'email',
+        'full_name',
+        'is_active',
+        'is_admin',
+        'is_bot',
+        'is_guest',
+        'is_imported_stub',
+        'is_owner',
+        'role',
+        'timezone',
+        'user_id',
+      ].sort(),
     );
     expect(res.members.find((m) => m.full_name === 'Gus Guest')).toMatchObject({ role: 600, is_guest: true });
   });
@@ -46,7 +71,16 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
   });
 
   it('lists what it did not read in ignored_parameters_unsupported, sorted, from body and query', async () => {
-    const res = await rawRequest(org, kind, { method: 'GET', path: '/users', query: [['zeta', '1'], ['alpha', '2'], ['client', 'x'], ['client_gravatar', 'false']] });
+    const res = await rawRequest(org, kind, {
+      method: 'GET',
+      path: '/users',
+      query: [
+        ['zeta', '1'],
+        ['alpha', '2'],
+        ['client', 'x'],
+        ['client_gravatar', 'false'],
+      ],
+    });
     expect(res.status).toBe(200);
     expect((res.body as { ignored_parameters_unsupported: string[] }).ignored_parameters_unsupported).toEqual(['alpha', 'zeta']);
     const clean = await rawRequest(org, kind, { method: 'GET', path: '/users' });
@@ -54,7 +88,19 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
   });
 
   it('reads parameters from the query string for POST too', async () => {
-    const res = await rawRequest(org, kind, { method: 'POST', path: '/fetch_api_key', query: [['username', 'owner@example.com'], ['password', 'owner-password-1']] }, null);
+    const res = await rawRequest(
+      org,
+      kind,
+      {
+        method: 'POST',
+        path: '/fetch_api_key',
+        query: [
+          ['username', 'owner@example.com'],
+          ['password', 'owner-password-1'],
+        ],
+      },
+      null,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ result: 'success', email: 'owner@example.com', api_key: org.owner.apiKey });
   });
@@ -117,7 +163,12 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
       const res = await rawRequest(org, kind, { method: 'GET', path: '/users' }, gone);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ result: 'error', msg: 'Account is deactivated', code: 'UNAUTHORIZED' });
-      const upper = await rawRequest(org, kind, { method: 'GET', path: '/users', headers: { authorization: basic('OWNER@EXAMPLE.COM', org.owner.apiKey) } }, null);
+      const upper = await rawRequest(
+        org,
+        kind,
+        { method: 'GET', path: '/users', headers: { authorization: basic('OWNER@EXAMPLE.COM', org.owner.apiKey) } },
+        null,
+      );
       expect(upper.status).toBe(200);
     });
 

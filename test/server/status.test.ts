@@ -37,7 +37,14 @@ describe.each(TRANSPORTS)('user status over %s', (kind) => {
     const res = await (await as(user)).call(updateOwnStatus, { status_text: '  on vacation  ', emoji_name: 'car' });
     expect(openapiErrors('post', '/users/me/status', 200, res)).toEqual([]);
     const [event] = takeEvents(org, q);
-    expect(event).toEqual({ type: 'user_status', user_id: user.id, status_text: 'on vacation', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
+    expect(event).toEqual({
+      type: 'user_status',
+      user_id: user.id,
+      status_text: 'on vacation',
+      emoji_name: 'car',
+      emoji_code: '1f697',
+      reaction_type: 'unicode_emoji',
+    });
     expect(eventErrors(event!)).toEqual([]);
     const read = await (await as(member)).call(getUserStatus, { user_id: user.id });
     expect(openapiErrors('get', '/users/{user_id}/status', 200, read)).toEqual([]);
@@ -91,7 +98,11 @@ describe.each(TRANSPORTS)('user status over %s', (kind) => {
     ['nothing', {}, 'Client did not pass any new values.'],
     ['only a code', { emoji_code: '1f697' }, 'Client did not pass any new values.'],
     ['a code without a name', { away: false, emoji_code: '1f697' }, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.'],
-    ['a type without a name', { status_text: 'x', reaction_type: 'unicode_emoji' }, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.'],
+    [
+      'a type without a name',
+      { status_text: 'x', reaction_type: 'unicode_emoji' },
+      'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+    ],
     ['an unknown name', { emoji_name: 'no_such_emoji' }, "Emoji 'no_such_emoji' does not exist"],
     ['a name not matching the code', { emoji_name: 'car', emoji_code: '1f419', reaction_type: 'unicode_emoji' }, 'Invalid emoji name.'],
     ['an unknown Unicode code', { emoji_name: 'car', emoji_code: 'ffff', reaction_type: 'unicode_emoji' }, 'Invalid emoji code.'],
@@ -102,9 +113,7 @@ describe.each(TRANSPORTS)('user status over %s', (kind) => {
     ['a bad zulip name', { emoji_name: 'octopus', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' }, 'Invalid emoji name.'],
     ['an unknown type', { emoji_name: 'car', emoji_code: '1f697', reaction_type: 'sticker' }, 'Invalid emoji type.'],
   ])('refuses %s', async (_what, params, msg) => {
-    const resolved = Object.fromEntries(
-      Object.entries(params).map(([k, v]) => [k, v === 'PARROT' ? String(parrot) : v === 'OLD' ? String(oldParrot) : v]),
-    );
+    const resolved = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v === 'PARROT' ? String(parrot) : v === 'OLD' ? String(oldParrot) : v]));
     expect(await flatFailure((await as(member)).call(updateOwnStatus, resolved))).toEqual(bad(msg));
   });
 

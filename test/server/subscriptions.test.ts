@@ -117,9 +117,17 @@ describe.each(TRANSPORTS)('subscription settings over %s', (kind) => {
     });
 
     it('reports entries with missing or unexpected keys', async () => {
-      const res = await rawRequest(org, kind, { method: 'POST', path: '/users/me/subscriptions/properties', body: [['subscription_data', '[{"stream_id": 1, "value": true}]']] });
+      const res = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/users/me/subscriptions/properties',
+        body: [['subscription_data', '[{"stream_id": 1, "value": true}]']],
+      });
       expect(res.body).toEqual({ result: 'error', msg: 'subscription_data[0]["property"] field is missing: Field required', code: 'BAD_REQUEST' });
-      const extra = await rawRequest(org, kind, { method: 'POST', path: '/users/me/subscriptions/properties', body: [['subscription_data', '[{"stream_id": 1, "property": "is_muted", "value": true, "x": 1}]']] });
+      const extra = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/users/me/subscriptions/properties',
+        body: [['subscription_data', '[{"stream_id": 1, "property": "is_muted", "value": true, "x": 1}]']],
+      });
       expect(extra.body).toMatchObject({ msg: 'Argument "x" at subscription_data[0] is unexpected' });
     });
   });
@@ -128,7 +136,19 @@ describe.each(TRANSPORTS)('subscription settings over %s', (kind) => {
     it('changes one property; the value is a JSON boolean or a raw colour', async () => {
       const { user, client, streamId } = await subscribed();
       await client.call(updateSubscription, { stream_id: streamId, property: 'is_muted', value: 'true' });
-      const res = await rawRequest(org, kind, { method: 'POST', path: `/users/me/subscriptions/${streamId}`, body: [['property', 'color'], ['value', '#abc']] }, user);
+      const res = await rawRequest(
+        org,
+        kind,
+        {
+          method: 'POST',
+          path: `/users/me/subscriptions/${streamId}`,
+          body: [
+            ['property', 'color'],
+            ['value', '#abc'],
+          ],
+        },
+        user,
+      );
       expect(res.body).toEqual({ result: 'success', msg: '' });
       expect(await settingsOf(client, streamId)).toMatchObject({ is_muted: true, color: '#abc' });
       const bad = await failure(client.call(updateSubscription, { stream_id: streamId, property: 'pin_to_top', value: 'maybe' }));

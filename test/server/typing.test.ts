@@ -28,9 +28,13 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
   /** A message through the real send. */
   const storeMessage = async (sender: TestUser, to: { streamId: number; topic: string } | { userIds: number[] }) =>
     (
-      await (await clientFor(org, kind, sender)).call(
+      await (
+        await clientFor(org, kind, sender)
+      ).call(
         sendMessage,
-        'streamId' in to ? { type: 'stream', to: String(to.streamId), topic: to.topic, content: 'hi' } : { type: 'direct', to: JSON.stringify(to.userIds), content: 'hi' },
+        'streamId' in to
+          ? { type: 'stream', to: String(to.streamId), topic: to.topic, content: 'hi' }
+          : { type: 'direct', to: JSON.stringify(to.userIds), content: 'hi' },
       )
     ).id;
 
@@ -69,7 +73,10 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       setSetting(org.db, 'email_address_visibility', 3);
       try {
         const q = openQueue(org, bob);
-        await post(ann, [['op', 'start'], ['to', `[${bob.id}]`]]);
+        await post(ann, [
+          ['op', 'start'],
+          ['to', `[${bob.id}]`],
+        ]);
         const [event] = takeNumberedEvents(org, q);
         // Both transports reach the organization at 127.0.0.1, the host of the placeholder addresses.
         expect(event).toMatchObject({ sender: { user_id: ann.id, email: `user${ann.id}@127.0.0.1` } });
@@ -83,7 +90,10 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const gone = org.addUser({ active: false });
       org.db.prepare('UPDATE users SET receives_typing_notifications = 0 WHERE id = ?').run(quiet.id);
       const [qQuiet, qGone, qAnn] = [quiet, gone, ann].map((u) => openQueue(org, u));
-      const res = await post(ann, [['op', 'start'], ['to', `[${quiet.id},${gone.id}]`]]);
+      const res = await post(ann, [
+        ['op', 'start'],
+        ['to', `[${quiet.id},${gone.id}]`],
+      ]);
       expect(res.status).toBe(200);
       expect(takeNumberedEvents(org, qQuiet)).toEqual([]);
       expect(takeNumberedEvents(org, qGone)).toEqual([]);
@@ -93,14 +103,64 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
 
     it.each([
       ['no to', [['op', 'start']], "Missing 'to' argument"],
-      ['an empty to', [['op', 'start'], ['to', '[]']], "Empty 'to' list"],
-      ['an unknown user', [['op', 'start'], ['to', '[999999]']], 'Invalid user ID 999999'],
-      ['the removed private type', [['type', 'private'], ['op', 'start'], ['to', '[1]']], 'Invalid type'],
-      ['an unknown op', [['op', 'begin'], ['to', '[1]']], 'Invalid op'],
-      ['to that is not a list', [['op', 'start'], ['to', '5']], 'to is not a list'],
-      ['to with a string', [['op', 'start'], ['to', '["x"]']], 'to[0] is not an integer'],
+      [
+        'an empty to',
+        [
+          ['op', 'start'],
+          ['to', '[]'],
+        ],
+        "Empty 'to' list",
+      ],
+      [
+        'an unknown user',
+        [
+          ['op', 'start'],
+          ['to', '[999999]'],
+        ],
+        'Invalid user ID 999999',
+      ],
+      [
+        'the removed private type',
+        [
+          ['type', 'private'],
+          ['op', 'start'],
+          ['to', '[1]'],
+        ],
+        'Invalid type',
+      ],
+      [
+        'an unknown op',
+        [
+          ['op', 'begin'],
+          ['to', '[1]'],
+        ],
+        'Invalid op',
+      ],
+      [
+        'to that is not a list',
+        [
+          ['op', 'start'],
+          ['to', '5'],
+        ],
+        'to is not a list',
+      ],
+      [
+        'to with a string',
+        [
+          ['op', 'start'],
+          ['to', '["x"]'],
+        ],
+        'to[0] is not an integer',
+      ],
     ] as const)('refuses %s', async (_name, body, msg) => {
-      expect(statusAndBody(await post(ann, body.map(([k, v]) => [k, v] as [string, string])))).toEqual(badRequest(msg));
+      expect(
+        statusAndBody(
+          await post(
+            ann,
+            body.map(([k, v]) => [k, v] as [string, string]),
+          ),
+        ),
+      ).toEqual(badRequest(msg));
     });
 
     it('refuses a missing op with the missing-argument code', async () => {
@@ -112,13 +172,27 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const shy = org.addUser();
       org.db.prepare('UPDATE users SET send_private_typing_notifications = 0 WHERE id = ?').run(shy.id);
       const q = openQueue(org, bob);
-      expect(statusAndBody(await post(shy, [['op', 'start'], ['to', `[${bob.id}]`]]))).toEqual(badRequest('User has disabled typing notifications for direct messages'));
+      expect(
+        statusAndBody(
+          await post(shy, [
+            ['op', 'start'],
+            ['to', `[${bob.id}]`],
+          ]),
+        ),
+      ).toEqual(badRequest('User has disabled typing notifications for direct messages'));
       expect(takeNumberedEvents(org, q)).toEqual([]);
     });
 
     it('rejects the whole request when one ID is unknown', async () => {
       const q = openQueue(org, bob);
-      expect(statusAndBody(await post(ann, [['op', 'start'], ['to', `[${bob.id},424242]`]]))).toEqual(badRequest('Invalid user ID 424242'));
+      expect(
+        statusAndBody(
+          await post(ann, [
+            ['op', 'start'],
+            ['to', `[${bob.id},424242]`],
+          ]),
+        ),
+      ).toEqual(badRequest('Invalid user ID 424242'));
       expect(takeNumberedEvents(org, q)).toEqual([]);
     });
   });
@@ -131,9 +205,21 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
 
     it.each(['stream', 'channel'])('sends type %s typing to the channel subscribers only', async (type) => {
       const [qAnn, qBob, qOwner] = [ann, bob, org.owner].map(channelQueue);
-      const res = await post(ann, [['type', type], ['op', 'start'], ['stream_id', String(streamId)], ['topic', '  plans  ']]);
+      const res = await post(ann, [
+        ['type', type],
+        ['op', 'start'],
+        ['stream_id', String(streamId)],
+        ['topic', '  plans  '],
+      ]);
       expect(res.body).toEqual({ result: 'success', msg: '' });
-      const expected = { type: 'typing', op: 'start', message_type: 'stream', sender: { user_id: ann.id, email: ann.email }, stream_id: streamId, topic: 'plans' };
+      const expected = {
+        type: 'typing',
+        op: 'start',
+        message_type: 'stream',
+        sender: { user_id: ann.id, email: ann.email },
+        stream_id: streamId,
+        topic: 'plans',
+      };
       const [annEvents, bobEvents] = [takeNumberedEvents(org, qAnn), takeNumberedEvents(org, qBob)];
       expect(annEvents).toMatchObject([expected]);
       expect(bobEvents).toMatchObject([expected]);
@@ -145,22 +231,41 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
     it('delivers channel typing only to queues registered with stream_typing_notifications (4.1 rule 7)', async () => {
       const legacy = openQueue(org, bob);
       const capable = openQueue(org, bob, { options: { client_capabilities: { stream_typing_notifications: true } } });
-      await post(ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(streamId)], ['topic', 'plans']]);
+      await post(ann, [
+        ['type', 'stream'],
+        ['op', 'start'],
+        ['stream_id', String(streamId)],
+        ['topic', 'plans'],
+      ]);
       expect(takeNumberedEvents(org, legacy)).toEqual([]);
       expect(takeNumberedEvents(org, capable)).toMatchObject([{ type: 'typing', message_type: 'stream', stream_id: streamId }]);
       // Direct-message typing needs no capability.
-      await post(ann, [['op', 'start'], ['to', `[${bob.id}]`]]);
+      await post(ann, [
+        ['op', 'start'],
+        ['to', `[${bob.id}]`],
+      ]);
       expect(takeNumberedEvents(org, legacy)).toMatchObject([{ type: 'typing', message_type: 'direct' }]);
     });
 
     it('ignores to for a channel', async () => {
-      const res = await post(ann, [['type', 'stream'], ['op', 'stop'], ['stream_id', String(streamId)], ['topic', 't'], ['to', `[${bob.id}]`]]);
+      const res = await post(ann, [
+        ['type', 'stream'],
+        ['op', 'stop'],
+        ['stream_id', String(streamId)],
+        ['topic', 't'],
+        ['to', `[${bob.id}]`],
+      ]);
       expect(res.body).toEqual({ result: 'success', msg: '' });
     });
 
     it.each(['(no topic)', 'general chat'])('reads the topic %j as the empty topic, and accepts subject', async (alias) => {
       const q = channelQueue(bob);
-      await post(ann, [['type', 'channel'], ['op', 'start'], ['stream_id', String(streamId)], ['subject', alias]]);
+      await post(ann, [
+        ['type', 'channel'],
+        ['op', 'start'],
+        ['stream_id', String(streamId)],
+        ['subject', alias],
+      ]);
       expect(takeNumberedEvents(org, q)).toMatchObject([{ topic: '' }]);
     });
 
@@ -168,12 +273,22 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const crowd = Array.from({ length: 100 }, () => org.addUser());
       const big = newStream(org, `town-hall-${kind}`, { subscribers: [ann, ...crowd] });
       const q = channelQueue(crowd[0]!);
-      const res = await post(ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(big)], ['topic', 't']]);
+      const res = await post(ann, [
+        ['type', 'stream'],
+        ['op', 'start'],
+        ['stream_id', String(big)],
+        ['topic', 't'],
+      ]);
       expect(res.body).toEqual({ result: 'success', msg: '' });
       expect(takeNumberedEvents(org, q)).toEqual([]);
       // At exactly 100 the events still go out.
       org.db.prepare('UPDATE subscriptions SET active = 0 WHERE user_id = ? AND stream_id = ?').run(crowd[99]!.id, big);
-      await post(ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(big)], ['topic', 't']]);
+      await post(ann, [
+        ['type', 'stream'],
+        ['op', 'start'],
+        ['stream_id', String(big)],
+        ['topic', 't'],
+      ]);
       expect(takeNumberedEvents(org, q)).toHaveLength(1);
     });
 
@@ -183,16 +298,104 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const shy = org.addUser();
       org.db.prepare('UPDATE users SET send_stream_typing_notifications = 0 WHERE id = ?').run(shy.id);
       const cases: [TestUser, [string, string][], string][] = [
-        [ann, [['type', 'stream'], ['op', 'start'], ['topic', 't']], "Missing 'stream_id' argument"],
-        [ann, [['type', 'channel'], ['op', 'start'], ['topic', 't'], ['to', `[${bob.id}]`]], "Missing 'stream_id' argument"],
-        [ann, [['type', 'stream'], ['op', 'start'], ['stream_id', '999999']], 'Missing topic'],
-        [shy, [['type', 'stream'], ['op', 'start'], ['stream_id', '999999'], ['topic', 't']], 'User has disabled typing notifications for channel messages'],
-        [ann, [['type', 'stream'], ['op', 'start'], ['stream_id', '999999'], ['topic', 't']], 'Invalid channel ID'],
-        [ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(hidden)], ['topic', 't']], 'Invalid channel ID'],
-        [org.owner, [['type', 'stream'], ['op', 'start'], ['stream_id', String(hidden)], ['topic', 't']], 'Invalid channel ID'],
-        [gus, [['type', 'stream'], ['op', 'start'], ['stream_id', String(streamId)], ['topic', 't']], 'Invalid channel ID'],
-        [ann, [['type', 'stream'], ['op', 'start'], ['stream_id', String(archived)], ['topic', 't']], 'Invalid channel ID'],
-        [ann, [['type', 'stream'], ['op', 'start'], ['stream_id', '"7"'], ['topic', 't']], 'stream_id is not an integer'],
+        [
+          ann,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['topic', 't'],
+          ],
+          "Missing 'stream_id' argument",
+        ],
+        [
+          ann,
+          [
+            ['type', 'channel'],
+            ['op', 'start'],
+            ['topic', 't'],
+            ['to', `[${bob.id}]`],
+          ],
+          "Missing 'stream_id' argument",
+        ],
+        [
+          ann,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', '999999'],
+          ],
+          'Missing topic',
+        ],
+        [
+          shy,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', '999999'],
+            ['topic', 't'],
+          ],
+          'User has disabled typing notifications for channel messages',
+        ],
+        [
+          ann,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', '999999'],
+            ['topic', 't'],
+          ],
+          'Invalid channel ID',
+        ],
+        [
+          ann,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', String(hidden)],
+            ['topic', 't'],
+          ],
+          'Invalid channel ID',
+        ],
+        [
+          org.owner,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', String(hidden)],
+            ['topic', 't'],
+          ],
+          'Invalid channel ID',
+        ],
+        [
+          gus,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', String(streamId)],
+            ['topic', 't'],
+          ],
+          'Invalid channel ID',
+        ],
+        [
+          ann,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', String(archived)],
+            ['topic', 't'],
+          ],
+          'Invalid channel ID',
+        ],
+        [
+          ann,
+          [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', '"7"'],
+            ['topic', 't'],
+          ],
+          'stream_id is not an integer',
+        ],
       ];
       for (const [user, body, msg] of cases) expect(statusAndBody(await post(user, body)), msg).toEqual(badRequest(msg));
     });
@@ -200,9 +403,27 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
     it('lets a private channel subscriber and a subscribed guest type', async () => {
       const hidden = newStream(org, `club-${kind}`, { inviteOnly: true, subscribers: [bob, gus] });
       const q = channelQueue(gus);
-      expect((await post(bob, [['type', 'stream'], ['op', 'start'], ['stream_id', String(hidden)], ['topic', 't']])).status).toBe(200);
+      expect(
+        (
+          await post(bob, [
+            ['type', 'stream'],
+            ['op', 'start'],
+            ['stream_id', String(hidden)],
+            ['topic', 't'],
+          ])
+        ).status,
+      ).toBe(200);
       expect(takeNumberedEvents(org, q)).toHaveLength(1);
-      expect((await post(gus, [['type', 'stream'], ['op', 'stop'], ['stream_id', String(hidden)], ['topic', 't']])).status).toBe(200);
+      expect(
+        (
+          await post(gus, [
+            ['type', 'stream'],
+            ['op', 'stop'],
+            ['stream_id', String(hidden)],
+            ['topic', 't'],
+          ])
+        ).status,
+      ).toBe(200);
     });
   });
 
@@ -219,7 +440,13 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const [qAnn, qBob, qOwner] = [ann, bob, org.owner].map((u) => openQueue(org, u));
       const res = await (await clientFor(org, kind, ann)).call(setMessageEditTypingStatus, { message_id: id, op: 'start' });
       expect(res).toEqual({ result: 'success', msg: '' });
-      const expected = { type: 'typing_edit_message', op: 'start', sender_id: ann.id, message_id: id, recipient: { type: 'direct', user_ids: [ann.id, bob.id].sort((a, b) => a - b) } };
+      const expected = {
+        type: 'typing_edit_message',
+        op: 'start',
+        sender_id: ann.id,
+        message_id: id,
+        recipient: { type: 'direct', user_ids: [ann.id, bob.id].sort((a, b) => a - b) },
+      };
       expect(takeNumberedEvents(org, qAnn)).toEqual([{ ...expected, id: expect.any(Number) }]);
       expect(takeNumberedEvents(org, qBob)).toEqual([{ ...expected, id: expect.any(Number) }]);
       expect(takeNumberedEvents(org, qOwner)).toEqual([]);
@@ -247,7 +474,14 @@ describe.each(TRANSPORTS)('typing notifications over %s', (kind) => {
       const [qAnn, qOwner] = [ann, org.owner].map((u) => openQueue(org, u));
       await editTyping(bob, id);
       expect(takeNumberedEvents(org, qAnn)).toEqual([
-        { type: 'typing_edit_message', op: 'start', sender_id: bob.id, message_id: id, recipient: { type: 'channel', channel_id: streamId, topic: 'launch' }, id: expect.any(Number) },
+        {
+          type: 'typing_edit_message',
+          op: 'start',
+          sender_id: bob.id,
+          message_id: id,
+          recipient: { type: 'channel', channel_id: streamId, topic: 'launch' },
+          id: expect.any(Number),
+        },
       ]);
       expect(takeNumberedEvents(org, qOwner)).toEqual([]);
     });

@@ -72,7 +72,10 @@ describe.each(TRANSPORTS)('POST /user_uploads over %s', (kind) => {
     expect(res.uri.endsWith('/my-r%C3%A9sum%C3%A9-final.pdf')).toBe(true);
     const pathId = decodeURIComponent(res.uri.slice('/user_uploads/'.length));
     expect(existsSync(storedFile(org, pathId))).toBe(true);
-    expect(org.db.prepare('SELECT name, content_type FROM attachments WHERE path_id = ?').get(pathId)).toEqual({ name: 'my résumé (final).pdf', content_type: 'application/pdf' });
+    expect(org.db.prepare('SELECT name, content_type FROM attachments WHERE path_id = ?').get(pathId)).toEqual({
+      name: 'my résumé (final).pdf',
+      content_type: 'application/pdf',
+    });
   });
 
   it('accepts the file under any field name, and gives each upload its own path', async () => {

@@ -58,7 +58,14 @@ describe.each(TRANSPORTS)('topic preferences over %s', (kind) => {
         ['lunch', 2],
         ['lunch', 0],
       ]);
-      expect(events[0]).toEqual({ type: 'user_topic', stream_id: general, topic_name: 'lunch', last_updated: org.clock.now() - 60, visibility_policy: 1, id: 0 });
+      expect(events[0]).toEqual({
+        type: 'user_topic',
+        stream_id: general,
+        topic_name: 'lunch',
+        last_updated: org.clock.now() - 60,
+        visibility_policy: 1,
+        id: 0,
+      });
       expect(openapiErrors('get', '/events', 200, { result: 'success', msg: '', events })).toEqual([]);
     });
 
@@ -75,7 +82,15 @@ describe.each(TRANSPORTS)('topic preferences over %s', (kind) => {
         'topic is too long (limit: 60 characters)',
       );
       await client.call(updateUserTopic, { stream_id: general, topic: 'é'.repeat(60), visibility_policy: 1 });
-      const res = await rawRequest(org, kind, { method: 'POST', path: '/user_topics', body: [['stream_id', String(general)], ['topic', 't'], ['visibility_policy', '4']] });
+      const res = await rawRequest(org, kind, {
+        method: 'POST',
+        path: '/user_topics',
+        body: [
+          ['stream_id', String(general)],
+          ['topic', 't'],
+          ['visibility_policy', '4'],
+        ],
+      });
       expect(res.body).toEqual({ result: 'error', msg: 'Invalid visibility_policy: Value error, Not in the list of possible values', code: 'BAD_REQUEST' });
     });
 
@@ -105,11 +120,30 @@ describe.each(TRANSPORTS)('topic preferences over %s', (kind) => {
 
     it('wants exactly one of stream_id and stream, and a known op', async () => {
       const { client } = await member();
-      const neither = await rawRequest(org, kind, { method: 'PATCH', path: '/users/me/subscriptions/muted_topics', body: [['topic', 't'], ['op', 'add']] });
+      const neither = await rawRequest(org, kind, {
+        method: 'PATCH',
+        path: '/users/me/subscriptions/muted_topics',
+        body: [
+          ['topic', 't'],
+          ['op', 'add'],
+        ],
+      });
       expect(neither.body).toEqual({ result: 'error', msg: "Missing 'stream_id' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'stream_id' });
       const both = await failure(client.call(muteTopic, { stream_id: general, stream: 'general', topic: 't', op: 'add' }));
-      expect(both).toMatchObject({ msg: 'Unsupported parameter combination: stream_id, stream', code: 'BAD_REQUEST', extra: { parameters: 'stream_id, stream' } });
-      const op = await rawRequest(org, kind, { method: 'PATCH', path: '/users/me/subscriptions/muted_topics', body: [['stream_id', String(general)], ['topic', 't'], ['op', 'toggle']] });
+      expect(both).toMatchObject({
+        msg: 'Unsupported parameter combination: stream_id, stream',
+        code: 'BAD_REQUEST',
+        extra: { parameters: 'stream_id, stream' },
+      });
+      const op = await rawRequest(org, kind, {
+        method: 'PATCH',
+        path: '/users/me/subscriptions/muted_topics',
+        body: [
+          ['stream_id', String(general)],
+          ['topic', 't'],
+          ['op', 'toggle'],
+        ],
+      });
       expect(op.body).toMatchObject({ msg: 'Invalid op', code: 'BAD_REQUEST' });
     });
 

@@ -25,7 +25,9 @@ describe.each(TRANSPORTS)('deactivating and reactivating users over %s', (kind) 
     const target = org.addUser();
     const bot = org.addUser({ bot: { type: 1, ownerId: target.id } });
     const targetQueue = openQueue(org, target);
-    org.db.prepare('INSERT INTO invites (email, referrer_id, invited_as, invited) VALUES (?, ?, 400, ?)').run(`pending-${kind}@example.com`, target.id, org.clock.now());
+    org.db
+      .prepare('INSERT INTO invites (email, referrer_id, invited_as, invited) VALUES (?, ?, 400, ?)')
+      .run(`pending-${kind}@example.com`, target.id, org.clock.now());
     const q = openQueue(org, admin);
     const res = await (await as(admin)).call(deactivateUser, { user_id: target.id });
     expect(openapiErrors('delete', '/users/{user_id}', 200, res)).toEqual([]);
@@ -63,12 +65,19 @@ describe.each(TRANSPORTS)('deactivating and reactivating users over %s', (kind) 
     });
     await (await as(org.owner)).call(deactivateUser, { user_id: owner2.id });
     expect(isActive(org, owner2.id)).toBe(0);
-    expect(await flatFailure((await as(org.owner)).call(deactivateUser, { user_id: org.owner.id }))).toEqual(bad('Cannot deactivate the only organization owner'));
+    expect(await flatFailure((await as(org.owner)).call(deactivateUser, { user_id: org.owner.id }))).toEqual(
+      bad('Cannot deactivate the only organization owner'),
+    );
   });
 
   it('caps the notification comment at 2000 characters', async () => {
     const target = org.addUser();
-    const res = await rawRequest(org, kind, { method: 'DELETE', path: `/users/${target.id}`, body: [['deactivation_notification_comment', 'x'.repeat(2001)]] }, admin);
+    const res = await rawRequest(
+      org,
+      kind,
+      { method: 'DELETE', path: `/users/${target.id}`, body: [['deactivation_notification_comment', 'x'.repeat(2001)]] },
+      admin,
+    );
     expect(res.body).toEqual({ result: 'error', msg: 'deactivation_notification_comment is too long (limit: 2000 characters)', code: 'BAD_REQUEST' });
     const ok = await rawRequest(org, kind, { method: 'DELETE', path: `/users/${target.id}`, body: [['deactivation_notification_comment', 'Farewell']] }, admin);
     expect(ok.body).toEqual({ result: 'success', msg: '' });
@@ -105,7 +114,9 @@ describe.each(TRANSPORTS)('deactivating and reactivating users over %s', (kind) 
     const bot = org.addUser({ bot: { type: 1, ownerId: admin.id }, active: false, name: `Twin Name ${kind}` });
     org.addUser({ name: `Twin Name ${kind}` });
     expect(await flatFailure((await as(admin)).call(reactivateUser, { user_id: bot.id }))).toEqual(
-      bad(`There is already an active bot named "Twin Name ${kind}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`),
+      bad(
+        `There is already an active bot named "Twin Name ${kind}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`,
+      ),
     );
   });
 

@@ -31,10 +31,15 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
     it('lists custom profile values with rendered_value for Markdown fields only, valid against OpenAPI', async () => {
       const owner = await as(org.owner);
       const bio = (await owner.call(createCustomProfileField, { name: `Bio ${kind}`, field_type: 2 })).id;
-      const editor = (
-        await owner.call(createCustomProfileField, { name: `Editor ${kind}`, field_type: 3, field_data: { vim: { text: 'Vim', order: '1' } } })
-      ).id;
-      await owner.call(updateUser, { user_id: member.id, profile_data: [{ id: bio, value: 'I *like* tea' }, { id: editor, value: 'vim' }] });
+      const editor = (await owner.call(createCustomProfileField, { name: `Editor ${kind}`, field_type: 3, field_data: { vim: { text: 'Vim', order: '1' } } }))
+        .id;
+      await owner.call(updateUser, {
+        user_id: member.id,
+        profile_data: [
+          { id: bio, value: 'I *like* tea' },
+          { id: editor, value: 'vim' },
+        ],
+      });
       const res = await owner.call(getUsers, { include_custom_profile_fields: true, user_ids: [member.id, admin.id] });
       expect(openapiErrors('get', '/users', 200, res)).toEqual([]);
       expect(res.members.map((m) => m.user_id)).toEqual([admin.id, member.id]);
@@ -97,7 +102,20 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       const joined = async () => (await (await as(admin)).call(getUser, { user_id })).user.date_joined;
       const iso = (t: number) => new Date(t * 1000).toISOString().replace('Z', '+00:00');
       expect(await joined()).toBe(iso(created));
-      const login = () => rawRequest(org, kind, { method: 'POST', path: '/fetch_api_key', body: [['username', email], ['password', password]] }, null);
+      const login = () =>
+        rawRequest(
+          org,
+          kind,
+          {
+            method: 'POST',
+            path: '/fetch_api_key',
+            body: [
+              ['username', email],
+              ['password', password],
+            ],
+          },
+          null,
+        );
       org.clock.advance(3600);
       expect((await login()).status).toBe(200);
       expect(await joined()).toBe(iso(created + 3600));
@@ -106,7 +124,19 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       expect(await joined()).toBe(iso(created + 3600));
       // An account that did not come from the API keeps its date.
       const ownerJoined = (await (await as(admin)).call(getUser, { user_id: org.owner.id })).user.date_joined;
-      const ownerLogin = await rawRequest(org, kind, { method: 'POST', path: '/fetch_api_key', body: [['username', org.owner.email], ['password', org.owner.password]] }, null);
+      const ownerLogin = await rawRequest(
+        org,
+        kind,
+        {
+          method: 'POST',
+          path: '/fetch_api_key',
+          body: [
+            ['username', org.owner.email],
+            ['password', org.owner.password],
+          ],
+        },
+        null,
+      );
       expect(ownerLogin.status).toBe(200);
       expect((await (await as(admin)).call(getUser, { user_id: org.owner.id })).user.date_joined).toBe(ownerJoined);
     });
@@ -184,7 +214,9 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       const client = await as(admin);
       const err = await flatFailureWithExtra(client.call(updateUser, { user_id: target.id, is_admin: true, is_guest: true }));
       expect(err).toEqual(bad('Guests cannot be organization administrators'));
-      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: guest.id, is_admin: true }))).toEqual(bad('Guests cannot be organization administrators'));
+      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: guest.id, is_admin: true }))).toEqual(
+        bad('Guests cannot be organization administrators'),
+      );
       await client.call(updateUser, { user_id: target.id, is_guest: true });
       expect(role(org, target)).toBe(600);
       await client.call(updateUser, { user_id: target.id, is_guest: false, is_admin: true });
@@ -228,7 +260,7 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       }
     });
 
-    it("lets a member rename their own bot but not change its role or anyone else", async () => {
+    it('lets a member rename their own bot but not change its role or anyone else', async () => {
       const bot = org.addUser({ bot: { type: 1, ownerId: member.id }, name: 'Mel Bot' });
       const q = openQueue(org, member);
       const client = await as(member);
@@ -237,7 +269,10 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
         { type: 'realm_user', op: 'update', person: { user_id: bot.id, full_name: 'Mel Helper' } },
         { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, full_name: 'Mel Helper' } },
       ]);
-      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: bot.id, role: 200 }))).toMatchObject({ msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
+      expect(await flatFailureWithExtra(client.call(updateUser, { user_id: bot.id, role: 200 }))).toMatchObject({
+        msg: 'Must be an organization administrator',
+        code: 'UNAUTHORIZED_PRINCIPAL',
+      });
       expect(await flatFailureWithExtra(client.call(updateUser, { user_id: admin.id, full_name: 'Hacked' }))).toEqual(bad('Insufficient permission'));
       expect(await flatFailureWithExtra(client.call(updateUser, { user_id: 999999, full_name: 'Nobody' }))).toEqual(bad('No such user'));
     });
@@ -262,7 +297,9 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       expect(await flatFailureWithExtra((await as(admin)).call(updateUser, { user_id: target.id, new_email: 'x@example.com' }))).toEqual(
         bad('User not authorized to change user emails'),
       );
-      expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: admin.email }))).toEqual(bad(`Email '${admin.email}' already in use`));
+      expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: admin.email }))).toEqual(
+        bad(`Email '${admin.email}' already in use`),
+      );
       expect(await flatFailureWithExtra(owner.call(updateUser, { user_id: target.id, new_email: 'no-at-sign' }))).toEqual(bad('Invalid address.'));
       // Another owner does not hold the permission the organization's creator was given.
       const otherOwner = org.addUser({ role: 100 });
@@ -277,7 +314,9 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       const target = org.addUser({ name: 'By Email' });
       await (await as(admin)).call(updateUserByEmail, { email: target.email, full_name: 'By Address' });
       expect(nameOf(org, target)).toBe('By Address');
-      expect(await flatFailureWithExtra((await as(admin)).call(updateUserByEmail, { email: 'ghost@example.com', full_name: 'Ghost' }))).toEqual(bad('No such user'));
+      expect(await flatFailureWithExtra((await as(admin)).call(updateUserByEmail, { email: 'ghost@example.com', full_name: 'Ghost' }))).toEqual(
+        bad('No such user'),
+      );
     });
   });
 });

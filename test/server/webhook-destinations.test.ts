@@ -98,7 +98,9 @@ describe.each(TRANSPORTS)('outgoing webhooks to refused destinations, over %s', 
     const [, failure, notice] = sentAfter(before);
     expect(failure).toMatchObject({ sender_id: bot.id, type: 'stream', content: 'Failure! Third party responded with 407' });
     expect(notice).toMatchObject({ sender_id: bot.id, type: 'private' });
-    expect(notice!.content).toContain(`to your bot @_**Inside Bot ${_name}** triggered an outgoing webhook.\nThe URL configured for the webhook is for a private or disallowed network.`);
+    expect(notice!.content).toContain(
+      `to your bot @_**Inside Bot ${_name}** triggered an outgoing webhook.\nThe URL configured for the webhook is for a private or disallowed network.`,
+    );
     expect(sentAfter(before).some((m) => m.content.includes('internal secret'))).toBe(false);
     expect(org.logs.some((l) => l.includes(`bot ${bot.id}`) && l.includes('refused'))).toBe(true);
   });

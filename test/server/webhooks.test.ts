@@ -85,8 +85,7 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
 
   const messagesAfter = (id: number) => org.db.prepare('SELECT * FROM messages WHERE id > ? ORDER BY id').all(id) as StoredMessage[];
   const lastId = () => (org.db.prepare('SELECT coalesce(max(id), 0) AS id FROM messages').get() as { id: number }).id;
-  const send = async (user: TestUser, params: CallParamsOf<typeof sendMessage>) =>
-    (await clientFor(org, kind, user)).call(sendMessage, params);
+  const send = async (user: TestUser, params: CallParamsOf<typeof sendMessage>) => (await clientFor(org, kind, user)).call(sendMessage, params);
 
   beforeAll(async () => {
     org = createTestOrg();
@@ -142,7 +141,14 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
 
     const [trigger, replyMessage] = messagesAfter(before);
     expect(trigger!.id).toBe(sent.id);
-    expect(replyMessage).toMatchObject({ sender_id: bot.id, type: 'stream', stream_id: general, topic: 'pings', content: 'pong', client: 'OutgoingWebhookResponse' });
+    expect(replyMessage).toMatchObject({
+      sender_id: bot.id,
+      type: 'stream',
+      stream_id: general,
+      topic: 'pings',
+      content: 'pong',
+      client: 'OutgoingWebhookResponse',
+    });
     expect(messagesAfter(before)).toHaveLength(2);
   });
 
@@ -170,7 +176,10 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
     await org.router.drain();
     expect(service.received).toHaveLength(1);
     const payload = JSON.parse(service.received[0]!.body) as OutgoingWebhookPayload;
-    expect(payload).toMatchObject({ trigger: 'mention', message: { id: sent.id, type: 'stream', stream_id: elsewhere.id, display_recipient: elsewhere.name, subject: '' } });
+    expect(payload).toMatchObject({
+      trigger: 'mention',
+      message: { id: sent.id, type: 'stream', stream_id: elsewhere.id, display_recipient: elsewhere.name, subject: '' },
+    });
     expect(openapiErrors('post', '/zulip-outgoing-webhook', 200, payload)).toEqual([]);
     // What the bot is shown as its newest trigger is that message too, though it holds no copy of it.
     const { result: _r, msg: _m, ...shown } = await (await clientFor(org, kind, bot)).call(getOutgoingWebhookPayload, {});
@@ -221,7 +230,12 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
     expect(notice!.content).toContain('The response contains the following payload:\n```\nInternal trouble\n```');
     expect(notice!.content).toContain(`/near/${sent.id})`);
     const members = (org.db.prepare('SELECT members FROM recipients WHERE id = ?').get(notice!.recipient_id) as { members: string }).members;
-    expect(members.split(',').map(Number).sort((a, b) => a - b)).toEqual([org.owner.id, bot.id].sort((a, b) => a - b));
+    expect(
+      members
+        .split(',')
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([org.owner.id, bot.id].sort((a, b) => a - b));
     expect(org.logs.some((l) => l.includes('answered 500'))).toBe(true);
   });
 
@@ -266,7 +280,10 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
 
   it('logs where a failed call went without the credentials or query string of the bot’s URL', async () => {
     const port = await closedPort();
-    const down = org.addUser({ name: 'Secret Bot', bot: { type: 3, ownerId: org.owner.id, url: `http://alice:pa55word@127.0.0.1:${port}/hook?token=t0ps3cret#frag` } });
+    const down = org.addUser({
+      name: 'Secret Bot',
+      bot: { type: 3, ownerId: org.owner.id, url: `http://alice:pa55word@127.0.0.1:${port}/hook?token=t0ps3cret#frag` },
+    });
     const logged = org.logs.length;
     await send(ann, { type: 'stream', to: String(general), topic: 'secrets', content: '@**Secret Bot** hello' });
     await org.router.drain();
@@ -317,7 +334,12 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
       const res = await (await clientFor(org, kind, fresh)).call(getOutgoingWebhookPayload, {});
       const { result: _r, msg: _m, ...payload } = res;
       expect(openapiErrors('post', '/zulip-outgoing-webhook', 200, payload)).toEqual([]);
-      expect(payload).toMatchObject({ bot_full_name: 'Fresh Bot', trigger: 'direct_message', data: 'Hello, @**Fresh Bot**!', message: { type: 'private', sender_id: org.owner.id, id: 0 } });
+      expect(payload).toMatchObject({
+        bot_full_name: 'Fresh Bot',
+        trigger: 'direct_message',
+        data: 'Hello, @**Fresh Bot**!',
+        message: { type: 'private', sender_id: org.owner.id, id: 0 },
+      });
       expect(payload.message.rendered_content).toContain(`data-user-id="${fresh.id}"`);
     });
 

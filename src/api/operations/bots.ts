@@ -37,7 +37,7 @@ export const deactivateBot = operation<Record<string, never>>()({
   name: 'deactivate-bot',
   method: 'DELETE',
   path: '/bots/{bot_id}',
-  summary: "Deactivate a bot (its owner, or administrators)",
+  summary: 'Deactivate a bot (its owner, or administrators)',
   access: 'user',
   params: {
     bot_id: p.path(s.int()),

@@ -95,10 +95,9 @@ export const subscribe = operation<{
   summary: 'Subscribe the caller (or principals) to channels, creating missing ones',
   access: 'member',
   params: {
-    subscriptions: p.req(
-      s.list(s.object({ name: s.string(), description: s.optional(s.string({ maxLength: 1024 })), color: s.optional(s.string()) })),
-      { doc: 'JSON list of {"name", "description"?}' },
-    ),
+    subscriptions: p.req(s.list(s.object({ name: s.string(), description: s.optional(s.string({ maxLength: 1024 })), color: s.optional(s.string()) })), {
+      doc: 'JSON list of {"name", "description"?}',
+    }),
     principals: p.opt(principals, { doc: 'users to subscribe (IDs or e-mail addresses); default the caller' }),
     authorization_errors_fatal: p.def(s.bool(), true, { doc: 'false: list inaccessible channels in `unauthorized`' }),
     announce: p.def(s.bool(), false),

@@ -28,11 +28,7 @@ export type UserGroup = {
 } & Record<GroupPermissionSetting, GroupSettingValue>;
 
 /** A group-setting value on the wire: a group ID or {direct_members, direct_subgroups}. */
-const groupSettingValue = s.union(
-  s.int(),
-  s.object({ direct_members: s.list(s.int()), direct_subgroups: s.list(s.int()) }),
-  'an integer or a dict',
-);
+const groupSettingValue = s.union(s.int(), s.object({ direct_members: s.list(s.int()), direct_subgroups: s.list(s.int()) }), 'an integer or a dict');
 
 const groupPath = { user_group_id: p.path(s.int()) };
 
@@ -69,7 +65,10 @@ export const getUserGroups = operation<{ user_groups: UserGroup[] }>()({
     include_deactivated_groups: p.def(s.bool(), false, {
       // Called `allow_deactivated` from 290, when groups could first be deactivated; before that there are
       // none to include, so nothing is sent.
-      older: [{ before: 294, name: 'allow_deactivated' }, { before: 290, value: () => undefined }],
+      older: [
+        { before: 294, name: 'allow_deactivated' },
+        { before: 290, value: () => undefined },
+      ],
     }),
   },
   openapiPath: '/user_groups',

@@ -24,7 +24,8 @@ export function urlFormatOf(template: string): string {
 }
 
 /** The RFC 6570 template a `url_format` stands for (the inverse of `urlFormatOf`). */
-const templateOf = (format: string): string => format.replace(/%\((\w+)\)s|%%/g, (_match, name: string | undefined) => (name === undefined ? '%' : `{${name}}`));
+const templateOf = (format: string): string =>
+  format.replace(/%\((\w+)\)s|%%/g, (_match, name: string | undefined) => (name === undefined ? '%' : `{${name}}`));
 
 // The reverse-linkification fields came at 471: absent in a PATCH keeps them, "" removes them.
 const linkifierParams = {

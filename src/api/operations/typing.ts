@@ -57,6 +57,4 @@ export const setMessageEditTypingStatusBefore361 = operation<Record<string, neve
   before: 361,
 });
 
-declareOlder(setMessageEditTypingStatus, [
-  { before: 361, calls: (params) => [olderCall(setMessageEditTypingStatusBefore361, params)] },
-]);
+declareOlder(setMessageEditTypingStatus, [{ before: 361, calls: (params) => [olderCall(setMessageEditTypingStatusBefore361, params)] }]);

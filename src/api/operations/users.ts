@@ -79,9 +79,7 @@ export interface ProfileDataUpdate {
   value: string | number[] | null;
 }
 
-export const profileDataParam = s.list(
-  s.object({ id: s.int(), value: s.nullable(s.union(s.string(), s.list(s.int()), 'a string or a list of user IDs')) }),
-);
+export const profileDataParam = s.list(s.object({ id: s.int(), value: s.nullable(s.union(s.string(), s.list(s.int()), 'a string or a list of user IDs')) }));
 
 // Access is checked per target in the handler: an administrator, or the owner of the bot being edited.
 const updateUserParams = {

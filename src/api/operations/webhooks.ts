@@ -23,7 +23,7 @@ export interface OutgoingWebhookPayload {
 }
 
 const payloadOperation = {
-  summary: "What the calling outgoing-webhook bot receives: the payload for its newest triggering message, or a sample",
+  summary: 'What the calling outgoing-webhook bot receives: the payload for its newest triggering message, or a sample',
   access: 'user',
   params: {},
   idempotent: true,

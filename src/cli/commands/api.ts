@@ -27,7 +27,7 @@ export const commands = [
     path: ['api'],
     summary: 'send a raw API request and print the response envelope',
     description:
-      'Sends METHOD PATH (below /api/v1) with the profile\'s credentials and prints the JSON response as it came. ' +
+      "Sends METHOD PATH (below /api/v1) with the profile's credentials and prints the JSON response as it came. " +
       'Parameters go in the query string for GET and in the form body otherwise; values are sent as written, so ' +
       'lists, integers and booleans are given as JSON (-f user_ids=[1,2], -f client_gravatar=false). The exit code ' +
       'follows the response (see chatctl help exit-codes).\n\nKnown operations:\n' +
@@ -35,7 +35,7 @@ export const commands = [
     examples: [
       'chatctl api GET /users/me',
       "chatctl api GET /users -f 'user_ids=[8,9]'",
-      "chatctl api POST /users/me/presence -f status=active -f ping_only=true",
+      'chatctl api POST /users/me/presence -f status=active -f ping_only=true',
     ],
     args: {
       method: arg.custom(`HTTP method (${METHODS.join(', ')})`, parseMethod, { suggestions: METHODS }),

@@ -69,10 +69,12 @@ const cleanFilters = (o: Values<typeof CLEAN_FLAGS>, now: number): CleanFilters 
   unreferenced: o.unreferenced,
 });
 
-const matches = (f: CleanFilters) => (a: Attachment): boolean =>
-  (f.before === undefined || a.create_time < f.before) &&
-  (f.largerThan === undefined || a.size > f.largerThan) &&
-  (!f.unreferenced || a.messages.length === 0);
+const matches =
+  (f: CleanFilters) =>
+  (a: Attachment): boolean =>
+    (f.before === undefined || a.create_time < f.before) &&
+    (f.largerThan === undefined || a.size > f.largerThan) &&
+    (!f.unreferenced || a.messages.length === 0);
 
 /**
  * One clean at a time per organization: the lock lives in the data dir of an embedded organization (so
@@ -179,13 +181,13 @@ export const commands = [
     aliases: ['ls'],
     summary: 'list your uploaded files',
     description:
-      'Lists the files you uploaded (GET /attachments lists only the caller\'s own uploads): ID, name, size, ' +
+      "Lists the files you uploaded (GET /attachments lists only the caller's own uploads): ID, name, size, " +
       'upload time and how many messages link each (references). --json prints the wire objects (create_time in ' +
       'milliseconds, the linking messages in messages) with references and owner added; tables show the time in ' +
       'ISO 8601, and sizes for people on a terminal.',
     examples: [
       'chatctl attachments list',
-      'chatctl attachments list --json | jq \'.[] | select(.references == 0) | .id\'',
+      "chatctl attachments list --json | jq '.[] | select(.references == 0) | .id'",
       'chatctl attachments list --fields id,name,size --format csv',
     ],
     output: ATTACHMENT_OUTPUT,
@@ -203,7 +205,7 @@ export const commands = [
     summary: 'delete uploaded files by ID',
     description:
       'Deletes your uploaded files (DELETE /attachments/{id}); IDs come from attachments list. Messages that ' +
-      'linked a file keep their text, but the link stops working. Each ID\'s outcome is printed (one JSON line ' +
+      "linked a file keep their text, but the link stops working. Each ID's outcome is printed (one JSON line " +
       'each with --json); exit 3 when some failed, 6 when the one ID given is unknown. Asks for confirmation on a ' +
       'terminal; elsewhere --yes is required.',
     examples: ['chatctl attachments delete 12', 'chatctl attachments delete 12 13 14 --yes --json', 'chatctl attachments delete 12 --dry-run'],

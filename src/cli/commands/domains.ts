@@ -20,7 +20,7 @@ export const commands = [
     description:
       'Lists the e-mail domains of the organization (GET /realm/domains): when sign-ups are restricted to ' +
       'them, only addresses in these domains (and their subdomains where allowed) can join.',
-    examples: ['chatctl domains list', 'chatctl domains list --json | jq -r \'.[].domain\''],
+    examples: ['chatctl domains list', "chatctl domains list --json | jq -r '.[].domain'"],
     output: { fields: DOMAIN_FIELDS },
     async run(opts, ctx) {
       const out = ctx.output(opts);
@@ -48,7 +48,9 @@ export const commands = [
         printDryRun(ctx, await client.prepare(addRealmDomain, params));
         return;
       }
-      const { new_domain: [id, domain] } = await client.call(addRealmDomain, params, { signal: ctx.signal });
+      const {
+        new_domain: [id, domain],
+      } = await client.call(addRealmDomain, params, { signal: ctx.signal });
       await out.item({ id, domain });
     },
   }),
@@ -69,7 +71,12 @@ export const commands = [
     },
     async run(opts, ctx) {
       const domain = domainArg(opts.domain);
-      const call: RowCall = { row: 1, target: domain, status: 'updated', call: planCall(updateRealmDomain, { domain, allow_subdomains: opts.subdomains === true }) };
+      const call: RowCall = {
+        row: 1,
+        target: domain,
+        status: 'updated',
+        call: planCall(updateRealmDomain, { domain, allow_subdomains: opts.subdomains === true }),
+      };
       await runCalls(ctx, opts, await ctx.client(), [call], 'updated');
     },
   }),

@@ -12,7 +12,10 @@ const QUEUE_OUTPUT: OutputSpec = { fields: ['queue_id', 'last_event_id'] };
 
 /** `message,reaction`: at least one event type. */
 function parseEventTypes(value: string): string[] {
-  const types = value.split(',').map((t) => t.trim()).filter(Boolean);
+  const types = value
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (!types.length) throw usageError('--event-types takes comma-separated event types, e.g. message,reaction');
   return types;
 }
@@ -32,7 +35,7 @@ export const commands = [
       'Registers an event queue (POST /register) and prints its queue_id and last_event_id, so a script can read ' +
       'events with GET /events (chatctl api GET /events -f queue_id=... -f last_event_id=...) and delete the queue ' +
       'when done. No initial state is fetched. Without --event-types the queue gets every event type. An idle queue ' +
-      'expires after --lifespan (the server\'s default is 10 minutes).',
+      "expires after --lifespan (the server's default is 10 minutes).",
     examples: [
       'chatctl events register --json',
       'Q=$(chatctl events register --event-types message,reaction --fields queue_id)',
@@ -68,7 +71,7 @@ export const commands = [
     aliases: ['rm'],
     summary: 'delete event queues',
     description:
-      'Deletes event queues by ID (DELETE /events), e.g. those a script registered. Each ID\'s outcome is printed ' +
+      "Deletes event queues by ID (DELETE /events), e.g. those a script registered. Each ID's outcome is printed " +
       '(one JSON line each with --json); exit 3 when some failed, and 6 when the one ID given does not exist or ' +
       'has expired (BAD_EVENT_QUEUE_ID). Asks for confirmation on a terminal; elsewhere --yes is required.',
     examples: ['chatctl events delete 1517975029:0 --yes', 'chatctl events delete "$Q" --yes --json'],

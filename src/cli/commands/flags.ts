@@ -14,7 +14,12 @@ export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
 type EditableFlag = (typeof EDITABLE_FLAGS)[number];
 
 const RESULT_FIELDS = [
-  'processed_count', 'updated_count', 'first_processed_id', 'last_processed_id', 'found_oldest', 'found_newest',
+  'processed_count',
+  'updated_count',
+  'first_processed_id',
+  'last_processed_id',
+  'found_oldest',
+  'found_newest',
   'ignored_because_not_subscribed_channels',
 ] as const;
 /** With --all: one row per batch, numbered. */
@@ -117,7 +122,9 @@ async function apply(ctx: Context, p: Plan, o: OutputOptions & { all: boolean; d
     progress.done();
   }
   const verb = p.op === 'add' ? 'added to' : 'removed from';
-  ctx.info(`chatctl: ${processed} message${processed === 1 ? '' : 's'} processed in ${batches} batch${batches === 1 ? '' : 'es'}; "${p.flag}" ${verb} ${updated}`);
+  ctx.info(
+    `chatctl: ${processed} message${processed === 1 ? '' : 's'} processed in ${batches} batch${batches === 1 ? '' : 'es'}; "${p.flag}" ${verb} ${updated}`,
+  );
 }
 
 const DESCRIPTION = (verb: string) =>
@@ -139,7 +146,7 @@ function flagCommand(op: 'add' | 'remove'): CommandSpec {
     examples:
       op === 'add'
         ? [
-            "chatctl flags add read --narrow 'channel:general topic:\"release notes\"' --all",
+            'chatctl flags add read --narrow \'channel:general topic:"release notes"\' --all',
             "chatctl flags add starred --narrow 'sender:ada@example.com has:link' --anchor newest --before 50 --after 0",
             'chatctl flags add read --all --json',
             'chatctl flags add read --narrow \'[{"operator":"channel","operand":"general"}]\' --dry-run',

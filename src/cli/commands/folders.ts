@@ -39,7 +39,7 @@ export const commands = [
     summary: 'create a channel folder (administrators)',
     description: 'Creates a channel folder (POST /channel_folders/create) at the end of the order, and prints its ID.',
     examples: ['chatctl folders create Engineering --description "Channels of the engineering teams"', 'chatctl folders create Social --json'],
-    args: { name: converted(arg.required('the folder\'s name'), folderName) },
+    args: { name: converted(arg.required("the folder's name"), folderName) },
     options: { description: flag.string('--description <text>', 'what the folder holds (Markdown; default empty)') },
     output: { fields: ['id', 'name'] },
     mutating: true,
@@ -61,8 +61,7 @@ export const commands = [
     path: ['folders', 'update'],
     summary: 'rename, describe, archive or unarchive a channel folder (administrators)',
     description:
-      'Changes a channel folder (PATCH /channel_folders/{id}), named by ID or name. A folder can be archived only ' +
-      'once no unarchived channel is in it.',
+      'Changes a channel folder (PATCH /channel_folders/{id}), named by ID or name. A folder can be archived only ' + 'once no unarchived channel is in it.',
     examples: [
       'chatctl folders update 3 --name "Eng" --description "Engineering channels"',
       'chatctl folders update Social --archive',
@@ -86,7 +85,10 @@ export const commands = [
       const { name, description, archive, unarchive, folder: ref } = opts;
       const client = await ctx.client();
       const folders = isId(ref) ? [] : (await client.call(getChannelFolders, { include_archived: true })).channel_folders;
-      const [id] = requireResolved(matchIdsOrNames([ref], folders, (n) => `Invalid channel folder ID: no folder named "${n}"`), [ref]);
+      const [id] = requireResolved(
+        matchIdsOrNames([ref], folders, (n) => `Invalid channel folder ID: no folder named "${n}"`),
+        [ref],
+      );
       const params = { channel_folder_id: id!, name, description, is_archived: archive ? true : unarchive ? false : undefined };
       if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(updateChannelFolder, params));

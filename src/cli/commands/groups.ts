@@ -17,7 +17,15 @@ import type { OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveUserIds } from '../resolve.js';
 
 const GROUP_FIELDS = [
-  'id', 'name', 'description', 'members', 'direct_subgroup_ids', 'is_system_group', 'deactivated', 'date_created', 'creator_id',
+  'id',
+  'name',
+  'description',
+  'members',
+  'direct_subgroup_ids',
+  'is_system_group',
+  'deactivated',
+  'date_created',
+  'creator_id',
   ...GROUP_PERMISSION_SETTINGS,
 ] as const;
 const GROUP_COLUMNS = ['id', 'name', 'description', 'members', 'direct_subgroup_ids', 'is_system_group'] as const;
@@ -28,7 +36,10 @@ const MEMBER_COLUMNS = ['user_id', 'full_name', 'email'] as const;
 
 /** Groups by ID or name (system groups have names such as role:administrators), all or an error. */
 function groupIds(groups: readonly UserGroup[], refs: readonly string[]): number[] {
-  return requireResolved(matchIdsOrNames(refs, groups, (name) => `Invalid user group: ${name}`), refs);
+  return requireResolved(
+    matchIdsOrNames(refs, groups, (name) => `Invalid user group: ${name}`),
+    refs,
+  );
 }
 
 async function allGroups(client: ChatClient): Promise<UserGroup[]> {
@@ -56,7 +67,11 @@ export const commands = [
     description:
       'Lists the user groups (GET /user_groups): their direct members and subgroups by ID, and the permission ' +
       'settings. System groups (role:administrators, role:everyone ...) are included unless --no-system.',
-    examples: ['chatctl groups list', 'chatctl groups list --no-system --fields id,name,members', 'chatctl groups list --json | jq \'.[] | {name, n: (.members | length)}\''],
+    examples: [
+      'chatctl groups list',
+      'chatctl groups list --no-system --fields id,name,members',
+      "chatctl groups list --json | jq '.[] | {name, n: (.members | length)}'",
+    ],
     options: {
       deactivated: flag.bool('--deactivated', 'include deactivated groups'),
       system: flag.bool('--no-system', 'leave out system groups'),
@@ -121,7 +136,12 @@ export const commands = [
         return;
       }
       if (remove.length || removeSub.length) {
-        const what = [remove.length && `${remove.length} member${remove.length === 1 ? '' : 's'}`, removeSub.length && `${removeSub.length} subgroup${removeSub.length === 1 ? '' : 's'}`].filter(Boolean).join(' and ');
+        const what = [
+          remove.length && `${remove.length} member${remove.length === 1 ? '' : 's'}`,
+          removeSub.length && `${removeSub.length} subgroup${removeSub.length === 1 ? '' : 's'}`,
+        ]
+          .filter(Boolean)
+          .join(' and ');
         await confirmOrExit(ctx, opts.yes, `Remove ${what} from ${groupRef}?`);
       }
       await client.call(updateUserGroupMembers, params, { signal: ctx.signal });
@@ -140,12 +160,12 @@ export const commands = [
     summary: 'create a user group',
     description:
       'Creates a user group (POST /user_groups/create) with a description and, optionally, members (IDs or ' +
-      'e-mails) and subgroups (IDs or names). Prints the new group\'s ID.',
+      "e-mails) and subgroups (IDs or names). Prints the new group's ID.",
     examples: [
       'chatctl groups create design --description "Design team" --member ada@example.com 12',
       'chatctl groups create platform --description "Everyone on platform" --subgroup frontend backend --json',
     ],
-    args: { name: arg.required('the group\'s name') },
+    args: { name: arg.required("the group's name") },
     options: {
       description: flag.string('--description <text>', 'what the group is for (required)'),
       member: flag.list('--member <users...>', 'initial members (IDs or e-mails)'),

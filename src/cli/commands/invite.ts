@@ -34,13 +34,24 @@ import { requireResolved, resolveChannels, resolveGroups } from '../resolve.js';
  * The fields of an invitation: `kind` (email or link), `address` (the invited address, or the link's URL)
  * and `role` (by name) are chatctl's; the others are GET /invites' own.
  */
-const INVITE_FIELDS = ['id', 'kind', 'address', 'role', 'invited', 'expiry_date', 'invited_by_user_id', 'invited_as', 'email', 'link_url', 'is_multiuse'] as const;
+const INVITE_FIELDS = [
+  'id',
+  'kind',
+  'address',
+  'role',
+  'invited',
+  'expiry_date',
+  'invited_by_user_id',
+  'invited_as',
+  'email',
+  'link_url',
+  'is_multiuse',
+] as const;
 const INVITE_OUTPUT: OutputSpec = {
   fields: INVITE_FIELDS,
   columns: ['id', 'kind', 'address', 'role', 'invited', 'expiry_date'],
   times: { invited: 's', expiry_date: 's' },
 };
-
 
 /** What `invite send` takes besides its rows: the defaults of every row. */
 const SEND_FLAGS = {
@@ -63,7 +74,12 @@ function specOfFlags(opts: Values<typeof SEND_FLAGS>): InviteSpec {
 }
 
 /** Rows with their specs: one per EMAIL argument, or one per --from-file row; never both. */
-async function rowsOf(ctx: Context, source: FromFile, emails: readonly string[], defaults: InviteSpec): Promise<{ recipient: Recipient; spec: InviteSpec | Error }[]> {
+async function rowsOf(
+  ctx: Context,
+  source: FromFile,
+  emails: readonly string[],
+  defaults: InviteSpec,
+): Promise<{ recipient: Recipient; spec: InviteSpec | Error }[]> {
   const file = source.fromFile;
   if (file && emails.length) throw usageError('give addresses as arguments or with --from-file, not both');
   if (!file && !emails.length) throw usageError('name at least one e-mail address, or pass --from-file');
@@ -97,11 +113,11 @@ export const commands = [
       'Sends invitations (POST /invites) to the EMAIL arguments, or to one address per row of --from-file: a ' +
       'CSV file with a header or JSON lines, with the columns email (required), channels, groups, as, expires, ' +
       'default_channels, notify and welcome_text. Channels and groups are IDs or names, comma-separated in a ' +
-      'cell (a JSON array in JSON lines). The flags give every row its defaults; a row\'s own cells win. Rows ' +
+      "cell (a JSON array in JSON lines). The flags give every row its defaults; a row's own cells win. Rows " +
       `asking for the same things go out together, ${INVITE_CHUNK} addresses a request. Each address gets its own ` +
       'outcome: an address the server refuses (already has an account, not valid) fails on its own, and the ' +
-      'others are still invited. When a server\'s daily limit refuses a request, the addresses that still fit ' +
-      'are invited and only those over the limit fail, with the server\'s reason (with --concurrency 1, the ' +
+      "others are still invited. When a server's daily limit refuses a request, the addresses that still fit " +
+      "are invited and only those over the limit fail, with the server's reason (with --concurrency 1, the " +
       'first rows of the file are the ones invited). ' +
       'Safe to run again (after Ctrl-C or a crash): an address with a pending invitation for the same role is ' +
       'reported unchanged without a request; one pending with another role fails until that invitation is ' +
@@ -154,13 +170,13 @@ export const commands = [
     description:
       'Lists the invitations that are neither accepted, revoked nor expired (GET /invites), e-mail invitations ' +
       'and reusable invitation links together: all of them for administrators, your own otherwise. kind is ' +
-      'email or link, and address the invited address or the link\'s URL. The two kinds number their IDs ' +
+      "email or link, and address the invited address or the link's URL. The two kinds number their IDs " +
       'apart, so an ID may appear twice, once for each kind. Times are UNIX seconds in JSON, and RFC 3339 (UTC) ' +
       'in tables, TSV and CSV; expiry_date is empty for invitations that never expire. --json prints the ' +
       'objects as the server sent them (with --fields, any of the fields above).',
     examples: [
       'chatctl invite list',
-      'chatctl invite list --json | jq -r \'.[] | select(.expiry_date == null) | .email // .link_url\'',
+      "chatctl invite list --json | jq -r '.[] | select(.expiry_date == null) | .email // .link_url'",
       'chatctl invite list --fields id,kind,address --format csv',
     ],
     output: INVITE_OUTPUT,
@@ -178,7 +194,7 @@ export const commands = [
     description:
       'Revokes invitations so they stop working: e-mail invitations with DELETE /invites/{id}, reusable links ' +
       `with DELETE /invites/multiuse/{id}. Each argument is ${REF_FORMS}. A bare ID is looked up in invite list; ` +
-      'one that is both an e-mail invitation\'s and a link\'s is refused (exit 2, nothing revoked) until you ' +
+      "one that is both an e-mail invitation's and a link's is refused (exit 2, nothing revoked) until you " +
       'say email:ID or link:ID. An address revokes every pending e-mail invitation to it, never a link. Asks ' +
       'for confirmation on a terminal; elsewhere --yes is required.',
     examples: [
@@ -210,16 +226,22 @@ export const commands = [
     description:
       'Sends e-mail invitations again (POST /invites/{id}/resend), with their link and expiry unchanged. Each ' +
       'argument is an ID or email:ID (see invite list) or an invited address; links are not sent by e-mail, ' +
-      'so an ID names an e-mail invitation, and one that is only a link\'s fails. A resent invitation counts ' +
-      'against a server\'s daily limit.',
+      "so an ID names an e-mail invitation, and one that is only a link's fails. A resent invitation counts " +
+      "against a server's daily limit.",
     examples: ['chatctl invite resend 12', 'chatctl invite resend ada@example.com grace@example.com --json'],
     args: { invites: arg.variadic('IDs, email:ID or invited addresses', { required: true }) },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
       const client = await ctx.client();
-      const calls = await callsFor(client, opts.invites, 'resent', (key) =>
-          key.kind === 'email' ? planCall(resendInvite, { invite_id: key.id }, { id: key.id }) : `link ${key.id} is a reusable link: only e-mail invitations are resent`,
+      const calls = await callsFor(
+        client,
+        opts.invites,
+        'resent',
+        (key) =>
+          key.kind === 'email'
+            ? planCall(resendInvite, { invite_id: key.id }, { id: key.id })
+            : `link ${key.id} is a reusable link: only e-mail invitations are resent`,
         ['email'],
       );
       await runCalls(ctx, opts, client, calls, 'resent');

@@ -52,7 +52,7 @@ export const commands = [
     aliases: ['ls'],
     summary: 'list the linkifiers, in the order they are applied',
     description:
-      'Lists the organization\'s linkifiers (GET /realm/linkifiers) in the order clients apply them, which decides ' +
+      "Lists the organization's linkifiers (GET /realm/linkifiers) in the order clients apply them, which decides " +
       'the winner when patterns overlap: ID, pattern, URL template, reverse template, alternative URL templates and ' +
       'example input.',
     examples: ['chatctl linkifiers list', 'chatctl linkifiers list --json', 'chatctl linkifiers list --fields id,pattern --format csv'],
@@ -70,7 +70,7 @@ export const commands = [
       'Adds a linkifier at the end of the order (POST /realm/filters). PATTERN is a regular expression in Python ' +
       'syntax whose named groups, (?P<name>...), are exactly the variables of URL_TEMPLATE, an RFC 6570 template. ' +
       'Reverse linkification (a pasted URL becomes the linkifier text) needs --reverse-template and --example-input. ' +
-      'Prints the outcome with the new linkifier\'s ID.',
+      "Prints the outcome with the new linkifier's ID.",
     examples: [
       "chatctl linkifiers add '#(?P<id>[0-9]+)' 'https://github.com/zulip/zulip/issues/{id}'",
       "chatctl linkifiers add 'RT(?P<id>[0-9]+)' 'https://rt.example.com/{id}' --reverse-template 'RT{id}' --example-input RT42",
@@ -94,7 +94,7 @@ export const commands = [
 
   defineCommand({
     path: ['linkifiers', 'update'],
-    summary: 'change a linkifier\'s pattern and URL template (administrators)',
+    summary: "change a linkifier's pattern and URL template (administrators)",
     description:
       'Replaces linkifier ID (PATCH /realm/filters/{id}): PATTERN and URL_TEMPLATE are required, as by the API. ' +
       'The reverse-linkification fields (example input, reverse template, alternative URL templates) keep their ' +
@@ -119,7 +119,11 @@ export const commands = [
         row: 1,
         target: String(id),
         status: 'updated',
-        call: planCall(updateLinkifier, { filter_id: id, pattern: opts.pattern, url_template: opts.urlTemplate, ...reverse }, { labels: clear ? CLEAR_LABELS : LABELS, id }),
+        call: planCall(
+          updateLinkifier,
+          { filter_id: id, pattern: opts.pattern, url_template: opts.urlTemplate, ...reverse },
+          { labels: clear ? CLEAR_LABELS : LABELS, id },
+        ),
       };
       await runCalls(ctx, opts, await ctx.client(), [call], 'updated');
     },
@@ -131,7 +135,7 @@ export const commands = [
     summary: 'remove linkifiers (administrators)',
     description:
       'Removes the linkifiers with these IDs (DELETE /realm/filters/{id}). Messages already sent keep their links; ' +
-      'new messages are no longer linkified. Each ID\'s outcome is printed; exit 3 when some failed, 6 when the one ' +
+      "new messages are no longer linkified. Each ID's outcome is printed; exit 3 when some failed, 6 when the one " +
       'ID given is unknown. Asks for confirmation on a terminal; elsewhere --yes is required.',
     examples: ['chatctl linkifiers remove 3', 'chatctl linkifiers remove 3 4 --yes --json'],
     args: { ids: idsArg('linkifier IDs (from linkifiers list)', 'linkifier') },

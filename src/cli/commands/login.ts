@@ -22,7 +22,10 @@ const API_KEY = /^[A-Za-z0-9]{32}$/;
 
 /** Declared apart from the command so that its helpers take the parsed options by type. */
 const LOGIN_FLAGS = {
-  email: flag.string('--email <email>', 'the e-mail address to log in as (or the directory username, where the server allows one); --embedded: default the owner'),
+  email: flag.string(
+    '--email <email>',
+    'the e-mail address to log in as (or the directory username, where the server allows one); --embedded: default the owner',
+  ),
   passwordStdin: flag.bool('--password-stdin', 'read the password from stdin (--embedded: check it rather than read the key from the files)'),
   apiKeyStdin: flag.bool('--api-key-stdin', 'read an API key from stdin instead of a password (for servers without password login)'),
   embedded: flag.bool('--embedded', 'log in to the embedded organization (in --data-dir or the default data dir)'),
@@ -69,7 +72,11 @@ function otherMethods(s: ServerSettings): string[] {
  * Reads the server settings, following `realm_url` once when the organization lives at another URL (a
  * server answering for its organization's canonical address), never from https to plain http.
  */
-async function settingsOf(ctx: Context, given: string, tlsBase: ReturnType<typeof tlsFrom>): Promise<{ site: string; client: ChatClient; settings: ServerSettings }> {
+async function settingsOf(
+  ctx: Context,
+  given: string,
+  tlsBase: ReturnType<typeof tlsFrom>,
+): Promise<{ site: string; client: ChatClient; settings: ServerSettings }> {
   let client = await remoteClient(ctx, given, tlsBase);
   let settings: ServerSettings = await client.call(getServerSettings, {});
   const realm = settings.realm_url ?? settings.realm_uri;
@@ -147,18 +154,14 @@ async function loginRemote(ctx: Context, opts: LoginOptions, profileName: string
       credentials = { email: res.email, apiKey: res.api_key };
     }
     const facts = factsFromSettings(settings, Math.floor(ctx.now() / 1000));
-    await storeProfile(
-      ctx,
-      profileName,
-      {
-        server: site,
-        ...credentials,
-        featureLevel: facts.featureLevel,
-        ...(facts.version !== undefined ? { serverVersion: facts.version } : {}),
-        checkedAt: facts.checkedAt,
-        ...tlsFiles(ctx, tls),
-      },
-    );
+    await storeProfile(ctx, profileName, {
+      server: site,
+      ...credentials,
+      featureLevel: facts.featureLevel,
+      ...(facts.version !== undefined ? { serverVersion: facts.version } : {}),
+      checkedAt: facts.checkedAt,
+      ...tlsFiles(ctx, tls),
+    });
     const version = facts.version ? `, server ${facts.version}` : '';
     ctx.info(`chatctl: logged in to ${site} as ${credentials.email} (profile "${profileName}", feature level ${facts.featureLevel}${version})`);
   } finally {
@@ -204,7 +207,8 @@ async function operatorCredentials(organization: EmbeddedOrganization, email: st
     return organization.signInAs(email);
   } catch (e) {
     if (e instanceof UnknownUserError) throw notFound(`No such user: ${e.email}`);
-    if (e instanceof InactiveAccountError) throw new ChatctlError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);
+    if (e instanceof InactiveAccountError)
+      throw new ChatctlError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);
     throw e;
   }
 }
@@ -218,7 +222,7 @@ export const commands = [
       'one, tells whether usernames must be e-mail addresses, and lists the login methods when password login is ' +
       'off. Then exchanges the e-mail and password for an API key (fetch_api_key), or checks a pasted API key ' +
       '(--api-key-stdin, with GET /users/me), and stores the e-mail the server returned and the key, never the ' +
-      'password, in the profile (file mode 0600), with the server\'s feature level and the TLS files given. ' +
+      "password, in the profile (file mode 0600), with the server's feature level and the TLS files given. " +
       '--embedded signs in to the embedded organization (in --data-dir, or the data dir of the profile) instead: whoever ' +
       'can read its files already holds it, so no password is needed; it signs in as the owner, or as --email. ' +
       'The profile written becomes the default only when there is no default yet; stderr says which is the default.',

@@ -22,7 +22,11 @@ export const commands = [
       ctx.info(`chatctl: to sign in again: chatctl login ${where}${as}${profile.server ? '' : ' (no password needed)'}`);
       if (before.defaultProfile === name) {
         const others = Object.keys(before.profiles ?? {}).filter((p) => p !== name);
-        ctx.info(others.length ? `chatctl: there is no default profile now; pick one of ${others.join(', ')}: chatctl profiles use NAME` : 'chatctl: no profile is left');
+        ctx.info(
+          others.length
+            ? `chatctl: there is no default profile now; pick one of ${others.join(', ')}: chatctl profiles use NAME`
+            : 'chatctl: no profile is left',
+        );
       }
     },
   }),

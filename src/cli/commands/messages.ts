@@ -12,8 +12,19 @@ import { resolveUserIds } from '../resolve.js';
 import { topicName } from './topics.js';
 
 const HISTORY_FIELDS = [
-  'timestamp', 'user_id', 'user', 'topic', 'changes', 'content', 'rendered_content', 'prev_topic', 'stream', 'prev_stream',
-  'prev_content', 'prev_rendered_content', 'content_html_diff',
+  'timestamp',
+  'user_id',
+  'user',
+  'topic',
+  'changes',
+  'content',
+  'rendered_content',
+  'prev_topic',
+  'stream',
+  'prev_stream',
+  'prev_content',
+  'prev_rendered_content',
+  'content_html_diff',
 ] as const;
 const HISTORY_COLUMNS = ['timestamp', 'user', 'topic', 'changes'] as const;
 const HISTORY_OUTPUT: OutputSpec = { fields: HISTORY_FIELDS, columns: HISTORY_COLUMNS, times: { timestamp: 's' } };
@@ -47,7 +58,11 @@ export const commands = [
       'and what the edit changed (content, topic, channel). --json prints the snapshots as the server gives ' +
       'them; --fields picks from the snapshot fields (content, prev_content, content_html_diff ...) and the ' +
       'added user and changes.',
-    examples: ['chatctl messages history 1234', 'chatctl messages history 1234 --json', 'chatctl messages history 1234 --fields timestamp,content --format csv'],
+    examples: [
+      'chatctl messages history 1234',
+      'chatctl messages history 1234 --json',
+      'chatctl messages history 1234 --fields timestamp,content --format csv',
+    ],
     args: { message: messageIdArg() },
     output: HISTORY_OUTPUT,
     async run(opts, ctx) {
@@ -71,7 +86,7 @@ export const commands = [
     summary: 'send a message to a channel topic or a direct conversation',
     description:
       'Sends a message (POST /messages) to a channel topic (--channel and --topic) or to users (--to, by ID or ' +
-      'e-mail). --content - reads the content from stdin. Prints the new message\'s ID. Meant for scripts and ' +
+      "e-mail). --content - reads the content from stdin. Prints the new message's ID. Meant for scripts and " +
       'tests: notifications from cron jobs, fixtures.',
     examples: [
       'chatctl messages send --channel general --topic "deploys" --content "v2.3 is live"',
@@ -80,7 +95,7 @@ export const commands = [
     ],
     options: {
       channel: flag.string('--channel <channel>', 'the channel, by ID or name (with --topic)'),
-      topic: flag.string('--topic <topic>', 'the topic (\'\' for the general-chat topic)'),
+      topic: flag.string('--topic <topic>', "the topic ('' for the general-chat topic)"),
       to: flag.list('--to <users...>', 'direct message recipients (IDs or e-mails)'),
       content: flag.string('--content <text>', 'the message (Markdown); - reads stdin'),
     },
@@ -88,8 +103,8 @@ export const commands = [
     mutating: true,
     // Where to send is said first: a bare `messages send` is missing that before its content.
     check({ channel, topic, to, content }) {
-      if ((channel !== undefined) === (to.length > 0)) throw usageError('send to --channel C --topic T, or --to USER...');
-      if (channel !== undefined && topic === undefined) throw usageError('--channel needs --topic (\'\' for the general-chat topic)');
+      if ((channel !== undefined) === to.length > 0) throw usageError('send to --channel C --topic T, or --to USER...');
+      if (channel !== undefined && topic === undefined) throw usageError("--channel needs --topic ('' for the general-chat topic)");
       if (to.length && topic !== undefined) throw usageError('--topic goes with --channel');
       if (content === undefined) throw usageError('--content is required (- reads stdin)');
     },
@@ -128,7 +143,7 @@ export const commands = [
     args: { message: messageIdArg() },
     options: {
       content: flag.string('--content <text>', 'new content (Markdown); - reads stdin'),
-      topic: flag.string('--topic <topic>', 'new topic (\'\' for the general-chat topic)'),
+      topic: flag.string('--topic <topic>', "new topic ('' for the general-chat topic)"),
       propagate: flag.choice('--propagate <which>', 'topic change for: one, later or all messages of the topic', ['one', 'later', 'all']),
     },
     mutating: true,

@@ -65,14 +65,14 @@ function rowsOf(s: Snapshot) {
 const THRESHOLD_HELP =
   'Status per user, as Zulip clients show it: active when the user was active (active_timestamp) less than the ' +
   'offline threshold ago; otherwise idle when one of their clients was connected (idle_timestamp) less than the ' +
-  'threshold ago; otherwise offline. The threshold is the server\'s server_presence_offline_threshold_seconds ' +
+  "threshold ago; otherwise offline. The threshold is the server's server_presence_offline_threshold_seconds " +
   `(200 s by default; ${LEGACY_OFFLINE_THRESHOLD} s for servers below feature level 164, which do not report it) ` +
   'unless --offline-after says otherwise, and "now" is the server\'s clock. Users sharing no presence, and those ' +
   'with no data in the history window, are not listed.';
 
 const LIST_FLAGS = {
   days: flag.int('--days <n>', 'history window: users seen within this many days (server default 14)', { min: 0, what: 'a number of days' }),
-  offlineAfter: flag.int('--offline-after <seconds>', 'offline threshold (default: the server\'s)', { min: 1, what: 'a number of seconds' }),
+  offlineAfter: flag.int('--offline-after <seconds>', "offline threshold (default: the server's)", { min: 1, what: 'a number of seconds' }),
 };
 
 export const commands = [
@@ -87,7 +87,7 @@ export const commands = [
       THRESHOLD_HELP,
     examples: [
       'chatctl presence list',
-      "chatctl presence list --json | jq -r '.[] | select(.status == \"active\") | .email'",
+      'chatctl presence list --json | jq -r \'.[] | select(.status == "active") | .email\'',
       'chatctl presence list --days 1 --offline-after 600 --fields email,status',
     ],
     options: LIST_FLAGS,

@@ -21,7 +21,13 @@ export const commands = [
       const config = readConfig(ctx.env);
       const rows = Object.entries(config.profiles ?? {})
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([name, p]) => ({ name, default: name === config.defaultProfile, kind: p.server ? 'server' : 'embedded', target: p.server ?? p.embedded ?? null, email: p.email }));
+        .map(([name, p]) => ({
+          name,
+          default: name === config.defaultProfile,
+          kind: p.server ? 'server' : 'embedded',
+          target: p.server ?? p.embedded ?? null,
+          email: p.email,
+        }));
       if (!rows.length) ctx.info('chatctl: no profiles; log in first: chatctl login --server URL --email EMAIL, or chatctl login --embedded');
       await out.list(rows);
     },

@@ -29,7 +29,11 @@ function parseReactionType(value: string): ReactionType {
 export async function emojiOf(text: string, code: string | undefined, type: ReactionType | undefined): Promise<Emoji> {
   const name = text.trim().replace(/^:(.+):$/, '$1');
   if (/^[\w+-]+$/.test(name)) return { emoji_name: name, emoji_code: code, reaction_type: type };
-  const hex = [...name].map((c) => c.codePointAt(0)!).filter((cp) => cp !== 0xfe0f).map((cp) => cp.toString(16)).join('-');
+  const hex = [...name]
+    .map((c) => c.codePointAt(0)!)
+    .filter((cp) => cp !== 0xfe0f)
+    .map((cp) => cp.toString(16))
+    .join('-');
   const { unicodeEmojiName } = await import('../../api/emoji-names.js');
   const known = unicodeEmojiName(hex);
   if (!known) throw usageError(`"${text}" is not an emoji name or a known emoji`, 'names as in Zulip: thumbs_up, tada, heart ...');
@@ -42,7 +46,7 @@ const ARGS = {
 };
 
 const OPTIONS = {
-  code: flag.string('--code <code>', 'emoji code, to match a reaction recorded under an older name or a custom emoji\'s ID'),
+  code: flag.string('--code <code>', "emoji code, to match a reaction recorded under an older name or a custom emoji's ID"),
   type: flag.custom('--type <type>', `reaction type: ${REACTION_TYPES.join(', ')}`, parseReactionType, { suggestions: REACTION_TYPES }),
 };
 
@@ -79,7 +83,12 @@ export const commands = [
       'Adds your emoji reaction to a message (POST /messages/{id}/reactions). To join a reaction others made, ' +
       'pass the --code and --type the message shows for it. Reacting twice with the same emoji is refused by ' +
       'the server with REACTION_ALREADY_EXISTS (exit 1).',
-    examples: ['chatctl reactions add 1234 thumbs_up', 'chatctl reactions add 1234 :tada:', 'chatctl reactions add 1234 👍', 'chatctl reactions add 1234 octopus --code 5 --type realm_emoji'],
+    examples: [
+      'chatctl reactions add 1234 thumbs_up',
+      'chatctl reactions add 1234 :tada:',
+      'chatctl reactions add 1234 👍',
+      'chatctl reactions add 1234 octopus --code 5 --type realm_emoji',
+    ],
     args: ARGS,
     options: OPTIONS,
     mutating: true,

@@ -12,11 +12,16 @@ export const commands = [
       'on stderr. Stops cleanly on Ctrl-C or SIGTERM. The same data dir can be used by chatctl commands meanwhile. ' +
       'With --rate-limit it enforces the API rate limits of a current Zulip server (200 requests a minute and 2,000 an hour ' +
       'per user, 100 a minute per address without authentication) with the same X-RateLimit-* headers and 429 replies, ' +
-      'counted in this process\'s memory. It serves the data dir of the target (--data-dir, --profile, CHATCTL_DATA_DIR, ' +
+      "counted in this process's memory. It serves the data dir of the target (--data-dir, --profile, CHATCTL_DATA_DIR, " +
       'the default profile); a target that is a server is refused, and a data dir without an organization too. ' +
       'Outgoing webhooks may call services on this machine only when it listens on a loopback address, and never ' +
       'private or link-local addresses, unless --allow-private-webhooks.',
-    examples: ['chatctl serve', 'chatctl serve --port 8080 --data-dir ~/chat', 'chatctl serve --rate-limit', 'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users'],
+    examples: [
+      'chatctl serve',
+      'chatctl serve --port 8080 --data-dir ~/chat',
+      'chatctl serve --rate-limit',
+      'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users',
+    ],
     options: {
       host: flag.string('--host <host>', 'the address to listen on', { default: '127.0.0.1' }),
       port: flag.port('--port <port>', 'the port to listen on (0: any free port)', { default: 9991 }),

@@ -9,10 +9,24 @@ import { arg, flag } from '../flags.js';
 const PERMISSION_FIELDS = ['user_id', 'email', 'permission', 'granted', 'changed'] as const;
 
 export const SERVER_SETTINGS_FIELDS = [
-  'zulip_version', 'zulip_feature_level', 'zulip_merge_base', 'svc_version', 'svc_feature_level', 'svc_merge_base',
-  'realm_name', 'realm_url', 'realm_uri', 'realm_icon', 'realm_description', 'realm_web_public_access_enabled',
-  'email_auth_enabled', 'require_email_format_usernames', 'push_notifications_enabled', 'is_incompatible',
-  'authentication_methods', 'external_authentication_methods',
+  'zulip_version',
+  'zulip_feature_level',
+  'zulip_merge_base',
+  'svc_version',
+  'svc_feature_level',
+  'svc_merge_base',
+  'realm_name',
+  'realm_url',
+  'realm_uri',
+  'realm_icon',
+  'realm_description',
+  'realm_web_public_access_enabled',
+  'email_auth_enabled',
+  'require_email_format_usernames',
+  'push_notifications_enabled',
+  'is_incompatible',
+  'authentication_methods',
+  'external_authentication_methods',
 ] as const;
 
 export const commands = [
@@ -20,7 +34,11 @@ export const commands = [
     path: ['server', 'settings'],
     summary: 'show the public server settings (version, feature level, login methods)',
     description: 'Reads GET /server_settings, which needs no credentials.',
-    examples: ['chatctl server settings', 'chatctl server settings --server https://chat.example.com --json', 'chatctl server settings --fields zulip_version,zulip_feature_level'],
+    examples: [
+      'chatctl server settings',
+      'chatctl server settings --server https://chat.example.com --json',
+      'chatctl server settings --fields zulip_version,zulip_feature_level',
+    ],
     output: { fields: SERVER_SETTINGS_FIELDS },
     async run(opts, ctx) {
       const out = ctx.output(opts);
@@ -44,7 +62,11 @@ export const commands = [
     options: { passwordStdin: flag.bool('--password-stdin', 'read the new password from stdin') },
     async run(opts, ctx) {
       const { email } = opts;
-      const target = embeddedTarget(ctx, 'server reset-password', 'on a Zulip server its operator runs: manage.py changepassword EMAIL; a user can reset their own on the login page');
+      const target = embeddedTarget(
+        ctx,
+        'server reset-password',
+        'on a Zulip server its operator runs: manage.py changepassword EMAIL; a user can reset their own on the login page',
+      );
       const [{ withOperatorStore }, { choosePassword }, { BotAccountError }] = await Promise.all([
         import('../data-dir.js'),
         import('../password.js'),
@@ -66,8 +88,17 @@ export const commands = [
  * Grants or revokes a permission in the embedded organization's store directly, as a server's operator does
  * with change_user_role: no API request can, on a server or here.
  */
-async function changePermissionOf(ctx: Context, email: string, permission: OperatorPermission, granted: boolean): Promise<Record<(typeof PERMISSION_FIELDS)[number], unknown>> {
-  const target = embeddedTarget(ctx, `server ${granted ? 'grant' : 'revoke'}`, `on a Zulip server its operator runs: manage.py change_user_role ${email} ${permission}`);
+async function changePermissionOf(
+  ctx: Context,
+  email: string,
+  permission: OperatorPermission,
+  granted: boolean,
+): Promise<Record<(typeof PERMISSION_FIELDS)[number], unknown>> {
+  const target = embeddedTarget(
+    ctx,
+    `server ${granted ? 'grant' : 'revoke'}`,
+    `on a Zulip server its operator runs: manage.py change_user_role ${email} ${permission}`,
+  );
   const { withOperatorStore } = await import('../data-dir.js');
   return withOperatorStore(ctx, target, (organization) => {
     const { account, changed } = organization.changePermission(email, permission, granted);

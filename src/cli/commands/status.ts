@@ -9,7 +9,13 @@ import { resolveUser, resolveUsers } from '../resolve.js';
 const STATUS_FIELDS = ['away', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
 
 /** Changes one user's status (POST /users/{id}/status), reported as one outcome row like other changes. */
-async function changeStatus(ctx: Context, opts: BulkFlags & { dryRun?: boolean }, ref: string, change: Omit<UserStatus, 'away'>, status: string): Promise<void> {
+async function changeStatus(
+  ctx: Context,
+  opts: BulkFlags & { dryRun?: boolean },
+  ref: string,
+  change: Omit<UserStatus, 'away'>,
+  status: string,
+): Promise<void> {
   const client = await ctx.client();
   const found = (await resolveUsers(client, [ref])).get(ref)!;
   const call: RowCall = found.ok
@@ -42,7 +48,8 @@ export const commands = [
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     check(opts) {
-      if (opts.emoji === undefined && (opts.emojiCode !== undefined || opts.reactionType !== undefined)) throw usageError('--emoji-code and --reaction-type go with --emoji');
+      if (opts.emoji === undefined && (opts.emojiCode !== undefined || opts.reactionType !== undefined))
+        throw usageError('--emoji-code and --reaction-type go with --emoji');
       if (opts.text === undefined && opts.emoji === undefined) throw usageError('nothing to set: pass --text or --emoji');
     },
     async run(opts, ctx) {

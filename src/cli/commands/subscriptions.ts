@@ -1,9 +1,4 @@
-import {
-  getSubscriptions,
-  SUBSCRIPTION_PROPERTIES,
-  updateSubscriptionSettings,
-  type SubscriptionProperty,
-} from '../../api/operations/channels.js';
+import { getSubscriptions, SUBSCRIPTION_PROPERTIES, updateSubscriptionSettings, type SubscriptionProperty } from '../../api/operations/channels.js';
 import { converted } from '../args.js';
 import { BULK_FLAGS, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
 import { defineCommand } from '../command.js';
@@ -13,10 +8,29 @@ import type { OutputSpec } from '../output/output.js';
 import { resolveChannels } from '../resolve.js';
 
 const SUBSCRIPTION_FIELDS = [
-  'stream_id', 'name', ...SUBSCRIPTION_PROPERTIES, 'description', 'invite_only', 'is_web_public', 'is_archived', 'folder_id',
-  'date_created', 'creator_id', 'stream_weekly_traffic', 'subscribers',
+  'stream_id',
+  'name',
+  ...SUBSCRIPTION_PROPERTIES,
+  'description',
+  'invite_only',
+  'is_web_public',
+  'is_archived',
+  'folder_id',
+  'date_created',
+  'creator_id',
+  'stream_weekly_traffic',
+  'subscribers',
 ] as const;
-const SUBSCRIPTION_COLUMNS = ['stream_id', 'name', 'color', 'is_muted', 'pin_to_top', 'desktop_notifications', 'push_notifications', 'email_notifications'] as const;
+const SUBSCRIPTION_COLUMNS = [
+  'stream_id',
+  'name',
+  'color',
+  'is_muted',
+  'pin_to_top',
+  'desktop_notifications',
+  'push_notifications',
+  'email_notifications',
+] as const;
 const SUBSCRIPTION_OUTPUT: OutputSpec = { fields: SUBSCRIPTION_FIELDS, columns: SUBSCRIPTION_COLUMNS, times: { date_created: 's' } };
 
 /** `PROPERTY=VALUE`: a colour as #rrggbb, every other property true or false. */
@@ -43,7 +57,11 @@ export const commands = [
       'Lists the channels you are subscribed to (GET /users/me/subscriptions) with your settings for each: ' +
       'colour, muted, pinned, and the notification settings (empty: the organization default applies). ' +
       '--json prints the subscription objects as the server gives them.',
-    examples: ['chatctl subscriptions list', 'chatctl subscriptions list --fields name,is_muted --format csv', 'chatctl subscriptions list --subscribers --json'],
+    examples: [
+      'chatctl subscriptions list',
+      'chatctl subscriptions list --fields name,is_muted --format csv',
+      'chatctl subscriptions list --subscribers --json',
+    ],
     options: { subscribers: flag.bool('--subscribers', 'include the subscriber IDs of each channel') },
     output: SUBSCRIPTION_OUTPUT,
     async run(opts, ctx) {
@@ -61,7 +79,7 @@ export const commands = [
       'Sets each PROPERTY=VALUE on each --channel: one request per channel (POST /users/me/subscriptions/properties), ' +
       'and one outcome row per channel, as bulk commands report (exit 3 when some channels failed). A server applies ' +
       "a request's entries one by one, each kept as it is applied, and stops at the first it refuses (not subscribed, " +
-      'no such channel): a request per channel keeps every channel\'s outcome known. Properties: color (#rrggbb), ' +
+      "no such channel): a request per channel keeps every channel's outcome known. Properties: color (#rrggbb), " +
       'is_muted, pin_to_top, desktop_notifications, audible_notifications, push_notifications, email_notifications, ' +
       'wildcard_mentions_notify (true or false), and in_home_view (the legacy inverse of is_muted).',
     examples: [

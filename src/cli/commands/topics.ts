@@ -8,9 +8,7 @@ import type { OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveChannel } from '../resolve.js';
 import { fetchState } from '../state.js';
 
-
 export const POLICY_NAMES: Record<VisibilityPolicy, string> = { 0: 'inherit', 1: 'muted', 2: 'unmuted', 3: 'followed' };
-
 
 /**
  * `--topic ''` and `--topic '(no topic)'` both name the general-chat topic: "" on the wire, which the
@@ -23,7 +21,10 @@ const channelRef = (value: string): string | undefined => (value.trim() === '' ?
 
 const TOPIC_FLAGS = {
   channel: flag.required(flag.custom('--channel <channel>', 'the channel, by ID or name (required)', channelRef), '--channel is required'),
-  topic: flag.required(flag.string('--topic <topic>', 'the topic; \'\' or "(no topic)" is the general-chat topic (required)'), "--topic is required ('' for the general-chat topic)"),
+  topic: flag.required(
+    flag.string('--topic <topic>', 'the topic; \'\' or "(no topic)" is the general-chat topic (required)'),
+    "--topic is required ('' for the general-chat topic)",
+  ),
 };
 
 type Verb = 'mute' | 'unmute' | 'follow' | 'unfollow' | 'reset';
@@ -69,7 +70,6 @@ const TOPIC_FIELDS = ['stream_id', 'channel', 'topic_name', 'visibility_policy',
 const TOPIC_COLUMNS = ['channel', 'topic_name', 'policy', 'last_updated'] as const;
 const TOPIC_OUTPUT: OutputSpec = { fields: TOPIC_FIELDS, columns: TOPIC_COLUMNS, times: { last_updated: 's' } };
 
-
 interface TopicRow extends UserTopic {
   channel: string | null;
   policy: string;
@@ -87,7 +87,7 @@ export const commands: CommandSpec[] = [
     'unmute',
     'unmute a topic',
     'Makes the topic not muted. In an unmuted channel that is policy inherit (nothing set); in a muted channel it ' +
-      'is policy unmuted, so the topic shows although the channel is muted. The channel\'s state is read from your ' +
+      "is policy unmuted, so the topic shows although the channel is muted. The channel's state is read from your " +
       'subscriptions.',
     ['chatctl topics unmute --channel general --topic "lunch orders"'],
   ),
@@ -97,9 +97,12 @@ export const commands: CommandSpec[] = [
   policyCommand('unfollow', 'stop following a topic', 'Stops following the topic: policy inherit, so it behaves as the channel does.', [
     'chatctl topics unfollow --channel design --topic "release notes"',
   ]),
-  policyCommand('reset', 'forget any policy for a topic (muted, unmuted or followed)', 'Removes the topic\'s policy (inherit): it behaves as its channel does.', [
-    'chatctl topics reset --channel design --topic "release notes"',
-  ]),
+  policyCommand(
+    'reset',
+    'forget any policy for a topic (muted, unmuted or followed)',
+    "Removes the topic's policy (inherit): it behaves as its channel does.",
+    ['chatctl topics reset --channel design --topic "release notes"'],
+  ),
   defineCommand({
     path: ['topics', 'list'],
     aliases: ['ls'],
@@ -119,7 +122,13 @@ export const commands: CommandSpec[] = [
       const { streams } = await client.call(getStreams, {});
       const index = streams.map((s) => ({ id: s.stream_id, name: s.name }));
       const { channel, policy } = opts;
-      const only = channel === undefined ? undefined : requireResolved(matchIdsOrNames([channel], index, (n) => `Channel '${n}' does not exist`), [channel])[0];
+      const only =
+        channel === undefined
+          ? undefined
+          : requireResolved(
+              matchIdsOrNames([channel], index, (n) => `Channel '${n}' does not exist`),
+              [channel],
+            )[0];
       const names = new Map(index.map((c) => [c.id, c.name]));
       const rows: TopicRow[] = (await topicPolicies(client))
         .filter((t) => (only === undefined || t.stream_id === only) && (policy === undefined || POLICY_NAMES[t.visibility_policy] === policy))

@@ -11,15 +11,12 @@ import { flag, type Values } from '../flags.js';
 import { resolveChannel, resolveUserIds } from '../resolve.js';
 import { topicName } from './topics.js';
 
-type Conversation =
-  | { kind: 'direct'; users: string[] }
-  | { kind: 'channel'; channel: string; topic: string }
-  | { kind: 'edit'; messageId: number };
+type Conversation = { kind: 'direct'; users: string[] } | { kind: 'channel'; channel: string; topic: string } | { kind: 'edit'; messageId: number };
 
 const WHERE_FLAGS = {
   to: flag.list('--to <users...>', 'direct conversation: the other users, by ID or e-mail'),
   channel: flag.string('--channel <channel>', 'channel conversation: the channel, by ID or name (with --topic)'),
-  topic: flag.string('--topic <topic>', 'channel conversation: the topic (\'\' for the general-chat topic)'),
+  topic: flag.string('--topic <topic>', "channel conversation: the topic ('' for the general-chat topic)"),
   message: flag.int('--message <id>', 'editing: the message being edited', { min: 0, what: 'a message ID' }),
 };
 
@@ -31,7 +28,7 @@ function checkWhere({ to, channel, topic, message }: Where): void {
   if (given !== 1) throw usageError('say where: --to USER... (direct), --channel C --topic T (channel), or --message ID (editing)');
   if (to.length || message !== undefined) return;
   if (channel === undefined) throw usageError('--topic goes with --channel');
-  if (topic === undefined) throw usageError('--channel needs --topic (\'\' for the general-chat topic)');
+  if (topic === undefined) throw usageError("--channel needs --topic ('' for the general-chat topic)");
 }
 
 /** The conversation checkWhere let through. */
@@ -62,7 +59,8 @@ async function notify(client: ChatClient, c: Conversation, op: TypingOp, send: S
 
 async function run(ctx: Context, op: TypingOp, conversation: Conversation, dryRun: boolean): Promise<void> {
   const client = await ctx.client();
-  const send: Send = async (o, params, labels) => (dryRun ? client.prepare(o, params, { labels }) : void (await client.call(o, params, { signal: ctx.signal, labels })));
+  const send: Send = async (o, params, labels) =>
+    dryRun ? client.prepare(o, params, { labels }) : void (await client.call(o, params, { signal: ctx.signal, labels }));
   const planned = await notify(client, conversation, op, send);
   if (planned) {
     printDryRun(ctx, planned);
@@ -97,7 +95,11 @@ export const commands = [
     path: ['typing', 'stop'],
     summary: 'tell a conversation that you stopped typing',
     description: DESCRIPTION,
-    examples: ['chatctl typing stop --to ada@example.com', 'chatctl typing stop --channel general --topic "release notes"', 'chatctl typing stop --message 1234'],
+    examples: [
+      'chatctl typing stop --to ada@example.com',
+      'chatctl typing stop --channel general --topic "release notes"',
+      'chatctl typing stop --message 1234',
+    ],
     options: WHERE_FLAGS,
     mutating: true,
     check: checkWhere,

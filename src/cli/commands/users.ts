@@ -17,8 +17,24 @@ import { randomAlphanumeric } from '../../random.js';
 
 /** Every field of the 2.1 user object, in display order. */
 export const USER_FIELDS = [
-  'user_id', 'email', 'delivery_email', 'full_name', 'role', 'is_active', 'is_owner', 'is_admin', 'is_guest', 'is_bot',
-  'bot_type', 'bot_owner_id', 'date_joined', 'timezone', 'avatar_url', 'avatar_version', 'is_imported_stub', 'is_deleted',
+  'user_id',
+  'email',
+  'delivery_email',
+  'full_name',
+  'role',
+  'is_active',
+  'is_owner',
+  'is_admin',
+  'is_guest',
+  'is_bot',
+  'bot_type',
+  'bot_owner_id',
+  'date_joined',
+  'timezone',
+  'avatar_url',
+  'avatar_version',
+  'is_imported_stub',
+  'is_deleted',
   'profile_data',
 ] as const;
 
@@ -54,7 +70,11 @@ async function planForUsers<R extends UserRef>(
   o: { users?: boolean } = {},
 ): Promise<RowCall[]> {
   const client = await ctx.client();
-  const resolved = await resolveUsers(client, rows.map((r) => r.user), o);
+  const resolved = await resolveUsers(
+    client,
+    rows.map((r) => r.user),
+    o,
+  );
   return rows.map((r, i) => {
     const found = resolved.get(r.user)!;
     const base = { row: i + 1, target: r.user };
@@ -92,7 +112,10 @@ interface UpdateRow extends UserRef {
 function updateRowOf(row: InputRow): UpdateRow {
   const role = cell(row, 'role');
   try {
-    return { user: cell(row, 'user'), changes: { full_name: cell(row, 'full_name'), role: role ? parseRole(role) : undefined, new_email: cell(row, 'new_email') } };
+    return {
+      user: cell(row, 'user'),
+      changes: { full_name: cell(row, 'full_name'), role: role ? parseRole(role) : undefined, new_email: cell(row, 'new_email') },
+    };
   } catch (e) {
     return { user: cell(row, 'user'), changes: e instanceof Error ? e : new Error(String(e)) };
   }
@@ -140,8 +163,10 @@ function createRefusal(ctx: Context, email: string, e: unknown): RunRefusedError
  */
 function createdBefore(user: User, fullName: string): Partial<Pick<RowCall, 'inPlace' | 'status' | 'error' | 'call'>> {
   const who = `already has an account (user ${user.user_id})`;
-  if (!user.is_active) return { status: 'failed', call: undefined, error: new Refusal(`${who}, deactivated: reactivate it instead (chatctl users reactivate ${user.user_id})`) };
-  if (user.full_name !== fullName.trim()) return { status: 'failed', call: undefined, error: new Refusal(`${who} named "${user.full_name}", not "${fullName.trim()}"`) };
+  if (!user.is_active)
+    return { status: 'failed', call: undefined, error: new Refusal(`${who}, deactivated: reactivate it instead (chatctl users reactivate ${user.user_id})`) };
+  if (user.full_name !== fullName.trim())
+    return { status: 'failed', call: undefined, error: new Refusal(`${who} named "${user.full_name}", not "${fullName.trim()}"`) };
   return { inPlace: { id: user.user_id } };
 }
 
@@ -156,7 +181,7 @@ export const commands = [
     examples: [
       'chatctl users list',
       'chatctl users list --role admin --active',
-      'chatctl users list --json | jq -r \'.[] | select(.is_bot) | .email\'',
+      "chatctl users list --json | jq -r '.[] | select(.is_bot) | .email'",
       'chatctl users list --fields user_id,delivery_email,role --format csv',
     ],
     options: {
@@ -219,7 +244,7 @@ export const commands = [
     description:
       'Creates one account (EMAIL --name NAME), or one per row of --from-file (columns email, full_name, and ' +
       'optionally password). Without a password the account gets a random one nobody sees; the person sets ' +
-      'their own through the password reset flow. With --json each row\'s outcome is one JSON line. Besides being an ' +
+      "their own through the password reset flow. With --json each row's outcome is one JSON line. Besides being an " +
       'administrator, it needs the per-user permission can_create_users, which a Zulip server gives no one until its ' +
       'operator grants it (chatctl server grant on the embedded organization, whose creator holds it); without it, ' +
       'invite people instead (invite send). Safe to run again (after Ctrl-C or a crash): a row whose address already ' +
@@ -231,7 +256,7 @@ export const commands = [
       'chatctl users create --from-file people.csv --json',
       'chatctl users create --from-file people.csv --dry-run',
     ],
-    args: { email: arg.optional('the new user\'s e-mail address') },
+    args: { email: arg.optional("the new user's e-mail address") },
     options: {
       name: flag.string('--name <name>', 'full name (with EMAIL)'),
       passwordStdin: flag.bool('--password-stdin', 'read the password from stdin (with EMAIL)'),
@@ -244,7 +269,11 @@ export const commands = [
       if (opts.passwordStdin && !opts.email) throw usageError('--password-stdin goes with EMAIL, not --from-file');
     },
     async run(opts, ctx) {
-      const columns: Columns = { email: { required: true, description: 'e-mail address' }, full_name: { required: true, description: 'full name' }, password: { description: 'initial password' } };
+      const columns: Columns = {
+        email: { required: true, description: 'e-mail address' },
+        full_name: { required: true, description: 'full name' },
+        password: { description: 'initial password' },
+      };
       const given: NewUser[] = opts.email ? [{ email: opts.email, full_name: opts.name ?? '' }] : [];
       const rows = await rowsOf(ctx, opts, columns, given, newUserOf);
       const password = opts.passwordStdin ? await readSecret(ctx.io.stdin) : undefined;
@@ -314,7 +343,10 @@ export const commands = [
         if (r.changes instanceof Error) throw r.changes;
         const changes = effectiveChanges(r.changes);
         if (!Object.keys(changes).length) throw new Error('nothing to change in this row');
-        return { status: 'updated', call: planCall(updateUser, { user_id: userId, ...changes }, { labels: { new_email: '--new-email (new_email)' }, id: userId }) };
+        return {
+          status: 'updated',
+          call: planCall(updateUser, { user_id: userId, ...changes }, { labels: { new_email: '--new-email (new_email)' }, id: userId }),
+        };
       });
       await runCalls(ctx, opts, await ctx.client(), calls, 'updated');
     },
@@ -329,14 +361,24 @@ export const commands = [
       'deactivated through DELETE /bots/{id}, as a server requires (its owner may, too; --comment is for people). ' +
       'A user already deactivated is reported unchanged, so a run can be repeated. Asks for confirmation on a ' +
       'terminal; elsewhere --yes is required.',
-    examples: ['chatctl users deactivate polonius@example.com', 'chatctl users deactivate 12 13 14 --yes --json', 'chatctl users deactivate --from-file leavers.csv --yes'],
+    examples: [
+      'chatctl users deactivate polonius@example.com',
+      'chatctl users deactivate 12 13 14 --yes --json',
+      'chatctl users deactivate --from-file leavers.csv --yes',
+    ],
     args: { users: arg.variadic('user IDs or e-mail addresses') },
     options: { comment: flag.string('--comment <text>', 'a note for the notification e-mail'), ...USER_BULK_FLAGS },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
-      const rows = await rowsOf(ctx, opts, USER_COLUMN, opts.users.map((user) => ({ user })), userRefOf);
+      const rows = await rowsOf(
+        ctx,
+        opts,
+        USER_COLUMN,
+        opts.users.map((user) => ({ user })),
+        userRefOf,
+      );
       // A server deactivates bots through DELETE /bots/{id} only (DELETE /users/{id} says "No such user").
       const calls = await planForUsers(
         ctx,
@@ -370,7 +412,13 @@ export const commands = [
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
-      const rows = await rowsOf(ctx, opts, USER_COLUMN, opts.users.map((user) => ({ user })), userRefOf);
+      const rows = await rowsOf(
+        ctx,
+        opts,
+        USER_COLUMN,
+        opts.users.map((user) => ({ user })),
+        userRefOf,
+      );
       const calls = await planForUsers(
         ctx,
         rows,

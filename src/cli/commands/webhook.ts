@@ -31,7 +31,8 @@ const writeJson = (ctx: Context, value: unknown): void => {
 async function botOf(ctx: Context, client: ChatClient, ref: string): Promise<Person & { bot_type: number | null }> {
   const bot = await fetchUser(client, ref, ctx.signal);
   if (!bot.is_bot) throw usageError(`${ref} is not a bot`, 'name an outgoing-webhook bot (users list --bots)');
-  if (bot.bot_type !== 3 && bot.bot_type !== 4) ctx.warn(`${bot.email} is not an outgoing-webhook bot (bot_type ${bot.bot_type}); no server would send it this payload`);
+  if (bot.bot_type !== 3 && bot.bot_type !== 4)
+    ctx.warn(`${bot.email} is not an outgoing-webhook bot (bot_type ${bot.bot_type}); no server would send it this payload`);
   return bot;
 }
 
@@ -73,7 +74,7 @@ export const commands = [
       'bot_email, bot_full_name, data (the raw message), trigger, token, and the message the way GET /messages shows it ' +
       'with apply_markdown false, plus rendered_content. The trigger is the one the server would use (a mention in ' +
       'a channel, or a direct message to the bot); a warning says so when the message would not trigger the bot. ' +
-      'The bot\'s token is shown only to its owner and administrators (POST /register realm_bots); for anyone else ' +
+      "The bot's token is shown only to its owner and administrators (POST /register realm_bots); for anyone else " +
       'token is null and a note goes to stderr.',
     examples: [
       'chatctl webhook payload 1234 --bot helper-bot@example.com',
@@ -101,14 +102,14 @@ export const commands = [
     summary: 'POST a realistic outgoing-webhook payload to an integration, to test it',
     description:
       'Sends an integration at --url what a Zulip-compatible server would: a JSON POST of the outgoing-webhook ' +
-      'payload, given up after 10 seconds. The message is --message-id\'s (read from the server), or a sample ' +
-      'that mentions the bot (--trigger direct_message: a direct message to it). The bot is --bot\'s (its token ' +
+      "payload, given up after 10 seconds. The message is --message-id's (read from the server), or a sample " +
+      "that mentions the bot (--trigger direct_message: a direct message to it). The bot is --bot's (its token " +
       'too, when you may see it), or a sample bot; --token sets the token. Without --bot and --message-id ' +
       'nothing is read from a server.\n\n' +
-      'Prints the integration\'s reply: HTTP status, body, and what the server would do with it (post the ' +
+      "Prints the integration's reply: HTTP status, body, and what the server would do with it (post the " +
       'content, post nothing, or report a failure such as "Invalid JSON in response"). Exit 1 when the server ' +
       'would report a failure, 75 when the integration cannot be reached. --dry-run prints the request, token masked ' +
-      '(a bot\'s own token is not read in a dry run).',
+      "(a bot's own token is not read in a dry run).",
     examples: [
       'chatctl webhook trigger --url http://localhost:8080/',
       'chatctl webhook trigger --url https://bots.example.com/zulip --bot helper-bot@example.com --trigger direct_message',
@@ -120,7 +121,10 @@ export const commands = [
       bot: flag.string('--bot <bot>', 'the outgoing-webhook bot (ID or e-mail); default: a sample bot'),
       trigger: flag.choice('--trigger <trigger>', 'mention (a channel message) or direct_message', TRIGGERS),
       messageId: flag.custom('--message-id <id>', 'send this message instead of a sample', (v) => parseIdArg(v, 'message')),
-      token: flag.string('--token <token>', "the token to send (default: $CHATCTL_WEBHOOK_TOKEN, else the bot's when you may see it); the variable keeps it out of ps"),
+      token: flag.string(
+        '--token <token>',
+        "the token to send (default: $CHATCTL_WEBHOOK_TOKEN, else the bot's when you may see it); the variable keeps it out of ps",
+      ),
     },
     output: DELIVERY_OUTPUT,
     mutating: true,
@@ -165,7 +169,7 @@ export const commands = [
     summary: 'receive outgoing-webhook payloads and print them',
     description:
       'Listens for outgoing-webhook payloads on http://HOST:PORT/ (any path), as an integration would: point a ' +
-      'bot\'s payload URL here, or send to it with webhook trigger. Each accepted payload is printed: indented ' +
+      "bot's payload URL here, or send to it with webhook trigger. Each accepted payload is printed: indented " +
       'JSON on a terminal, one JSON line (NDJSON) otherwise. With --token, payloads carrying another token are ' +
       'refused with 401 and a warning on stderr. Replies {"response_not_required": true}, or with --reply TEXT ' +
       '{"content": TEXT}, which the bot posts back to the conversation. Stops on Ctrl-C, or after --count payloads.',

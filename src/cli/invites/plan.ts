@@ -181,7 +181,9 @@ async function earlierWork(client: ChatClient): Promise<(email: string, role: Ro
     const invited = pending.get(email.trim().toLowerCase());
     if (!invited) return undefined;
     if (invited.invited_as === role) return { id: invited.id };
-    throw new Error(`already invited as ${roleName(invited.invited_as)} (invitation ${invited.id}), not ${roleName(role)}: revoke it first (chatctl invite revoke email:${invited.id})`);
+    throw new Error(
+      `already invited as ${roleName(invited.invited_as)} (invitation ${invited.id}), not ${roleName(role)}: revoke it first (chatctl invite revoke email:${invited.id})`,
+    );
   };
 }
 

@@ -27,7 +27,7 @@ export interface InviteKey {
 export type RefMatch = { ok: true; invites: InviteKey[] } | { ok: false; error: Refusal };
 
 /** The forms an argument may take, for help texts. */
-export const REF_FORMS = 'an ID, email:ID or link:ID (the kinds number their IDs apart), an invited address, or a link\'s URL';
+export const REF_FORMS = "an ID, email:ID or link:ID (the kinds number their IDs apart), an invited address, or a link's URL";
 
 const sameUrl = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
@@ -55,7 +55,9 @@ export function matchInviteRef(ref: string, pending: readonly Invite[], acts: re
   const found = pending.filter((i) =>
     i.is_multiuse ? isUrl && sameUrl(i.link_url, text) : !isUrl && typeof i.email === 'string' && i.email.toLowerCase() === text.toLowerCase(),
   );
-  return found.length ? { ok: true, invites: found.map((i) => ({ kind: kindOf(i), id: i.id })) } : { ok: false, error: unknownRef(`No such invitation: ${text}`) };
+  return found.length
+    ? { ok: true, invites: found.map((i) => ({ kind: kindOf(i), id: i.id })) }
+    : { ok: false, error: unknownRef(`No such invitation: ${text}`) };
 }
 
 /** An invitation as `invite list` shows it in text: its kind, whom or where it invites, the role by name. */

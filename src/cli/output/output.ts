@@ -49,7 +49,10 @@ export function resolveFormat(flags: OutputFlags, io: IO): Format {
 
 /** `--fields a,b` into the fields, each one of the spec's. */
 export function parseFields(spec: OutputSpec, raw: string): string[] {
-  const fields = raw.split(',').map((f) => f.trim()).filter(Boolean);
+  const fields = raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   const unknown = fields.filter((f) => !spec.fields.includes(f));
   if (unknown.length || fields.length === 0) {
     throw usageError(
@@ -69,8 +72,7 @@ export function useColor(mode: ColorMode, env: Readonly<Record<string, string | 
   return isTTY && env.TERM !== 'dumb';
 }
 
-const pick = (row: Row, fields: readonly string[] | null): Row =>
-  fields ? Object.fromEntries(fields.map((f) => [f, fieldOf(row, f) ?? null])) : row;
+const pick = (row: Row, fields: readonly string[] | null): Row => (fields ? Object.fromEntries(fields.map((f) => [f, fieldOf(row, f) ?? null])) : row);
 
 /** A cell as text: nothing for null, JSON for structures. */
 function cellText(value: unknown): string {
@@ -80,8 +82,7 @@ function cellText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const tsvCell = (value: unknown): string =>
-  cellText(value).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+const tsvCell = (value: unknown): string => cellText(value).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 
 export class Output {
   readonly format: Format;
@@ -137,7 +138,12 @@ export class Output {
    */
   rowNow(row: Row): boolean {
     if (this.format === 'ndjson') this.write(`${JSON.stringify(pick(row, this.fields))}\n`);
-    else if (this.format === 'tsv') this.write(`${this.columns().map((c) => tsvCell(this.shown(row, c))).join('\t')}\n`);
+    else if (this.format === 'tsv')
+      this.write(
+        `${this.columns()
+          .map((c) => tsvCell(this.shown(row, c)))
+          .join('\t')}\n`,
+      );
     else return false;
     return true;
   }
@@ -153,7 +159,10 @@ export class Output {
         return;
       case 'table': {
         const fields = this.fields ?? Object.keys(row);
-        await this.renderTable(['FIELD', 'VALUE'], fields.map((f) => [f, cellText(this.shown(row, f))]));
+        await this.renderTable(
+          ['FIELD', 'VALUE'],
+          fields.map((f) => [f, cellText(this.shown(row, f))]),
+        );
         return;
       }
       default:
@@ -165,11 +174,22 @@ export class Output {
     const cols = this.columns();
     switch (this.format) {
       case 'json':
-        this.write(`${JSON.stringify(rows.map((r) => pick(r, this.fields)), null, this.io.stdoutIsTTY ? 2 : undefined)}\n`);
+        this.write(
+          `${JSON.stringify(
+            rows.map((r) => pick(r, this.fields)),
+            null,
+            this.io.stdoutIsTTY ? 2 : undefined,
+          )}\n`,
+        );
         return;
       case 'csv': {
         const { stringify } = require('csv-stringify/sync') as typeof import('csv-stringify/sync');
-        this.write(stringify(rows.map((r) => cols.map((c) => cellText(this.shown(r, c)))), { header: true, columns: [...cols] }));
+        this.write(
+          stringify(
+            rows.map((r) => cols.map((c) => cellText(this.shown(r, c)))),
+            { header: true, columns: [...cols] },
+          ),
+        );
         return;
       }
       case 'tsv':
@@ -205,12 +225,31 @@ export class Output {
       truncate: '…',
       style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
       chars: {
-        top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '',
-        'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '',
+        top: '',
+        'top-mid': '',
+        'top-left': '',
+        'top-right': '',
+        bottom: '',
+        'bottom-mid': '',
+        'bottom-left': '',
+        'bottom-right': '',
+        left: '',
+        'left-mid': '',
+        mid: '',
+        'mid-mid': '',
+        right: '',
+        'right-mid': '',
+        middle: '',
       },
     });
     for (const r of body) table.push(r.map((c) => c.replace(/\s+/g, ' ')));
-    this.write(`${table.toString().split('\n').map((l) => l.trimEnd()).join('\n')}\n`);
+    this.write(
+      `${table
+        .toString()
+        .split('\n')
+        .map((l) => l.trimEnd())
+        .join('\n')}\n`,
+    );
   }
 }
 

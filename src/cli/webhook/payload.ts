@@ -48,7 +48,7 @@ export async function fetchBotToken(client: ChatClient, botId: number, signal?: 
   const bots: unknown = res.realm_bots;
   if (!Array.isArray(bots)) return { token: null, why: 'the server did not return realm_bots from POST /register' };
   const bot: unknown = bots.find((b) => isPlainObject(b) && b.user_id === botId);
-  if (!isPlainObject(bot)) return { token: null, why: 'it is shown only to the bot\'s owner and administrators' };
+  if (!isPlainObject(bot)) return { token: null, why: "it is shown only to the bot's owner and administrators" };
   const services: unknown[] = Array.isArray(bot.services) ? bot.services : [];
   const token = services.map((s) => (isPlainObject(s) ? s.token : undefined)).find((t): t is string => typeof t === 'string');
   return token ? { token } : { token: null, why: 'the server shows no service for the bot' };
@@ -132,6 +132,11 @@ export function sampleMessage(sender: Person, bot: Person, trigger: OutgoingWebh
   };
 }
 
-export function buildPayload(bot: Person, message: OutgoingWebhookMessage, trigger: OutgoingWebhookTrigger, token: string | null): Omit<OutgoingWebhookPayload, 'token'> & { token: string | null } {
+export function buildPayload(
+  bot: Person,
+  message: OutgoingWebhookMessage,
+  trigger: OutgoingWebhookTrigger,
+  token: string | null,
+): Omit<OutgoingWebhookPayload, 'token'> & { token: string | null } {
   return { bot_email: bot.email, bot_full_name: bot.full_name, data: message.content, trigger, token, message };
 }

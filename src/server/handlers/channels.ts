@@ -68,8 +68,7 @@ function canAddSubscribers(ctx: HandlerContext, graph: GroupGraph, user: UserRow
  * Whether `user` may unsubscribe others: administrators, or the channel's administrator (by default its
  * creator); the can_remove_subscribers_group of a channel is administrators by default.
  */
-const canRemoveSubscribers = (user: UserRow, stream: StreamRow): boolean =>
-  isAdmin(user) || (!isGuest(user) && stream.creator_id === user.id);
+const canRemoveSubscribers = (user: UserRow, stream: StreamRow): boolean => isAdmin(user) || (!isGuest(user) && stream.creator_id === user.id);
 
 /** The user controls the target: it is themselves or a bot they own. */
 const controls = (user: UserRow, target: UserRow): boolean => target.id === user.id || (target.is_bot === 1 && target.bot_owner_id === user.id);
@@ -192,7 +191,12 @@ export const bindings: Binding[] = [
       const stream = found.get(name)!;
       if (seen.has(stream.id)) continue;
       seen.add(stream.id);
-      const gone = removeSubscribers(db, ctx, stream, targets.map((t) => t.id));
+      const gone = removeSubscribers(
+        db,
+        ctx,
+        stream,
+        targets.map((t) => t.id),
+      );
       for (const t of targets) (gone.includes(t.id) ? removed : notRemoved).push(stream.name);
     }
     return { removed, not_removed: notRemoved };

@@ -4,14 +4,7 @@
  * invitation is a stored row its maker and the administrators can list, resend and revoke.
  */
 import { ApiError, badRequest, insufficientPermission, mustBe } from '../../api/errors.js';
-import {
-  createInviteLink,
-  getInvites,
-  resendInvite,
-  revokeInvite,
-  revokeInviteLink,
-  sendInvites,
-} from '../../api/operations/invites.js';
+import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink, sendInvites } from '../../api/operations/invites.js';
 import type { HandlerParamsOf } from '../../api/operation.js';
 import { ROLE } from '../../api/roles.js';
 import type { Role } from '../../api/types.js';

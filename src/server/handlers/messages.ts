@@ -34,7 +34,13 @@ function fetchedMessages(
   opts: { apply_markdown: boolean; client_gravatar: boolean; allow_empty_topic_name: boolean },
 ): FetchedMessage[] {
   const rows = messagesInNarrow(ctx.db, q, ids);
-  const wire = messages.messagesToWire(ctx.db, user, rows, { applyMarkdown: opts.apply_markdown, clientGravatar: opts.client_gravatar, allowEmptyTopicName: opts.allow_empty_topic_name }, ctx.realmUrl);
+  const wire = messages.messagesToWire(
+    ctx.db,
+    user,
+    rows,
+    { applyMarkdown: opts.apply_markdown, clientGravatar: opts.client_gravatar, allowEmptyTopicName: opts.allow_empty_topic_name },
+    ctx.realmUrl,
+  );
   return wire.map((m, i) => {
     const out: FetchedMessage = { ...m, flags: messages.wireFlags(rows[i]!.viewer_flags) };
     if (q.searchWords.length) {
@@ -90,7 +96,13 @@ export const bindings: Binding[] = [
   bind(getMessage, (ctx, p) => {
     const user = callerOf(ctx);
     const row = accessMessage(ctx.db, user, p.message_id);
-    const [wire] = messages.messagesToWire(ctx.db, user, [row], { applyMarkdown: p.apply_markdown, clientGravatar: false, allowEmptyTopicName: p.allow_empty_topic_name }, ctx.realmUrl);
+    const [wire] = messages.messagesToWire(
+      ctx.db,
+      user,
+      [row],
+      { applyMarkdown: p.apply_markdown, clientGravatar: false, allowEmptyTopicName: p.allow_empty_topic_name },
+      ctx.realmUrl,
+    );
     return { raw_content: row.content, message: { ...wire!, flags: messages.viewerFlags(ctx.db, user, row.id) } };
   }),
 

@@ -1,6 +1,13 @@
 /** Presence: a user reports theirs and reads everyone's. */
 import { badRequest } from '../../api/errors.js';
-import { getRealmPresence, getUserPresence, updatePresence, type LegacyPresence, type PresenceUpdateResult, type UserPresenceResult } from '../../api/operations/presence.js';
+import {
+  getRealmPresence,
+  getUserPresence,
+  updatePresence,
+  type LegacyPresence,
+  type PresenceUpdateResult,
+  type UserPresenceResult,
+} from '../../api/operations/presence.js';
 import { bind, callerOf, serverTimestamp, type Binding } from '../context.js';
 import { legacyPresence, PRESENCE_OFFLINE_THRESHOLD_SECS, realmPresence, recordPresence, userPresence } from '../model/presence.js';
 import { userById, userByPathEmail } from '../model/users.js';

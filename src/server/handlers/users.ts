@@ -85,7 +85,11 @@ export const bindings: Binding[] = [
     if (wanted) {
       for (const id of wanted) if (!userById(ctx.db, id)) throw badRequest(`Invalid user ID: ${id}`);
     }
-    return { members: listUsersForView(ctx.db).filter((u) => !wanted || wanted.has(u.id)).map(view) };
+    return {
+      members: listUsersForView(ctx.db)
+        .filter((u) => !wanted || wanted.has(u.id))
+        .map(view),
+    };
   }),
 
   bind(getOwnUser, (ctx) => {

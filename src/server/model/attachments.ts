@@ -21,8 +21,7 @@ export const attachmentById = (db: Db, id: number): AttachmentRow | undefined =>
   db.prepare('SELECT * FROM attachments WHERE id = ?').get(id) as AttachmentRow | undefined;
 
 /** Bytes of every upload of the organization (a Zulip server reports the realm's usage, not the user's). */
-export const uploadSpaceUsed = (db: Db): number =>
-  (db.prepare('SELECT coalesce(sum(size), 0) AS n FROM attachments').get() as { n: number }).n;
+export const uploadSpaceUsed = (db: Db): number => (db.prepare('SELECT coalesce(sum(size), 0) AS n FROM attachments').get() as { n: number }).n;
 
 export function attachmentView(db: Db, row: AttachmentRow): Attachment {
   const messages = db
@@ -72,9 +71,7 @@ export function linkAttachments(db: Db, messageId: number, ownerId: number, cont
       (r) => r.attachment_id,
     ),
   );
-  const candidates = content.includes('/user_uploads/')
-    ? (db.prepare('SELECT * FROM attachments WHERE owner_id = ?').all(ownerId) as AttachmentRow[])
-    : [];
+  const candidates = content.includes('/user_uploads/') ? (db.prepare('SELECT * FROM attachments WHERE owner_id = ?').all(ownerId) as AttachmentRow[]) : [];
   // Path IDs carry a random 24-character segment, so finding one in the text cannot confuse two uploads.
   const wanted = candidates.filter((a) => content.includes(`/user_uploads/${a.path_id}`) || content.includes(uploadUrl(a.path_id)));
   const wantedIds = new Set(wanted.map((a) => a.id));

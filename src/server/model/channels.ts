@@ -34,8 +34,7 @@ export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
 /** Zulip's STREAM_POST_POLICY_EVERYONE: anyone may post (this implementation has no posting restrictions). */
 const STREAM_POST_POLICY_EVERYONE = 1;
 
-export const streamById = (db: Db, id: number): StreamRow | undefined =>
-  db.prepare('SELECT * FROM streams WHERE id = ?').get(id) as StreamRow | undefined;
+export const streamById = (db: Db, id: number): StreamRow | undefined => db.prepare('SELECT * FROM streams WHERE id = ?').get(id) as StreamRow | undefined;
 
 export const streamByName = (db: Db, name: string): StreamRow | undefined =>
   db.prepare('SELECT * FROM streams WHERE name = ? COLLATE NOCASE').get(name.trim()) as StreamRow | undefined;

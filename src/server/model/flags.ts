@@ -16,5 +16,4 @@ export type FlagName = keyof typeof FLAG_BITS;
 /** The flags a client may change with the flags endpoints. */
 export const EDITABLE_FLAGS: readonly FlagName[] = ['read', 'starred', 'collapsed'];
 
-export const flagNames = (bits: number): FlagName[] =>
-  (Object.keys(FLAG_BITS) as FlagName[]).filter((name) => (bits & FLAG_BITS[name]) !== 0);
+export const flagNames = (bits: number): FlagName[] => (Object.keys(FLAG_BITS) as FlagName[]).filter((name) => (bits & FLAG_BITS[name]) !== 0);

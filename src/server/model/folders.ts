@@ -23,9 +23,7 @@ export const folderView = (f: FolderRow): ChannelFolder => ({
 
 /** Folders in display order (archived ones only when asked). */
 export const listFolders = (db: Db, includeArchived: boolean): ChannelFolder[] =>
-  (db.prepare('SELECT * FROM channel_folders ORDER BY "order", id').all() as FolderRow[])
-    .filter((f) => includeArchived || !f.is_archived)
-    .map(folderView);
+  (db.prepare('SELECT * FROM channel_folders ORDER BY "order", id').all() as FolderRow[]).filter((f) => includeArchived || !f.is_archived).map(folderView);
 
 export function folderById(db: Db, id: number): FolderRow {
   const row = db.prepare('SELECT * FROM channel_folders WHERE id = ?').get(id) as FolderRow | undefined;

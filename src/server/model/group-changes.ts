@@ -13,8 +13,7 @@ import { activeUserIds, type UserRow } from './users.js';
 
 type Actor = Pick<UserRow, 'id' | 'role'>;
 
-const emitGroupEvent = (db: Db, sink: EventSink, event: Record<string, unknown>): void =>
-  sink.emit({ type: 'user_group', ...event }, activeUserIds(db));
+const emitGroupEvent = (db: Db, sink: EventSink, event: Record<string, unknown>): void => sink.emit({ type: 'user_group', ...event }, activeUserIds(db));
 
 const insertMembers = (db: Db, groupId: number, userIds: readonly number[]): void => {
   const insert = db.prepare('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)');

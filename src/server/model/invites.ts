@@ -86,7 +86,10 @@ function existingAccountErrors(db: Db, emails: readonly string[]): [string, stri
 
 /** Invitations created in the last day, against the organization's daily limit. */
 const recentInviteCount = (db: Db, now: number): number =>
-  db.prepare('SELECT count(*) FROM invites WHERE invited > ?').pluck().get(now - 86400) as number;
+  db
+    .prepare('SELECT count(*) FROM invites WHERE invited > ?')
+    .pluck()
+    .get(now - 86400) as number;
 
 const DAILY_LIMIT_MESSAGE =
   'To protect users, Zulip limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.';
@@ -171,10 +174,10 @@ export function sendInvitations(
   );
   notifyInvitesChanged(db, sink, referrer.id);
   if (!skipped.length) return null;
-  return invitationFailed(
-    "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",
-    { errors: skipped, sent_invitations: true },
-  );
+  return invitationFailed("Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!", {
+    errors: skipped,
+    sent_invitations: true,
+  });
 }
 
 /** Creates a reusable invitation link of `referrerId`'s; returns its URL. */
@@ -186,11 +189,7 @@ export function createLink(db: Db, sink: EventSink, referrerId: number, p: JoinR
 }
 
 /** Stores e-mail invitations sharing `joins`, one per address. */
-function insertInvites(
-  db: Db,
-  joins: JoinValues,
-  invites: readonly { email: string; notifyReferrerOnJoin: boolean; welcomeMessage: string | null }[],
-): void {
+function insertInvites(db: Db, joins: JoinValues, invites: readonly { email: string; notifyReferrerOnJoin: boolean; welcomeMessage: string | null }[]): void {
   const insert = db.prepare(
     `INSERT INTO invites (${JOIN_COLUMNS}, email, notify_referrer_on_join, welcome_message_custom_text)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -241,11 +240,9 @@ export function revokeAllBy(db: Db, referrerId: number): boolean {
   return emails + links > 0;
 }
 
-export const inviteById = (db: Db, id: number): InviteRow | undefined =>
-  db.prepare('SELECT * FROM invites WHERE id = ?').get(id) as InviteRow | undefined;
+export const inviteById = (db: Db, id: number): InviteRow | undefined => db.prepare('SELECT * FROM invites WHERE id = ?').get(id) as InviteRow | undefined;
 
-export const linkById = (db: Db, id: number): LinkRow | undefined =>
-  db.prepare('SELECT * FROM multiuse_invites WHERE id = ?').get(id) as LinkRow | undefined;
+export const linkById = (db: Db, id: number): LinkRow | undefined => db.prepare('SELECT * FROM multiuse_invites WHERE id = ?').get(id) as LinkRow | undefined;
 
 const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 

@@ -127,7 +127,14 @@ function insertLinkifier(db: Db, input: LinkifierInput): number {
       `INSERT INTO linkifiers (pattern, url_template, example_input, reverse_template, alternative_url_templates, "order")
        VALUES (?, ?, ?, ?, ?, ?)`,
     )
-    .run(input.pattern, input.url_template, input.example_input || null, input.reverse_template || null, JSON.stringify(input.alternative_url_templates ?? []), next);
+    .run(
+      input.pattern,
+      input.url_template,
+      input.example_input || null,
+      input.reverse_template || null,
+      JSON.stringify(input.alternative_url_templates ?? []),
+      next,
+    );
   return Number(info.lastInsertRowid);
 }
 
@@ -153,7 +160,14 @@ function updateLinkifierRow(db: Db, id: number, input: LinkifierInput): void {
   db.prepare(
     `UPDATE linkifiers SET pattern = ?, url_template = ?, example_input = ?, reverse_template = ?, alternative_url_templates = ?
      WHERE id = ?`,
-  ).run(input.pattern, input.url_template, input.example_input || null, input.reverse_template || null, JSON.stringify(input.alternative_url_templates ?? []), id);
+  ).run(
+    input.pattern,
+    input.url_template,
+    input.example_input || null,
+    input.reverse_template || null,
+    JSON.stringify(input.alternative_url_templates ?? []),
+    id,
+  );
 }
 
 // Sticky, so the scan stays linear in the pattern's length.

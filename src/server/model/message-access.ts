@@ -30,8 +30,7 @@ const isPublicTo = (user: Viewer, channel: Pick<StreamRow, 'invite_only'>): bool
 export const canAccessChannelHistory = (db: Db, user: Viewer, channel: StreamRow): boolean =>
   isPublicTo(user, channel) || (channel.history_public_to_subscribers === 1 && isSubscribed(db, user.id, channel.id));
 
-export const messageById = (db: Db, id: number): MessageRow | undefined =>
-  db.prepare('SELECT * FROM messages WHERE id = ?').get(id) as MessageRow | undefined;
+export const messageById = (db: Db, id: number): MessageRow | undefined => db.prepare('SELECT * FROM messages WHERE id = ?').get(id) as MessageRow | undefined;
 
 export const userMessageFlags = (db: Db, userId: number, messageId: number): number | undefined =>
   (db.prepare('SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(userId, messageId) as { flags: number } | undefined)?.flags;

@@ -57,9 +57,13 @@ function messagesToMove(db: Db, user: UserRow, message: MessageRow, channel: Str
   const later = mode === 'change_later' ? ' AND m.id >= ?' : '';
   const params: unknown[] = [message.stream_id, message.topic];
   if (later) params.push(message.id);
-  const visible = canAccessChannelHistory(db, user, channel) ? '' : ' AND EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?)';
+  const visible = canAccessChannelHistory(db, user, channel)
+    ? ''
+    : ' AND EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?)';
   if (visible) params.push(user.id);
-  return db.prepare(`SELECT m.* FROM messages m WHERE m.stream_id = ? AND m.topic = ? COLLATE NOCASE${later}${visible} ORDER BY m.id`).all(...params) as MessageRow[];
+  return db
+    .prepare(`SELECT m.* FROM messages m WHERE m.stream_id = ? AND m.topic = ? COLLATE NOCASE${later}${visible} ORDER BY m.id`)
+    .all(...params) as MessageRow[];
 }
 
 const inList = (ids: readonly number[]): string => JSON.stringify(ids);
@@ -161,13 +165,17 @@ function applyContentEdit(ctx: HandlerContext, message: MessageRow, content: str
     if (!rendered.streamWildcard) flags = (flags & ~FLAG_BITS.topic_wildcard_mentioned) | (wanted & FLAG_BITS.topic_wildcard_mentioned);
     if (flags !== row.flags) update.run(flags, row.user_id, message.id);
   }
-  const before = (db.prepare('SELECT attachment_id FROM attachment_messages WHERE message_id = ?').all(message.id) as { attachment_id: number }[]).map((r) => r.attachment_id);
+  const before = (db.prepare('SELECT attachment_id FROM attachment_messages WHERE message_id = ?').all(message.id) as { attachment_id: number }[]).map(
+    (r) => r.attachment_id,
+  );
   linkAttachments(db, message.id, message.sender_id, content);
   const stillLinked = db.prepare('SELECT 1 FROM attachment_messages WHERE attachment_id = ?');
-  return before.filter((id) => !stillLinked.get(id)).flatMap((id) => {
-    const row = attachmentById(db, id);
-    return row ? [attachmentView(db, row)] : [];
-  });
+  return before
+    .filter((id) => !stillLinked.get(id))
+    .flatMap((id) => {
+      const row = attachmentById(db, id);
+      return row ? [attachmentView(db, row)] : [];
+    });
 }
 
 /** Moves the messages; returns the users who can no longer read them (they get `delete_message`). */
@@ -183,14 +191,24 @@ function applyMove(
   const db = ctx.db;
   const ids = inList(moved.map((m) => m.id));
   // Resolving or unresolving a topic (adding or removing the `✔ ` prefix) is not a move.
-  const onlyResolving = !newChannel && topic !== undefined && isResolvedTopic(topic) !== isResolvedTopic(target.topic) && topic.replace(/^✔ /, '') === target.topic.replace(/^✔ /, '');
+  const onlyResolving =
+    !newChannel &&
+    topic !== undefined &&
+    isResolvedTopic(topic) !== isResolvedTopic(target.topic) &&
+    topic.replace(/^✔ /, '') === target.topic.replace(/^✔ /, '');
   const movedAt = onlyResolving ? null : now;
   if (topic !== undefined) db.prepare('UPDATE messages SET topic = ? WHERE id IN (SELECT value FROM json_each(?))').run(topic, ids);
   if (movedAt !== null) db.prepare('UPDATE messages SET last_moved_time = ? WHERE id IN (SELECT value FROM json_each(?))').run(movedAt, ids);
   if (!newChannel) return [];
-  db.prepare('UPDATE messages SET stream_id = ?, recipient_id = ? WHERE id IN (SELECT value FROM json_each(?))').run(newChannel.id, channelRecipientId(db, newChannel.id), ids);
+  db.prepare('UPDATE messages SET stream_id = ?, recipient_id = ? WHERE id IN (SELECT value FROM json_each(?))').run(
+    newChannel.id,
+    channelRecipientId(db, newChannel.id),
+    ids,
+  );
   const newSubscribers = new Set(subscriberIds(db, newChannel.id));
-  const holders = (db.prepare('SELECT DISTINCT user_id FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?))').all(ids) as { user_id: number }[]).map((r) => r.user_id);
+  const holders = (
+    db.prepare('SELECT DISTINCT user_id FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?))').all(ids) as { user_id: number }[]
+  ).map((r) => r.user_id);
   const losingRows = holders.filter((id) => !newSubscribers.has(id));
   const removeRows = db.prepare('DELETE FROM user_messages WHERE user_id = ? AND message_id IN (SELECT value FROM json_each(?))');
   for (const id of losingRows) removeRows.run(id, ids);
@@ -209,7 +227,16 @@ function applyMove(
         return user !== undefined && isGuest(user);
       });
   if (losing.length) {
-    ctx.emit({ type: 'delete_message', message_ids: moved.map((m) => m.id), message_type: 'stream', stream_id: oldChannel.id, topic: displayTopic(db, target.topic, false) }, losing);
+    ctx.emit(
+      {
+        type: 'delete_message',
+        message_ids: moved.map((m) => m.id),
+        message_type: 'stream',
+        stream_id: oldChannel.id,
+        topic: displayTopic(db, target.topic, false),
+      },
+      losing,
+    );
   }
   return losing;
 }
@@ -248,7 +275,13 @@ function recordEdits(db: Db, user: UserRow, target: MessageRow, moved: MessageRo
  * `update_message` to everyone holding a copy, plus (with shared history) the channel's subscribers, each
  * with their own flags; not to those who just lost access.
  */
-function notify(ctx: HandlerContext, oldChannel: StreamRow | undefined, movedIds: number[], event: Record<string, unknown> & { type: string }, losing: number[]): void {
+function notify(
+  ctx: HandlerContext,
+  oldChannel: StreamRow | undefined,
+  movedIds: number[],
+  event: Record<string, unknown> & { type: string },
+  losing: number[],
+): void {
   const db = ctx.db;
   const lost = new Set(losing);
   const flagsByUser = new Map<number, number>();

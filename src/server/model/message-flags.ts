@@ -49,9 +49,13 @@ export function updateFlags(ctx: HandlerContext, user: UserRow, op: string, rawF
     ignoredChannels = unique(skipped.map((r) => r.stream_id)).sort((a, b) => a - b);
   }
   const have = new Set(
-    (db.prepare('SELECT message_id FROM user_messages WHERE user_id = ? AND message_id IN (SELECT value FROM json_each(?))').all(user.id, JSON.stringify(ids)) as {
-      message_id: number;
-    }[]).map((r) => r.message_id),
+    (
+      db
+        .prepare('SELECT message_id FROM user_messages WHERE user_id = ? AND message_id IN (SELECT value FROM json_each(?))')
+        .all(user.id, JSON.stringify(ids)) as {
+        message_id: number;
+      }[]
+    ).map((r) => r.message_id),
   );
   const historical = ids.filter((id) => !have.has(id));
   for (const id of historical) accessMessage(db, user, id);

@@ -266,8 +266,18 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
         `INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent, client, is_me_message)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(sender.id, recipientId, channel ? 'stream' : 'private', channel?.id ?? null, topic, content, rendered.html, now, req.client ?? 'chatctl', content.startsWith('/me ') ? 1 : 0)
-      .lastInsertRowid,
+      .run(
+        sender.id,
+        recipientId,
+        channel ? 'stream' : 'private',
+        channel?.id ?? null,
+        topic,
+        content,
+        rendered.html,
+        now,
+        req.client ?? 'chatctl',
+        content.startsWith('/me ') ? 1 : 0,
+      ).lastInsertRowid,
   );
   // Channel messages go to the active subscribers; the sender always keeps a copy.
   const userIds = channel ? [...new Set([...subscriberIds(db, channel.id), sender.id])] : memberIds;
@@ -328,14 +338,20 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
     (db.prepare('SELECT * FROM users WHERE id IN (SELECT value FROM json_each(?))').all(inList([...userIds])) as UserRow[]).map((u) => [u.id, view(u)]),
   );
   const channels = new Map(
-    (db.prepare('SELECT id, name FROM streams WHERE id IN (SELECT value FROM json_each(?))').all(inList(rows.flatMap((r) => (r.stream_id ? [r.stream_id] : [])))) as {
-      id: number;
-      name: string;
-    }[]).map((c) => [c.id, c.name]),
+    (
+      db
+        .prepare('SELECT id, name FROM streams WHERE id IN (SELECT value FROM json_each(?))')
+        .all(inList(rows.flatMap((r) => (r.stream_id ? [r.stream_id] : [])))) as {
+        id: number;
+        name: string;
+      }[]
+    ).map((c) => [c.id, c.name]),
   );
   const reactions = new Map<number, MessageReaction[]>();
   for (const r of db
-    .prepare('SELECT message_id, emoji_name, emoji_code, reaction_type, user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
+    .prepare(
+      'SELECT message_id, emoji_name, emoji_code, reaction_type, user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY rowid',
+    )
     .all(inList(ids)) as (MessageReaction & { message_id: number })[]) {
     const { message_id, ...reaction } = r;
     reactions.set(message_id, [...(reactions.get(message_id) ?? []), reaction]);
@@ -343,7 +359,9 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
   const showHistory = getSetting(db, 'allow_edit_history');
   const edits = new Map<number, EditRow[]>();
   if (showHistory) {
-    for (const e of db.prepare('SELECT * FROM message_edits WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id DESC').all(inList(ids)) as EditRow[]) {
+    for (const e of db
+      .prepare('SELECT * FROM message_edits WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id DESC')
+      .all(inList(ids)) as EditRow[]) {
       edits.set(e.message_id, [...(edits.get(e.message_id) ?? []), e]);
     }
   }

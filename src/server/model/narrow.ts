@@ -179,7 +179,9 @@ class NarrowBuilder {
         return { sql: 'm.id = ?', params: [Number(id)] };
       }
       case 'search': {
-        const words = String(operand).split(/\s+/).filter((w) => w !== '');
+        const words = String(operand)
+          .split(/\s+/)
+          .filter((w) => w !== '');
         if (!term.negated) this.searchWords.push(...words);
         // Every word in the content or the topic. The words travel as one JSON parameter: a pasted paragraph
         // as one condition per word would pass SQLite's limits on expression depth and parameters.
@@ -195,7 +197,15 @@ class NarrowBuilder {
 
   private dm(operand: NarrowTerm['operand']): Cond {
     const none = { sql: '0', params: [] };
-    const wanted = typeof operand === 'string' ? operand.split(',').map((e) => e.trim()).filter((e) => e !== '') : Array.isArray(operand) ? operand : [operand];
+    const wanted =
+      typeof operand === 'string'
+        ? operand
+            .split(',')
+            .map((e) => e.trim())
+            .filter((e) => e !== '')
+        : Array.isArray(operand)
+          ? operand
+          : [operand];
     if (wanted.length === 0) return none;
     const ids: number[] = [];
     for (const w of wanted) {
@@ -355,7 +365,8 @@ export function fetchRange(db: Db, viewer: UserRow, q: NarrowQuery, r: RangeRequ
   const anchoredToLeft = anchor === 0;
   const anchoredToRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const numAfter = anchoredToRight ? 0 : r.numAfter;
-  const ids = (sql: string, ...extra: unknown[]) => (db.prepare(`SELECT m.id FROM ${q.from} WHERE ${q.where} AND ${sql}`).all(...q.params, ...extra) as { id: number }[]).map((x) => x.id);
+  const ids = (sql: string, ...extra: unknown[]) =>
+    (db.prepare(`SELECT m.id FROM ${q.from} WHERE ${q.where} AND ${sql}`).all(...q.params, ...extra) as { id: number }[]).map((x) => x.id);
   const before = r.numBefore > 0 ? ids('m.id < ? ORDER BY m.id DESC LIMIT ?', anchor, r.numBefore).reverse() : [];
   const at = r.includeAnchor && !anchoredToRight ? ids('m.id = ?', anchor) : [];
   const after = numAfter > 0 ? ids('m.id > ? ORDER BY m.id ASC LIMIT ?', anchor, numAfter) : [];

@@ -43,7 +43,15 @@ export function legacyPresence(lastActive: number, lastConnected: number): { agg
  * Records a presence report (nothing when the user shares no presence). A first report, or coming back
  * active after missing a couple of pings, is announced at once with a `presence` event.
  */
-export function recordPresence(db: Db, sink: EventSink, user: UserRow, status: 'active' | 'idle', now: number, serverTimestamp: number, realmUrl: string): void {
+export function recordPresence(
+  db: Db,
+  sink: EventSink,
+  user: UserRow,
+  status: 'active' | 'idle',
+  now: number,
+  serverTimestamp: number,
+  realmUrl: string,
+): void {
   if (!user.presence_enabled) return;
   const row = db.prepare('SELECT * FROM presence WHERE user_id = ?').get(user.id) as PresenceRow | undefined;
   const active = status === 'active';

@@ -36,8 +36,7 @@ export const DEFAULT_EXTERNAL_ACCOUNTS: Record<string, { name: string; hint: str
   twitter: { name: 'Twitter', hint: 'Enter your Twitter username' },
 };
 
-export const allFields = (db: Db): FieldRow[] =>
-  db.prepare('SELECT * FROM custom_profile_fields ORDER BY "order", id').all() as FieldRow[];
+export const allFields = (db: Db): FieldRow[] => db.prepare('SELECT * FROM custom_profile_fields ORDER BY "order", id').all() as FieldRow[];
 
 export const fieldById = (db: Db, id: number): FieldRow | undefined =>
   db.prepare('SELECT * FROM custom_profile_fields WHERE id = ?').get(id) as FieldRow | undefined;
@@ -85,9 +84,10 @@ function checkUserIds(db: Db, value: unknown): string {
     if (typeof id !== 'number' || !Number.isInteger(id)) throw badRequest(`User IDs[${i}] is not an integer`);
   });
   const ids = value as number[];
-  const rows = db
-    .prepare('SELECT id, is_active, is_bot FROM users WHERE id IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(ids)) as Pick<UserRow, 'id' | 'is_active' | 'is_bot'>[];
+  const rows = db.prepare('SELECT id, is_active, is_bot FROM users WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as Pick<
+    UserRow,
+    'id' | 'is_active' | 'is_bot'
+  >[];
   const known = new Set(rows.map((r) => r.id));
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length) throw badRequest(`Invalid user IDs: ${unknown.join(', ')}`);

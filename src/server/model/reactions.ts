@@ -27,7 +27,9 @@ interface ReactionIdentity {
 function reactionAudience(db: Db, message: MessageRow): number[] {
   const ids = new Set((db.prepare('SELECT user_id FROM user_messages WHERE message_id = ?').all(message.id) as { user_id: number }[]).map((r) => r.user_id));
   if (message.type === 'stream') {
-    const channel = db.prepare('SELECT history_public_to_subscribers FROM streams WHERE id = ?').get(message.stream_id) as { history_public_to_subscribers: number } | undefined;
+    const channel = db.prepare('SELECT history_public_to_subscribers FROM streams WHERE id = ?').get(message.stream_id) as
+      | { history_public_to_subscribers: number }
+      | undefined;
     if (channel?.history_public_to_subscribers) for (const id of subscriberIds(db, message.stream_id!)) ids.add(id);
   }
   return [...ids];
@@ -104,7 +106,12 @@ export function removeReaction(ctx: HandlerContext, user: UserRow, messageId: nu
     .prepare('SELECT emoji_name, emoji_code, reaction_type FROM reactions WHERE message_id = ? AND user_id = ? AND emoji_code = ? AND reaction_type = ?')
     .get(message.id, user.id, code, req.reaction_type) as ReactionIdentity | undefined;
   if (!row) throw new ApiError("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
-  db.prepare('DELETE FROM reactions WHERE message_id = ? AND user_id = ? AND emoji_code = ? AND reaction_type = ?').run(message.id, user.id, code, req.reaction_type);
+  db.prepare('DELETE FROM reactions WHERE message_id = ? AND user_id = ? AND emoji_code = ? AND reaction_type = ?').run(
+    message.id,
+    user.id,
+    code,
+    req.reaction_type,
+  );
   emitReaction(ctx, user, message, 'remove', row);
 }
 

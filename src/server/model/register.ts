@@ -236,7 +236,8 @@ function botState(db: Db, o: StateOptions): State {
       default_all_public_streams: false,
       avatar_url: view(b).avatar_url,
       owner_id: b.bot_owner_id,
-      services: b.bot_type === 3 && b.service_base_url ? [{ base_url: b.service_base_url, token: b.service_token ?? '', interface: b.service_interface ?? 1 }] : [],
+      services:
+        b.bot_type === 3 && b.service_base_url ? [{ base_url: b.service_base_url, token: b.service_token ?? '', interface: b.service_interface ?? 1 }] : [],
       email: b.email,
       bot_type: b.bot_type,
       is_active: b.is_active === 1,
@@ -257,9 +258,9 @@ const PARTS: Record<string, (db: Db, o: StateOptions) => State> = {
   realm_linkifiers: linkifierState,
   realm_filters: () => ({ realm_filters: [] }),
   realm_domains: (db) => ({
-    realm_domains: (db.prepare('SELECT domain, allow_subdomains FROM realm_domains ORDER BY domain').all() as { domain: string; allow_subdomains: number }[]).map(
-      (r) => ({ domain: r.domain, allow_subdomains: r.allow_subdomains === 1 }),
-    ),
+    realm_domains: (
+      db.prepare('SELECT domain, allow_subdomains FROM realm_domains ORDER BY domain').all() as { domain: string; allow_subdomains: number }[]
+    ).map((r) => ({ domain: r.domain, allow_subdomains: r.allow_subdomains === 1 })),
   }),
   realm_emoji: (db) => ({ realm_emoji: realmEmojiDict(db) }),
   realm_user_groups: (db, o) => ({ realm_user_groups: new GroupGraph(db).list(o.capabilities.include_deactivated_groups === true) }),

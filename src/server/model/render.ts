@@ -154,9 +154,9 @@ function userMentionHtml(env: Env, text: string, isSilent: boolean): string | un
 
 function groupMentionHtml(env: Env, name: string, isSilent: boolean): string | undefined {
   // System groups (`role:*`) cannot be mentioned, as on a Zulip server by default.
-  const group = env.db
-    .prepare('SELECT id, name FROM user_groups WHERE name = ? AND is_system_group = 0 AND deactivated = 0')
-    .get(name) as { id: number; name: string } | undefined;
+  const group = env.db.prepare('SELECT id, name FROM user_groups WHERE name = ? AND is_system_group = 0 AND deactivated = 0').get(name) as
+    | { id: number; name: string }
+    | undefined;
   if (!group) return undefined;
   if (!isSilent) env.result.mentionedGroupIds.add(group.id);
   return `<span class="user-group-mention${isSilent ? ' silent' : ''}" data-user-group-id="${group.id}">${isSilent ? '' : '@'}${escapeHtml(group.name)}</span>`;

@@ -22,8 +22,30 @@ export interface SubscriptionRow {
 
 /** Zulip's STREAM_ASSIGNMENT_COLORS: a new subscription takes the first one the user does not use yet. */
 const STREAM_COLORS = [
-  '#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5', '#f5ce6e', '#c2726a', '#94c849', '#bd86e5',
-  '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063', '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
+  '#76ce90',
+  '#fae589',
+  '#a6c7e5',
+  '#e79ab5',
+  '#bfd56f',
+  '#f4ae55',
+  '#b0a5fd',
+  '#addfe5',
+  '#f5ce6e',
+  '#c2726a',
+  '#94c849',
+  '#bd86e5',
+  '#ee7e4a',
+  '#a6dcbf',
+  '#95a5fd',
+  '#53a063',
+  '#9987e1',
+  '#e4523d',
+  '#c2c2c2',
+  '#4f8de4',
+  '#c6a8ad',
+  '#e7cc4d',
+  '#c8bebf',
+  '#a47462',
 ];
 
 export const COLOR_PATTERN = /^#([a-fA-F0-9]{3,6})$/;
@@ -108,7 +130,11 @@ export function subscribeUsers(
   const view = channelView(db);
   for (const stream of streams) {
     const before = new Set(metadataUserIds(db, stream));
-    const added = addSubscribers(db, stream, users.map((u) => u.id));
+    const added = addSubscribers(
+      db,
+      stream,
+      users.map((u) => u.id),
+    );
     const color = colors.get(stream.name.toLowerCase());
     for (const u of users) {
       const isNew = added.includes(u.id);
@@ -202,20 +228,15 @@ export function normalizeTopic(db: Db, topic: string): string {
  * Sets (or with 0, removes) a user's policy for a topic and emits `user_topic` to the user. Asking for the
  * policy the topic already has changes nothing and sends no event, as on a Zulip server.
  */
-export function setVisibilityPolicy(
-  db: Db,
-  sink: EventSink,
-  userId: number,
-  streamId: number,
-  topic: string,
-  policy: VisibilityPolicy,
-  now: number,
-): void {
+export function setVisibilityPolicy(db: Db, sink: EventSink, userId: number, streamId: number, topic: string, policy: VisibilityPolicy, now: number): void {
   if (policy === 0) {
     const removed = db.prepare('DELETE FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').run(userId, streamId, topic);
     if (removed.changes === 0) return;
   } else {
-    const current = db.prepare('SELECT visibility_policy FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').pluck().get(userId, streamId, topic);
+    const current = db
+      .prepare('SELECT visibility_policy FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?')
+      .pluck()
+      .get(userId, streamId, topic);
     if (current === policy) return;
     db.prepare(
       `INSERT INTO user_topics (user_id, stream_id, topic, visibility_policy, last_updated) VALUES (?, ?, ?, ?, ?)
@@ -228,5 +249,7 @@ export function setVisibilityPolicy(
 /** A user's topic policies, as register's `user_topics` lists them. */
 export const userTopics = (db: Db, userId: number): UserTopic[] =>
   db
-    .prepare('SELECT stream_id, topic AS topic_name, last_updated, visibility_policy FROM user_topics WHERE user_id = ? ORDER BY last_updated, stream_id, topic')
+    .prepare(
+      'SELECT stream_id, topic AS topic_name, last_updated, visibility_policy FROM user_topics WHERE user_id = ? ORDER BY last_updated, stream_id, topic',
+    )
     .all(userId) as UserTopic[];

@@ -68,7 +68,10 @@ export function notifyDirectTyping(db: Db, sink: EventSink, sender: UserRow, op:
     sender: senderOf(db, sender, realmUrl),
     recipients: recipients.map((u) => ({ user_id: u.id, email: emailOf(u) })),
   };
-  sink.emit(event, recipients.filter(receivesTyping).map((u) => u.id));
+  sink.emit(
+    event,
+    recipients.filter(receivesTyping).map((u) => u.id),
+  );
 }
 
 /** Typing while editing a message, to the message's conversation. */

@@ -16,7 +16,10 @@ export const REALM_ID = 2;
  * stay; other characters but `_`, `.`, `-` and spaces go; runs of spaces and dashes become one dash.
  */
 export function sanitizeFileName(name: string): string {
-  const kept = name.normalize('NFKC').replace(/[^\p{L}\p{N}_\s.-]/gu, '').trim();
+  const kept = name
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}_\s.-]/gu, '')
+    .trim();
   const value = kept.replace(/[-\s]+/gu, '-');
   return value === '' || value === '.' || value === '..' ? 'uploaded-file' : value;
 }

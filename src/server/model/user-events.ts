@@ -31,7 +31,10 @@ export function emitWithPerson(
   }
   for (const viewers of groups.values()) {
     const person = userView(db, viewers[0]!, { clientGravatar: false, includeCustomProfileFields: !target.is_bot }, realmUrl)(target);
-    sink.emit(event(person), viewers.map((v) => v.id));
+    sink.emit(
+      event(person),
+      viewers.map((v) => v.id),
+    );
   }
 }
 

@@ -8,7 +8,18 @@ import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewe
 /** What the wire form of a user is made of: listing reads only these columns (10,000 users in a few ms). */
 export type UserViewRow = Pick<
   UserRow,
-  'id' | 'email' | 'full_name' | 'role' | 'is_active' | 'is_bot' | 'bot_type' | 'bot_owner_id' | 'date_joined' | 'timezone' | 'avatar_version' | 'is_imported_stub'
+  | 'id'
+  | 'email'
+  | 'full_name'
+  | 'role'
+  | 'is_active'
+  | 'is_bot'
+  | 'bot_type'
+  | 'bot_owner_id'
+  | 'date_joined'
+  | 'timezone'
+  | 'avatar_version'
+  | 'is_imported_stub'
 >;
 
 export const listUsersForView = (db: Db): UserViewRow[] =>
@@ -54,9 +65,12 @@ export function isoTime(unixSeconds: number): string {
 
 /** Profile values of many users at once, keyed by user ID then field ID. */
 export function profileData(db: Db): Map<number, Record<string, { value: string; rendered_value?: string }>> {
-  const rows = db
-    .prepare('SELECT user_id, field_id, value, rendered_value FROM profile_values ORDER BY user_id, field_id')
-    .all() as { user_id: number; field_id: number; value: string; rendered_value: string | null }[];
+  const rows = db.prepare('SELECT user_id, field_id, value, rendered_value FROM profile_values ORDER BY user_id, field_id').all() as {
+    user_id: number;
+    field_id: number;
+    value: string;
+    rendered_value: string | null;
+  }[];
   const out = new Map<number, Record<string, { value: string; rendered_value?: string }>>();
   for (const r of rows) {
     const entry: { value: string; rendered_value?: string } = { value: r.value };
@@ -112,4 +126,3 @@ export function apiEmailer(db: Db, realmUrl: string): (target: Pick<UserRow, 'id
   const host = realmHost(realmUrl);
   return (target) => (target.is_bot || everyoneSees ? target.email : `user${target.id}@${host}`);
 }
-

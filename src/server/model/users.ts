@@ -44,8 +44,7 @@ export const isOwner = (u: Pick<UserRow, 'role'>): boolean => isOwnerRole(u.role
 export const isModeratorOrAbove = (u: Pick<UserRow, 'role'>): boolean => atLeast(u.role, 'moderator');
 export const isGuest = (u: Pick<UserRow, 'role'>): boolean => isGuestRole(u.role);
 
-export const userById = (db: Db, id: number): UserRow | undefined =>
-  statement(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+export const userById = (db: Db, id: number): UserRow | undefined => statement(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
 
 export const userByEmail = (db: Db, email: string): UserRow | undefined =>
   statement(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRow | undefined;

@@ -19,7 +19,10 @@ export function validateFullName(db: Db, raw: string, exceptUserId?: number): st
   if (/\|\d+$/.test(raw)) throw badRequest('Invalid format!');
   if (getSetting(db, 'require_unique_names')) {
     const key = nameKey(name);
-    const names = db.prepare('SELECT full_name FROM users WHERE id IS NOT ?').pluck().all(exceptUserId ?? null) as string[];
+    const names = db
+      .prepare('SELECT full_name FROM users WHERE id IS NOT ?')
+      .pluck()
+      .all(exceptUserId ?? null) as string[];
     if (names.some((other) => nameKey(other) === key)) throw badRequest('Unique names required in this organization.');
   }
   return name;

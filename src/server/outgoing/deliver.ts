@@ -147,13 +147,17 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
   for (let attempt = 0; attempt <= MAX_REQUEST_RETRIES; attempt++) {
     outcome = await call(d.url, d.body, ctx.webhookDestinations);
     if (!('failure' in outcome)) break;
-    ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}): ${outcome.failure === 'timeout' ? 'timed out' : 'connection failed'}, attempt ${attempt + 1}`);
+    ctx.log(
+      `outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}): ${outcome.failure === 'timeout' ? 'timed out' : 'connection failed'}, attempt ${attempt + 1}`,
+    );
   }
   if ('failure' in outcome) {
     reply(ctx, bot, d.message, failureReply('Bot is unavailable'));
     notifyOwner(ctx, bot, d.message, {
       failureMessage:
-        outcome.failure === 'timeout' ? `Request timed out after ${OUTGOING_WEBHOOK_TIMEOUT_SECONDS} seconds.` : 'A connection error occurred. Is my bot server down?',
+        outcome.failure === 'timeout'
+          ? `Request timed out after ${OUTGOING_WEBHOOK_TIMEOUT_SECONDS} seconds.`
+          : 'A connection error occurred. Is my bot server down?',
     });
     return;
   }
@@ -171,7 +175,9 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
       ctx,
       bot,
       d.message,
-      failureReply(`An exception of type *${outcome.exception.name}* occurred for message \`${d.message.content}\`! See the Zulip server logs for more information.`),
+      failureReply(
+        `An exception of type *${outcome.exception.name}* occurred for message \`${d.message.content}\`! See the Zulip server logs for more information.`,
+      ),
     );
     notifyOwner(ctx, bot, d.message, { exception: outcome.exception });
     return;

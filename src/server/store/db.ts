@@ -55,16 +55,16 @@ export class ForeignDatabaseError extends Error {
 /** chatctl numbers its schema from 1 (user_version); tables in a database still at 0 are someone else's. */
 function refuseForeign(db: Db): void {
   if (db.pragma('user_version', { simple: true }) !== 0) return;
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map(
+    (t) => t.name,
+  );
   if (tables.length) throw new ForeignDatabaseError(tables);
 }
 
 function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) {
-    throw new Error(
-      `the data dir was written by a newer chatctl (schema ${current}, this one knows ${migrations.length}); upgrade chatctl`,
-    );
+    throw new Error(`the data dir was written by a newer chatctl (schema ${current}, this one knows ${migrations.length}); upgrade chatctl`);
   }
   if (current === migrations.length) return;
   // Rebuilding a table that others refer to needs foreign keys off, which SQLite ignores inside a
@@ -81,7 +81,8 @@ function migrate(db: Db): void {
         db.pragma(`user_version = ${i + 1}`);
       }
       const broken = db.pragma('foreign_key_check') as unknown[];
-      if (broken.length) throw new Error(`migrating the data dir left ${broken.length} broken references (schema ${now} to ${migrations.length}); nothing was changed`);
+      if (broken.length)
+        throw new Error(`migrating the data dir left ${broken.length} broken references (schema ${now} to ${migrations.length}); nothing was changed`);
     }).immediate();
   } finally {
     db.pragma('foreign_keys = ON');

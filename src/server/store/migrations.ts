@@ -15,8 +15,18 @@ export type Migration = string | ((db: Db) => void);
  * plain INTEGER PRIMARY KEY gives the newest row's ID again once that row is deleted.
  */
 const WIRE_ID_TABLES = [
-  'users', 'custom_profile_fields', 'channel_folders', 'streams', 'recipients', 'messages', 'realm_emoji', 'attachments',
-  'user_groups', 'realm_domains', 'linkifiers', 'invites',
+  'users',
+  'custom_profile_fields',
+  'channel_folders',
+  'streams',
+  'recipients',
+  'messages',
+  'realm_emoji',
+  'attachments',
+  'user_groups',
+  'realm_domains',
+  'linkifiers',
+  'invites',
 ] as const;
 
 /**
@@ -33,7 +43,10 @@ function neverReuseIds(db: Db, table: string): void {
   const created = def
     .replace(/^CREATE TABLE\s+"?\w+"?/i, `CREATE TABLE "${rebuilt}"`)
     .replace(/\bid INTEGER PRIMARY KEY\b/i, 'id INTEGER PRIMARY KEY AUTOINCREMENT');
-  const dependents = db.prepare("SELECT sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL").pluck().all(table) as string[];
+  const dependents = db
+    .prepare("SELECT sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL")
+    .pluck()
+    .all(table) as string[];
   const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]).map((c) => `"${c}"`).join(', ');
   db.exec(created);
   db.exec(`INSERT INTO "${rebuilt}" (${columns}) SELECT ${columns} FROM "${table}"`);

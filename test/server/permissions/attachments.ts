@@ -16,7 +16,11 @@ export const attachmentCases: PermissionCase[] = [
     name: 'upload a file',
     request: () => {
       // The matrix's request type has no files; the router reads them all the same.
-      const req = { method: 'POST', path: '/user_uploads', files: [{ field: 'file', filename: 'a.txt', contentType: 'text/plain', data: new Uint8Array([97]) }] };
+      const req = {
+        method: 'POST',
+        path: '/user_uploads',
+        files: [{ field: 'file', filename: 'a.txt', contentType: 'text/plain', data: new Uint8Array([97]) }],
+      };
       return req;
     },
     allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],

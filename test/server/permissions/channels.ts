@@ -74,13 +74,27 @@ export const channelCases: PermissionCase[] = [
   },
   {
     name: 'mute a subscription',
-    request: (f) => ({ method: 'PATCH', path: `/users/me/subscriptions/${generalId(f)}`, body: [['property', 'is_muted'], ['value', 'true']] }),
+    request: (f) => ({
+      method: 'PATCH',
+      path: `/users/me/subscriptions/${generalId(f)}`,
+      body: [
+        ['property', 'is_muted'],
+        ['value', 'true'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },
   {
     name: 'pin a subscription (the POST form of the same)',
-    request: (f) => ({ method: 'POST', path: `/users/me/subscriptions/${generalId(f)}`, body: [['property', 'pin_to_top'], ['value', 'true']] }),
+    request: (f) => ({
+      method: 'POST',
+      path: `/users/me/subscriptions/${generalId(f)}`,
+      body: [
+        ['property', 'pin_to_top'],
+        ['value', 'true'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },
@@ -91,20 +105,36 @@ export const channelCases: PermissionCase[] = [
     denied: {},
   },
   {
-    name: "read a private channel one is not in",
+    name: 'read a private channel one is not in',
     request: (f) => ({ method: 'GET', path: `/streams/${privateChannel(f)}` }),
     allowed: ['owner', 'admin'],
     denied: 'Invalid channel ID',
   },
   {
     name: 'follow a topic',
-    request: (f) => ({ method: 'POST', path: '/user_topics', body: [['stream_id', String(generalId(f))], ['topic', 'news'], ['visibility_policy', '3']] }),
+    request: (f) => ({
+      method: 'POST',
+      path: '/user_topics',
+      body: [
+        ['stream_id', String(generalId(f))],
+        ['topic', 'news'],
+        ['visibility_policy', '3'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },
   {
     name: 'mute a topic (deprecated endpoint)',
-    request: () => ({ method: 'PATCH', path: '/users/me/subscriptions/muted_topics', body: [['stream', 'general'], ['topic', 'noise'], ['op', 'add']] }),
+    request: () => ({
+      method: 'PATCH',
+      path: '/users/me/subscriptions/muted_topics',
+      body: [
+        ['stream', 'general'],
+        ['topic', 'noise'],
+        ['op', 'add'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },

@@ -17,7 +17,14 @@ export const domainCases: PermissionCase[] = [
   },
   {
     name: 'add an allowed domain',
-    request: () => ({ method: 'POST', path: '/realm/domains', body: [['domain', `a${randomToken()}.example.com`], ['allow_subdomains', 'false']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/realm/domains',
+      body: [
+        ['domain', `a${randomToken()}.example.com`],
+        ['allow_subdomains', 'false'],
+      ],
+    }),
     allowed: ['owner'],
     denied: 'Must be an organization owner',
   },

@@ -26,7 +26,15 @@ export const eventCases: PermissionCase[] = [
   },
   {
     name: 'read events of an own queue',
-    request: (f) => ({ method: 'GET', path: '/events', query: [['queue_id', ownQueue(f)], ['last_event_id', '-1'], ['dont_block', 'true']] }),
+    request: (f) => ({
+      method: 'GET',
+      path: '/events',
+      query: [
+        ['queue_id', ownQueue(f)],
+        ['last_event_id', '-1'],
+        ['dont_block', 'true'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },
@@ -38,7 +46,15 @@ export const eventCases: PermissionCase[] = [
   },
   {
     name: "read another user's queue",
-    request: (f) => ({ method: 'GET', path: '/events', query: [['queue_id', foreignQueue(f)], ['last_event_id', '-1'], ['dont_block', 'true']] }),
+    request: (f) => ({
+      method: 'GET',
+      path: '/events',
+      query: [
+        ['queue_id', foreignQueue(f)],
+        ['last_event_id', '-1'],
+        ['dont_block', 'true'],
+      ],
+    }),
     allowed: [],
     denied: `Bad event queue ID: ${FOREIGN_QUEUE}`,
   },

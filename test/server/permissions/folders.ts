@@ -23,7 +23,14 @@ export const folderCases: PermissionCase[] = [
   },
   {
     name: 'create a channel folder',
-    request: () => ({ method: 'POST', path: '/channel_folders/create', body: [['name', `${unique('New')} ${randomToken()}`], ['description', '']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/channel_folders/create',
+      body: [
+        ['name', `${unique('New')} ${randomToken()}`],
+        ['description', ''],
+      ],
+    }),
     allowed: ['owner', 'admin'],
     denied: ADMINS_ONLY,
   },

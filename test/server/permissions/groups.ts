@@ -40,7 +40,11 @@ export const groupCases: PermissionCase[] = [
     request: (f) => ({
       method: 'POST',
       path: '/user_groups/create',
-      body: [['name', `${unique('new', '-')}-${randomToken()}`], ['description', ''], ['members', JSON.stringify([f.others.member.id])]],
+      body: [
+        ['name', `${unique('new', '-')}-${randomToken()}`],
+        ['description', ''],
+        ['members', JSON.stringify([f.others.member.id])],
+      ],
     }),
     allowed: MEMBERS,
     denied: NOT_FOR,
@@ -62,7 +66,7 @@ export const groupCases: PermissionCase[] = [
     denied: NOT_FOR,
   },
   {
-    name: 'add a subgroup to the owner\'s group',
+    name: "add a subgroup to the owner's group",
     request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/subgroups`, body: [['add', JSON.stringify([ownersGroup(f)])]] }),
     allowed: ['owner'],
     denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },

@@ -24,20 +24,43 @@ const notMembers = { guest: 'Not allowed for guest users', bot: 'This endpoint d
 export const inviteCases: PermissionCase[] = [
   {
     name: 'send an invitation',
-    request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${randomToken()}@example.com`], ['stream_ids', '[]']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/invites',
+      body: [
+        ['invitee_emails', `new-${randomToken()}@example.com`],
+        ['stream_ids', '[]'],
+      ],
+    }),
     allowed: ['owner', 'admin', 'moderator', 'member'],
     denied: notMembers,
   },
   {
     name: 'invite an administrator',
-    request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${randomToken()}@example.com`], ['stream_ids', '[]'], ['invite_as', '200']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/invites',
+      body: [
+        ['invitee_emails', `new-${randomToken()}@example.com`],
+        ['stream_ids', '[]'],
+        ['invite_as', '200'],
+      ],
+    }),
     allowed: ['owner', 'admin'],
     denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
   },
   {
     // The API document's rule: one's own role or a more restricted one (a Zulip server asks an administrator).
     name: 'invite a moderator',
-    request: () => ({ method: 'POST', path: '/invites', body: [['invitee_emails', `new-${randomToken()}@example.com`], ['stream_ids', '[]'], ['invite_as', '300']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/invites',
+      body: [
+        ['invitee_emails', `new-${randomToken()}@example.com`],
+        ['stream_ids', '[]'],
+        ['invite_as', '300'],
+      ],
+    }),
     allowed: ['owner', 'admin', 'moderator'],
     denied: { ...notMembers, member: adminsOnly },
   },

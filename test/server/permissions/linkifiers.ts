@@ -8,7 +8,9 @@ function newLinkifier(f: Fixture): number {
   const db = f.org.db;
   const { next } = db.prepare('SELECT coalesce(max("order") + 1, 0) AS next FROM linkifiers').get() as { next: number };
   const pattern = `T${randomToken()}-(?P<id>\\d+)`;
-  return Number(db.prepare('INSERT INTO linkifiers (pattern, url_template, "order") VALUES (?, ?, ?)').run(pattern, 'https://t.example/{id}', next).lastInsertRowid);
+  return Number(
+    db.prepare('INSERT INTO linkifiers (pattern, url_template, "order") VALUES (?, ?, ?)').run(pattern, 'https://t.example/{id}', next).lastInsertRowid,
+  );
 }
 
 const linkifierBody = (): [string, string][] => [

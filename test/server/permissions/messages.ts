@@ -15,7 +15,9 @@ export function generalMessage(f: Fixture, senderId: number): number {
   const recipient = (db.prepare('SELECT id FROM recipients WHERE stream_id = ?').get(general) as { id: number }).id;
   const id = Number(
     db
-      .prepare("INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent) VALUES (?, ?, 'stream', ?, 'perm', 'hi', '<p>hi</p>', ?)")
+      .prepare(
+        "INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent) VALUES (?, ?, 'stream', ?, 'perm', 'hi', '<p>hi</p>', ?)",
+      )
       .run(senderId, recipient, general, f.org.clock.now()).lastInsertRowid,
   );
   db.prepare('INSERT INTO user_messages (user_id, message_id) SELECT user_id, ? FROM subscriptions WHERE stream_id = ? AND active = 1').run(id, general);
@@ -31,19 +33,44 @@ const senderOf = (f: Fixture): number => f.caller?.id ?? f.org.owner.id;
 export const messageCases: PermissionCase[] = [
   {
     name: 'send a message to a public channel one is subscribed to',
-    request: () => ({ method: 'POST', path: '/messages', body: [['type', 'stream'], ['to', 'general'], ['topic', 'perm'], ['content', 'hello']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/messages',
+      body: [
+        ['type', 'stream'],
+        ['to', 'general'],
+        ['topic', 'perm'],
+        ['content', 'hello'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },
   {
     name: 'send a direct message',
-    request: (f) => ({ method: 'POST', path: '/messages', body: [['type', 'direct'], ['to', JSON.stringify([f.others.member.id])], ['content', 'hello']] }),
+    request: (f) => ({
+      method: 'POST',
+      path: '/messages',
+      body: [
+        ['type', 'direct'],
+        ['to', JSON.stringify([f.others.member.id])],
+        ['content', 'hello'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },
   {
     name: 'fetch messages',
-    request: () => ({ method: 'GET', path: '/messages', query: [['anchor', 'newest'], ['num_before', '5'], ['num_after', '0']] }),
+    request: () => ({
+      method: 'GET',
+      path: '/messages',
+      query: [
+        ['anchor', 'newest'],
+        ['num_before', '5'],
+        ['num_after', '0'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },
@@ -85,7 +112,15 @@ export const messageCases: PermissionCase[] = [
   },
   {
     name: 'star messages',
-    request: (f) => ({ method: 'POST', path: '/messages/flags', body: [['messages', JSON.stringify([generalMessage(f, f.others.member.id)])], ['op', 'add'], ['flag', 'starred']] }),
+    request: (f) => ({
+      method: 'POST',
+      path: '/messages/flags',
+      body: [
+        ['messages', JSON.stringify([generalMessage(f, f.others.member.id)])],
+        ['op', 'add'],
+        ['flag', 'starred'],
+      ],
+    }),
     allowed: EVERYONE,
     denied: {},
   },
@@ -94,7 +129,14 @@ export const messageCases: PermissionCase[] = [
     request: () => ({
       method: 'POST',
       path: '/messages/flags/narrow',
-      body: [['anchor', 'oldest'], ['num_before', '0'], ['num_after', '100'], ['narrow', '[]'], ['op', 'add'], ['flag', 'read']],
+      body: [
+        ['anchor', 'oldest'],
+        ['num_before', '0'],
+        ['num_after', '100'],
+        ['narrow', '[]'],
+        ['op', 'add'],
+        ['flag', 'read'],
+      ],
     }),
     allowed: EVERYONE,
     denied: {},

@@ -10,7 +10,14 @@ export const profileFieldCases: PermissionCase[] = [
   },
   {
     name: 'create a custom profile field',
-    request: () => ({ method: 'POST', path: '/realm/profile_fields', body: [['name', `Field ${randomToken()}`], ['field_type', '1']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/realm/profile_fields',
+      body: [
+        ['name', `Field ${randomToken()}`],
+        ['field_type', '1'],
+      ],
+    }),
     allowed: ['owner', 'admin'],
     denied: 'Must be an organization administrator',
   },

@@ -29,7 +29,9 @@ export const reactionCases: PermissionCase[] = [
       const id = generalMessage(f, f.others.member.id);
       const userId = f.caller?.id ?? f.org.owner.id;
       f.org.db
-        .prepare("INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, created) VALUES (?, ?, 'octopus', '1f419', 'unicode_emoji', 0)")
+        .prepare(
+          "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, created) VALUES (?, ?, 'octopus', '1f419', 'unicode_emoji', 0)",
+        )
         .run(id, userId);
       return { method: 'DELETE', path: `/messages/${id}/reactions`, body: [['emoji_name', 'octopus']] };
     },

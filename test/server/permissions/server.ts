@@ -11,7 +11,14 @@ export const serverCases: PermissionCase[] = [
   },
   {
     name: "exchange the owner's password for its API key",
-    request: ({ org }) => ({ method: 'POST', path: '/fetch_api_key', body: [['username', org.owner.email], ['password', OWNER_PASSWORD]] }),
+    request: ({ org }) => ({
+      method: 'POST',
+      path: '/fetch_api_key',
+      body: [
+        ['username', org.owner.email],
+        ['password', OWNER_PASSWORD],
+      ],
+    }),
     allowed: CALLERS,
     denied: {},
   },

@@ -9,7 +9,14 @@ export const statusCases: PermissionCase[] = [
   },
   {
     name: 'set the own status',
-    request: () => ({ method: 'POST', path: '/users/me/status', body: [['status_text', 'busy'], ['emoji_name', 'car']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/users/me/status',
+      body: [
+        ['status_text', 'busy'],
+        ['emoji_name', 'car'],
+      ],
+    }),
     allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
     denied: {},
   },

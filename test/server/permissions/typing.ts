@@ -19,7 +19,14 @@ function ownMessage(f: Fixture): number {
 export const typingCases: PermissionCase[] = [
   {
     name: 'say one is typing a direct message',
-    request: (f) => ({ method: 'POST', path: '/typing', body: [['op', 'start'], ['to', JSON.stringify([f.others.member.id])]] }),
+    request: (f) => ({
+      method: 'POST',
+      path: '/typing',
+      body: [
+        ['op', 'start'],
+        ['to', JSON.stringify([f.others.member.id])],
+      ],
+    }),
     allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
     denied: {},
   },
@@ -27,7 +34,16 @@ export const typingCases: PermissionCase[] = [
     name: 'say one is typing in a public channel',
     request: (f) => {
       const general = (f.org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
-      return { method: 'POST', path: '/typing', body: [['type', 'channel'], ['op', 'start'], ['stream_id', String(general)], ['topic', 'hello']] };
+      return {
+        method: 'POST',
+        path: '/typing',
+        body: [
+          ['type', 'channel'],
+          ['op', 'start'],
+          ['stream_id', String(general)],
+          ['topic', 'hello'],
+        ],
+      };
     },
     // Test users are subscribed to the default channel, guests included.
     allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],

@@ -34,19 +34,42 @@ export const userCases: PermissionCase[] = [
     name: 'create a user, holding can_create_users',
     request: (f) => {
       if (f.caller) setPermission(f.org.db, f.caller.id, 'can_create_users', true);
-      return { method: 'POST', path: '/users', body: [['email', `new${randomToken()}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] };
+      return {
+        method: 'POST',
+        path: '/users',
+        body: [
+          ['email', `new${randomToken()}@example.com`],
+          ['password', 'secret-password'],
+          ['full_name', 'New Person'],
+        ],
+      };
     },
     allowed: administrators,
     denied: 'Must be an organization administrator',
   },
   {
     name: 'create a user, without can_create_users',
-    request: () => ({ method: 'POST', path: '/users', body: [['email', `new${randomToken()}@example.com`], ['password', 'secret-password'], ['full_name', 'New Person']] }),
+    request: () => ({
+      method: 'POST',
+      path: '/users',
+      body: [
+        ['email', `new${randomToken()}@example.com`],
+        ['password', 'secret-password'],
+        ['full_name', 'New Person'],
+      ],
+    }),
     allowed: [],
-    denied: { owner: 'User not authorized to create users', admin: 'User not authorized to create users', moderator: 'Must be an organization administrator', member: 'Must be an organization administrator', guest: 'Must be an organization administrator', bot: 'Must be an organization administrator' },
+    denied: {
+      owner: 'User not authorized to create users',
+      admin: 'User not authorized to create users',
+      moderator: 'Must be an organization administrator',
+      member: 'Must be an organization administrator',
+      guest: 'Must be an organization administrator',
+      bot: 'Must be an organization administrator',
+    },
   },
   {
-    name: "rename a member",
+    name: 'rename a member',
     request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['full_name', `Renamed ${randomToken()}`]] }),
     allowed: administrators,
     denied: 'Insufficient permission',
@@ -67,7 +90,13 @@ export const userCases: PermissionCase[] = [
     name: 'make a member an owner',
     request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['role', '100']] }),
     allowed: ['owner'],
-    denied: { admin: 'Must be an organization owner', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
+    denied: {
+      admin: 'Must be an organization owner',
+      moderator: 'Insufficient permission',
+      member: 'Insufficient permission',
+      guest: 'Insufficient permission',
+      bot: 'Insufficient permission',
+    },
   },
   {
     name: "change a member's e-mail address, holding can_change_user_emails",
@@ -76,13 +105,26 @@ export const userCases: PermissionCase[] = [
       return { method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['new_email', `moved${randomToken()}@example.com`]] };
     },
     allowed: ['owner'],
-    denied: { admin: 'User not authorized to change user emails', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
+    denied: {
+      admin: 'User not authorized to change user emails',
+      moderator: 'Insufficient permission',
+      member: 'Insufficient permission',
+      guest: 'Insufficient permission',
+      bot: 'Insufficient permission',
+    },
   },
   {
     name: "change a member's e-mail address, without can_change_user_emails",
     request: (f) => ({ method: 'PATCH', path: `/users/${f.others.member.id}`, body: [['new_email', `moved${randomToken()}@example.com`]] }),
     allowed: [],
-    denied: { owner: 'User not authorized to change user emails', admin: 'User not authorized to change user emails', moderator: 'Insufficient permission', member: 'Insufficient permission', guest: 'Insufficient permission', bot: 'Insufficient permission' },
+    denied: {
+      owner: 'User not authorized to change user emails',
+      admin: 'User not authorized to change user emails',
+      moderator: 'Insufficient permission',
+      member: 'Insufficient permission',
+      guest: 'Insufficient permission',
+      bot: 'Insufficient permission',
+    },
   },
   {
     name: 'deactivate a member',
@@ -94,7 +136,13 @@ export const userCases: PermissionCase[] = [
     name: 'deactivate an owner',
     request: (f) => ({ method: 'DELETE', path: `/users/${f.others.owner.id}` }),
     allowed: ['owner'],
-    denied: { admin: 'Must be an organization owner', moderator: 'Must be an organization administrator', member: 'Must be an organization administrator', guest: 'Must be an organization administrator', bot: 'Must be an organization administrator' },
+    denied: {
+      admin: 'Must be an organization owner',
+      moderator: 'Must be an organization administrator',
+      member: 'Must be an organization administrator',
+      guest: 'Must be an organization administrator',
+      bot: 'Must be an organization administrator',
+    },
   },
   {
     name: 'reactivate a deactivated member',
