@@ -62,6 +62,16 @@ async function rowsOf<R>(ctx: Context, source: FromFile, columns: Columns, args:
   return [...args];
 }
 
+/** The users a command acts on: its arguments, or the `user` column of --from-file. */
+const userRows = (ctx: Context, opts: FromFile & { users: readonly string[] }): Promise<UserRef[]> =>
+  rowsOf(
+    ctx,
+    opts,
+    USER_COLUMN,
+    opts.users.map((user) => ({ user })),
+    userRefOf,
+  );
+
 /** Plans one call per row for commands that act on existing users (the `user` column). */
 async function planForUsers<R extends UserRef>(
   ctx: Context,
@@ -372,13 +382,7 @@ export const commands = [
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
-      const rows = await rowsOf(
-        ctx,
-        opts,
-        USER_COLUMN,
-        opts.users.map((user) => ({ user })),
-        userRefOf,
-      );
+      const rows = await userRows(ctx, opts);
       // A server deactivates bots through DELETE /bots/{id} only (DELETE /users/{id} says "No such user").
       const calls = await planForUsers(
         ctx,
@@ -412,13 +416,7 @@ export const commands = [
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
-      const rows = await rowsOf(
-        ctx,
-        opts,
-        USER_COLUMN,
-        opts.users.map((user) => ({ user })),
-        userRefOf,
-      );
+      const rows = await userRows(ctx, opts);
       const calls = await planForUsers(
         ctx,
         rows,
