@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../../src/cli/completion.js';
 import { allCommands } from '../../src/cli/commands/completion.js';
 import { NOUNS } from '../../src/cli/commands/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, tempHome, writeProfile } from '../helpers/cli.js';
 
 describe('shell completions', () => {
   it.each(SHELLS)('completions/%s is generated from the current command tree (run npm run completions)', async (shell) => {
@@ -36,9 +36,10 @@ describe('help', () => {
 });
 
 describe('the bash completion script', () => {
-  const complete = (words: string[]): string[] => {
-    const script = `source completions/chatctl.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _chatctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    return execFileSync('bash', ['-c', script], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' })
+  const complete = (words: string[], env: Record<string, string> = {}): string[] => {
+    // `chatctl` is this checkout's, as a function: the script runs it to list the stored profiles.
+    const script = `chatctl() { node bin/chatctl.js "$@"; }; source completions/chatctl.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _chatctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    return execFileSync('bash', ['-c', script], { cwd: new URL('../..', import.meta.url), encoding: 'utf8', env: { ...process.env, ...env } })
       .split('\n')
       .filter(Boolean);
   };
@@ -51,5 +52,14 @@ describe('the bash completion script', () => {
     expect(complete(['chatctl', '--profile', 'work', 'invite', 'se'])).toEqual(['send']);
     expect(complete(['chatctl', 'api', 'D'])).toEqual(['DELETE']);
     expect(complete(['chatctl', 'api', 'GET', '/server_s'])).toEqual(['/server_settings']);
+  });
+
+  it('completes role names for --role and --as, and the stored profiles for --profile', () => {
+    expect(complete(['chatctl', 'users', 'list', '--role', 'ad'])).toEqual(['admin']);
+    expect(complete(['chatctl', 'invite', 'send', '--as', 'g'])).toEqual(['guest']);
+    const { env } = tempHome();
+    writeProfile(env, { server: 'https://chat.example.com', email: 'ada@example.com', apiKey: 'k'.repeat(32) });
+    expect(complete(['chatctl', 'users', 'list', '--profile', ''], env)).toEqual(['default']);
+    expect(complete(['chatctl', '-p', 'def'], env)).toEqual(['default']);
   });
 });
