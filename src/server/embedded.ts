@@ -6,18 +6,18 @@
  * organization; what it needs to know before that is in embedded-facts.ts.
  */
 import type { WireRequest, WireResponse } from '../api/wire.js';
-import { accountToSignInAs, resetPassword } from './operator-access.js';
+import { accountToSignInAs, resetPassword } from './model/operator-access.js';
 import type { OperatorPermission } from './operator-permissions.js';
-import { changePermission } from './permissions.js';
-import { getSetting, isInitialized } from './realm.js';
+import { changePermission } from './model/user-permissions.js';
+import { getSetting, isInitialized } from './model/realm.js';
 import { Router } from './router.js';
 import { hashPassword } from './secrets.js';
 import type { ServeOptions, Serving } from './serve.js';
 import { createOrganization } from './setup.js';
 import { openDb, type Db } from './store/db.js';
 
-export { BotAccountError, InactiveAccountError } from './operator-access.js';
-export { UnknownUserError } from './permissions.js';
+export { BotAccountError, InactiveAccountError } from './model/operator-access.js';
+export { UnknownUserError } from './model/user-permissions.js';
 export type { ServeOptions, Serving } from './serve.js';
 export { AlreadyInitializedError } from './setup.js';
 export { DB_FILE, ForeignDatabaseError } from './store/db.js';

@@ -5,7 +5,7 @@
  * transaction so no writer of another process waits long.
  */
 import { wholeSeconds, type Clock } from './context.js';
-import { expireQueues } from './events.js';
+import { expireQueues } from './model/event-queues.js';
 import { pruneLoginFailures } from './model/login-failures.js';
 import { sweepUploads } from './model/uploads.js';
 import type { Db } from './store/db.js';

@@ -15,12 +15,12 @@ import type { WireRequest, WireResponse } from '../api/wire.js';
 import { authenticate, checkAccess } from './auth.js';
 import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.js';
 import { systemClock, wholeSeconds } from './context.js';
-import { emitEvent } from './events.js';
+import { emitEvent } from './model/event-queues.js';
 import { handlerAreas } from './handlers/index.js';
 import { sourceOf } from './model/login-failures.js';
 import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destinations.js';
 import type { Admit } from './rate-limit.js';
-import { getSetting } from './realm.js';
+import { getSetting } from './model/realm.js';
 import { BUSY_MESSAGE, isBusy } from './store/busy.js';
 import type { Db } from './store/db.js';
 

@@ -8,7 +8,7 @@ import { startHousekeeping } from './housekeeping.js';
 import { createApiServer } from './http.js';
 import { destinationsForServe } from './outgoing/destinations.js';
 import { zulipRateLimits } from './rate-limit.js';
-import { getSetting, setSetting } from './realm.js';
+import { getSetting, setSetting } from './model/realm.js';
 import { Router } from './router.js';
 import { checkpointOffLoop } from './store/checkpointer.js';
 import type { Db } from './store/db.js';

@@ -9,8 +9,8 @@ import { insertSystemGroups } from './model/system-groups.js';
 import { insertUser, userById, type UserRow } from './model/users.js';
 import { validateFullName, validateNewEmail } from './model/validation.js';
 import { OPERATOR_PERMISSIONS } from './operator-permissions.js';
-import { setPermission } from './permissions.js';
-import { isInitialized, setSetting } from './realm.js';
+import { setPermission } from './model/user-permissions.js';
+import { isInitialized, setSetting } from './model/realm.js';
 import type { Db } from './store/db.js';
 
 export interface NewOrganization {

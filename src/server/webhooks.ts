@@ -2,7 +2,7 @@
 import type { HandlerContext } from './context.js';
 import { deliver, prepareDelivery } from './outgoing/deliver.js';
 import { webhookMessage } from './outgoing/payload.js';
-import { triggeredBots } from './outgoing/triggers.js';
+import { triggeredBots } from './model/outgoing-triggers.js';
 
 /**
  * Called by message send, inside its transaction, once the message is stored. Schedules (ctx.defer) the

@@ -5,7 +5,7 @@
 import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import type { CallParamsOf } from '../../src/api/operation.js';
 import type { ChatClient } from '../../src/client/client.js';
-import { pendingEvents } from '../../src/server/events.js';
+import { pendingEvents } from '../../src/server/model/event-queues.js';
 import { randomToken } from './names.js';
 import { openapiErrors } from './openapi.js';
 import type { TestOrg, TestUser } from './org.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBot, deactivateBot } from '../../src/api/operations/bots.js';
 import { deactivateUser, getUser } from '../../src/api/operations/users.js';
-import { setPermission } from '../../src/server/permissions.js';
+import { setPermission } from '../../src/server/model/user-permissions.js';
 import { bad, flatFailure } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRealmDomain, getRealmDomains, removeRealmDomain, updateRealmDomain } from '../../src/api/operations/domains.js';
-import { getSetting, setSetting } from '../../src/server/realm.js';
+import { getSetting, setSetting } from '../../src/server/model/realm.js';
 import { bad, flatFailure } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';

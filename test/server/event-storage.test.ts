@@ -11,7 +11,7 @@ import { updateUserTopic } from '../../src/api/operations/channels.js';
 import { deleteQueue, getEvents, register } from '../../src/api/operations/events.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { deactivateUser } from '../../src/api/operations/users.js';
-import { emitEvent, MAX_PENDING_EVENTS, MAX_QUEUES_PER_USER, pendingEvents } from '../../src/server/events.js';
+import { emitEvent, MAX_PENDING_EVENTS, MAX_QUEUES_PER_USER, pendingEvents } from '../../src/server/model/event-queues.js';
 import { sweep } from '../../src/server/housekeeping.js';
 import { LOGIN_FAILURES_KEPT_SECONDS } from '../../src/server/model/login-failures.js';
 import { DB_FILE, openDb } from '../../src/server/store/db.js';

@@ -6,7 +6,7 @@ import { sendMessage } from '../../src/api/operations/messages.js';
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { basicAuthHeader, type WireRequest } from '../../src/api/wire.js';
 import type { ChatClient } from '../../src/client/client.js';
-import { FEATURE_LEVEL, SERVER_VERSION } from '../../src/server/realm.js';
+import { FEATURE_LEVEL, SERVER_VERSION } from '../../src/server/model/realm.js';
 import { Router } from '../../src/server/router.js';
 import { openDb } from '../../src/server/store/db.js';
 import { failure } from '../helpers/api.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink, sendInvites, type Invite } from '../../src/api/operations/invites.js';
 import { deactivateUser } from '../../src/api/operations/users.js';
 import type { InviteRow, LinkRow } from '../../src/server/model/invites.js';
-import { setSetting } from '../../src/server/realm.js';
+import { setSetting } from '../../src/server/model/realm.js';
 import { bad, flatFailureWithExtra } from '../helpers/api.js';
 import { newStream } from '../helpers/channels.js';
 import { openQueue, takeEvents } from '../helpers/events.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { getMessage, getMessages, renderMessage, sendMessage, type NarrowTerm } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
-import { setSetting } from '../../src/server/realm.js';
+import { setSetting } from '../../src/server/model/realm.js';
 import { failure } from '../helpers/api.js';
 import { ownerChannel, type ChannelOptions } from '../helpers/channels.js';
 import { listen } from '../helpers/events.js';

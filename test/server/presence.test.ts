@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getEvents, register } from '../../src/api/operations/events.js';
 import { getRealmPresence, getUserPresence, updatePresence } from '../../src/api/operations/presence.js';
-import { setSetting } from '../../src/server/realm.js';
+import { setSetting } from '../../src/server/model/realm.js';
 import { failure } from '../helpers/api.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, TestClock, type TestOrg } from '../helpers/org.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { setMessageEditTypingStatus, setTypingStatus } from '../../src/api/operations/typing.js';
-import { setSetting } from '../../src/server/realm.js';
+import { setSetting } from '../../src/server/model/realm.js';
 import { newStream } from '../helpers/channels.js';
 import { eventErrors, openQueue, takeNumberedEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadFile } from '../../src/api/operations/attachments.js';
 import type { UploadedFile } from '../../src/api/wire.js';
-import { pendingEvents } from '../../src/server/events.js';
+import { pendingEvents } from '../../src/server/model/event-queues.js';
 import { sanitizeFileName } from '../../src/server/model/uploads.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomProfileField } from '../../src/api/operations/profile-fields.js';
 import { createUser, getOwnUser, getUser, getUserByEmail, getUsers, updateUser, updateUserByEmail } from '../../src/api/operations/users.js';
-import { setPermission } from '../../src/server/permissions.js';
-import { setSetting } from '../../src/server/realm.js';
+import { setPermission } from '../../src/server/model/user-permissions.js';
+import { setSetting } from '../../src/server/model/realm.js';
 import { bad, flatFailureWithExtra } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';

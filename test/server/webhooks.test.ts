@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallParamsOf } from '../../src/api/operation.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { getOutgoingWebhookPayload, getZulipOutgoingWebhookPayload, type OutgoingWebhookPayload } from '../../src/api/operations/webhooks.js';
-import { SERVER_VERSION } from '../../src/server/realm.js';
+import { SERVER_VERSION } from '../../src/server/model/realm.js';
 import { closedPort } from '../client/servers.js';
 import { createChannel } from '../helpers/channels.js';
 import { unique } from '../helpers/names.js';

@@ -43,7 +43,7 @@ import {
   subscriptionViews,
 } from '../model/subscriptions.js';
 import { isAdmin, isGuest, userByEmail, userById, type UserRow } from '../model/users.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from '../model/realm.js';
 
 /**
  * Principals as a Zulip server resolves them (bulk_access_users_by_*): any unknown one → `No such user`,

@@ -20,10 +20,10 @@ import {
   queueExists,
   queueLifespanSecs,
   touchQueue,
-} from '../events.js';
+} from '../model/event-queues.js';
 import { initialState } from '../model/register.js';
 import { isGuest } from '../model/users.js';
-import { versionFields } from '../realm.js';
+import { versionFields } from '../model/realm.js';
 
 /** How often a waiting poll looks at the store for events written by other processes. */
 const STORE_POLL_MS = 250;

@@ -30,7 +30,7 @@ import {
 } from '../model/invites.js';
 import { inSystemGroup } from '../model/system-groups.js';
 import { isAdmin, isOwner, type UserRow } from '../model/users.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from '../model/realm.js';
 
 /**
  * One may invite only to one's own role or a more restricted one (the API document's rule; a Zulip server

@@ -12,7 +12,7 @@ import {
   type FetchedMessage,
 } from '../../api/operations/messages.js';
 import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from '../model/realm.js';
 import { accessMessage } from '../model/message-access.js';
 import { editMessage } from '../model/message-edit.js';
 import { updateFlags } from '../model/message-flags.js';

@@ -5,7 +5,7 @@ import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, type Binding } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
 import { recordLogin, userByEmail, userById } from '../model/users.js';
-import { getSetting, versionFields } from '../realm.js';
+import { getSetting, versionFields } from '../model/realm.js';
 import { verifyPassword } from '../secrets.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/i;

@@ -7,7 +7,7 @@ import { accessMessage, type MessageRow } from '../model/message-access.js';
 import { canonicalTopic } from '../model/messages.js';
 import { checkSendsTyping, notifyChannelTyping, notifyDirectTyping, notifyEditTyping } from '../model/typing.js';
 import type { UserRow } from '../model/users.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from '../model/realm.js';
 
 function checkCanEdit(ctx: HandlerContext, user: UserRow, message: MessageRow): void {
   if (!getSetting(ctx.db, 'allow_message_editing')) throw badRequest('Your organization has turned off message editing');

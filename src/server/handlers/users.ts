@@ -23,7 +23,7 @@ import { changeEmail, changeFullName, changeRole, createAccount, reactivate } fr
 import { listUsersForView, userView } from '../model/user-view.js';
 import { accessUser, isAdmin, isGuest, isLastOwner, isOwner, newestMessageIdOf, userById, userByPathEmail, type UserRow } from '../model/users.js';
 import { validateFullName, validateNewEmail } from '../model/validation.js';
-import { holds } from '../permissions.js';
+import { holds } from '../model/user-permissions.js';
 import { hashPassword } from '../secrets.js';
 
 function viewOf(ctx: HandlerContext, p: { client_gravatar: boolean; include_custom_profile_fields: boolean }) {

@@ -6,7 +6,7 @@ import { badRequest } from '../../api/errors.js';
 import { getOutgoingWebhookPayload, getZulipOutgoingWebhookPayload } from '../../api/operations/webhooks.js';
 import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { samplePayload, webhookMessage, webhookPayload } from '../outgoing/payload.js';
-import { newestTrigger } from '../outgoing/triggers.js';
+import { newestTrigger } from '../model/outgoing-triggers.js';
 
 function payloadFor(ctx: HandlerContext) {
   const bot = callerOf(ctx);

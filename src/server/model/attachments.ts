@@ -1,7 +1,7 @@
 /** Uploaded files' records, the messages that link them, and their `attachment` events. */
 import type { Attachment } from '../../api/operations/attachments.js';
 import type { EventSink } from '../context.js';
-import { emitEvent } from '../events.js';
+import { emitEvent } from './event-queues.js';
 import type { Db } from '../store/db.js';
 import { uploadUrl } from './uploads.js';
 

@@ -7,8 +7,8 @@ import { BOT_TYPES, INTERFACE_TYPES, type CreatedBot } from '../../api/operation
 import type { BotType } from '../../api/types.js';
 import { randomAlphanumeric } from '../../random.js';
 import type { EventSink } from '../context.js';
-import { holds } from '../permissions.js';
-import { getSetting, realmHost } from '../realm.js';
+import { holds } from './user-permissions.js';
+import { getSetting, realmHost } from './realm.js';
 import type { Db } from '../store/db.js';
 import { inSystemGroup } from './system-groups.js';
 import { emitWithPerson } from './user-events.js';

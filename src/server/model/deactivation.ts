@@ -1,6 +1,6 @@
 /** Deactivating an account, human or bot: what goes with it, and who is told. */
 import type { EventSink } from '../context.js';
-import { deleteQueuesOf } from '../events.js';
+import { deleteQueuesOf } from './event-queues.js';
 import type { Db } from '../store/db.js';
 import { notifyInvitesChanged, revokeAllBy } from './invites.js';
 import { notifyBotUpdate, notifyPersonUpdate } from './user-events.js';
@@ -16,7 +16,7 @@ export function deactivate(db: Db, sink: EventSink, user: UserRow, cascade: bool
   db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
   // Pending invitations and links of a deactivated user die with the account, as on a server.
   if (revokeAllBy(db, user.id)) notifyInvitesChanged(db, sink);
-  // Through the queue deletion of events.ts, which drops the bodies no other queue references with them.
+  // Through the queue deletion of event-queues.ts, which drops the bodies no other queue references with them.
   deleteQueuesOf(db, user.id);
   notifyPersonUpdate(db, sink, { user_id: user.id, is_active: false });
   if (user.is_bot) notifyBotUpdate(db, sink, user, { is_active: false });

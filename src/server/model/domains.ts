@@ -1,7 +1,7 @@
 /** The organization's allowed e-mail domains (`realm_domains`), checked and changed as a Zulip server does. */
 import type { RealmDomain } from '../../api/operations/domains.js';
 import type { EventSink } from '../context.js';
-import { getSetting, setSetting } from '../realm.js';
+import { getSetting, setSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { activeUserIds } from './users.js';
 

@@ -8,7 +8,7 @@ import type { HandlerParamsOf } from '../../api/operation.js';
 import type { Role } from '../../api/types.js';
 import { randomString } from '../../random.js';
 import type { EventSink } from '../context.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { adminIds, isAdmin, type UserRow } from './users.js';
 import { newEmailProblem } from './validation.js';

@@ -7,7 +7,7 @@
 import type { Attachment } from '../../api/operations/attachments.js';
 import { badRequest } from '../../api/errors.js';
 import type { HandlerContext } from '../context.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { attachmentById, attachmentView, linkAttachments } from './attachments.js';
 import { accessStream, subscriberIds, type StreamRow } from './channels.js';

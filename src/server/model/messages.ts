@@ -5,7 +5,7 @@
 import { ApiError, badRequest } from '../../api/errors.js';
 import type { DisplayRecipientUser, EditHistoryEntry, MessageReaction, WireMessage } from '../../api/operations/messages.js';
 import type { HandlerContext } from '../context.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { linkAttachments } from './attachments.js';
 import { isSubscribed, streamById, streamByName, subscriberIds, type StreamRow } from './channels.js';

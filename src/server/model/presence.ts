@@ -4,7 +4,7 @@
  */
 import type { LegacyClientPresence, LegacyPresence, ModernPresence } from '../../api/operations/presence.js';
 import type { EventSink } from '../context.js';
-import { getSetting, nextSequence } from '../realm.js';
+import { getSetting, nextSequence } from './realm.js';
 import type { Db } from '../store/db.js';
 import { apiEmail } from './user-view.js';
 import type { UserRow } from './users.js';

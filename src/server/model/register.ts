@@ -5,7 +5,7 @@
  */
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api/operations/folders.js';
 import { ROLE } from '../../api/roles.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { channelView, hasMetadataAccess, MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, subscriberIds, type StreamRow } from './channels.js';
 import { realmEmojiDict } from './emoji.js';

@@ -1,7 +1,7 @@
 /** Subscriptions and per-topic visibility policies: rows, wire forms, and the changes that emit events. */
 import type { Subscription, SubscriptionProperty, UserTopic, VisibilityPolicy } from '../../api/operations/channels.js';
 import type { EventSink } from '../context.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
 import type { UserRow } from './users.js';

@@ -6,7 +6,7 @@
 import { badRequest } from '../../api/errors.js';
 import type { Role } from '../../api/types.js';
 import type { EventSink } from '../context.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { subscribeToDefaultChannels } from './subscriptions.js';
 import { directSystemGroups, systemGroupId } from './system-groups.js';

@@ -4,7 +4,7 @@
  */
 import type { User } from '../../api/types.js';
 import type { EventSink } from '../context.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { seesRealEmail, userView } from './user-view.js';
 import { activeUserIds, activeViewers, botAdminIds, type UserRow, type Viewer } from './users.js';

@@ -1,7 +1,7 @@
 /** The wire form of users (the 2.1 user object) and their API e-mail, as a given viewer may see them. */
 import { createHash } from 'node:crypto';
 import type { User } from '../../api/types.js';
-import { getSetting, realmHost } from '../realm.js';
+import { getSetting, realmHost } from './realm.js';
 import type { Db } from '../store/db.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
 

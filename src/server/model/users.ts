@@ -34,7 +34,7 @@ export interface UserRow {
   service_base_url: string | null;
   service_interface: number | null;
   service_token: string | null;
-  /** Per-user permissions a server's operator grants (see server/permissions.ts); 0 or 1. */
+  /** Per-user permissions a server's operator grants (see model/user-permissions.ts); 0 or 1. */
   can_create_users: number;
   can_change_user_emails: number;
 }

@@ -1,6 +1,6 @@
 /** Checks on user-supplied names and addresses, with a Zulip server's messages. */
 import { badRequest } from '../../api/errors.js';
-import { getSetting } from '../realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 
 export const MAX_NAME_LENGTH = 100;

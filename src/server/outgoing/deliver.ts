@@ -16,7 +16,7 @@ import type { HandlerContext } from '../context.js';
 import { sendMessage } from '../model/messages.js';
 import { channelNarrowPath, encodeHashComponent } from '../model/render.js';
 import { userById, type UserRow } from '../model/users.js';
-import { SERVER_VERSION } from '../realm.js';
+import { SERVER_VERSION } from '../model/realm.js';
 import { destinationAllowed, DestinationRefused, vettedLookup, type WebhookDestinations } from './destinations.js';
 import { GENERIC_INTERFACE, SLACK_INTERFACE, slackForm, webhookPayload } from './payload.js';
 

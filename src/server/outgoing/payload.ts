@@ -8,7 +8,7 @@ import { renderHtml } from '../model/render.js';
 import { REALM_ID } from '../model/uploads.js';
 import { userView } from '../model/user-view.js';
 import { userById, type UserRow } from '../model/users.js';
-import { realmHost } from '../realm.js';
+import { realmHost } from '../model/realm.js';
 import type { Db } from '../store/db.js';
 
 /** Service interfaces of outgoing-webhook bots, as a Zulip server numbers them. */

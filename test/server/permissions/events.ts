@@ -1,4 +1,4 @@
-import { createQueue } from '../../../src/server/events.js';
+import { createQueue } from '../../../src/server/model/event-queues.js';
 import type { Caller, Fixture, PermissionCase } from './matrix.js';
 
 const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];

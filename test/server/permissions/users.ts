@@ -1,4 +1,4 @@
-import { setPermission } from '../../../src/server/permissions.js';
+import { setPermission } from '../../../src/server/model/user-permissions.js';
 import { randomToken } from '../../helpers/names.js';
 import type { PermissionCase } from './matrix.js';
 

@@ -2,9 +2,9 @@
  * Organization-wide settings of the embedded server, with the defaults a new Zulip organization has.
  * Stored as JSON values in `realm_settings`; a key never written reads as its default.
  */
-import { ROLE } from '../api/roles.js';
-import type { Db } from './store/db.js';
-import { statement } from './store/statements.js';
+import { ROLE } from '../../api/roles.js';
+import type { Db } from '../store/db.js';
+import { statement } from '../store/statements.js';
 
 export const SERVER_VERSION = '12.0-chatctl';
 /**

@@ -5,9 +5,9 @@
  * message, each bot among its recipients.
  */
 import type { OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
-import { FLAG_BITS } from '../model/flags.js';
-import { mentionedUserIdsIn, userMentionOpening } from '../model/render.js';
-import type { UserRow } from '../model/users.js';
+import { FLAG_BITS } from './flags.js';
+import { mentionedUserIdsIn, userMentionOpening } from './render.js';
+import type { UserRow } from './users.js';
 import type { Db } from '../store/db.js';
 
 export interface Triggered {

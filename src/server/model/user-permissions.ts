@@ -3,9 +3,9 @@
  * grants them (`manage.py change_user_role EMAIL can_create_users`). The embedded organization's operator
  * is whoever holds its data dir: `chatctl server grant|revoke` is its change_user_role.
  */
-import { userByEmail, type UserRow } from './model/users.js';
-import type { OperatorPermission } from './operator-permissions.js';
-import type { Db } from './store/db.js';
+import { userByEmail, type UserRow } from './users.js';
+import type { OperatorPermission } from '../operator-permissions.js';
+import type { Db } from '../store/db.js';
 
 export const holds = (user: UserRow, permission: OperatorPermission): boolean => user[permission] === 1;
 

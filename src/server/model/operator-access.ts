@@ -3,11 +3,11 @@
  * operator does with manage.py: the files already give them everything. `chatctl login --embedded`
  * signs in as an account from here, and `chatctl server reset-password` sets a password.
  */
-import { ROLE } from '../api/roles.js';
-import { userByEmail, type UserRow } from './model/users.js';
-import { UnknownUserError } from './permissions.js';
-import { hashPassword } from './secrets.js';
-import type { Db } from './store/db.js';
+import { ROLE } from '../../api/roles.js';
+import { userByEmail, type UserRow } from './users.js';
+import { UnknownUserError } from './user-permissions.js';
+import { hashPassword } from '../secrets.js';
+import type { Db } from '../store/db.js';
 
 export class InactiveAccountError extends Error {
   constructor(readonly email: string) {

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { ApiError, badRequest } from '../api/errors.js';
-import type { Db } from './store/db.js';
-import { statement } from './store/statements.js';
+import { ApiError, badRequest } from '../../api/errors.js';
+import type { Db } from '../store/db.js';
+import { statement } from '../store/statements.js';
 
 export interface QueueRow {
   id: string;
