@@ -14,16 +14,16 @@ import { sendMessage, updateMessage } from '../api/operations/messages.js';
 import { createCustomProfileField } from '../api/operations/profile-fields.js';
 import { addReaction } from '../api/operations/reactions.js';
 import { createUser, updateUser } from '../api/operations/users.js';
-import type { Role } from '../api/types.js';
+import { ROLE, type Role } from '../api/roles.js';
 import type { ChatClient } from '../client/client.js';
 import { randomAlphanumeric } from '../random.js';
 
 const PEOPLE: readonly { email: string; full_name: string; role: Role }[] = [
-  { email: 'prospero@example.com', full_name: 'Prospero', role: 100 },
-  { email: 'iago@example.com', full_name: 'Iago', role: 200 },
-  { email: 'cordelia@example.com', full_name: 'Cordelia', role: 300 },
-  { email: 'hamlet@example.com', full_name: 'King Hamlet', role: 400 },
-  { email: 'polonius@example.com', full_name: 'Polonius', role: 600 },
+  { email: 'prospero@example.com', full_name: 'Prospero', role: ROLE.owner },
+  { email: 'iago@example.com', full_name: 'Iago', role: ROLE.admin },
+  { email: 'cordelia@example.com', full_name: 'Cordelia', role: ROLE.moderator },
+  { email: 'hamlet@example.com', full_name: 'King Hamlet', role: ROLE.member },
+  { email: 'polonius@example.com', full_name: 'Polonius', role: ROLE.guest },
 ];
 
 export async function seedDemo(client: ChatClient): Promise<string> {
@@ -31,7 +31,7 @@ export async function seedDemo(client: ChatClient): Promise<string> {
   for (const person of PEOPLE) {
     // Demo accounts get passwords nobody knows; their owner can reset them.
     const { user_id } = await client.call(createUser, { email: person.email, full_name: person.full_name, password: randomAlphanumeric(24) });
-    if (person.role !== 400) await client.call(updateUser, { user_id, role: person.role });
+    if (person.role !== ROLE.member) await client.call(updateUser, { user_id, role: person.role });
     ids.push(user_id);
   }
   await client.call(createBot, { full_name: 'Deploy Bot', short_name: 'deploy', bot_type: 1 });
