@@ -67,7 +67,7 @@ export async function clientOptions(ctx: Context, transport: Transport, profile?
     pacer: new Pacer({ maxWaitMs: wait, onWait: (m) => ctx.info(`chatctl: ${m}`) }),
     features: new FeatureCache({
       gate: true,
-      now: () => ctx.now(),
+      nowMs: () => ctx.nowMs(),
       cached: cached && { featureLevel: cached.featureLevel, version: cached.serverVersion, checkedAt: cached.checkedAt },
       save: profile
         ? async (facts) => {

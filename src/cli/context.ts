@@ -3,6 +3,7 @@
  * configuration and the client. Nothing here is loaded until a command asks for it, so commands that do
  * not talk to a server start fast.
  */
+import { nowMs } from '../time.js';
 import type { ChatClient } from '../client/client.js';
 import type { Transport } from '../client/transport.js';
 import type { Env } from '../config/paths.js';
@@ -21,7 +22,7 @@ export interface Context {
   readonly globals: GlobalOptions;
   readonly prompter: Prompter;
   /** Milliseconds since the epoch. */
-  now(): number;
+  nowMs(): number;
   /** Where requests go, and with which credentials (flags > env > profile > zuliprc > embedded default). */
   target(): Target;
   /**
@@ -53,7 +54,7 @@ export interface ContextDeps {
   prompter: Prompter;
   /** The running command's declared output (what ctx.output prints by default). */
   outputSpec?: OutputSpec;
-  now?: () => number;
+  nowMs?: () => number;
   signal?: AbortSignal;
   lastWords?: LastWords;
   /** Opens the transport of a target (tests may count or wrap it). */
@@ -73,7 +74,7 @@ export function createContext(deps: ContextDeps): Context {
     prompter: deps.prompter,
     signal: deps.signal ?? new AbortController().signal,
     lastWords: (say) => lastWords.add(say),
-    now: deps.now ?? Date.now,
+    nowMs: deps.nowMs ?? nowMs,
     target: () => (target ??= resolveTarget(globals, env, ctx.warn)),
     client: async (opts = {}) => {
       client ??= import('./connect.js').then(({ connect }) => connect(ctx, deps.openTransport));

@@ -28,7 +28,7 @@ export async function initialize(ctx: Context, transport: OrganizationTransport,
   const { AlreadyInitializedError } = await import('../server/embedded.js');
   const { organization } = transport;
   try {
-    await organization.create({ name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, password: o.password, now: Math.floor(ctx.now() / 1000) });
+    await organization.create({ name: o.orgName, ownerEmail: o.email, ownerName: o.ownerName, password: o.password, now: Math.floor(ctx.nowMs() / 1000) });
   } catch (e) {
     if (e instanceof AlreadyInitializedError) {
       throw new ChatctlError(

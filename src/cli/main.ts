@@ -20,7 +20,7 @@ import { VERSION } from '../version.js';
 export interface MainDeps {
   io: IO;
   env: Readonly<Record<string, string | undefined>>;
-  now?: () => number;
+  nowMs?: () => number;
   signal?: AbortSignal;
   /** Said by the entry point when it must exit at once (a second Ctrl-C). */
   lastWords?: LastWords;
@@ -95,7 +95,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     globals,
     prompter: deps.prompter ?? terminalPrompter(io, globals.input && !deps.env.CI),
     outputSpec: parsed.spec.output,
-    now: deps.now,
+    nowMs: deps.nowMs,
     signal: deps.signal,
     lastWords: deps.lastWords,
     openTransport: deps.openTransport,

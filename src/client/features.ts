@@ -7,6 +7,7 @@
  * without a cache reads it once, when first asked. What a server cannot do is refused with
  * FeatureLevelError: "needs feature level ≥ N (server has M)", exit 1.
  */
+import { nowMs } from '../time.js';
 import { getServerSettings } from '../api/operations/server.js';
 import type { ServerSettings } from '../api/types.js';
 
@@ -63,7 +64,7 @@ export interface FeatureCacheOptions {
   cached?: Partial<ServerFacts>;
   ttlSeconds?: number;
   /** ms since the epoch. */
-  now?: () => number;
+  nowMs?: () => number;
   /** Stores freshly read facts (a profile's cache). */
   save?: (facts: ServerFacts) => Promise<void>;
 }
@@ -80,7 +81,7 @@ export class FeatureCache implements FeatureSource {
   facts(reader: SettingsReader, refresh = false): Promise<KnownFacts> {
     if (this.reading) return this.reading;
     const c = this.opts.cached;
-    const now = Math.floor((this.opts.now ?? Date.now)() / 1000);
+    const now = Math.floor((this.opts.nowMs ?? nowMs)() / 1000);
     const ttl = this.opts.ttlSeconds ?? FEATURE_TTL_SECONDS;
     if (!refresh && c?.featureLevel !== undefined && c.checkedAt !== undefined && now - c.checkedAt < ttl && c.checkedAt <= now) {
       return Promise.resolve({ featureLevel: c.featureLevel, version: c.version, checkedAt: c.checkedAt, read: false });

@@ -21,13 +21,14 @@
  * The reset is converted to local time with the response's `Date`, so a skewed client clock does not
  * matter. One pacer serves one client (one user's limits); the bulk pool consults the same object.
  */
+import { nowMs } from '../time.js';
 import { API_BY_USER, type RateRule } from '../api/rate-limits.js';
 import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
 import { sleep } from './retry.js';
 
 export interface PacerOptions {
   /** Local clock, ms. */
-  now?: () => number;
+  nowMs?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The server's documented rules, shortest window first (default: a Zulip server's per-user rules). */
   rules?: readonly RateRule[];
@@ -83,7 +84,7 @@ export class Pacer {
   private blockedUntil = 0;
   /** An announced wait covers waits until then (concurrent workers wait together). */
   private quietUntil = 0;
-  private readonly now: () => number;
+  private readonly nowMs: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly rules: readonly RateRule[];
   private readonly reserve: number;
@@ -91,7 +92,7 @@ export class Pacer {
   readonly maxWaitMs: number;
 
   constructor(private readonly opts: PacerOptions = {}) {
-    this.now = opts.now ?? Date.now;
+    this.nowMs = opts.nowMs ?? nowMs;
     this.sleep = opts.sleep ?? sleep;
     this.rules = opts.rules ?? API_BY_USER;
     this.reserve = opts.reserve ?? 1;
@@ -100,7 +101,7 @@ export class Pacer {
 
   /** How long a request starting now should wait (0: go). */
   delayMs(): number {
-    const now = this.now();
+    const now = this.nowMs();
     let wait = Math.max(0, this.blockedUntil - now);
     for (const w of this.windows(now)) wait = Math.max(wait, waitFor(w, 1 + w.reserved, now));
     return wait <= this.maxWaitMs ? wait : 0;
@@ -125,7 +126,7 @@ export class Pacer {
   /** The response to a taken request arrived (not a 429): count it and read its rate-limit headers. */
   observe(headers: Record<string, string>): void {
     this.release();
-    const now = this.now();
+    const now = this.nowMs();
     this.answered.push(now);
     this.forget(now);
     const remaining = Number(headers['x-ratelimit-remaining']);
@@ -152,7 +153,7 @@ export class Pacer {
    */
   refused(retryAfterSeconds: number | undefined): void {
     this.release();
-    const now = this.now();
+    const now = this.nowMs();
     if (retryAfterSeconds !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + retryAfterSeconds * 1000);
     // Only a report with room left says that a rule the headers do not show refused it.
     const windows = this.windows(now);
@@ -176,7 +177,7 @@ export class Pacer {
    */
   outlook(requests: number): Outlook | undefined {
     if (!this.report) return undefined;
-    const now = this.now();
+    const now = this.nowMs();
     const windows = this.windows(now);
     if (!windows.length) return undefined;
     const longest = windows.reduce((a, b) => (b.rule.seconds > a.rule.seconds ? b : a));
@@ -245,7 +246,7 @@ export class Pacer {
 
   /** Says when pacing holds requests back noticeably (shorter waits are the steady pace of a sliding window). */
   private announce(wait: number): void {
-    const now = this.now();
+    const now = this.nowMs();
     if (wait < 100 || now < this.quietUntil) return;
     this.quietUntil = now + wait;
     this.opts.onWait?.(`rate limit nearly used up; waiting ${(wait / 1000).toFixed(1)} s`);

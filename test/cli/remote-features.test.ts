@@ -25,7 +25,7 @@ function contextFor(env: Record<string, string>, globals: Partial<GlobalOptions>
   let err = '';
   stderr.on('data', (d: Buffer) => (err += d.toString()));
   const io: IO = { stdin: new PassThrough(), stdout: new PassThrough(), stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, columns: 80 };
-  const ctx = createContext({ io, env, globals, prompter: terminalPrompter(io, false), now: () => NOW_MS });
+  const ctx = createContext({ io, env, globals, prompter: terminalPrompter(io, false), nowMs: () => NOW_MS });
   return { ctx, stderr: () => err };
 }
 

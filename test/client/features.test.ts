@@ -24,7 +24,7 @@ function settingsAt(level: number | undefined, extra: Record<string, unknown> = 
 }
 
 function clientWith(features?: FeatureCacheOptions): ChatClient {
-  return new ChatClient(new HttpTransport(SITE), CREDS, {}, features ? { features: new FeatureCache({ now: () => NOW_MS, ...features }) } : {});
+  return new ChatClient(new HttpTransport(SITE), CREDS, {}, features ? { features: new FeatureCache({ nowMs: () => NOW_MS, ...features }) } : {});
 }
 
 beforeEach(() => nock.disableNetConnect());

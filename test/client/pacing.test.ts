@@ -19,7 +19,7 @@ function fakePacer(opts: ConstructorParameters<typeof Pacer>[0] = {}) {
   const sleeps: number[] = [];
   const notes: string[] = [];
   const pacer = new Pacer({
-    now: () => clock.t,
+    nowMs: () => clock.t,
     sleep: async (ms) => {
       sleeps.push(ms);
       clock.t += ms;

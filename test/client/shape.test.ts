@@ -44,7 +44,7 @@ function clientAt(level: number, transport = new Recorder()): ChatClient {
     transport,
     null,
     {},
-    { features: new FeatureCache({ gate: true, now: () => NOW, cached: { featureLevel: level, checkedAt: NOW / 1000 - 60 } }) },
+    { features: new FeatureCache({ gate: true, nowMs: () => NOW, cached: { featureLevel: level, checkedAt: NOW / 1000 - 60 } }) },
   );
 }
 
@@ -310,7 +310,7 @@ describe('the cached level', () => {
       upgraded,
       null,
       {},
-      { features: new FeatureCache({ gate: true, now: () => NOW, cached: { featureLevel: 355, checkedAt: NOW / 1000 - 60 } }) },
+      { features: new FeatureCache({ gate: true, nowMs: () => NOW, cached: { featureLevel: 355, checkedAt: NOW / 1000 - 60 } }) },
     );
     await client.call(setMessageEditTypingStatus, { message_id: 9, op: 'stop' });
     expect(sent).toEqual(['POST /message_edit_typing', 'GET /server_settings', 'POST /messages/9/typing']);

@@ -103,7 +103,7 @@ async function checkOwner(ctx: Context, ref: string): Promise<void> {
 }
 
 async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
-  const filters = cleanFilters(opts, ctx.now());
+  const filters = cleanFilters(opts, ctx.nowMs());
   const { dryRun, yes, owner } = opts;
   // Refused before anything is read, so a cron entry without --yes fails on its first run, not the first
   // run that finds something to delete.

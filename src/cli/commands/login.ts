@@ -153,7 +153,7 @@ async function loginRemote(ctx: Context, opts: LoginOptions, profileName: string
       });
       credentials = { email: res.email, apiKey: res.api_key };
     }
-    const facts = factsFromSettings(settings, Math.floor(ctx.now() / 1000));
+    const facts = factsFromSettings(settings, Math.floor(ctx.nowMs() / 1000));
     await storeProfile(ctx, profileName, {
       server: site,
       ...credentials,

@@ -101,7 +101,7 @@ export const commands = [
       await out.list(
         rowsOf({
           presences: state.presences ?? {},
-          serverTimestamp: Math.floor(state.server_timestamp ?? ctx.now() / 1000),
+          serverTimestamp: Math.floor(state.server_timestamp ?? ctx.nowMs() / 1000),
           threshold: override ?? state.server_presence_offline_threshold_seconds ?? LEGACY_OFFLINE_THRESHOLD,
           users: state.realm_users ?? [],
         }),
@@ -145,7 +145,7 @@ export const commands = [
       await out.list(
         rowsOf({
           presences: res.presences ?? {},
-          serverTimestamp: Math.floor(res.server_timestamp ?? ctx.now() / 1000),
+          serverTimestamp: Math.floor(res.server_timestamp ?? ctx.nowMs() / 1000),
           threshold: override ?? extra.server_presence_offline_threshold_seconds ?? LEGACY_OFFLINE_THRESHOLD,
           users: extra.realm_users ?? [],
         }),

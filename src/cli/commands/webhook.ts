@@ -144,7 +144,7 @@ export const commands = [
       } else {
         const sender = client ? await client.call(getOwnUser, {}, { signal: ctx.signal }) : SAMPLE_SENDER;
         trigger = asked ?? 'mention';
-        message = sampleMessage(sender, bot, trigger, ctx.now());
+        message = sampleMessage(sender, bot, trigger, ctx.nowMs());
       }
       const given = opts.token ?? ctx.env.CHATCTL_WEBHOOK_TOKEN;
       if (opts.dryRun) {
