@@ -19,6 +19,7 @@ import { printDryRun } from './dry-run.js';
 import { DEFAULT_CONCURRENCY, runPool } from '../client/pool.js';
 import type { Pacer } from '../client/pacing.js';
 import { NotSentError } from '../client/transport.js';
+import { confirmOrExit } from './confirm.js';
 import { ChatctlError, exitKindOf, type ExitKind } from './errors.js';
 import { flag, type Values } from './flags.js';
 import type { OutputFlags } from './output/output.js';
@@ -387,4 +388,20 @@ export async function runCalls(
       return [{ row: c.row, target: c.target, ok: true, status: c.status, id }];
     },
   });
+}
+
+/** One row per target, each with its planned call: what a command that acts on the things it names sends. */
+export const rowCalls = <T>(targets: readonly T[], status: string, plan: (target: T) => PlannedCall): RowCall[] =>
+  targets.map((target, i) => ({ row: i + 1, target: String(target), status, call: plan(target) }));
+
+/** A destructive run: asks first on a terminal (not for --dry-run; --yes answers), then runs the calls. */
+export async function confirmAndRun(
+  ctx: Context,
+  flags: BulkFlags & { dryRun: boolean; yes: boolean },
+  calls: readonly RowCall[],
+  verb: string,
+  question: string,
+): Promise<void> {
+  if (!flags.dryRun) await confirmOrExit(ctx, flags.yes, question);
+  await runCalls(ctx, flags, await ctx.client(), calls, verb);
 }

@@ -6,7 +6,7 @@ import { getOwnUser } from '../../api/operations/users.js';
 import { runPool, type PoolResult } from '../../client/pool.js';
 import { configDir } from '../../config/paths.js';
 import { idsArg } from '../args.js';
-import { OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { confirmAndRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk.js';
 import { defineCommand, type OutputOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -215,14 +215,8 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const { ids } = opts;
-      const calls: RowCall[] = ids.map((id, i) => ({
-        row: i + 1,
-        target: String(id),
-        status: 'deleted',
-        call: planCall(removeAttachment, { attachment_id: id }, { id }),
-      }));
-      if (!opts.dryRun) await confirmOrExit(ctx, opts.yes, `Delete ${ids.length === 1 ? `attachment ${ids[0]}` : `${ids.length} attachments`}?`);
-      await runCalls(ctx, opts, await ctx.client(), calls, 'deleted');
+      const calls = rowCalls(ids, 'deleted', (id) => planCall(removeAttachment, { attachment_id: id }, { id }));
+      await confirmAndRun(ctx, opts, calls, 'deleted', `Delete ${ids.length === 1 ? `attachment ${ids[0]}` : `${ids.length} attachments`}?`);
     },
   }),
 

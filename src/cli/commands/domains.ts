@@ -1,7 +1,6 @@
 import { addRealmDomain, getRealmDomains, removeRealmDomain, updateRealmDomain } from '../../api/operations/domains.js';
-import { OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, rowCalls, runCalls } from '../bulk.js';
 import { defineCommand } from '../command.js';
-import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { arg, flag } from '../flags.js';
@@ -96,11 +95,14 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const domains = [...new Set(opts.domains.map(domainArg))];
-      const calls: RowCall[] = domains.map((domain, i) => ({ row: i + 1, target: domain, status: 'removed', call: planCall(removeRealmDomain, { domain }) }));
-      if (!opts.dryRun) {
-        await confirmOrExit(ctx, opts.yes, `Remove ${domains.length === 1 ? `the allowed domain ${domains[0]}` : `${domains.length} allowed domains`}?`);
-      }
-      await runCalls(ctx, opts, await ctx.client(), calls, 'removed');
+      const calls = rowCalls(domains, 'removed', (domain) => planCall(removeRealmDomain, { domain }));
+      await confirmAndRun(
+        ctx,
+        opts,
+        calls,
+        'removed',
+        `Remove ${domains.length === 1 ? `the allowed domain ${domains[0]}` : `${domains.length} allowed domains`}?`,
+      );
     },
   }),
 ];

@@ -1,8 +1,7 @@
 import { deleteQueue, register } from '../../api/operations/events.js';
 import { converted } from '../args.js';
-import { OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { confirmAndRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk.js';
 import { defineCommand } from '../command.js';
-import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { arg, flag } from '../flags.js';
@@ -81,14 +80,8 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const ids = opts.queueIds;
-      const calls: RowCall[] = ids.map((queueId, i) => ({
-        row: i + 1,
-        target: queueId,
-        status: 'deleted',
-        call: planCall(deleteQueue, { queue_id: queueId }, { id: queueId }),
-      }));
-      if (!opts.dryRun) await confirmOrExit(ctx, opts.yes, `Delete ${ids.length === 1 ? `event queue ${ids[0]}` : `${ids.length} event queues`}?`);
-      await runCalls(ctx, opts, await ctx.client(), calls, 'deleted');
+      const calls = rowCalls(ids, 'deleted', (queueId) => planCall(deleteQueue, { queue_id: queueId }, { id: queueId }));
+      await confirmAndRun(ctx, opts, calls, 'deleted', `Delete ${ids.length === 1 ? `event queue ${ids[0]}` : `${ids.length} event queues`}?`);
     },
   }),
 ];

@@ -2,9 +2,8 @@ import { ApiError } from '../../api/errors.js';
 import { classify } from '../../api/server-messages.js';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../api/operations/linkifiers.js';
 import { idArg, idsArg } from '../args.js';
-import { OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
+import { confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, rowCalls, runCalls } from '../bulk.js';
 import { defineCommand } from '../command.js';
-import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { arg, flag, type Values } from '../flags.js';
@@ -144,14 +143,8 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const { ids } = opts;
-      const calls: RowCall[] = ids.map((id, i) => ({
-        row: i + 1,
-        target: String(id),
-        status: 'removed',
-        call: planCall(removeLinkifier, { filter_id: id }, { id }),
-      }));
-      if (!opts.dryRun) await confirmOrExit(ctx, opts.yes, `Remove ${ids.length === 1 ? `linkifier ${ids[0]}` : `${ids.length} linkifiers`}?`);
-      await runCalls(ctx, opts, await ctx.client(), calls, 'removed');
+      const calls = rowCalls(ids, 'removed', (id) => planCall(removeLinkifier, { filter_id: id }, { id }));
+      await confirmAndRun(ctx, opts, calls, 'removed', `Remove ${ids.length === 1 ? `linkifier ${ids[0]}` : `${ids.length} linkifiers`}?`);
     },
   }),
 
