@@ -4,9 +4,8 @@ import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import type { Role, User } from '../../api/types.js';
 import { cell, fileRows, fromFileFlags, type Columns, type FromFile, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
+import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
 import { defineCommand } from '../command.js';
-import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { arg, flag, parseRole } from '../flags.js';
@@ -397,10 +396,7 @@ export const commands = [
         }),
         { users: true },
       );
-      if (!opts.dryRun) {
-        await confirmOrExit(ctx, opts.yes, `Deactivate ${rows.length === 1 ? rows[0]!.user : `${rows.length} users`}?`);
-      }
-      await runCalls(ctx, opts, await ctx.client(), calls, 'deactivated');
+      await confirmAndRun(ctx, opts, calls, 'deactivated', `Deactivate ${rows.length === 1 ? rows[0]!.user : `${rows.length} users`}?`);
     },
   }),
 
