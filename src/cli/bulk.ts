@@ -39,6 +39,8 @@ export interface Outcome {
   id?: number | string | null;
   error?: string | null;
   code?: string | null;
+  /** The error behind a failed row, never printed: a one-row run exits as it would. */
+  cause?: unknown;
 }
 
 export const OUTCOME_FIELDS = ['row', 'target', 'ok', 'status', 'id', 'error', 'code'] as const;
@@ -140,8 +142,6 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   const out = ctx.output(flags.json ? { ...flags, json: false, format: 'ndjson' } : flags, { fields: OUTCOME_FIELDS });
   const concurrency = o.failFast ? 1 : (flags.concurrency ?? DEFAULT_CONCURRENCY);
   const outcomes: Outcome[] = [];
-  // The error behind each failed row that threw, so a one-row run exits as that error would.
-  const causes = new Map<Outcome, unknown>();
   const total = o.units.reduce((n, u) => n + o.rows(u).length, 0);
   const progress = startProgress(ctx, total);
   const skipped = (unit: U, why: string): Outcome[] => o.rows(unit).map((r) => ({ ...r, ok: false, status: 'skipped', error: why, code: null }));
@@ -194,9 +194,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       if (ctx.signal.aborted) return e instanceof NotSentError ? skipped(unit, INTERRUPTED) : o.rows(unit).map(unknownOutcome);
       if (endsRun(e)) throw e;
       if (o.failFast) failedFast = true;
-      const results = o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e) }));
-      for (const r of results) causes.set(r, e);
-      return results;
+      return o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e), cause: e }));
     } finally {
       inFlight.delete(index);
       checkOutlook();
@@ -282,7 +280,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   if (failed === 0) return outcomes;
   if (outcomes.length === 1) {
     // One row is one request: exit as its error would (6 for not found, 5 for permission ...).
-    throw causes.get(outcomes[0]!) ?? new ChatctlError(outcomes[0]!.error ?? 'failed');
+    throw outcomes[0]!.cause ?? new ChatctlError(outcomes[0]!.error ?? 'failed');
   }
   throw new ChatctlError(`${failed} of ${outcomes.length} rows failed`, 'partial');
 }

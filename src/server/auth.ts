@@ -26,6 +26,11 @@ export function authenticate(db: Db, authorization: string | undefined): UserRow
   } catch {
     throw unauthorized('Invalid authorization header for basic auth');
   }
+  return authenticateKey(db, email, key);
+}
+
+/** The active account `email` whose API key is `key`, with the same refusals as a request's credentials. */
+export function authenticateKey(db: Db, email: string, key: string): UserRow {
   if (!API_KEY.test(key)) throw unauthorized('Malformed API key');
   const user = userByEmail(db, email);
   // Compare even when there is no such user, so timing does not reveal which addresses exist.

@@ -6,10 +6,12 @@
  * organization; what it needs to know before that is in embedded-facts.ts.
  */
 import type { WireRequest, WireResponse } from '../api/wire.js';
+import { createAccounts } from './account-import.js';
 import { accountToSignInAs, resetPassword } from './model/operator-access.js';
 import type { OperatorPermission } from './operator-permissions.js';
 import { changePermission } from './model/user-permissions.js';
 import { getSetting, isInitialized } from './model/realm.js';
+import type { AccountRow, ImportOutcome } from './model/user-import.js';
 import { Router } from './router.js';
 import { hashPassword } from './secrets.js';
 import type { ServeOptions, Serving } from './serve.js';
@@ -18,6 +20,7 @@ import { openDb, type Db } from './store/db.js';
 
 export { BotAccountError, InactiveAccountError } from './model/operator-access.js';
 export { UnknownUserError } from './model/user-permissions.js';
+export type { AccountRow, ImportOutcome } from './model/user-import.js';
 export type { ServeOptions, Serving } from './serve.js';
 export { AlreadyInitializedError } from './setup.js';
 export { DB_FILE, ForeignDatabaseError } from './store/db.js';
@@ -114,6 +117,15 @@ export class EmbeddedOrganization {
   changePermission(email: string, permission: OperatorPermission, granted: boolean): { account: Account; changed: boolean } {
     const { user, changed } = changePermission(this.db, email, permission, granted);
     return { account: { id: user.id, email: user.email }, changed };
+  }
+
+  /**
+   * Creates the accounts of `rows` as the account `as` would through POST /users, one row at a time, but in
+   * one transaction with one pass over the event queues (see account-import.ts): each row's outcome, in order.
+   * A refusal of the caller (role, can_create_users) is thrown as the ApiError POST /users answers with.
+   */
+  createUsers(as: AccountKey, rows: readonly AccountRow[], signal?: AbortSignal): Promise<ImportOutcome[]> {
+    return createAccounts(this.db, as, rows, signal);
   }
 
   /** Serves the organization over HTTP until the returned Serving is stopped; close the organization after. */

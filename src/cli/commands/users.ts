@@ -3,6 +3,7 @@ import { classify } from '../../api/server-messages.js';
 import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import type { Role, User } from '../../api/types.js';
+import { createInBatches, organizationOf } from '../account-batches.js';
 import { cell, fileRows, fromFileFlags, type Columns, type FromFile, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
 import { defineCommand } from '../command.js';
@@ -252,8 +253,10 @@ export const commands = [
     summary: 'create user accounts (administrators)',
     description:
       'Creates one account (EMAIL --name NAME), or one per row of --from-file (columns email, full_name, and ' +
-      'optionally password). Without a password the account gets a random one nobody sees; the person sets ' +
-      "their own through the password reset flow. With --json each row's outcome is one JSON line. Besides being an " +
+      'optionally password). Without a password the account cannot log in with one until it is set: on a server it ' +
+      'gets a random one nobody sees, and the person sets their own through the password reset flow; in the embedded ' +
+      'organization it gets none (chatctl server reset-password sets one), and rows are written in batches of up to ' +
+      "500, one transaction each. With --json each row's outcome is one JSON line. Besides being an " +
       'administrator, it needs the per-user permission can_create_users, which a Zulip server gives no one until its ' +
       'operator grants it (chatctl server grant on the embedded organization, whose creator holds it); without it, ' +
       'invite people instead (invite send). Safe to run again (after Ctrl-C or a crash): a row whose address already ' +
@@ -289,21 +292,31 @@ export const commands = [
       const client = await ctx.client();
       // One GET /users finds the rows an earlier run already created, so a run can be repeated.
       const { byEmail } = await userIndex(client);
-      const calls: RowCall[] = rows.map((r, i) => {
+      const planned = rows.map((r, i) => {
+        // An empty password cell is no password.
+        const account = { email: r.email, full_name: r.full_name, password: password ?? (r.password || undefined) };
         const call: RowCall = {
           row: i + 1,
           target: r.email,
           status: 'created',
-          call: planCall(
-            createUser,
-            { email: r.email, full_name: r.full_name, password: password ?? (r.password || randomAlphanumeric(24)) },
-            { idOf: (res) => res.user_id },
-          ),
+          // POST /users needs a password: a random one nobody sees stands for none.
+          call: planCall(createUser, { ...account, password: account.password ?? randomAlphanumeric(24) }, { idOf: (res) => res.user_id }),
         };
         const existing = byEmail.get(r.email.trim().toLowerCase());
-        return existing ? { ...call, ...createdBefore(existing, r.full_name) } : call;
+        return { account, call: existing ? { ...call, ...createdBefore(existing, r.full_name) } : call };
       });
-      await runCalls(ctx, opts, client, calls, 'created', (e) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e));
+      const refusal = (e: unknown) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e);
+      // The embedded organization takes the rows in batches, without a request (or a hash) for each.
+      const organization = opts.dryRun ? undefined : await organizationOf(client);
+      if (organization && client.credentials) return createInBatches(ctx, opts, organization, client.credentials, planned, refusal);
+      await runCalls(
+        ctx,
+        opts,
+        client,
+        planned.map((p) => p.call),
+        'created',
+        refusal,
+      );
     },
   }),
 

@@ -19,10 +19,10 @@ import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '..
 import { checkBotCreationPolicy, checkBotNameAvailable } from '../model/bots.js';
 import { deactivate } from '../model/deactivation.js';
 import { updateProfileData } from '../model/profile-fields.js';
-import { changeEmail, changeFullName, changeRole, createAccount, reactivate } from '../model/user-changes.js';
+import { changeEmail, changeFullName, changeRole, checkCanCreateUsers, createAccount, newAccountFields, reactivate } from '../model/user-changes.js';
 import { listUsersForView, userView } from '../model/user-view.js';
 import { accessUser, isAdmin, isGuest, isLastOwner, isOwner, newestMessageIdOf, userById, userByPathEmail, type UserRow } from '../model/users.js';
-import { validateFullName, validateNewEmail } from '../model/validation.js';
+import { checkNewPassword, validateFullName } from '../model/validation.js';
 import { holds } from '../model/user-permissions.js';
 import { hashPassword } from '../secrets.js';
 
@@ -114,16 +114,14 @@ export const bindings: Binding[] = [
   bindAsync(createUser, async (ctx, p) => {
     const db = ctx.db;
     const check = () => {
-      // Creating accounts without an invitation is a permission of its own, beyond being an administrator.
-      if (!holds(callerOf(ctx), 'can_create_users')) throw badRequest('User not authorized to create users');
-      return { name: validateFullName(db, p.full_name), email: validateNewEmail(db, p.email) };
+      checkCanCreateUsers(callerOf(ctx));
+      return newAccountFields(db, p);
     };
     check();
-    if (p.password.length < 6) throw badRequest('The password is too weak.');
+    checkNewPassword(p.password);
     const passwordHash = await hashPassword(p.password);
     return ctx.tx(() => {
-      const { name, email } = check();
-      const user = createAccount(db, ctx, ctx.realmUrl, { email, full_name: name, password_hash: passwordHash }, ctx.nowSeconds());
+      const user = createAccount(db, ctx, ctx.realmUrl, { ...check(), password_hash: passwordHash }, ctx.nowSeconds());
       return { user_id: user.id };
     });
   }),

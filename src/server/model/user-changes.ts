@@ -12,19 +12,48 @@ import { subscribeToDefaultChannels } from './subscriptions.js';
 import { directSystemGroups, systemGroupId } from './system-groups.js';
 import { emitWithPerson, notifyBotUpdate, notifyPersonUpdate } from './user-events.js';
 import { gravatarUrl, seesRealEmail } from './user-view.js';
-import { activeUserIds, activeViewers, emailTaken, insertUser, userById, type UserRow } from './users.js';
-import { newEmailProblem } from './validation.js';
+import { holds } from './user-permissions.js';
+import { activeUserIds, activeViewers, emailTaken, insertUser, userById, type UserRow, type Viewer } from './users.js';
+import { newEmailProblem, validateFullName, validateNewEmail } from './validation.js';
+
+/** A human account as the API creates it: name and address validated, the password hashed (null: none). */
+export interface NewAccount {
+  email: string;
+  full_name: string;
+  password_hash: string | null;
+}
 
 /**
- * Creates a human account through the API (its name and address already validated), subscribed to the
- * default channels, and announces it.
+ * What may create accounts without an invitation, as POST /users checks it first: a permission of its own,
+ * beyond being an administrator.
  */
-export function createAccount(db: Db, sink: EventSink, realmUrl: string, u: { email: string; full_name: string; password_hash: string }, now: number): UserRow {
+export function checkCanCreateUsers(caller: UserRow): void {
+  if (!holds(caller, 'can_create_users')) throw badRequest('User not authorized to create users');
+}
+
+/** A new account's name and address checked as POST /users checks them, in its order; the cleaned values. */
+export function newAccountFields(db: Db, p: { email: string; full_name: string }): { email: string; full_name: string } {
+  return { full_name: validateFullName(db, p.full_name), email: validateNewEmail(db, p.email) };
+}
+
+/** Writes a human account made through the API, subscribed to the default channels; announcing it is the caller's. */
+export function insertAccount(db: Db, u: NewAccount, now: number): UserRow {
   const user = insertUser(db, u, now);
   // date_joined is the creation time until the account's first login, then that login's (2.1).
   db.prepare('UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);
   subscribeToDefaultChannels(db, user.id);
-  emitWithPerson(db, sink, realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }));
+  return user;
+}
+
+/** The `realm_user` add event of a new account, to every active user in `viewers` (default: all of them). */
+export function announceAccount(db: Db, sink: EventSink, realmUrl: string, user: UserRow, viewers?: readonly Viewer[]): void {
+  emitWithPerson(db, sink, realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }), viewers);
+}
+
+/** Creates a human account through the API (its name and address already validated) and announces it. */
+export function createAccount(db: Db, sink: EventSink, realmUrl: string, u: NewAccount, now: number): UserRow {
+  const user = insertAccount(db, u, now);
+  announceAccount(db, sink, realmUrl, user);
   return user;
 }
 

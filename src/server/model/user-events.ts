@@ -11,7 +11,8 @@ import { activeUserIds, activeViewers, botAdminIds, type UserRow, type Viewer } 
 
 /**
  * Sends an event carrying a user object (`realm_user` add ...) to every active user, each seeing the real
- * e-mail address only where the organization's visibility policy lets them.
+ * e-mail address only where the organization's visibility policy lets them. `viewers` narrows the active users
+ * to those an event can reach (a batch reads them once for all its events).
  */
 export function emitWithPerson(
   db: Db,
@@ -19,10 +20,11 @@ export function emitWithPerson(
   realmUrl: string,
   target: UserRow,
   event: (person: User) => Record<string, unknown> & { type: string },
+  viewers: readonly Viewer[] = activeViewers(db),
 ): void {
   const policy = getSetting(db, 'email_address_visibility');
   const groups = new Map<boolean, Viewer[]>();
-  for (const viewer of activeViewers(db)) {
+  for (const viewer of viewers) {
     const sees = seesRealEmail(policy, viewer, target);
     // Appended in place: copying the list per viewer made one new account cost the square of the users.
     const group = groups.get(sees);

@@ -64,6 +64,11 @@ export function validateNewEmail(db: Db, raw: string): string {
   return email;
 }
 
+/** A new password as POST /users takes it: too short is too weak. */
+export function checkNewPassword(password: string): void {
+  if (password.length < 6) throw badRequest('The password is too weak.');
+}
+
 const URL_SCHEMES = new Set(['http:', 'https:', 'ftp:', 'ftps:']);
 
 /** Whether a string is an absolute web URL with a plausible host, as a Zulip server's URL validator requires. */
