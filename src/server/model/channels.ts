@@ -9,8 +9,8 @@
 import { badRequest, insufficientPermission } from '../../api/errors.js';
 import type { Channel } from '../../api/operations/channels.js';
 import type { Db } from '../store/db.js';
-import { GroupGraph } from './groups.js';
 import { renderHtml } from './render.js';
+import { systemGroupId } from './system-groups.js';
 import { activeViewers, isAdmin, isGuest, type UserRow, type Viewer } from './users.js';
 
 export interface StreamRow {
@@ -105,7 +105,9 @@ export function metadataUserIds(db: Db, stream: StreamRow): number[] {
 
 /** The wire form of channels, for one request (the system group IDs are read once). */
 export function channelView(db: Db): (stream: StreamRow) => Channel {
-  const administrators = new GroupGraph(db).systemId('role:administrators');
+  // One indexed row, not the whole group graph: this runs for every subscription event of a bulk subscribe.
+  const administrators = systemGroupId(db, 'role:administrators');
+  if (administrators === undefined) throw new Error('system group role:administrators is missing');
   const firstMessage = db.prepare('SELECT min(id) AS id FROM messages WHERE stream_id = ?');
   return (stream) => ({
     stream_id: stream.id,
