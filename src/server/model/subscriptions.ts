@@ -125,7 +125,7 @@ export function addSubscribers(db: Db, stream: StreamRow, userIds: readonly numb
   const ids = [...new Set(userIds)];
   const existing = new Map(
     (
-      statement(db, 'SELECT s.user_id, s.active FROM json_each(?) j JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ?').all(
+      statement(db, 'SELECT s.user_id, s.active FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ?').all(
         JSON.stringify(ids),
         stream.id,
       ) as { user_id: number; active: number }[]
@@ -210,9 +210,12 @@ export function subscribeUsers(
   return { subscribed, already };
 }
 
-/** The subscription rows of `userIds` to one channel, in the order given (one query for all of them). */
+/**
+ * The subscription rows of `userIds` to one channel, in the order given (one query for all of them). CROSS
+ * JOIN keeps the list outermost: SQLite would otherwise walk the channel's subscribers and scan the list for each.
+ */
 const subscriptionRowsOf = (db: Db, streamId: number, userIds: readonly number[]): SubscriptionRow[] =>
-  statement(db, 'SELECT s.* FROM json_each(?) j JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ? ORDER BY j.key').all(
+  statement(db, 'SELECT s.* FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ? ORDER BY j.key').all(
     JSON.stringify(userIds),
     streamId,
   ) as SubscriptionRow[];
