@@ -108,14 +108,16 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     return id;
   };
   const woken: string[] = [];
+  const appended: [queueId: string, eventId: number, payloadId: number][] = [];
   const kill = statement(db, 'UPDATE event_queues SET dead = 1 WHERE id = ?');
   for (const q of queues) {
     if (!wants(q, event)) continue;
     woken.push(q.id);
     // A queue nobody drains would hold its events for as long as it lives: past its bound it is dropped.
     if (q.last_event_id - q.pruned_through >= MAX_PENDING_EVENTS) kill.run(q.id);
-    else appendEvent(db, q, payloadFor(q));
+    else appended.push([q.id, q.last_event_id + 1, payloadFor(q)]);
   }
+  if (appended.length) appendEvents(db, appended);
   // Wake after the caller's transaction has had its chance to commit.
   if (woken.length)
     setImmediate(() => {
@@ -145,12 +147,23 @@ function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOpti
   return { ...event, message };
 }
 
-function appendEvent(db: Db, q: Pick<QueueRow, 'id' | 'last_event_id'>, payloadId: number): number {
-  const id = q.last_event_id + 1;
-  // Run once per interested queue of every event: prepared once per connection, not per call.
-  statement(db, 'INSERT INTO queue_events (queue_id, id, payload_id) VALUES (?, ?, ?)').run(q.id, id, payloadId);
-  statement(db, 'UPDATE event_queues SET last_event_id = ? WHERE id = ?').run(id, q.id);
-  return id;
+/**
+ * Appends one event to many queues in two statements, whatever their number: an event for a channel of
+ * 10,000 subscribers ran two statements per queue. Each entry names a different queue.
+ */
+function appendEvents(db: Db, entries: readonly [queueId: string, eventId: number, payloadId: number][]): void {
+  const list = JSON.stringify(entries);
+  statement(
+    db,
+    `INSERT INTO queue_events (queue_id, id, payload_id)
+     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)`,
+  ).run(list);
+  statement(
+    db,
+    `UPDATE event_queues SET last_event_id = e.id
+     FROM (SELECT json_extract(value, '$[0]') AS queue_id, json_extract(value, '$[1]') AS id FROM json_each(?)) e
+     WHERE event_queues.id = e.queue_id`,
+  ).run(list);
 }
 
 /** Drops a queue's references up to `throughId` and the bodies nobody else references. */
@@ -278,7 +291,7 @@ export function pendingEvents(db: Db, queueId: string): StoredEvent[] {
 /** Adds a heartbeat to one queue, so an idle long poll answers with it. */
 export function pushHeartbeat(db: Db, queueId: string): void {
   const q = db.prepare('SELECT id, last_event_id FROM event_queues WHERE id = ?').get(queueId) as Pick<QueueRow, 'id' | 'last_event_id'> | undefined;
-  if (q) appendEvent(db, q, storePayload(db, JSON.stringify({ type: 'heartbeat' })));
+  if (q) appendEvents(db, [[q.id, q.last_event_id + 1, storePayload(db, JSON.stringify({ type: 'heartbeat' }))]]);
 }
 
 /** Deletes a queue and wakes whoever waits on it in this process, so the wait ends. */
