@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import { ApiError, badRequest } from '../../api/errors.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
+import type { Viewer } from './users.js';
 
 export interface QueueRow {
   id: string;
@@ -38,6 +39,16 @@ export function onQueueEvent(queueId: string, listener: () => void): () => void 
   wakeups.on(queueId, listener);
   return () => wakeups.off(queueId, listener);
 }
+
+/**
+ * The active users with a queue, as viewers: the only users an event for everyone can reach. Events to the
+ * whole organization are addressed to them, so their cost follows the clients connected, not the accounts
+ * (reading every active user made creating one account cost the size of the organization).
+ */
+export const listeningViewers = (db: Db): Viewer[] =>
+  statement(db, 'SELECT id, role FROM users WHERE id IN (SELECT user_id FROM event_queues WHERE dead = 0) AND is_active = 1').all() as Viewer[];
+
+export const listeningUserIds = (db: Db): number[] => listeningViewers(db).map((v) => v.id);
 
 /** Queue options that decide whether a queue receives an event, and in which form. */
 interface DeliveryOptions {

@@ -12,8 +12,9 @@ import { subscribeToDefaultChannels } from './subscriptions.js';
 import { directSystemGroups, systemGroupId } from './system-groups.js';
 import { emitWithPerson, notifyBotUpdate, notifyPersonUpdate } from './user-events.js';
 import { gravatarUrl, seesRealEmail } from './user-view.js';
-import { activeUserIds, activeViewers, emailTaken, insertUser, userById, type UserRow } from './users.js';
+import { emailTaken, insertUser, userById, type UserRow } from './users.js';
 import { newEmailProblem } from './validation.js';
+import { listeningUserIds, listeningViewers } from './event-queues.js';
 
 /**
  * Creates a human account through the API (its name and address already validated), subscribed to the
@@ -34,7 +35,7 @@ export function changeRole(db: Db, sink: EventSink, target: UserRow, role: Role)
   // System group membership follows the role; clients keeping group members learn of it as a server tells them.
   const before = directSystemGroups(target.role);
   const after = directSystemGroups(role);
-  const everyone = activeUserIds(db);
+  const everyone = listeningUserIds(db);
   for (const [op, names] of [
     ['remove_members', before.filter((g) => !after.includes(g))],
     ['add_members', after.filter((g) => !before.includes(g))],
@@ -62,7 +63,7 @@ export function changeEmail(db: Db, sink: EventSink, target: UserRow, raw: strin
   const version = target.avatar_version + 1;
   db.prepare('UPDATE users SET email = ?, avatar_version = ? WHERE id = ?').run(email, version, target.id);
   const policy = getSetting(db, 'email_address_visibility');
-  const seeing = activeViewers(db)
+  const seeing = listeningViewers(db)
     .filter((v) => seesRealEmail(policy, v, target))
     .map((v) => v.id);
   sink.emit({ type: 'realm_user', op: 'update', person: { user_id: target.id, delivery_email: email } }, seeing);

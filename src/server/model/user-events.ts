@@ -7,7 +7,8 @@ import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { seesRealEmail, userView } from './user-view.js';
-import { activeUserIds, activeViewers, botAdminIds, type UserRow, type Viewer } from './users.js';
+import { botAdminIds, type UserRow, type Viewer } from './users.js';
+import { listeningUserIds, listeningViewers } from './event-queues.js';
 
 /**
  * Sends an event carrying a user object (`realm_user` add ...) to every active user, each seeing the real
@@ -22,7 +23,7 @@ export function emitWithPerson(
 ): void {
   const policy = getSetting(db, 'email_address_visibility');
   const groups = new Map<boolean, Viewer[]>();
-  for (const viewer of activeViewers(db)) {
+  for (const viewer of listeningViewers(db)) {
     const sees = seesRealEmail(policy, viewer, target);
     // Appended in place: copying the list per viewer made one new account cost the square of the users.
     const group = groups.get(sees);
@@ -40,7 +41,7 @@ export function emitWithPerson(
 
 /** Sends a `realm_user` update about one user to every active user (everyone may see every user here). */
 export function notifyPersonUpdate(db: Db, sink: EventSink, person: { user_id: number } & Record<string, unknown>): void {
-  sink.emit({ type: 'realm_user', op: 'update', person }, activeUserIds(db));
+  sink.emit({ type: 'realm_user', op: 'update', person }, listeningUserIds(db));
 }
 
 /** Sends a `realm_bot` update about one bot to those who administer it. */
