@@ -9,7 +9,7 @@ import type { HandlerParamsOf } from '../../api/operation.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { activeUsersOrFail, checkGroupName, checkSettingValue, GROUP_SETTING_RULES, GroupGraph } from './groups.js';
-import { type UserRow } from './users.js';
+import type { UserRow } from './users.js';
 import { listeningUserIds } from './event-queues.js';
 
 type Actor = Pick<UserRow, 'id' | 'role'>;

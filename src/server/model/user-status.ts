@@ -8,7 +8,7 @@ import type { UserStatus } from '../../api/operations/status.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { checkEmojiRequest, emojiDataFor } from './emoji.js';
-import { type UserRow } from './users.js';
+import type { UserRow } from './users.js';
 import { listeningUserIds } from './event-queues.js';
 
 /**
