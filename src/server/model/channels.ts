@@ -11,7 +11,8 @@ import type { Channel } from '../../api/operations/channels.js';
 import type { Db } from '../store/db.js';
 import { renderHtml } from './render.js';
 import { systemGroupId } from './system-groups.js';
-import { activeViewers, isAdmin, isGuest, type UserRow, type Viewer } from './users.js';
+import { isAdmin, isGuest, type UserRow, type Viewer } from './users.js';
+import { listeningViewers } from './event-queues.js';
 
 export interface StreamRow {
   id: number;
@@ -93,10 +94,11 @@ export const subscriberIds = (db: Db, streamId: number): number[] =>
 
 /**
  * Who may see a channel's metadata, for its events: for a public channel every active non-guest plus
- * guests subscribed to it; for a private one its subscribers, the administrators and its creator.
+ * guests subscribed to it; for a private one its subscribers, the administrators and its creator. Only
+ * those with a queue: nobody else can receive the events, and the organization may be 100,000 users.
  */
 export function metadataUserIds(db: Db, stream: StreamRow): number[] {
-  const users = activeViewers(db);
+  const users = listeningViewers(db);
   const subs = new Set(subscriberIds(db, stream.id));
   return users
     .filter((u) => (stream.invite_only ? subs.has(u.id) || (!isGuest(u) && (isAdmin(u) || u.id === stream.creator_id)) : !isGuest(u) || subs.has(u.id)))
