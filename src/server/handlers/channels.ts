@@ -191,13 +191,15 @@ export const bindings: Binding[] = [
       const stream = found.get(name)!;
       if (seen.has(stream.id)) continue;
       seen.add(stream.id);
-      const gone = removeSubscribers(
-        db,
-        ctx,
-        stream,
-        targets.map((t) => t.id),
+      const gone = new Set(
+        removeSubscribers(
+          db,
+          ctx,
+          stream,
+          targets.map((t) => t.id),
+        ),
       );
-      for (const t of targets) (gone.includes(t.id) ? removed : notRemoved).push(stream.name);
+      for (const t of targets) (gone.has(t.id) ? removed : notRemoved).push(stream.name);
     }
     return { removed, not_removed: notRemoved };
   }),

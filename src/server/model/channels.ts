@@ -9,9 +9,10 @@
 import { badRequest, insufficientPermission } from '../../api/errors.js';
 import type { Channel } from '../../api/operations/channels.js';
 import type { Db } from '../store/db.js';
-import { GroupGraph } from './groups.js';
 import { renderHtml } from './render.js';
-import { activeViewers, isAdmin, isGuest, type UserRow, type Viewer } from './users.js';
+import { systemGroupId } from './system-groups.js';
+import { isAdmin, isGuest, type UserRow, type Viewer } from './users.js';
+import { listeningViewers } from './event-queues.js';
 
 export interface StreamRow {
   id: number;
@@ -93,10 +94,11 @@ export const subscriberIds = (db: Db, streamId: number): number[] =>
 
 /**
  * Who may see a channel's metadata, for its events: for a public channel every active non-guest plus
- * guests subscribed to it; for a private one its subscribers, the administrators and its creator.
+ * guests subscribed to it; for a private one its subscribers, the administrators and its creator. Only
+ * those with a queue: nobody else can receive the events, and the organization may be 100,000 users.
  */
 export function metadataUserIds(db: Db, stream: StreamRow): number[] {
-  const users = activeViewers(db);
+  const users = listeningViewers(db);
   const subs = new Set(subscriberIds(db, stream.id));
   return users
     .filter((u) => (stream.invite_only ? subs.has(u.id) || (!isGuest(u) && (isAdmin(u) || u.id === stream.creator_id)) : !isGuest(u) || subs.has(u.id)))
@@ -105,7 +107,9 @@ export function metadataUserIds(db: Db, stream: StreamRow): number[] {
 
 /** The wire form of channels, for one request (the system group IDs are read once). */
 export function channelView(db: Db): (stream: StreamRow) => Channel {
-  const administrators = new GroupGraph(db).systemId('role:administrators');
+  // One indexed row, not the whole group graph: this runs for every subscription event of a bulk subscribe.
+  const administrators = systemGroupId(db, 'role:administrators');
+  if (administrators === undefined) throw new Error('system group role:administrators is missing');
   const firstMessage = db.prepare('SELECT min(id) AS id FROM messages WHERE stream_id = ?');
   return (stream) => ({
     stream_id: stream.id,

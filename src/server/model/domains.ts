@@ -3,7 +3,7 @@ import type { RealmDomain } from '../../api/operations/domains.js';
 import type { EventSink } from '../context.js';
 import { getSetting, setSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { activeUserIds } from './users.js';
+import { listeningUserIds } from './event-queues.js';
 
 export interface DomainRow {
   id: number;
@@ -38,19 +38,19 @@ export const domainToWire = (row: DomainRow): RealmDomain => ({ domain: row.doma
 /** Adds an allowed domain and tells everyone; returns its ID. */
 export function addDomain(db: Db, sink: EventSink, domain: string, allowSubdomains: boolean): number {
   const info = db.prepare('INSERT INTO realm_domains (domain, allow_subdomains) VALUES (?, ?)').run(domain, allowSubdomains ? 1 : 0);
-  sink.emit({ type: 'realm_domains', op: 'add', realm_domain: { domain, allow_subdomains: allowSubdomains } }, activeUserIds(db));
+  sink.emit({ type: 'realm_domains', op: 'add', realm_domain: { domain, allow_subdomains: allowSubdomains } }, listeningUserIds(db));
   return Number(info.lastInsertRowid);
 }
 
 export function changeDomain(db: Db, sink: EventSink, row: DomainRow, allowSubdomains: boolean): void {
   db.prepare('UPDATE realm_domains SET allow_subdomains = ? WHERE id = ?').run(allowSubdomains ? 1 : 0, row.id);
-  sink.emit({ type: 'realm_domains', op: 'change', realm_domain: { domain: row.domain, allow_subdomains: allowSubdomains } }, activeUserIds(db));
+  sink.emit({ type: 'realm_domains', op: 'change', realm_domain: { domain: row.domain, allow_subdomains: allowSubdomains } }, listeningUserIds(db));
 }
 
 /** Removes an allowed domain; with none left, a restriction to the listed domains would let nobody in: a server lifts it. */
 export function removeDomain(db: Db, sink: EventSink, row: DomainRow): void {
   db.prepare('DELETE FROM realm_domains WHERE id = ?').run(row.id);
-  const everyone = activeUserIds(db);
+  const everyone = listeningUserIds(db);
   sink.emit({ type: 'realm_domains', op: 'remove', domain: row.domain }, everyone);
   if (allDomains(db).length === 0 && getSetting(db, 'emails_restricted_to_domains')) {
     setSetting(db, 'emails_restricted_to_domains', false);

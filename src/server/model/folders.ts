@@ -5,7 +5,7 @@ import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { firstUnprintable } from './channels.js';
 import { renderHtml } from './render.js';
-import { activeUserIds } from './users.js';
+import { listeningUserIds } from './event-queues.js';
 
 /** A folder as stored: the wire fields, with SQLite's 0 or 1 for the flag. */
 export type FolderRow = Omit<ChannelFolder, 'is_archived'> & { is_archived: number };
@@ -52,7 +52,7 @@ export function createFolder(db: Db, sink: EventSink, f: { name: string; descrip
     .run(f.name, f.description, renderHtml(db, f.description), now, f.creatorId);
   const id = Number(info.lastInsertRowid);
   db.prepare('UPDATE channel_folders SET "order" = ? WHERE id = ?').run(id, id);
-  sink.emit({ type: 'channel_folder', op: 'add', channel_folder: folderView(folderById(db, id)) }, activeUserIds(db));
+  sink.emit({ type: 'channel_folder', op: 'add', channel_folder: folderView(folderById(db, id)) }, listeningUserIds(db));
   return id;
 }
 
@@ -65,7 +65,7 @@ export interface FolderChange {
 /** Applies what differs from the folder as it is, each part checked first and sent as its own update. */
 export function updateFolder(db: Db, sink: EventSink, folder: FolderRow, change: FolderChange): void {
   const send = (data: Record<string, string | boolean>) =>
-    sink.emit({ type: 'channel_folder', op: 'update', channel_folder_id: folder.id, data }, activeUserIds(db));
+    sink.emit({ type: 'channel_folder', op: 'update', channel_folder_id: folder.id, data }, listeningUserIds(db));
   if (change.name !== undefined && change.name !== folder.name) {
     checkFolderName(db, change.name);
     db.prepare('UPDATE channel_folders SET name = ? WHERE id = ?').run(change.name, folder.id);
@@ -91,5 +91,5 @@ export function reorderFolders(db: Db, sink: EventSink, order: readonly number[]
   if (ids.some((id) => !order.includes(id))) throw badRequest('Invalid order mapping.');
   const set = db.prepare('UPDATE channel_folders SET "order" = ? WHERE id = ?');
   for (const [index, id] of order.entries()) set.run(index, id);
-  sink.emit({ type: 'channel_folder', op: 'reorder', order }, activeUserIds(db));
+  sink.emit({ type: 'channel_folder', op: 'reorder', order }, listeningUserIds(db));
 }

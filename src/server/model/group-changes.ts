@@ -9,11 +9,12 @@ import type { HandlerParamsOf } from '../../api/operation.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { activeUsersOrFail, checkGroupName, checkSettingValue, GROUP_SETTING_RULES, GroupGraph } from './groups.js';
-import { activeUserIds, type UserRow } from './users.js';
+import type { UserRow } from './users.js';
+import { listeningUserIds } from './event-queues.js';
 
 type Actor = Pick<UserRow, 'id' | 'role'>;
 
-const emitGroupEvent = (db: Db, sink: EventSink, event: Record<string, unknown>): void => sink.emit({ type: 'user_group', ...event }, activeUserIds(db));
+const emitGroupEvent = (db: Db, sink: EventSink, event: Record<string, unknown>): void => sink.emit({ type: 'user_group', ...event }, listeningUserIds(db));
 
 const insertMembers = (db: Db, groupId: number, userIds: readonly number[]): void => {
   const insert = db.prepare('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)');

@@ -8,7 +8,7 @@ import type { Linkifier } from '../../api/operations/linkifiers.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { compileRe2, type Re2 } from './re2.js';
-import { activeUserIds } from './users.js';
+import { listeningUserIds } from './event-queues.js';
 
 interface LinkifierRow {
   id: number;
@@ -80,7 +80,7 @@ const NOT_FOUND = 'Linkifier not found.';
 
 /** The full list to every active user; the empty legacy `realm_filters` event follows, as on a Zulip server. */
 function notifyLinkifiers(db: Db, sink: EventSink): void {
-  const active = activeUserIds(db);
+  const active = listeningUserIds(db);
   sink.emit({ type: 'realm_linkifiers', realm_linkifiers: listLinkifiers(db) }, active);
   sink.emit({ type: 'realm_filters', realm_filters: [] }, active);
 }

@@ -7,6 +7,7 @@ import type { DisplayRecipientUser, EditHistoryEntry, MessageReaction, WireMessa
 import type { HandlerContext } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
+import { statement } from '../store/statements.js';
 import { linkAttachments } from './attachments.js';
 import { isSubscribed, streamById, streamByName, subscriberIds, type StreamRow } from './channels.js';
 import { flagNames, FLAG_BITS } from './flags.js';
@@ -283,13 +284,16 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   const userIds = channel ? [...new Set([...subscriberIds(db, channel.id), sender.id])] : memberIds;
   const participants = channel && rendered.topicWildcard ? topicParticipantIds(db, recipientId, topic) : new Set<number>();
   const flagsOf = mentionFlags(db, rendered, Boolean(channel), participants);
-  const insert = db.prepare('INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, ?)');
+  // Recipients grouped by their flags: one insert and one event per group, however many subscribers.
   const byFlags = new Map<number, number[]>();
   for (const userId of userIds) {
     const flags = flagsOf(userId) | (userId === sender.id && (req.readBySender ?? true) ? FLAG_BITS.read : 0);
-    insert.run(userId, id, flags);
-    byFlags.set(flags, [...(byFlags.get(flags) ?? []), userId]);
+    const group = byFlags.get(flags);
+    if (group) group.push(userId);
+    else byFlags.set(flags, [userId]);
   }
+  const insert = statement(db, 'INSERT INTO user_messages (user_id, message_id, flags) SELECT value, ?, ? FROM json_each(?)');
+  for (const [flags, ids] of byFlags) insert.run(id, flags, JSON.stringify(ids));
   const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, null, ctx.realmUrl);
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
   linkAttachments(db, id, sender.id, content);

@@ -1,8 +1,9 @@
 /** Subscriptions and per-topic visibility policies: rows, wire forms, and the changes that emit events. */
-import type { Subscription, SubscriptionProperty, UserTopic, VisibilityPolicy } from '../../api/operations/channels.js';
+import type { Channel, Subscription, SubscriptionProperty, UserTopic, VisibilityPolicy } from '../../api/operations/channels.js';
 import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
+import { statement } from '../store/statements.js';
 import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
 import type { UserRow } from './users.js';
 
@@ -53,21 +54,43 @@ export const COLOR_PATTERN = /^#([a-fA-F0-9]{3,6})$/;
 export const subscriptionRow = (db: Db, userId: number, streamId: number): SubscriptionRow | undefined =>
   db.prepare('SELECT * FROM subscriptions WHERE user_id = ? AND stream_id = ?').get(userId, streamId) as SubscriptionRow | undefined;
 
-function pickColor(db: Db, userId: number): string {
-  const used = new Set((db.prepare('SELECT color FROM subscriptions WHERE user_id = ?').all(userId) as { color: string }[]).map((r) => r.color));
-  return STREAM_COLORS.find((c) => !used.has(c)) ?? STREAM_COLORS[used.size % STREAM_COLORS.length]!;
+/** A new subscription's color for each user: the first one the user does not use yet, all users in one query. */
+function pickColors(db: Db, userIds: readonly number[]): Map<number, string> {
+  const used = new Map<number, Set<string>>(userIds.map((id) => [id, new Set<string>()]));
+  const rows = statement(db, 'SELECT user_id, color FROM subscriptions WHERE user_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(userIds)) as {
+    user_id: number;
+    color: string;
+  }[];
+  for (const r of rows) used.get(r.user_id)?.add(r.color);
+  return new Map([...used].map(([id, colors]) => [id, STREAM_COLORS.find((c) => !colors.has(c)) ?? STREAM_COLORS[colors.size % STREAM_COLORS.length]!]));
 }
 
 const nullableBool = (v: number | null): boolean | null => (v === null ? null : v === 1);
 
 /** The subscription objects of one user's rows, in the order given. */
-export function subscriptionViews(db: Db, rows: readonly SubscriptionRow[], includeSubscribers: boolean): Subscription[] {
+export const subscriptionViews = (db: Db, rows: readonly SubscriptionRow[], includeSubscribers: boolean): Subscription[] =>
+  rows.map(subscriptionViewer(db, includeSubscribers));
+
+/**
+ * A function giving the subscription object of any row. Each channel's wire form and subscriber list are
+ * built once and shared: a bulk subscribe sends one `add` per user, all of them naming the same channels.
+ */
+function subscriptionViewer(db: Db, includeSubscribers: boolean): (row: SubscriptionRow) => Subscription {
   const view = channelView(db);
   const streams = db.prepare('SELECT * FROM streams WHERE id = ?');
-  return rows.map((row) => {
-    const stream = streams.get(row.stream_id) as StreamRow;
+  const channels = new Map<number, { channel: Channel; subscribers: number[] | undefined }>();
+  const channelOf = (streamId: number) => {
+    let c = channels.get(streamId);
+    if (!c) {
+      c = { channel: view(streams.get(streamId) as StreamRow), subscribers: includeSubscribers ? subscriberIds(db, streamId) : undefined };
+      channels.set(streamId, c);
+    }
+    return c;
+  };
+  return (row) => {
+    const { channel, subscribers } = channelOf(row.stream_id);
     const sub: Subscription = {
-      ...view(stream),
+      ...channel,
       color: row.color,
       is_muted: row.is_muted === 1,
       in_home_view: row.is_muted !== 1,
@@ -78,9 +101,9 @@ export function subscriptionViews(db: Db, rows: readonly SubscriptionRow[], incl
       email_notifications: nullableBool(row.email_notifications),
       wildcard_mentions_notify: nullableBool(row.wildcard_mentions_notify),
     };
-    if (includeSubscribers) sub.subscribers = subscriberIds(db, row.stream_id);
+    if (subscribers) sub.subscribers = subscribers;
     return sub;
-  });
+  };
 }
 
 /** A user's active subscriptions (to channels that are not archived), by name in code-point order as Zulip sorts. */
@@ -95,16 +118,35 @@ export function activeSubscriptionRows(db: Db, userId: number): SubscriptionRow[
 
 /**
  * Subscribes users to a channel (reactivating an old subscription keeps its settings). Returns the users
- * newly subscribed; the caller emits the events, which it batches per user.
+ * newly subscribed, in the order given; the caller emits the events, which it batches per user. A few
+ * statements whatever the number of users: subscribing thousands took one round of queries each.
  */
 export function addSubscribers(db: Db, stream: StreamRow, userIds: readonly number[]): number[] {
-  const added: number[] = [];
-  for (const userId of userIds) {
-    const row = subscriptionRow(db, userId, stream.id);
-    if (row?.active) continue;
-    if (row) db.prepare('UPDATE subscriptions SET active = 1 WHERE user_id = ? AND stream_id = ?').run(userId, stream.id);
-    else db.prepare('INSERT INTO subscriptions (user_id, stream_id, color) VALUES (?, ?, ?)').run(userId, stream.id, pickColor(db, userId));
-    added.push(userId);
+  const ids = [...new Set(userIds)];
+  const existing = new Map(
+    (
+      statement(db, 'SELECT s.user_id, s.active FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ?').all(
+        JSON.stringify(ids),
+        stream.id,
+      ) as { user_id: number; active: number }[]
+    ).map((r) => [r.user_id, r.active]),
+  );
+  const added = ids.filter((id) => existing.get(id) !== 1);
+  const reactivated = added.filter((id) => existing.has(id));
+  const inserted = added.filter((id) => !existing.has(id));
+  if (reactivated.length) {
+    statement(db, 'UPDATE subscriptions SET active = 1 WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
+      stream.id,
+      JSON.stringify(reactivated),
+    );
+  }
+  if (inserted.length) {
+    const colors = pickColors(db, inserted);
+    statement(
+      db,
+      `INSERT INTO subscriptions (user_id, stream_id, color)
+       SELECT json_extract(j.value, '$[0]'), ?, json_extract(j.value, '$[1]') FROM json_each(?) j`,
+    ).run(stream.id, JSON.stringify(inserted.map((id) => [id, colors.get(id)])));
   }
   return added;
 }
@@ -125,41 +167,58 @@ export function subscribeUsers(
 ): { subscribed: Record<string, string[]>; already: Record<string, string[]> } {
   const subscribed: Record<string, string[]> = {};
   const already: Record<string, string[]> = {};
-  const newSubs = new Map<number, StreamRow[]>();
+  const newSubs = new Map<number, SubscriptionRow[]>();
   const peerAdds: { stream: StreamRow; added: number[] }[] = [];
   const view = channelView(db);
+  const userIds = users.map((u) => u.id);
   for (const stream of streams) {
     const before = new Set(metadataUserIds(db, stream));
-    const added = addSubscribers(
-      db,
-      stream,
-      users.map((u) => u.id),
-    );
+    const added = addSubscribers(db, stream, userIds);
+    const isNew = new Set(added);
     const color = colors.get(stream.name.toLowerCase());
+    if (color && added.length) {
+      statement(db, 'UPDATE subscriptions SET color = ? WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
+        color,
+        stream.id,
+        JSON.stringify(added),
+      );
+    }
     for (const u of users) {
-      const isNew = added.includes(u.id);
-      const names = isNew ? subscribed : already;
+      const names = isNew.has(u.id) ? subscribed : already;
       const list = names[String(u.id)] ?? [];
       list.push(stream.name);
       names[String(u.id)] = list;
-      if (!isNew) continue;
-      if (color) db.prepare('UPDATE subscriptions SET color = ? WHERE user_id = ? AND stream_id = ?').run(color, u.id, stream.id);
-      newSubs.set(u.id, [...(newSubs.get(u.id) ?? []), stream]);
+    }
+    for (const row of subscriptionRowsOf(db, stream.id, added)) {
+      const list = newSubs.get(row.user_id);
+      if (list) list.push(row);
+      else newSubs.set(row.user_id, [row]);
     }
     const announceTo = created.includes(stream) ? metadataUserIds(db, stream) : added.filter((id) => !before.has(id));
     sink.emit({ type: 'stream', op: 'create', streams: [view(stream)] }, announceTo);
     if (added.length) peerAdds.push({ stream, added });
   }
-  for (const [userId, list] of newSubs) {
-    const rows = list.map((s) => subscriptionRow(db, userId, s.id)!);
-    sink.emit({ type: 'subscription', op: 'add', subscriptions: subscriptionViews(db, rows, true) }, [userId]);
+  const subscription = subscriptionViewer(db, true);
+  for (const [userId, rows] of newSubs) {
+    sink.emit({ type: 'subscription', op: 'add', subscriptions: rows.map(subscription) }, [userId]);
   }
   for (const { stream, added } of peerAdds) {
-    const peers = metadataUserIds(db, stream).filter((id) => !added.includes(id));
+    const isNew = new Set(added);
+    const peers = metadataUserIds(db, stream).filter((id) => !isNew.has(id));
     sink.emit({ type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: added }, peers);
   }
   return { subscribed, already };
 }
+
+/**
+ * The subscription rows of `userIds` to one channel, in the order given (one query for all of them). CROSS
+ * JOIN keeps the list outermost: SQLite would otherwise walk the channel's subscribers and scan the list for each.
+ */
+const subscriptionRowsOf = (db: Db, streamId: number, userIds: readonly number[]): SubscriptionRow[] =>
+  statement(db, 'SELECT s.* FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ? ORDER BY j.key').all(
+    JSON.stringify(userIds),
+    streamId,
+  ) as SubscriptionRow[];
 
 /** Subscribes a new account to the organization's default channels (no events: nobody knows the account yet). */
 export function subscribeToDefaultChannels(db: Db, userId: number): void {
@@ -168,14 +227,20 @@ export function subscribeToDefaultChannels(db: Db, userId: number): void {
 
 /** Unsubscribes users from a channel; returns those who were subscribed. Emits remove and peer_remove. */
 export function removeSubscribers(db: Db, sink: EventSink, stream: StreamRow, userIds: readonly number[]): number[] {
-  const removed = userIds.filter((id) => subscriptionRow(db, id, stream.id)?.active === 1);
+  const subscribed = new Set(
+    subscriptionRowsOf(db, stream.id, userIds)
+      .filter((r) => r.active === 1)
+      .map((r) => r.user_id),
+  );
+  const removed = userIds.filter((id) => subscribed.has(id));
   if (removed.length === 0) return removed;
-  const update = db.prepare('UPDATE subscriptions SET active = 0 WHERE user_id = ? AND stream_id = ?');
-  for (const id of removed) update.run(id, stream.id);
-  for (const id of removed) {
-    sink.emit({ type: 'subscription', op: 'remove', subscriptions: [{ stream_id: stream.id, name: stream.name }] }, [id]);
-  }
-  const peers = metadataUserIds(db, stream).filter((id) => !removed.includes(id));
+  statement(db, 'UPDATE subscriptions SET active = 0 WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
+    stream.id,
+    JSON.stringify(removed),
+  );
+  // Every removed user gets the same event: built and stored once for all of them.
+  sink.emit({ type: 'subscription', op: 'remove', subscriptions: [{ stream_id: stream.id, name: stream.name }] }, removed);
+  const peers = metadataUserIds(db, stream).filter((id) => !subscribed.has(id));
   sink.emit({ type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: removed }, peers);
   return removed;
 }

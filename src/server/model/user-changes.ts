@@ -13,7 +13,8 @@ import { directSystemGroups, systemGroupId } from './system-groups.js';
 import { emitWithPerson, notifyBotUpdate, notifyPersonUpdate } from './user-events.js';
 import { gravatarUrl, seesRealEmail } from './user-view.js';
 import { holds } from './user-permissions.js';
-import { activeUserIds, activeViewers, emailTaken, insertUser, userById, type UserRow, type Viewer } from './users.js';
+import { emailTaken, insertUser, userById, type UserRow, type Viewer } from './users.js';
+import { listeningUserIds, listeningViewers } from './event-queues.js';
 import { newEmailProblem, validateFullName, validateNewEmail } from './validation.js';
 
 /** A human account as the API creates it: name and address validated, the password hashed (null: none). */
@@ -63,7 +64,7 @@ export function changeRole(db: Db, sink: EventSink, target: UserRow, role: Role)
   // System group membership follows the role; clients keeping group members learn of it as a server tells them.
   const before = directSystemGroups(target.role);
   const after = directSystemGroups(role);
-  const everyone = activeUserIds(db);
+  const everyone = listeningUserIds(db);
   for (const [op, names] of [
     ['remove_members', before.filter((g) => !after.includes(g))],
     ['add_members', after.filter((g) => !before.includes(g))],
@@ -91,7 +92,7 @@ export function changeEmail(db: Db, sink: EventSink, target: UserRow, raw: strin
   const version = target.avatar_version + 1;
   db.prepare('UPDATE users SET email = ?, avatar_version = ? WHERE id = ?').run(email, version, target.id);
   const policy = getSetting(db, 'email_address_visibility');
-  const seeing = activeViewers(db)
+  const seeing = listeningViewers(db)
     .filter((v) => seesRealEmail(policy, v, target))
     .map((v) => v.id);
   sink.emit({ type: 'realm_user', op: 'update', person: { user_id: target.id, delivery_email: email } }, seeing);

@@ -7,12 +7,13 @@ import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { seesRealEmail, userView } from './user-view.js';
-import { activeUserIds, activeViewers, botAdminIds, type UserRow, type Viewer } from './users.js';
+import { botAdminIds, type UserRow, type Viewer } from './users.js';
+import { listeningUserIds, listeningViewers } from './event-queues.js';
 
 /**
  * Sends an event carrying a user object (`realm_user` add ...) to every active user, each seeing the real
- * e-mail address only where the organization's visibility policy lets them. `viewers` narrows the active users
- * to those an event can reach (a batch reads them once for all its events).
+ * e-mail address only where the organization's visibility policy lets them. `viewers` are the active users an
+ * event can reach, those with a live queue (a batch reads them once for all its events).
  */
 export function emitWithPerson(
   db: Db,
@@ -20,7 +21,7 @@ export function emitWithPerson(
   realmUrl: string,
   target: UserRow,
   event: (person: User) => Record<string, unknown> & { type: string },
-  viewers: readonly Viewer[] = activeViewers(db),
+  viewers: readonly Viewer[] = listeningViewers(db),
 ): void {
   const policy = getSetting(db, 'email_address_visibility');
   const groups = new Map<boolean, Viewer[]>();
@@ -42,7 +43,7 @@ export function emitWithPerson(
 
 /** Sends a `realm_user` update about one user to every active user (everyone may see every user here). */
 export function notifyPersonUpdate(db: Db, sink: EventSink, person: { user_id: number } & Record<string, unknown>): void {
-  sink.emit({ type: 'realm_user', op: 'update', person }, activeUserIds(db));
+  sink.emit({ type: 'realm_user', op: 'update', person }, listeningUserIds(db));
 }
 
 /** Sends a `realm_bot` update about one bot to those who administer it. */

@@ -7,7 +7,8 @@ import { ApiError } from '../../api/errors.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { announceAccount, insertAccount, newAccountFields, type NewAccount } from './user-changes.js';
-import type { UserRow, Viewer } from './users.js';
+import type { UserRow } from './users.js';
+import { listeningViewers } from './event-queues.js';
 import { checkNewPassword } from './validation.js';
 
 /** A row to create: the password in clear, absent for an account without one (it cannot log in until one is set). */
@@ -25,15 +26,6 @@ export function checkAccountRow(db: Db, row: AccountRow): void {
   newAccountFields(db, row);
   if (row.password !== undefined) checkNewPassword(row.password);
 }
-
-/**
- * The active users with a live event queue: the only ones an event can reach, so the only ones a batch's
- * events need to be addressed to.
- */
-const listeningViewers = (db: Db): Viewer[] =>
-  db
-    .prepare('SELECT u.id, u.role FROM users u WHERE u.is_active = 1 AND EXISTS (SELECT 1 FROM event_queues q WHERE q.user_id = u.id AND q.dead = 0)')
-    .all() as Viewer[];
 
 /**
  * Writes a batch inside the caller's transaction: each row checked again (an earlier row of the batch, or

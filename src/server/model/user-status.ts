@@ -8,7 +8,8 @@ import type { UserStatus } from '../../api/operations/status.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { checkEmojiRequest, emojiDataFor } from './emoji.js';
-import { activeUserIds, type UserRow } from './users.js';
+import type { UserRow } from './users.js';
+import { listeningUserIds } from './event-queues.js';
 
 /**
  * A user's status as GET /users/{id}/status and register's `user_status` show it: only what is set (a user
@@ -65,5 +66,5 @@ export function updateStatus(db: Db, sink: EventSink, target: UserRow, change: S
     db.prepare('UPDATE users SET status_emoji_name = ?, status_emoji_code = ?, status_reaction_type = ? WHERE id = ?').run(name, code, type, target.id);
     Object.assign(event, { emoji_name: name, emoji_code: code, reaction_type: type });
   }
-  sink.emit(event, activeUserIds(db));
+  sink.emit(event, listeningUserIds(db));
 }

@@ -109,11 +109,6 @@ export function botAdminIds(db: Db, bot: Pick<UserRow, 'bot_owner_id'>): number[
 /** Who sees users, as far as what they may see of them goes. */
 export type Viewer = Pick<UserRow, 'id' | 'role'>;
 
-/** The active users as viewers: two columns, not whole rows, for events that go to everyone. */
-export const activeViewers = (db: Db): Viewer[] => statement(db, 'SELECT id, role FROM users WHERE is_active = 1').all() as Viewer[];
-
-export const activeUserIds = (db: Db): number[] => db.prepare('SELECT id FROM users WHERE is_active = 1').pluck().all() as number[];
-
 /** Whether an account other than `exceptId` has this address (compared without case, as sign-in does). */
 export function emailTaken(db: Db, email: string, exceptId?: number): boolean {
   const holder = userByEmail(db, email);

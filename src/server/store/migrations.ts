@@ -412,4 +412,18 @@ export const migrations: readonly Migration[] = [
   (db) => {
     for (const table of WIRE_ID_TABLES) neverReuseIds(db, table);
   },
+  // 8: indexes for the lookups requests make by something other than a primary key's first column
+  `
+  -- A channel's subscribers (message recipients, peer events, subscriber lists): was a scan of every subscription.
+  CREATE INDEX subscriptions_by_stream ON subscriptions (stream_id, user_id);
+  -- The sender: narrow, and a deactivated user's messages.
+  CREATE INDEX messages_by_sender ON messages (sender_id, id);
+  -- The attachments of a message, when it is edited or deleted.
+  CREATE INDEX attachment_messages_by_message ON attachment_messages (message_id);
+  -- The groups a user is a direct member of, and the groups a group is a subgroup of.
+  CREATE INDEX group_members_by_user ON group_members (user_id);
+  CREATE INDEX group_subgroups_by_subgroup ON group_subgroups (subgroup_id);
+  -- The administrators (realm_bot events go to them): a handful of rows among all the users.
+  CREATE INDEX users_by_role ON users (role);
+  `,
 ];
