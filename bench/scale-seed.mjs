@@ -36,16 +36,25 @@ function* chunks(total, size) {
   for (let start = 0; start < total; start += size) yield [start, Math.min(total, start + size)];
 }
 
-export async function seedOrganization(root, dataDir, users) {
+export async function seedOrganization(root, dataDir, users, log = () => {}) {
+  let mark = process.hrtime.bigint();
+  const stage = (what) => {
+    const t = process.hrtime.bigint();
+    log(`${what}: ${(Number(t - mark) / 1e6).toFixed(0)} ms`);
+    mark = t;
+  };
   const { openDb } = await import(join(root, 'dist/server/store/db.js'));
   const { createOrganization } = await import(join(root, 'dist/server/setup.js'));
-  const { seedUsers, seedSubscriptions, seedMessages } = await import(join(root, 'dist/server/model/bulk-seed.js'));
+  const { seedUsers, seedSubscriptions, seedGroupLike, seedMessages } = await import(join(root, 'dist/server/model/bulk-seed.js'));
   const { insertChannel } = await import(join(root, 'dist/server/model/channels.js'));
   const { createGroup } = await import(join(root, 'dist/server/model/group-changes.js'));
   const { hashPassword } = await import(join(root, 'dist/server/secrets.js'));
 
   const rand = prng(users);
   const db = openDb(dataDir);
+  // A page cache large enough for the per-user copies, which go in all over the (user, message) key.
+  db.pragma('cache_size = -1000000');
+  db.pragma('foreign_keys = OFF');
   const now = Math.floor(Date.now() / 1000);
   const owner = createOrganization(db, {
     name: 'Scale',
@@ -62,6 +71,7 @@ export async function seedOrganization(root, dataDir, users) {
       ids.push(...seedUsers(db, rows, now));
     })();
   }
+  stage('users');
   const others = ids.slice(1);
   const channel = (name, isDefault = false) =>
     insertChannel(db, { name, description: `The ${name} channel`, invite_only: false, is_web_public: false, folder_id: null, is_default: isDefault, creator_id: owner.id }, now).id;
@@ -83,12 +93,15 @@ export async function seedOrganization(root, dataDir, users) {
     }
     return { big, everyone, ten, targets };
   })();
+  stage('channels and subscriptions');
   const discard = { emit() {} };
   db.transaction(() => {
-    for (let g = 0; g < Math.min(users / 100, 200); g++) {
-      createGroup(db, discard, owner, { name: `group-${g}`, description: 'A seeded group', members: sample(rand, others, 10 + Math.floor(rand() * 91)) }, now);
-    }
+    const members = () => sample(rand, others, 10 + Math.floor(rand() * 91));
+    // One group through the model (its default settings), the others copies of it.
+    const template = createGroup(db, discard, owner, { name: 'group-0', description: 'A seeded group', members: members() }, now);
+    for (let g = 1; g < Math.min(users / 100, 200); g++) seedGroupLike(db, template, `group-${g}`, members());
   })();
+  stage('groups');
 
   const messages = users * 10;
   const bigIds = [];
@@ -120,6 +133,7 @@ export async function seedOrganization(root, dataDir, users) {
       });
     })();
   }
+  stage('messages');
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   return { owner, ids, channels, bigIds, messages, groups: Math.min(users / 100, 200), smallChannels: small.length };

@@ -30,6 +30,24 @@ export function seedSubscriptions(db: Db, channelId: number, userIds: Iterable<n
   for (const id of userIds) insert.run(id, channelId);
 }
 
+/**
+ * Copies a group (settings, creator, description) under a new name with these members; returns its ID. A group
+ * made through createGroup is the template, so the copies hold exactly what the API writes.
+ */
+export function seedGroupLike(db: Db, templateId: number, name: string, memberIds: Iterable<number>): number {
+  const id = Number(
+    db
+      .prepare(
+        `INSERT INTO user_groups (name, description, date_created, creator_id, settings)
+         SELECT ?, description, date_created, creator_id, settings FROM user_groups WHERE id = ?`,
+      )
+      .run(name, templateId).lastInsertRowid,
+  );
+  const insert = db.prepare('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)');
+  for (const userId of memberIds) insert.run(id, userId);
+  return id;
+}
+
 export interface SeedMessage {
   senderId: number;
   channelId: number;
@@ -50,7 +68,11 @@ export function seedMessages(db: Db, messages: Iterable<SeedMessage>): number {
     `INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent)
      VALUES (?, ?, 'stream', ?, ?, ?, ?, ?)`,
   );
-  const copy = db.prepare('INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?, ?, ?)');
+  // One statement per message for all its copies: the sender's (read), then the others' (unread).
+  const copy = db.prepare(
+    `INSERT OR IGNORE INTO user_messages (user_id, message_id, flags)
+     SELECT @sender, @message, @read UNION ALL SELECT value, @message, 0 FROM json_each(@others)`,
+  );
   const recipients = new Map<number, number>();
   let last = 0;
   for (const m of messages) {
@@ -60,8 +82,7 @@ export function seedMessages(db: Db, messages: Iterable<SeedMessage>): number {
       recipients.set(m.channelId, recipientId);
     }
     last = Number(insert.run(m.senderId, recipientId, m.channelId, m.topic, m.text, `<p>${m.text}</p>`, m.dateSent).lastInsertRowid);
-    copy.run(m.senderId, last, FLAG_BITS.read);
-    for (const id of m.recipientIds) copy.run(id, last, 0);
+    copy.run({ sender: m.senderId, message: last, read: FLAG_BITS.read, others: JSON.stringify(m.recipientIds) });
   }
   return last;
 }
