@@ -67,14 +67,19 @@ export async function seedOrganization(root, dataDir, users, log = () => {}) {
   for (const [from, to] of chunks(users - 1, BATCH)) {
     db.transaction(() => {
       const rows = [];
-      for (let i = from + 1; i <= to; i++) rows.push({ email: `user${i}@scale.test`, full_name: `User ${i}`, role: i % 100 === 0 ? 200 : i % 10 === 1 ? 600 : 400 });
+      for (let i = from + 1; i <= to; i++)
+        rows.push({ email: `user${i}@scale.test`, full_name: `User ${i}`, role: i % 100 === 0 ? 200 : i % 10 === 1 ? 600 : 400 });
       ids.push(...seedUsers(db, rows, now));
     })();
   }
   stage('users');
   const others = ids.slice(1);
   const channel = (name, isDefault = false) =>
-    insertChannel(db, { name, description: `The ${name} channel`, invite_only: false, is_web_public: false, folder_id: null, is_default: isDefault, creator_id: owner.id }, now).id;
+    insertChannel(
+      db,
+      { name, description: `The ${name} channel`, invite_only: false, is_web_public: false, folder_id: null, is_default: isDefault, creator_id: owner.id },
+      now,
+    ).id;
   const small = [];
   const channels = db.transaction(() => {
     const big = channel('big', true);

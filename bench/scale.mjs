@@ -27,7 +27,7 @@ const { basicAuthHeader } = await import(join(root, 'dist/api/wire.js'));
 const work = mkdtempSync(join(tmpdir(), 'chatctl-scale-'));
 // Peak RSS of a child: its own report on exit (kB), read from its stderr.
 const peakRssHook = join(work, 'peak-rss.mjs');
-writeFileSync(peakRssHook, "process.on('exit', () => process.stderr.write(`\\nBENCH_MAXRSS_KB=${process.resourceUsage().maxRSS}\\n`));\n");
+writeFileSync(peakRssHook, "process.on('exit', () => process.stderr.write('\\nBENCH_MAXRSS_KB=' + process.resourceUsage().maxRSS + '\\n'));\n");
 
 const table = new Table(SIZES);
 const rows = new Map();
@@ -84,7 +84,9 @@ async function oneObjectOperations(size, call, ctx) {
   const runs = runsAt(size);
   const { ten, tenMessage, member } = ctx;
   const one = (name, fn, after) => timeMedian(runs, fn, after).then((ms) => record(name, 'one', size, ms));
-  await one('create a user (with a password)', (i) => call('POST', '/users', { email: `new${i}@scale.test`, password: `new-password-${i}`, full_name: `New ${i}` }));
+  await one('create a user (with a password)', (i) =>
+    call('POST', '/users', { email: `new${i}@scale.test`, password: `new-password-${i}`, full_name: `New ${i}` }),
+  );
   await one('update a user (full name)', (i) => call('PATCH', `/users/${member}`, { full_name: `Renamed ${i}` }));
   await one(
     'deactivate a user',
@@ -161,12 +163,24 @@ async function kObjectOperations(size, call, seeded) {
       () => call('DELETE', '/events', { queue_id: queue }),
     ),
   );
-  record('message to big (N subscribers)', 'k', size, await timeMedian(runs, (i) => call('POST', '/messages', { type: 'stream', to: 'big', topic: 'bench', content: `to all ${i}` })));
+  record(
+    'message to big (N subscribers)',
+    'k',
+    size,
+    await timeMedian(runs, (i) => call('POST', '/messages', { type: 'stream', to: 'big', topic: 'bench', content: `to all ${i}` })),
+  );
 
   // POST /messages/flags/narrow, 1,000 messages from an anchor at the start, middle and end of `big`: the
   // batches of `flags add read --narrow channel:big --all`, timed where the walk would be, each undone after.
   const batch = (anchor, op) =>
-    call('POST', '/messages/flags/narrow', { anchor: String(anchor), num_before: 0, num_after: 1000, narrow: [{ operator: 'channel', operand: 'big' }], op, flag: 'read' });
+    call('POST', '/messages/flags/narrow', {
+      anchor: String(anchor),
+      num_before: 0,
+      num_after: 1000,
+      narrow: [{ operator: 'channel', operand: 'big' }],
+      op,
+      flag: 'read',
+    });
   const { bigIds } = seeded;
   const positions = [
     ['first', bigIds[0]],
@@ -214,7 +228,12 @@ async function childProcesses(size, dataDir, seeded) {
       return body;
     };
     record('HTTP: GET /users/me', 'one', size, await timeMedian(runs, () => http('GET', '/users/me')));
-    record('HTTP: message to a 10-member channel', 'one', size, await timeMedian(runs, (i) => http('POST', '/messages', { type: 'stream', to: 'ten', topic: 'http', content: `over http ${i}` })));
+    record(
+      'HTTP: message to a 10-member channel',
+      'one',
+      size,
+      await timeMedian(runs, (i) => http('POST', '/messages', { type: 'stream', to: 'ten', topic: 'http', content: `over http ${i}` })),
+    );
     record('HTTP: GET /users (N users)', 'k', size, await timeMedian(runs, () => http('GET', '/users')));
     const status = readFileSync(`/proc/${serve.pid}/status`, 'utf8');
     const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
