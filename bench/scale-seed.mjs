@@ -4,7 +4,7 @@
 // - N users (the owner, ~1% administrators, ~10% guests, the rest members), none with a password;
 // - `big` (a default channel) and `everyone`: every user subscribed; `ten`: the owner and 9 others;
 //   N/20 small channels (at least 20) of 10-50 members; `target-1` ... `target-20`: empty, for subscribing;
-// - min(N/100, 200) user groups of 10-100 members;
+// - min(N/100, 200) user groups of 10-100 members (one through the model, the others copies of its settings);
 // - 10 × N channel messages (1,000,000 at 100,000 users): 70% in `big`, 10% in `everyone`, 20% in the small
 //   channels, 20 topics per channel. Small channels' messages are copied to every subscriber; the two big
 //   channels' to the sender and the owner only, the others standing for Zulip's long-term idle users (who get
