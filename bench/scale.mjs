@@ -1,0 +1,313 @@
+#!/usr/bin/env node
+// Scale benchmark (npm run bench:scale): builds embedded organizations of 1,000, 10,000 and 100,000 users
+// (BENCH_SIZES=1000,10000 for fewer) through the bulk seeding path (scale-seed.mjs says what they hold), times
+// the catalogue's operations at each size in-process over the embedded transport, a few over HTTP through
+// `chatctl serve`, and the user stories' commands as child processes, then prints each operation's time at
+// each size beside the issue's budget (ratios within this run, so they hold on a noisy machine).
+// Not a test: the verdicts are for people; the exit code is 1 when one is OVER.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fmtMs, Table, timeMedian } from './scale-measure.mjs';
+import { seedOrganization, TARGET_CHANNELS } from './scale-seed.mjs';
+
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+// Medians of this many runs after one warm-up; fewer at 100,000 users, where one run can take seconds.
+const runsAt = (size) => Number(process.env.BENCH_RUNS ?? (size >= 100_000 ? 3 : 7));
+// An operation projected to take longer than this (from a cheaper one at the same size) is skipped and said so.
+const LONGEST_MS = Number(process.env.BENCH_LONGEST_MS ?? 60_000);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'chatctl.js');
+const { EmbeddedOrganization } = await import(join(root, 'dist/server/embedded.js'));
+const { basicAuthHeader } = await import(join(root, 'dist/api/wire.js'));
+
+const work = mkdtempSync(join(tmpdir(), 'chatctl-scale-'));
+// Peak RSS of a child: its own report on exit (kB), read from its stderr.
+const peakRssHook = join(work, 'peak-rss.mjs');
+writeFileSync(peakRssHook, "process.on('exit', () => process.stderr.write('\\nBENCH_MAXRSS_KB=' + process.resourceUsage().maxRSS + '\\n'));\n");
+
+const table = new Table(SIZES);
+const rows = new Map();
+/** Records one figure of a table row (rows keep the order of their first figure). */
+function record(name, kind, size, value, budget) {
+  if (!rows.has(name)) {
+    rows.set(name, new Map());
+    table.add(name, kind, rows.get(name), budget);
+  }
+  rows.get(name).set(size, value);
+  const shown =
+    typeof value === 'number'
+      ? kind === 'memory'
+        ? `${value.toFixed(0)} MB`
+        : fmtMs(value)
+      : typeof value === 'string'
+        ? value
+        : Array.isArray(value)
+          ? value.map(fmtMs).join(' / ')
+          : `skipped (≥${fmtMs(value.projectedMs)})`;
+  console.error(`  ${size} users: ${name}: ${shown}`);
+}
+
+/** The embedded transport's server side, signed in as the owner: a JSON body or a thrown error. */
+function clientOf(org, owner) {
+  const authorization = basicAuthHeader(owner.email, owner.api_key);
+  return async (method, path, params = {}, files) => {
+    const pairs = Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+    const get = method === 'GET';
+    const res = await org.handle({ method, path, query: get ? pairs : [], body: get ? [] : pairs, headers: { authorization }, ...(files && { files }) });
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+}
+
+function childEnv(dataDir, owner, size) {
+  const home = join(work, `home-${size}`);
+  const configDir = join(home, 'config');
+  mkdirSync(configDir, { recursive: true, mode: 0o700 });
+  writeFileSync(
+    join(configDir, 'config.json'),
+    JSON.stringify({ defaultProfile: 'scale', profiles: { scale: { embedded: dataDir, email: owner.email, apiKey: owner.api_key } } }),
+    { mode: 0o600 },
+  );
+  const env = { ...process.env, HOME: home, CHATCTL_CONFIG_DIR: configDir };
+  delete env.CHATCTL_DATA_DIR;
+  delete env.CHATCTL_PROFILE;
+  return env;
+}
+
+/** Wall time and peak RSS (MB) of one `chatctl` run, its output discarded. */
+function runChatctl(args, env) {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ['--import', peakRssHook, bin, ...args], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  const stderr = r.stderr.toString();
+  if (r.status !== 0) throw new Error(`chatctl ${args.join(' ')} exited ${r.status}: ${stderr}`);
+  const kb = Number(/BENCH_MAXRSS_KB=(\d+)/.exec(stderr)?.[1] ?? Number.NaN);
+  return { ms, rssMb: kb / 1024 };
+}
+
+async function oneObjectOperations(size, call, ctx) {
+  const runs = runsAt(size);
+  const { ten, tenMessage, member } = ctx;
+  const one = (name, fn, after) => timeMedian(runs, fn, after).then((ms) => record(name, 'one', size, ms));
+  await one('create a user (with a password)', (i) =>
+    call('POST', '/users', { email: `new${i}@scale.test`, password: `new-password-${i}`, full_name: `New ${i}` }),
+  );
+  await one('update a user (full name)', (i) => call('PATCH', `/users/${member}`, { full_name: `Renamed ${i}` }));
+  await one(
+    'deactivate a user',
+    () => call('DELETE', `/users/${member}`),
+    () => call('POST', `/users/${member}/reactivate`),
+  );
+  await call('DELETE', `/users/${member}`);
+  await one(
+    'reactivate a user',
+    () => call('POST', `/users/${member}/reactivate`),
+    () => call('DELETE', `/users/${member}`),
+  );
+  await call('POST', `/users/${member}/reactivate`);
+  await one('status', (i) => call('POST', '/users/me/status', { status_text: `busy ${i}` }));
+  await one(
+    'reaction (on a message in ten)',
+    () => call('POST', `/messages/${tenMessage}/reactions`, { emoji_name: 'smile' }),
+    () => call('DELETE', `/messages/${tenMessage}/reactions`, { emoji_name: 'smile' }),
+  );
+  await one('message to a 10-member channel', (i) => call('POST', '/messages', { type: 'stream', to: 'ten', topic: 'bench', content: `hello ${i}` }));
+  await one('typing (channel topic)', () => call('POST', '/typing', { type: 'stream', stream_id: ten, topic: 'bench', op: 'start' }));
+  await one(
+    'topic policy (mute, then inherit)',
+    () => call('POST', '/user_topics', { stream_id: ten, topic: 'bench', visibility_policy: 1 }),
+    () => call('POST', '/user_topics', { stream_id: ten, topic: 'bench', visibility_policy: 0 }),
+  );
+  await one(
+    'flags on one message (star)',
+    () => call('POST', '/messages/flags', { messages: [tenMessage], op: 'add', flag: 'starred' }),
+    () => call('POST', '/messages/flags', { messages: [tenMessage], op: 'remove', flag: 'starred' }),
+  );
+  await one(
+    'domain (add)',
+    (i) => call('POST', '/realm/domains', { domain: `d${i}.scale.test`, allow_subdomains: false }),
+    (i) => call('DELETE', `/realm/domains/d${i}.scale.test`),
+  );
+  let filterId;
+  await one(
+    'linkifier (add)',
+    async (i) => {
+      filterId = (await call('POST', '/realm/filters', { pattern: `T${i}-(?P<id>[0-9]+)`, url_template: 'https://tracker.scale.test/{id}' })).id;
+    },
+    () => call('DELETE', `/realm/filters/${filterId}`),
+  );
+  await one('attachment upload + delete', async (i) => {
+    await call('POST', '/user_uploads', {}, [{ field: 'file', filename: `note-${i}.txt`, contentType: 'text/plain', data: Buffer.from(`note ${i}\n`) }]);
+    const { attachments } = await call('GET', '/attachments');
+    for (const a of attachments) await call('DELETE', `/attachments/${a.id}`);
+  });
+}
+
+async function kObjectOperations(size, call, seeded) {
+  const runs = runsAt(size);
+  let target = 0;
+  const nextTarget = () => `target-${(target++ % TARGET_CHANNELS) + 1}`;
+  const subscribe = (k) => call('POST', '/users/me/subscriptions', { subscriptions: [{ name: nextTarget() }], principals: seeded.ids.slice(0, k) });
+  // Each run subscribes to a channel nobody is in yet (the targets are used in turn, so a few runs only).
+  const sub100 = await timeMedian(Math.min(runs, 5), () => subscribe(100));
+  record('subscribe 100 users (k fixed)', 'one', size, sub100);
+  // Each larger k is timed only when the smaller one, scaled linearly, says it ends within LONGEST_MS.
+  const guarded = async (name, kind, k, previousMs, previousK, fewRuns) => {
+    const projected = (previousMs * k) / previousK;
+    if (projected > LONGEST_MS) {
+      record(name, kind, size, { projectedMs: projected });
+      return projected;
+    }
+    const ms = await timeMedian(fewRuns, () => subscribe(k));
+    record(name, kind, size, ms);
+    return ms;
+  };
+  const sub1000 = await guarded('subscribe 1,000 users (k fixed)', 'one', 1000, sub100, 100, Math.min(runs, 5));
+  await guarded('subscribe all N users (k = N)', 'k', size, sub1000, 1000, size >= 10_000 ? 1 : 3);
+  record('GET /users (N users)', 'k', size, await timeMedian(runs, () => call('GET', '/users')));
+  let queue;
+  record(
+    'POST /register (N users)',
+    'k',
+    size,
+    await timeMedian(
+      runs,
+      async () => {
+        queue = (await call('POST', '/register', {})).queue_id;
+      },
+      () => call('DELETE', '/events', { queue_id: queue }),
+    ),
+  );
+  record(
+    'message to big (N subscribers)',
+    'k',
+    size,
+    await timeMedian(runs, (i) => call('POST', '/messages', { type: 'stream', to: 'big', topic: 'bench', content: `to all ${i}` })),
+  );
+
+  // POST /messages/flags/narrow, 1,000 messages from an anchor at the start, middle and end of `big`: the
+  // batches of `flags add read --narrow channel:big --all`, timed where the walk would be, each undone after.
+  const batch = (anchor, op) =>
+    call('POST', '/messages/flags/narrow', {
+      anchor: String(anchor),
+      num_before: 0,
+      num_after: 1000,
+      narrow: [{ operator: 'channel', operand: 'big' }],
+      op,
+      flag: 'read',
+    });
+  const { bigIds } = seeded;
+  const positions = [
+    ['first', bigIds[0]],
+    ['middle', bigIds[Math.floor(bigIds.length / 2)]],
+    ['last', bigIds[Math.max(0, bigIds.length - 1000)]],
+  ];
+  const batchMs = [];
+  for (const [, anchor] of positions) {
+    batchMs.push(
+      await timeMedian(
+        runs,
+        async () => {
+          const { processed_count } = await batch(anchor, 'add');
+          if (processed_count < 1000) throw new Error(`a batch of the flags walk processed ${processed_count} messages, not 1,000`);
+        },
+        () => batch(anchor, 'remove'),
+      ),
+    );
+  }
+  record('flags walk of big: batch of 1,000 (first / middle / last)', 'spread', size, batchMs);
+  record('  (messages in big / batches in the walk)', 'info', size, `${bigIds.length}/${Math.ceil(bigIds.length / 1000)}`);
+}
+
+async function childProcesses(size, dataDir, seeded) {
+  const env = childEnv(dataDir, seeded.owner, size);
+  const runs = Math.min(runsAt(size), 5);
+  const list = [];
+  for (let i = 0; i <= runs; i++) list.push(runChatctl(['users', 'list', '--json'], env));
+  const times = list.slice(1).map((r) => r.ms);
+  record('chatctl users list --json (N users)', 'k', size, times.sort((a, b) => a - b)[Math.floor(times.length / 2)]);
+  record('chatctl users list --format ndjson: peak RSS', 'memory', size, runChatctl(['users', 'list', '--format', 'ndjson'], env).rssMb, 150);
+
+  const serve = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    let said = '';
+    const url = await new Promise((resolve, reject) => {
+      serve.stderr.on('data', (d) => {
+        said += d;
+        const m = /at (http:\/\/\S+)\/api\/v1/.exec(said);
+        if (m) resolve(m[1]);
+      });
+      serve.on('exit', (code) => reject(new Error(`serve exited ${code}: ${said}`)));
+    });
+    const headers = { authorization: basicAuthHeader(seeded.owner.email, seeded.owner.api_key) };
+    const http = async (method, path, form) => {
+      const res = await fetch(`${url}/api/v1${path}`, { method, headers, ...(form && { body: new URLSearchParams(form) }) });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`${method} ${path} over HTTP: ${res.status} ${body}`);
+      return body;
+    };
+    record('HTTP: GET /users/me', 'one', size, await timeMedian(runs, () => http('GET', '/users/me')));
+    record(
+      'HTTP: message to a 10-member channel',
+      'one',
+      size,
+      await timeMedian(runs, (i) => http('POST', '/messages', { type: 'stream', to: 'ten', topic: 'http', content: `over http ${i}` })),
+    );
+    record('HTTP: GET /users (N users)', 'k', size, await timeMedian(runs, () => http('GET', '/users')));
+    const status = readFileSync(`/proc/${serve.pid}/status`, 'utf8');
+    const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+    record('serve: peak RSS answering GET /users', 'memory', size, peakKb / 1024, 250);
+  } finally {
+    serve.kill('SIGINT');
+    await once(serve, 'exit');
+  }
+}
+
+async function measure(size) {
+  const dataDir = join(work, `org-${size}`);
+  console.error(`\n${size} users: seeding ...`);
+  const t = process.hrtime.bigint();
+  const seeded = await seedOrganization(root, dataDir, size);
+  const seedMs = Number(process.hrtime.bigint() - t) / 1e6;
+  record('seeding (users, channels, groups, messages)', 'info', size, seedMs);
+  record('  messages seeded / groups / small channels', 'info', size, `${seeded.messages}/${seeded.groups}/${seeded.smallChannels}`);
+
+  const org = EmbeddedOrganization.open(dataDir);
+  try {
+    const call = clientOf(org, seeded.owner);
+    // Ten clients with event queues (the owner and the other members of `ten`), so events have somewhere to go.
+    const queues = [];
+    for (const email of [seeded.owner.email, ...Array.from({ length: 9 }, (_, k) => `user${k + 1}@scale.test`)]) {
+      const who = clientOf(org, { email, api_key: org.signInAs(email).apiKey });
+      queues.push({ call: who, id: (await who('POST', '/register', { fetch_event_types: ['message'] })).queue_id });
+    }
+    const tenMessage = (await call('POST', '/messages', { type: 'stream', to: 'ten', topic: 'bench', content: 'the message reacted to' })).id;
+    const member = seeded.ids.at(-2);
+    await oneObjectOperations(size, call, { ten: seeded.channels.ten, tenMessage, member });
+    await kObjectOperations(size, call, seeded);
+    for (const q of queues) await q.call('DELETE', '/events', { queue_id: q.id });
+  } finally {
+    await org.close();
+  }
+  await childProcesses(size, dataDir, seeded);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+try {
+  const started = Date.now();
+  for (const size of SIZES) await measure(size);
+  const ok = table.print(
+    `Scale benchmark: Node ${process.version}, ${cpus().length} cores, medians of ${SIZES.map(runsAt).join('/')} runs after a warm-up, ` +
+      `${((Date.now() - started) / 1000).toFixed(0)} s in all.\n` +
+      'Ratios: one object = time at the largest size / the smallest (budget 1.5x); k objects = that ratio divided by the growth in N (budget 1.2x);\n' +
+      'flags walk = the dearest of its three batches / the cheapest at one size, worst size shown (budget 1.5x: no change with position);\n' +
+      `memory: MB at the largest size. Skipped: projected from a smaller k to take over ${fmtMs(LONGEST_MS)}, so never run.`,
+  );
+  process.exitCode = ok ? 0 : 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
