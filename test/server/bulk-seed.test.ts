@@ -18,7 +18,8 @@ describe('bulk seeding', () => {
   let channelId: number;
   let groupId: number;
   let lastMessage: number;
-  beforeAll(() => {
+  let owner: ChatClient;
+  beforeAll(async () => {
     org = createTestOrg();
     const now = org.clock.now();
     org.db.transaction(() => {
@@ -48,13 +49,9 @@ describe('bulk seeding', () => {
         })),
       );
     })();
-  });
-  afterAll(() => org.close());
-
-  let owner: ChatClient;
-  beforeAll(async () => {
     owner = await clientFor(org, 'embedded');
   });
+  afterAll(() => org.close());
 
   it('lists the seeded users with their roles, active, and able to sign in by API key', async () => {
     const { members } = await owner.call(getUsers, {});
