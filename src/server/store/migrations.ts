@@ -426,4 +426,11 @@ export const migrations: readonly Migration[] = [
   -- The administrators (realm_bot events go to them): a handful of rows among all the users.
   CREATE INDEX users_by_role ON users (role);
   `,
+  // 9: a channel's messages in ID order
+  `
+  -- A channel narrow walked from an anchor (GET /messages, flags by narrow): found in order from the anchor on.
+  -- With only the (stream, topic, id) index, every message of the channel after the anchor was sorted first, so
+  -- a batch cost what was left of the channel.
+  CREATE INDEX messages_by_stream ON messages (stream_id, id);
+  `,
 ];
