@@ -23,6 +23,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'chatctl.js');
 const { EmbeddedOrganization } = await import(join(root, 'dist/server/embedded.js'));
 const { basicAuthHeader } = await import(join(root, 'dist/api/wire.js'));
+const { LIMITS } = await import(join(root, 'dist/api/limits.js'));
+const LIST_ITEMS = LIMITS.listItems;
 
 const work = mkdtempSync(join(tmpdir(), 'chatctl-scale-'));
 // Peak RSS of a child: its own report on exit (kB), read from its stderr.
@@ -151,7 +153,14 @@ async function kObjectOperations(size, call, seeded) {
   const runs = runsAt(size);
   let target = 0;
   const nextTarget = () => `target-${(target++ % TARGET_CHANNELS) + 1}`;
-  const subscribe = (k) => call('POST', '/users/me/subscriptions', { subscriptions: [{ name: nextTarget() }], principals: seeded.ids.slice(0, k) });
+  // A request names at most LIST_ITEMS principals (the API's list limit), so k users beyond it take several
+  // requests, as a client must send them.
+  const subscribe = async (k) => {
+    const name = nextTarget();
+    for (let from = 0; from < k; from += LIST_ITEMS) {
+      await call('POST', '/users/me/subscriptions', { subscriptions: [{ name }], principals: seeded.ids.slice(from, Math.min(k, from + LIST_ITEMS)) });
+    }
+  };
   // Each run subscribes to a channel nobody is in yet (the targets are used in turn, so a few runs only).
   const sub100 = await timeMedian(Math.min(runs, 5), () => subscribe(100));
   record('subscribe 100 users (k fixed)', 'one', size, sub100);

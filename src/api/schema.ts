@@ -168,6 +168,11 @@ export function check(schema: Schema, value: unknown, path: string): unknown {
           // try the next alternative; the union's own message is reported below
         }
       }
+      // A list every list alternative finds too long says so, rather than that it is not a list.
+      const list = schema.of.find((o) => o.t === 'list');
+      if (Array.isArray(value) && list?.t === 'list' && (list.unique ? new Set(value).size : value.length) > list.maxItems) {
+        throw badRequest(`${path} has too many items (limit: ${list.maxItems})`);
+      }
       throw badRequest(`${path} is not ${schema.describe}`);
     }
   }

@@ -13,6 +13,13 @@ const msgOf = (f: () => unknown): string => {
 };
 
 describe("wire decoding, with a Zulip server's messages", () => {
+  it('says a list of IDs or names is too long rather than not a list', () => {
+    const principals = s.union(s.list(s.int(), { unique: true, maxItems: 3 }), s.list(s.string(), { unique: true, maxItems: 3 }), 'a list').schema;
+    expect(msgOf(() => decodeWire(principals, '[1, 2, 3, 4]', 'principals'))).toBe('principals has too many items (limit: 3)');
+    expect(decodeWire(principals, '[1, 2, 2, 3]', 'principals')).toEqual([1, 2, 3]);
+    expect(msgOf(() => decodeWire(principals, '{"a": 1}', 'principals'))).toBe('principals is not a list');
+  });
+
   it('takes strings as they are and everything else as JSON', () => {
     expect(decodeWire(s.string().schema, '[1]', 'topic')).toBe('[1]');
     expect(decodeWire(s.int().schema, '5', 'n')).toBe(5);
