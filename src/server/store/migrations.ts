@@ -433,4 +433,12 @@ export const migrations: readonly Migration[] = [
   -- a batch cost what was left of the channel.
   CREATE INDEX messages_by_stream ON messages (stream_id, id);
   `,
+  // 10: what goes with a deactivated account
+  `
+  -- Its bots (deactivated with it) and the invitations it sent (revoked with it): were scans of every user and
+  -- every invitation.
+  CREATE INDEX users_by_bot_owner ON users (bot_owner_id) WHERE bot_owner_id IS NOT NULL;
+  CREATE INDEX invites_by_referrer ON invites (referrer_id, status);
+  CREATE INDEX multiuse_invites_by_referrer ON multiuse_invites (referrer_id, status);
+  `,
 ];
