@@ -58,8 +58,9 @@ function resolvePrincipals(ctx: HandlerContext, principals: readonly (number | s
 }
 
 /** Whether `user` may subscribe others to an accessible channel: the organization's permission, or administering it. */
-function canAddSubscribers(ctx: HandlerContext, graph: GroupGraph, user: UserRow, stream: StreamRow): boolean {
+function canAddSubscribers(ctx: HandlerContext, groups: () => GroupGraph, user: UserRow, stream: StreamRow): boolean {
   if (isAdmin(user)) return true;
+  const graph = groups();
   if (graph.allows(user, graph.systemId(getSetting(ctx.db, 'can_add_subscribers_group')), false)) return true;
   return stream.creator_id === user.id && !isGuest(user);
 }
@@ -144,13 +145,15 @@ export const bindings: Binding[] = [
       ctx.nowSeconds(),
     );
 
-    const graph = new GroupGraph(db);
+    // Read only when a caller who is not an administrator subscribes others: it reads every active user.
+    let graph: GroupGraph | undefined;
+    const groups = (): GroupGraph => (graph ??= new GroupGraph(db));
     const unauthorized = existing.filter((s) => !hasContentAccess(me, s, isSubscribed(db, me.id, s.id)));
     if (unauthorized.length > 0 && p.authorization_errors_fatal) {
       throw badRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
     }
     const accessible = existing.filter((s) => !unauthorized.includes(s));
-    if (subscribingOthers && accessible.some((s) => !canAddSubscribers(ctx, graph, me, s))) throw insufficientPermission();
+    if (subscribingOthers && accessible.some((s) => !canAddSubscribers(ctx, groups, me, s))) throw insufficientPermission();
 
     const subscribers = subscribingOthers ? resolvePrincipals(ctx, principals) : [me];
     const streams = [...accessible, ...created];
