@@ -105,13 +105,13 @@ const profileSchema = {
 } as const;
 
 /**
- * Applies `change` to the config file through conf, creating it private; when `only` says the file as it
- * stands needs no change, nothing is written (false).
+ * Applies `change` to the config file through conf, creating it private. A change that returns undefined
+ * has nothing to write: the file is left as it is and conf is not loaded (false).
  */
-export async function updateConfig(env: Env, change: (config: ConfigFile) => ConfigFile, only?: (config: ConfigFile) => boolean): Promise<boolean> {
+export async function updateConfig(env: Env, change: (config: ConfigFile) => ConfigFile | undefined): Promise<boolean> {
   // A broken file holds the user's other profiles: say so rather than let conf drop or refuse it.
-  const current = readConfig(env);
-  if (only && !only(current)) return false;
+  const next = change(readConfig(env));
+  if (next === undefined) return false;
   const dir = configDir(env);
   makeDirs(dir);
   chmodSync(dir, 0o700);
@@ -126,7 +126,6 @@ export async function updateConfig(env: Env, change: (config: ConfigFile) => Con
       profiles: { type: 'object', additionalProperties: profileSchema },
     },
   });
-  const next = change(store.store);
   store.store = next;
   chmodSync(join(dir, CONFIG_FILE), 0o600);
   return true;
@@ -159,15 +158,11 @@ export async function saveProfile(env: Env, name: string, profile: Profile): Pro
 /** Makes `name` the default profile; undefined (and nothing written) when there is no such profile. */
 export async function useProfile(env: Env, name: string): Promise<DefaultChange | undefined> {
   let change: DefaultChange | undefined;
-  await updateConfig(
-    env,
-    (c) => {
-      if (!c.profiles?.[name]) return c;
-      change = { before: c.defaultProfile, after: name, others: Object.keys(c.profiles ?? {}).filter((p) => p !== name) };
-      return { ...c, defaultProfile: name };
-    },
-    (c) => Boolean(c.profiles?.[name]),
-  );
+  await updateConfig(env, (c) => {
+    if (!c.profiles?.[name]) return undefined;
+    change = { before: c.defaultProfile, after: name, others: Object.keys(c.profiles).filter((p) => p !== name) };
+    return { ...c, defaultProfile: name };
+  });
   return change;
 }
 
@@ -184,7 +179,7 @@ export async function cacheServerFacts(
 ): Promise<void> {
   await updateConfig(env, (c) => {
     const current = c.profiles?.[name];
-    if (!current || current.server !== server) return c;
+    if (!current || current.server !== server) return undefined;
     const next: Profile = { ...current, featureLevel: facts.featureLevel, checkedAt: facts.checkedAt };
     if (facts.serverVersion !== undefined) next.serverVersion = facts.serverVersion;
     return { ...c, profiles: { ...c.profiles, [name]: next } };
@@ -192,18 +187,11 @@ export async function cacheServerFacts(
 }
 
 export async function removeProfile(env: Env, name: string): Promise<boolean> {
-  let existed = false;
-  await updateConfig(
-    env,
-    (c) => {
-      const profiles = { ...(c.profiles ?? {}) };
-      existed = name in profiles;
-      delete profiles[name];
-      const next: ConfigFile = { ...c, profiles };
-      if (c.defaultProfile === name) delete next.defaultProfile;
-      return next;
-    },
-    (c) => Boolean(c.profiles?.[name]),
-  );
-  return existed;
+  return updateConfig(env, (c) => {
+    if (!c.profiles?.[name]) return undefined;
+    const { [name]: _removed, ...profiles } = c.profiles;
+    const next: ConfigFile = { ...c, profiles };
+    if (c.defaultProfile === name) delete next.defaultProfile;
+    return next;
+  });
 }
