@@ -3,24 +3,14 @@
  * depend on which one is loaded first, so a constant read at load time can be undefined. Type-only imports
  * are erased by the compiler and cannot form one; dynamic `import()` loads lazily and is not counted.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+import { SRC, sourceFiles } from './sources.js';
 
 /** `import … from '…'`, `export … from '…'` and `import '…'`, with what comes between the keyword and `from`. */
 const STATEMENT =
   /^\s*(?:import|export)\s+(type\s+)?(\*(?:\s+as\s+\w+)?|\{[^}]*\}|\w+(?:\s*,\s*(?:\{[^}]*\}|\*\s+as\s+\w+))?)\s+from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
 
 /** Whether a clause imports only types: `type { … }`, or braces whose every name is marked `type`. */
 function typeOnly(typeKeyword: string | undefined, clause: string): boolean {
@@ -109,7 +99,11 @@ describe('runtime imports in src/', () => {
   });
 
   it('form no cycle', () => {
-    const graph = new Map(sourceFiles(SRC).map((file) => [file, runtimeImports(file, readFileSync(file, 'utf8'))]));
+    const graph = new Map(
+      sourceFiles()
+        .map((name) => join(SRC, name))
+        .map((file) => [file, runtimeImports(file, readFileSync(file, 'utf8'))]),
+    );
     const cycle = findCycle(graph);
     expect(cycle?.map((file) => relative(SRC, file)).join(' → ') ?? null).toBeNull();
   });

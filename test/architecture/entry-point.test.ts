@@ -2,25 +2,19 @@
  * Only the entry point ends the process (src/cli/run.ts): every other module returns or throws, and one
  * place maps errors to exit codes, so a command can be run in-process by tests and by other commands.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SRC, sourceFiles } from './sources.js';
 
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 const ENTRY = 'cli/run.ts';
-
-const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
 
 /** `process.exit(` in code, not in comments. */
 const exits = (text: string): number => text.split('\n').filter((line) => /\bprocess\.exit\s*\(/.test(line.replace(/\/\/.*$|^\s*\*.*$/, ''))).length;
 
 describe('the entry point', () => {
   it('is the only module that calls process.exit', () => {
-    const callers = sources(SRC)
-      .filter((file) => exits(readFileSync(file, 'utf8')) > 0)
-      .map((file) => relative(SRC, file));
+    const callers = sourceFiles().filter((file) => exits(readFileSync(join(SRC, file), 'utf8')) > 0);
     expect(callers).toEqual([ENTRY]);
   });
 

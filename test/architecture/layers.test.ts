@@ -5,11 +5,10 @@
  * server/embedded-facts.ts (free of packages, so commands may name it statically). `import type` counts like
  * any import: a type from a layer above is still an arrow pointing up.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = resolve(import.meta.dirname, '../../src');
+import { SRC, sourceFiles } from './sources.js';
 
 type Layer = 'shared' | 'api' | 'client' | 'config' | 'server' | 'cli';
 
@@ -30,15 +29,6 @@ interface Import {
   specifier: string;
   kind: 'static' | 'type' | 'dynamic';
   line: number;
-}
-
-/** Every .ts file under `dir`, as paths relative to src/. */
-function sources(dir: string = SRC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sources(path);
-    return e.name.endsWith('.ts') ? [relative(SRC, path)] : [];
-  });
 }
 
 const lineAt = (text: string, index: number): number => text.slice(0, index).split('\n').length;
@@ -75,7 +65,7 @@ const target = (from: string, specifier: string): string => relative(SRC, resolv
 /** Every file's imports of modules in src/, resolved. */
 function graph(): Map<string, (Import & { module: string })[]> {
   return new Map(
-    sources().map((file) => [
+    sourceFiles().map((file) => [
       file,
       importsOf(readFileSync(join(SRC, file), 'utf8'))
         .filter((i) => i.specifier.startsWith('.'))
