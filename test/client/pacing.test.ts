@@ -4,14 +4,13 @@
  * answer 429.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { operation, p } from '../../src/api/operation.js';
-import { s } from '../../src/api/schema.js';
 import { ChatClient } from '../../src/client/client.js';
 import { HttpTransport } from '../../src/client/http.js';
 import { Pacer } from '../../src/client/pacing.js';
 import { runPool } from '../../src/client/pool.js';
 import { retryPolicy } from '../../src/client/retry.js';
 import { json, startServer, SUCCESS, type TestServer } from './servers.js';
+import { removeThing } from './things.js';
 
 /** A pacer on a fake clock whose sleeps move the clock and are recorded. */
 function fakePacer(opts: ConstructorParameters<typeof Pacer>[0] = {}) {
@@ -171,15 +170,6 @@ describe('Pacer', () => {
     await f.pacer.take();
     expect(f.sleeps).toEqual([]);
   });
-});
-
-const removeThing = operation<Record<string, never>>()({
-  name: 'remove-thing',
-  method: 'DELETE',
-  path: '/things/{id}',
-  summary: 'removes',
-  access: 'user',
-  params: { id: p.path(s.int()) },
 });
 
 /**

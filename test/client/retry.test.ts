@@ -7,38 +7,18 @@
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
-import { operation, p } from '../../src/api/operation.js';
 import { fetchApiKey, getServerSettings } from '../../src/api/operations/server.js';
 import { getUsers } from '../../src/api/operations/users.js';
-import { s } from '../../src/api/schema.js';
 import { exitKindOf } from '../../src/cli/errors.js';
 import { BadResponseError, ChatClient, UnavailableError } from '../../src/client/client.js';
 import { HttpTransport } from '../../src/client/http.js';
 import { retryPolicy, type RetryPolicy } from '../../src/client/retry.js';
 import { documentedExample, schemaExample } from './examples.js';
+import { createThing, setThing } from './things.js';
 
 const SITE = 'http://chat.test';
 const API = '/api/v1';
 const CREDS = { email: 'iago@zulip.com', apiKey: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv' };
-
-/** Test-local operations: what matters here is only method and idempotency. */
-const createThing = operation<{ id: number }>()({
-  name: 'create-thing',
-  method: 'POST',
-  path: '/things',
-  summary: 'creates',
-  access: 'user',
-  params: { name: p.req(s.string()) },
-});
-const setThing = operation<Record<string, never>>()({
-  name: 'set-thing',
-  method: 'POST',
-  path: '/things/1',
-  summary: 'sets',
-  access: 'user',
-  params: { value: p.req(s.string()) },
-  idempotent: true,
-});
 
 interface Harness {
   client: ChatClient;

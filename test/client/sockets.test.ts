@@ -4,10 +4,8 @@
  */
 import { getGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { operation, p } from '../../src/api/operation.js';
 import { getServerSettings } from '../../src/api/operations/server.js';
 import { getUsers } from '../../src/api/operations/users.js';
-import { s } from '../../src/api/schema.js';
 import { exitKindOf } from '../../src/cli/errors.js';
 import type { ChatctlError } from '../../src/errors.js';
 import { ChatClient } from '../../src/client/client.js';
@@ -15,15 +13,8 @@ import { HttpTransport, type HttpOptions } from '../../src/client/http.js';
 import { retryPolicy } from '../../src/client/retry.js';
 import { USER_AGENT } from '../../src/version.js';
 import { closedPort, json, startServer, SUCCESS, type TestServer } from './servers.js';
+import { createThing } from './things.js';
 
-const createThing = operation<{ id: number }>()({
-  name: 'create-thing',
-  method: 'POST',
-  path: '/things',
-  summary: 'creates',
-  access: 'user',
-  params: { name: p.req(s.string()) },
-});
 const CREDS = { email: 'iago@zulip.com', apiKey: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv' };
 
 const servers: TestServer[] = [];

@@ -6,9 +6,7 @@
  * next to no 429s, although it needs more than the "hourly" budget.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { operation, p } from '../../src/api/operation.js';
 import type { RateRule } from '../../src/api/rate-limits.js';
-import { s } from '../../src/api/schema.js';
 import { ChatClient } from '../../src/client/client.js';
 import { HttpTransport } from '../../src/client/http.js';
 import { Pacer } from '../../src/client/pacing.js';
@@ -16,20 +14,12 @@ import { runPool } from '../../src/client/pool.js';
 import { retryPolicy, sleep } from '../../src/client/retry.js';
 import { RateLimiter } from '../../src/server/rate-limit.js';
 import { json, startServer, SUCCESS, type TestServer } from './servers.js';
+import { removeThing } from './things.js';
 
 const SCALED: readonly RateRule[] = [
   { calls: 20, seconds: 0.3 },
   { calls: 200, seconds: 3 },
 ];
-
-const removeThing = operation<Record<string, never>>()({
-  name: 'remove-thing',
-  method: 'DELETE',
-  path: '/things/{id}',
-  summary: 'removes',
-  access: 'user',
-  params: { id: p.path(s.int()) },
-});
 
 async function twoRuleServer() {
   const limiter = new RateLimiter();
