@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ApiError } from '../api/errors.js';
 import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
 import type { Router } from './router.js';
@@ -82,6 +83,8 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
+const sendError = (res: ServerResponse, e: ApiError): void => send(res, e.status, JSON_TYPE, e.body());
+
 /** How long, and how much more, an unwanted body is read and thrown away so that its sender sees the answer. */
 const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
 
@@ -91,8 +94,8 @@ const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
  * and dropped unparsed, as nginx's lingering close does, until it ends (the connection stays usable) or
  * LINGER runs out (it is closed). Left to itself, Node would read any amount of it.
  */
-function answerEarly(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
-  send(res, status, JSON_TYPE, body);
+function answerEarly(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+  sendError(res, error);
   if (req.complete) return;
   const socket = req.socket;
   let dropped = 0;
@@ -122,7 +125,7 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', 'The request took too long to arrive']
         : [400, 'Bad Request', 'Malformed HTTP request'];
-  const body = JSON.stringify({ result: 'error', msg, code: status === 431 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST' });
+  const body = JSON.stringify(new ApiError(msg, status === 431 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST', status).body());
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
@@ -147,12 +150,12 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
     void (async () => {
       const url = parseTarget(req.url ?? '/');
       if (!url) {
-        answerEarly(req, res, 400, { result: 'error', msg: 'Malformed request target', code: 'BAD_REQUEST' });
+        answerEarly(req, res, new ApiError('Malformed request target', 'BAD_REQUEST', 400));
         return done(400);
       }
       pathname = url.pathname;
       if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
-        answerEarly(req, res, 404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+        answerEarly(req, res, new ApiError('Not Found', 'BAD_REQUEST', 404));
         return done(404);
       }
       let parsed: { body: [string, string][]; files: UploadedFile[] };
@@ -161,10 +164,10 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
         parsed = await parseForm(contentType, await readBody(req, isMultipart(contentType)));
       } catch (e) {
         if (e instanceof TooLarge) {
-          answerEarly(req, res, 413, { result: 'error', msg: e.message, code: 'REQUEST_TOO_LARGE' });
+          answerEarly(req, res, new ApiError(e.message, 'REQUEST_TOO_LARGE', 413));
           return done(413);
         }
-        send(res, 400, JSON_TYPE, { result: 'error', msg: 'Malformed payload', code: 'BAD_REQUEST' });
+        sendError(res, new ApiError('Malformed payload', 'BAD_REQUEST', 400));
         return done(400);
       }
       const headers: Record<string, string> = {};
@@ -185,7 +188,7 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
     })().catch((e: unknown) => {
       // Whatever went wrong, this request gets an answer and the server keeps serving the others.
       log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
-      if (!res.headersSent && !res.destroyed) send(res, 500, JSON_TYPE, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
+      if (!res.headersSent && !res.destroyed) sendError(res, new ApiError('Internal server error', 'BAD_REQUEST', 500));
       done(500);
     });
   });

@@ -59,6 +59,8 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   body,
 });
 
+const errorResponse = (e: ApiError): WireResponse => json(e.status, e.body(), e.headers);
+
 export interface RouterOptions {
   db: Db;
   dataDir: string;
@@ -116,10 +118,10 @@ export class Router {
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
     const out = await this.dispatch(req, signal, limits).catch((e: unknown) => {
-      if (e instanceof ApiError) return json(e.status, e.body(), e.headers);
-      if (isBusy(e)) return json(503, { result: 'error', msg: BUSY_MESSAGE, code: 'BAD_REQUEST' }, { 'retry-after': '1' });
+      if (e instanceof ApiError) return errorResponse(e);
+      if (isBusy(e)) return errorResponse(new ApiError(BUSY_MESSAGE, 'BAD_REQUEST', 503, {}, { 'retry-after': '1' }));
       this.opts.log?.(`internal error on ${req.method} ${req.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-      return json(500, { result: 'error', msg: 'Internal server error', code: 'BAD_REQUEST' });
+      return errorResponse(new ApiError('Internal server error', 'BAD_REQUEST', 500));
     });
     return { ...out, headers: { ...out.headers, ...limits } };
   }
@@ -143,14 +145,14 @@ export class Router {
   private async dispatch(req: WireRequest, signal: AbortSignal, limits: Record<string, string>): Promise<WireResponse> {
     const method = req.method.toUpperCase();
     const candidates = this.candidates(req.path);
-    if (candidates.length === 0) return json(404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+    if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
     const lookup = method === 'HEAD' ? 'GET' : method;
     const hit = candidates.find((c) => c.route.op.method === lookup);
     const allowed = [...new Set(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method))];
     if (method === 'OPTIONS') return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
     if (!hit) {
       // A Zulip server sends no code here; every error of ours carries one, so clients can branch on it.
-      return json(405, { result: 'error', msg: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', allowed_methods: allowed }, { allow: allowed.join(', ') });
+      throw new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
     }
     checkFieldCounts(req);
 

@@ -62,14 +62,12 @@ interface DeliveryOptions {
  * channel typing only to clients that declared `stream_typing_notifications` (older ones take every typing
  * event for a direct message).
  */
-function wants(q: Pick<QueueRow, 'event_types' | 'options'>, event: Record<string, unknown> & { type: string }): boolean {
-  if (q.event_types !== null && !(JSON.parse(q.event_types) as string[]).includes(event.type)) return false;
-  if (event.type === 'realm_linkifiers') return capabilities(q).linkifier_url_template === true;
-  if (event.type === 'typing' && 'stream_id' in event) return capabilities(q).stream_typing_notifications === true;
+function wants(eventTypes: string | null, o: DeliveryOptions, event: Record<string, unknown> & { type: string }): boolean {
+  if (eventTypes !== null && !(JSON.parse(eventTypes) as string[]).includes(event.type)) return false;
+  if (event.type === 'realm_linkifiers') return o.client_capabilities?.linkifier_url_template === true;
+  if (event.type === 'typing' && 'stream_id' in event) return o.client_capabilities?.stream_typing_notifications === true;
   return true;
 }
-
-const capabilities = (q: Pick<QueueRow, 'options'>): Record<string, boolean> => (JSON.parse(q.options) as DeliveryOptions).client_capabilities ?? {};
 
 /**
  * Bounds of a user's queues. A Zulip server has neither (zerver/tornado/event_queue.py keeps every queue
@@ -85,9 +83,8 @@ export const MAX_PENDING_EVENTS = 10_000;
 const EXPIRE_PER_REQUEST = 4;
 
 /** The variant of an event a queue gets: message events are rendered for the queue's options. */
-function formOf(q: Pick<QueueRow, 'options'>, event: { type: string }): string {
+function formOf(o: DeliveryOptions, event: { type: string }): string {
   if (event.type !== 'message') return '';
-  const o = JSON.parse(q.options) as DeliveryOptions;
   return [o.apply_markdown === false, o.client_gravatar === true, o.client_capabilities?.empty_topic_name === true].map(Number).join('');
 }
 
@@ -107,12 +104,22 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     QueueRow,
     'id' | 'event_types' | 'options' | 'last_event_id' | 'pruned_through'
   >[];
+  // Queues of one kind of client share their options text: each distinct one is parsed once per event.
+  const parsed = new Map<string, DeliveryOptions>();
+  const optionsOf = (q: Pick<QueueRow, 'options'>): DeliveryOptions => {
+    let o = parsed.get(q.options);
+    if (!o) {
+      o = JSON.parse(q.options) as DeliveryOptions;
+      parsed.set(q.options, o);
+    }
+    return o;
+  };
   const payloads = new Map<string, number>();
-  const payloadFor = (q: Pick<QueueRow, 'options'>): number => {
-    const form = formOf(q, event);
+  const payloadFor = (o: DeliveryOptions): number => {
+    const form = formOf(o, event);
     let id = payloads.get(form);
     if (id === undefined) {
-      const body = event.type === 'message' ? messageEventFor(db, event, JSON.parse(q.options) as DeliveryOptions) : event;
+      const body = event.type === 'message' ? messageEventFor(db, event, o) : event;
       id = storePayload(db, JSON.stringify(body));
       payloads.set(form, id);
     }
@@ -122,11 +129,12 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
   const appended: [queueId: string, eventId: number, payloadId: number][] = [];
   const kill = statement(db, 'UPDATE event_queues SET dead = 1 WHERE id = ?');
   for (const q of queues) {
-    if (!wants(q, event)) continue;
+    const options = optionsOf(q);
+    if (!wants(q.event_types, options, event)) continue;
     woken.push(q.id);
     // A queue nobody drains would hold its events for as long as it lives: past its bound it is dropped.
     if (q.last_event_id - q.pruned_through >= MAX_PENDING_EVENTS) kill.run(q.id);
-    else appended.push([q.id, q.last_event_id + 1, payloadFor(q)]);
+    else appended.push([q.id, q.last_event_id + 1, payloadFor(options)]);
   }
   if (appended.length) appendEvents(db, appended);
   // Wake after the caller's transaction has had its chance to commit.

@@ -51,9 +51,6 @@ const STREAM_COLORS = [
 
 export const COLOR_PATTERN = /^#([a-fA-F0-9]{3,6})$/;
 
-export const subscriptionRow = (db: Db, userId: number, streamId: number): SubscriptionRow | undefined =>
-  db.prepare('SELECT * FROM subscriptions WHERE user_id = ? AND stream_id = ?').get(userId, streamId) as SubscriptionRow | undefined;
-
 /** A new subscription's color for each user: the first one the user does not use yet, all users in one query. */
 function pickColors(db: Db, userIds: readonly number[]): Map<number, string> {
   const used = new Map<number, Set<string>>(userIds.map((id) => [id, new Set<string>()]));

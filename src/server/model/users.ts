@@ -58,8 +58,6 @@ export const usersByIds = (db: Db, ids: readonly number[]): UserBrief[] =>
     JSON.stringify(ids),
   ) as UserBrief[];
 
-export const allUsers = (db: Db): UserRow[] => db.prepare('SELECT * FROM users ORDER BY id').all() as UserRow[];
-
 /** Whether `caller` may administer `target`, as a server's can_admin_user: administrators, and a bot's owner. */
 export const canAdminUser = (caller: UserRow, target: UserRow): boolean => target.bot_owner_id === caller.id || isAdmin(caller);
 
