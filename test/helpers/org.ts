@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Role } from '../../src/api/types.js';
+import type { Role } from '../../src/api/roles.js';
 import type { Clock } from '../../src/server/context.js';
 import { createApiServer } from '../../src/server/http.js';
 import { insertUser, type UserRow } from '../../src/server/model/users.js';

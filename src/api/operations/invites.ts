@@ -1,8 +1,8 @@
 /** Invitations of both kinds: e-mail invitations (send, resend, revoke) and reusable links (create, revoke). */
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
-import { ROLE } from '../roles.js';
-import { ROLES, type Role } from '../types.js';
+import { ROLE, type Role } from '../roles.js';
+import { roleParam } from './users.js';
 
 /** What both kinds of invitation show in GET /invites; `invited` and `expiry_date` are UNIX seconds. */
 interface InviteBase {
@@ -43,7 +43,7 @@ const inDays = (minutes: number | null): number | null => (minutes === null ? nu
 const inviteParams = {
   invitee_emails: p.req(s.string(), { doc: 'addresses separated by commas or newlines' }),
   stream_ids: p.req(s.list(s.int(), { unique: true }), { doc: 'channels to subscribe the new user to ([] for none)' }),
-  invite_as: p.def(s.intOf(ROLES), ROLE.member, { doc: 'role: 100 owner ... 400 member (default), 600 guest' }),
+  invite_as: p.def(roleParam, ROLE.member, { doc: 'role: 100 owner ... 400 member (default), 600 guest' }),
   include_realm_default_subscriptions: p.def(s.bool(), false, { doc: "also the organization's default channels", minFeatureLevel: 261 }),
   group_ids: p.def(s.list(s.int(), { unique: true }), [], { doc: 'user groups the new user joins', minFeatureLevel: 322 }),
   notify_referrer_on_join: p.def(s.bool(), true, { doc: 'tell the inviter when the account is created', minFeatureLevel: 267 }),

@@ -2,7 +2,8 @@
 import { declareOlder, olderCall } from '../older.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
-import { ROLES, type User } from '../types.js';
+import { ROLES } from '../roles.js';
+import type { User } from '../types.js';
 
 export const roleParam = s.intOf(ROLES);
 

@@ -7,7 +7,7 @@ import { ApiError, badRequest, insufficientPermission, mustBe } from '../../api/
 import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink, sendInvites } from '../../api/operations/invites.js';
 import type { HandlerParamsOf } from '../../api/operation.js';
 import { ROLE } from '../../api/roles.js';
-import type { Role } from '../../api/types.js';
+import type { Role } from '../../api/roles.js';
 import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { accessStream } from '../model/channels.js';
 import { GroupGraph } from '../model/groups.js';

@@ -14,7 +14,7 @@ import {
 } from '../../api/operations/users.js';
 import { BOT_TYPES } from '../../api/operations/bots.js';
 import { ROLE } from '../../api/roles.js';
-import type { Role } from '../../api/types.js';
+import type { Role } from '../../api/roles.js';
 import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { checkBotCreationPolicy, checkBotNameAvailable } from '../model/bots.js';
 import { deactivate } from '../model/deactivation.js';

@@ -4,7 +4,7 @@
  * caller's transaction, with no events and no per-row checks. The rows are those the API's own paths write,
  * so what is seeded reads back through the API like anything else; checking what goes in is the caller's job.
  */
-import type { Role } from '../../api/types.js';
+import type { Role } from '../../api/roles.js';
 import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
 import { FLAG_BITS } from './flags.js';

@@ -5,7 +5,7 @@
 import { ApiError } from '../../api/errors.js';
 import type { EmailInvite, InvitationFailure, LinkInvite, sendInvites } from '../../api/operations/invites.js';
 import type { HandlerParamsOf } from '../../api/operation.js';
-import type { Role } from '../../api/types.js';
+import type { Role } from '../../api/roles.js';
 import { randomString } from '../../random.js';
 import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';

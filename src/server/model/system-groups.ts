@@ -4,7 +4,7 @@
  * next one in SYSTEM_GROUPS (owners ⊂ administrators ⊂ … ⊂ everyone ⊂ internet), as on a Zulip server.
  */
 import { atLeast, ROLE, type RoleName } from '../../api/roles.js';
-import type { Role } from '../../api/types.js';
+import type { Role } from '../../api/roles.js';
 import type { Db } from '../store/db.js';
 import type { UserRow } from './users.js';
 

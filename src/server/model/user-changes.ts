@@ -4,7 +4,7 @@
  * deactivation.ts's, and a login's bookkeeping users.ts's (recordLogin).
  */
 import { badRequest } from '../../api/errors.js';
-import type { Role } from '../../api/types.js';
+import type { Role } from '../../api/roles.js';
 import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';

@@ -1,7 +1,8 @@
 /** Users in the store: their rows, lookups, creation, and who may act on whom. */
 import { badRequest, insufficientPermission } from '../../api/errors.js';
 import { atLeast, isAdminRole, isGuest as isGuestRole, isOwner as isOwnerRole, ROLE } from '../../api/roles.js';
-import type { BotType, Role } from '../../api/types.js';
+import type { Role } from '../../api/roles.js';
+import type { BotType } from '../../api/types.js';
 import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
