@@ -8,7 +8,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChatClient, Credentials } from '../client/client.js';
 import { NotSentError } from '../client/transport.js';
 import type { AccountRow, EmbeddedOrganization } from '../server/embedded.js';
-import { type BulkFlags, failure, type Outcome, type RowCall, runBulk, type RunRefusedError, unchangedOutcome } from './bulk.js';
+import { type BulkFlags, failedOutcome, type Outcome, type RowCall, runBulk, type RunRefusedError, unchangedOutcome } from './bulk.js';
 import type { Context } from './context.js';
 import { Refusal } from './refusal.js';
 
@@ -52,8 +52,6 @@ function batchesOf(calls: readonly AccountCall[], failFast: boolean): AccountCal
   return batches;
 }
 
-const failed = (ref: { row: number; target: string }, error: unknown): Outcome => ({ ...ref, ok: false, status: 'failed', ...failure(error), cause: error });
-
 /**
  * Creates the planned rows as `as`, batch by batch. `refusal` recognizes a refusal of the caller that every
  * row would meet alike (it ends the run); any other refusal of the caller fails the batch's rows.
@@ -95,8 +93,8 @@ export async function createInBatches(
         const ref = { row: call.row, target: call.target };
         if (call.inPlace) return unchangedOutcome(ref, call.inPlace.id);
         const result = byRow.get(call.row);
-        if (!result) return failed(ref, call.error ?? new Refusal('cannot be sent'));
-        return result.ok ? { ...ref, ok: true, status: call.status, id: result.id } : failed(ref, result.error);
+        if (!result) return failedOutcome(ref, call.error ?? new Refusal('cannot be sent'));
+        return result.ok ? { ...ref, ok: true, status: call.status, id: result.id } : failedOutcome(ref, result.error);
       });
     },
   });

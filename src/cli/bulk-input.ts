@@ -200,7 +200,7 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
     const rowOfLine = (line: number) => rows.find((r) => r.line >= line)?.n;
     const bad = encodingProblems(bytes, text, 'UTF-8', rowOfLine);
     if (bad.length) {
-      throw fileError(source, bad, 'pass --encoding with the encoding the file was saved in (e.g. --encoding latin1); nothing was sent');
+      throw problemsError(source, bad, 'pass --encoding with the encoding the file was saved in (e.g. --encoding latin1); nothing was sent');
     }
   }
 
@@ -220,13 +220,13 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
   }
   if (problems.length) {
     const aboutColumns = problems.some((p) => p.line === 1 && p.column !== undefined);
-    throw fileError(source, problems, aboutColumns ? `columns: ${describeColumns(columns)} (nothing was sent)` : 'nothing was sent');
+    throw problemsError(source, problems, aboutColumns ? `columns: ${describeColumns(columns)} (nothing was sent)` : 'nothing was sent');
   }
   return rows.map((r) => r.row);
 }
 
 /** One usage error listing a file's problems, in file order, up to MAX_PROBLEMS. */
-function fileError(source: string, problems: readonly Problem[], hint: string) {
+function problemsError(source: string, problems: readonly Problem[], hint: string) {
   const ordered = [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const shown = ordered.slice(0, MAX_PROBLEMS).map((p) => `  ${where(p)}`);
   if (problems.length > MAX_PROBLEMS) shown.push(`  and ${problems.length - MAX_PROBLEMS} more`);

@@ -10,6 +10,7 @@
  * A row whose effect was already in place is `unchanged` and counts as done, so a run can be repeated after
  * any interruption.
  */
+import { ApiError } from '../api/errors.js';
 import type { CallParamsOf, Operation, ResponseOf } from '../api/operation.js';
 import type { WireRequest } from '../api/wire.js';
 import type { ChatClient } from '../client/client.js';
@@ -133,9 +134,12 @@ export type BulkFlags = Partial<Values<typeof BULK_FLAGS>> & OutputFlags;
 
 /** Messages and codes of a failure, for an outcome. */
 export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
-  if (e instanceof Error && 'msg' in e && 'code' in e) return { error: String((e as { msg: unknown }).msg), code: (e as { code: string | null }).code };
+  if (e instanceof ApiError) return { error: e.msg, code: e.code };
   return { error: e instanceof Error ? e.message : String(e), code: null };
 }
+
+/** A row that failed with `e`: its message and code printed, `e` kept so a one-row run exits as it would. */
+export const failedOutcome = (r: RowRef, e: unknown): Outcome => ({ ...r, ok: false, status: 'failed', ...failure(e), cause: e });
 
 export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<U>): Promise<Outcome[]> {
   // Outcomes stream: --json means one JSON object a line, printed as each row is done.
@@ -194,7 +198,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       if (ctx.signal.aborted) return e instanceof NotSentError ? skipped(unit, INTERRUPTED) : o.rows(unit).map(unknownOutcome);
       if (endsRun(e)) throw e;
       if (o.failFast) failedFast = true;
-      return o.rows(unit).map((r) => ({ ...r, ok: false, status: 'failed', ...failure(e), cause: e }));
+      return o.rows(unit).map((r) => failedOutcome(r, e));
     } finally {
       inFlight.delete(index);
       checkOutlook();

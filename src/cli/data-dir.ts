@@ -129,6 +129,12 @@ export async function openOrganization(dir: string, o: OpenOptions): Promise<Org
   return new OrganizationTransport(await openStore(dir, o));
 }
 
+/** What the store refused its operator, in chatctl's words: an account it does not know is `No such user` (notFound). */
+export async function operatorError(e: unknown): Promise<unknown> {
+  const { UnknownUserError } = await import('../server/embedded.js');
+  return e instanceof UnknownUserError ? notFound(`No such user: ${e.email}`) : e;
+}
+
 /**
  * Runs `work` on the store of the embedded organization `target` names, as a server's operator works on its
  * database (serve's store stays open; this is for the commands that write it and are done): closed after,
@@ -139,13 +145,11 @@ export async function withOperatorStore<T>(
   target: Extract<Target, { kind: 'embedded' }>,
   work: (organization: EmbeddedOrganization) => Promise<T> | T,
 ): Promise<T> {
-  const { UnknownUserError } = await import('../server/embedded.js');
   const organization = await openStore(target.dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
   try {
     return await work(organization);
   } catch (e) {
-    if (e instanceof UnknownUserError) throw notFound(`No such user: ${e.email}`);
-    throw e;
+    throw await operatorError(e);
   } finally {
     await organization.close();
   }

@@ -62,7 +62,8 @@ export function attributeOf(flags: string): string {
     .replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 }
 
-const takesValue = (flags: string): boolean => /[<[]/.test(flags);
+/** Whether a flag takes a value (`--role <role>`, `--color [when]`): the word after it is that value. */
+export const takesValue = (flags: string): boolean => /[<[]/.test(flags);
 
 /** The raw text of a value-taking flag (commander gives a string, or the last of repeated ones). */
 function text(raw: Raw): string | undefined {
@@ -70,6 +71,9 @@ function text(raw: Raw): string | undefined {
   if (Array.isArray(raw)) return raw[raw.length - 1];
   return undefined;
 }
+
+/** Every value given: a repeated flag's list, or the words of a variadic argument. */
+const argList = (raw: Raw): string[] => (Array.isArray(raw) ? [...raw] : typeof raw === 'string' ? [raw] : []);
 
 interface Extra<T> {
   default?: T;
@@ -208,7 +212,7 @@ function list<T>(flags: string, description: string, convert?: (value: string, n
     flags,
     description,
     repeatable: true,
-    parse: (raw) => (Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : []).map((v: string) => (convert ? convert(v, name) : v)),
+    parse: (raw) => argList(raw).map((v) => (convert ? convert(v, name) : v)),
   };
 }
 
@@ -257,7 +261,6 @@ function positional<T>(
 }
 
 const argText = (raw: Raw): string | undefined => (typeof raw === 'string' ? raw : undefined);
-const argList = (raw: Raw): string[] => (Array.isArray(raw) ? [...raw] : typeof raw === 'string' ? [raw] : []);
 
 export const arg = {
   /** A required word. */

@@ -3,7 +3,7 @@
  * lists them, and `GlobalOptions` is their parsed type. They may stand before or after the command words.
  */
 import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
-import { flag, parseValues, type Values } from './flags.js';
+import { flag, parseValues, takesValue, type Values } from './flags.js';
 import { COLOR_MODES } from './output/output.js';
 
 export const GLOBAL_FLAGS = {
@@ -26,4 +26,4 @@ export type GlobalOptions = Values<typeof GLOBAL_FLAGS>;
 export const GLOBAL_DEFAULTS: GlobalOptions = parseValues(GLOBAL_FLAGS, {});
 
 /** The global flags that take a value (`-p`, `--profile`, `--max-wait` ...): the word after them is not a command word. */
-export const VALUE_GLOBALS: readonly string[] = Object.values(GLOBAL_FLAGS).flatMap((f) => (/[<[]/.test(f.flags) ? (f.flags.match(/--?[\w-]+/g) ?? []) : []));
+export const VALUE_GLOBALS: readonly string[] = Object.values(GLOBAL_FLAGS).flatMap((f) => (takesValue(f.flags) ? (f.flags.match(/--?[\w-]+/g) ?? []) : []));

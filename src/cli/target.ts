@@ -163,6 +163,10 @@ export function resolveTarget(globals: GlobalOptions, env: Env, warn: (message: 
   const name = selectedProfileName(globals, env, config);
   const selected = profiles[name];
 
+  /** The profile that already points where a flag or variable does: the selected one first, else any. */
+  const profileWhere = (key: 'server' | 'embedded', value: string): readonly [string, Profile] | undefined =>
+    selected?.[key] === value ? [name, selected] : Object.entries(profiles).find(([, p]) => p[key] === value);
+
   const fromZuliprc = (rcPath: string, source: string): Target => {
     const rc = readZuliprc(rcPath);
     // Within a zuliprc's target, --server and ZULIP_SITE still override its site, as in Zulip's own tools.
@@ -183,7 +187,7 @@ export function resolveTarget(globals: GlobalOptions, env: Env, warn: (message: 
 
   const fromServer = (site: string, source: string): Target => {
     const normalized = normalizeSite(site);
-    const match = selected?.server === normalized ? ([name, selected] as const) : Object.entries(profiles).find(([, p]) => p.server === normalized);
+    const match = profileWhere('server', normalized);
     return {
       kind: 'remote',
       site: normalized,
@@ -199,7 +203,7 @@ export function resolveTarget(globals: GlobalOptions, env: Env, warn: (message: 
 
   const fromDataDir = (dir: string, source: string): Target => {
     const dataDir = resolve(dir);
-    const match = selected?.embedded === dataDir ? ([name, selected] as const) : Object.entries(profiles).find(([, p]) => p.embedded === dataDir);
+    const match = profileWhere('embedded', dataDir);
     return {
       kind: 'embedded',
       dataDir,

@@ -10,7 +10,6 @@ import type { AccountKey, EmbeddedOrganization } from '../../server/embedded.js'
 import { defineCommand } from '../command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
-import { notFound } from '../../errors.js';
 import { ChatctlError, usageError } from '../errors.js';
 import { flag, type Values } from '../flags.js';
 import { readSecret } from '../io.js';
@@ -202,14 +201,13 @@ async function loginEmbeddedDir(ctx: Context, opts: LoginOptions, profileName: s
 
 /** The key of the account to sign in as, read from the store. */
 async function operatorCredentials(organization: EmbeddedOrganization, email: string | undefined): Promise<AccountKey> {
-  const { InactiveAccountError, UnknownUserError } = await import('../../server/embedded.js');
+  const [{ InactiveAccountError }, { operatorError }] = await Promise.all([import('../../server/embedded.js'), import('../data-dir.js')]);
   try {
     return organization.signInAs(email);
   } catch (e) {
-    if (e instanceof UnknownUserError) throw notFound(`No such user: ${e.email}`);
     if (e instanceof InactiveAccountError)
       throw new ChatctlError(e.message, 'auth', `reactivate it first, signed in as an owner: chatctl users reactivate ${e.email}`);
-    throw e;
+    throw await operatorError(e);
   }
 }
 
