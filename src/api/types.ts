@@ -2,8 +2,6 @@
 
 import type { Role } from './roles.js';
 
-export { ROLES, ROLE_NAMES, type Role } from './roles.js';
-
 export type BotType = 1 | 2 | 3 | 4;
 
 export interface ProfileValue {
