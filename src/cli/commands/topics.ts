@@ -109,7 +109,8 @@ export const commands: CommandSpec[] = [
     summary: 'list your topic policies (muted, unmuted, followed)',
     description:
       'Lists the topics you set a policy for, read from the initial state of an event queue (POST /register with ' +
-      'user_topic; the queue is deleted at once). Topics of channels you can no longer see show no channel name.',
+      'user_topic; the queue is deleted at once), by channel and topic. Topics of channels you can no longer see show no ' +
+      'channel name.',
     examples: ['chatctl topics list', 'chatctl topics list --channel general --policy muted', 'chatctl topics list --json'],
     options: {
       channel: flag.string('--channel <channel>', 'only this channel (ID or name)'),
@@ -132,7 +133,9 @@ export const commands: CommandSpec[] = [
       const names = new Map(index.map((c) => [c.id, c.name]));
       const rows: TopicRow[] = (await topicPolicies(client))
         .filter((t) => (only === undefined || t.stream_id === only) && (policy === undefined || POLICY_NAMES[t.visibility_policy] === policy))
-        .map((t) => ({ ...t, channel: names.get(t.stream_id) ?? null, policy: POLICY_NAMES[t.visibility_policy] }));
+        .map((t) => ({ ...t, channel: names.get(t.stream_id) ?? null, policy: POLICY_NAMES[t.visibility_policy] }))
+        // By channel, then topic: the server's order (when each was set, to the second) ties and varies between runs.
+        .sort((a, b) => a.stream_id - b.stream_id || a.topic_name.localeCompare(b.topic_name));
       await out.list(rows);
     },
   }),
