@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const BIN = process.env.BENCH_BIN ?? join(root, 'bin/chatctl.js');
+const BIN = process.env.BENCH_BIN ?? join(root, 'bin/chatctl.cjs');
 const SMALL = Number(process.env.BENCH_SMALL ?? 1000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 10000);
 const PASSWORDS = Number(process.env.BENCH_PASSWORDS ?? 1000);

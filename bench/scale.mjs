@@ -20,7 +20,7 @@ const runsAt = (size) => Number(process.env.BENCH_RUNS ?? (size >= 100_000 ? 3 :
 // An operation projected to take longer than this (from a cheaper one at the same size) is skipped and said so.
 const LONGEST_MS = Number(process.env.BENCH_LONGEST_MS ?? 60_000);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'chatctl.js');
+const bin = join(root, 'bin', 'chatctl.cjs');
 const { EmbeddedOrganization } = await import(join(root, 'dist/server/embedded.js'));
 const { basicAuthHeader } = await import(join(root, 'dist/api/wire.js'));
 const { LIMITS } = await import(join(root, 'dist/api/limits.js'));

@@ -13,7 +13,7 @@ const USERS = Number(process.env.BENCH_USERS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const WARMUP = 3;
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'chatctl.js');
+const bin = join(root, 'bin', 'chatctl.cjs');
 
 const { openDb } = await import(join(root, 'dist/server/store/db.js'));
 const { createOrganization } = await import(join(root, 'dist/server/setup.js'));

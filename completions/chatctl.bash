@@ -1228,4 +1228,4 @@ _chatctl() {
     break
   done
 }
-complete -F _chatctl chatctl chatctl.js
+complete -F _chatctl chatctl chatctl.cjs

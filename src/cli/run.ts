@@ -3,9 +3,7 @@
  * SIGTERM aborts the command's signal (serve stops cleanly, a bulk run starts no more rows); a command still
  * running a second later is ended with code 130, and a second signal ends it at once. Either way the command's
  * last words (what a bulk run had done) are said first. This is the only place that calls process.exit.
- *
- * `--version` alone is answered before the command tree loads: it is the cheapest possible call, and
- * scripts make it often.
+ * (`--version` alone is answered by bin/chatctl.cjs before this module loads.)
  *
  * When the reader of the output goes away (`chatctl users list | head -1`), chatctl stops at once with
  * exit 0, as a program killed by SIGPIPE would stop, instead of dying of the unhandled EPIPE.
@@ -15,11 +13,6 @@ import { INTERRUPT_GRACE_MS } from '../timeouts.js';
 import { LastWords } from './last-words.js';
 
 export async function run(argv: readonly string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    const { VERSION } = await import('../version.js');
-    process.stdout.write(`${VERSION}\n`);
-    return EXIT.ok;
-  }
   const controller = new AbortController();
   const lastWords = new LastWords();
   let interrupted = false;

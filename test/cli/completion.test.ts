@@ -38,7 +38,7 @@ describe('help', () => {
 describe('the bash completion script', () => {
   const complete = (words: string[], env: Record<string, string> = {}): string[] => {
     // `chatctl` is this checkout's, as a function: the script runs it to list the stored profiles.
-    const script = `chatctl() { node bin/chatctl.js "$@"; }; source completions/chatctl.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _chatctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const script = `chatctl() { node bin/chatctl.cjs "$@"; }; source completions/chatctl.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _chatctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
     return execFileSync('bash', ['-c', script], { cwd: new URL('../..', import.meta.url), encoding: 'utf8', env: { ...process.env, ...env } })
       .split('\n')
       .filter(Boolean);

@@ -1,6 +1,6 @@
 /**
  * The cron story: `attachments clean --older-than 30d --yes` started twice at once by the real
- * bin/chatctl.js against one embedded organization. The lock lets one run delete; the other says so and
+ * bin/chatctl.cjs against one embedded organization. The lock lets one run delete; the other says so and
  * exits 0 (or, when it starts after the first has finished, finds nothing left). Needs a build first
  * (npx tsc -p tsconfig.json; npm test does it).
  */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, spawnCli, tempHome } from '../helpers/cli.js';
 
-describe('bin/chatctl.js', () => {
+describe('bin/chatctl.cjs', () => {
   it('prints its version', async () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     const r = await spawnCli(['--version'], { env: tempHome().env });

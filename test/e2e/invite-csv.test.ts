@@ -1,6 +1,6 @@
 /**
  * The admin's story: invite a class of 50 from a spreadsheet export, three of whose rows are bad, and
- * consume the results the way a script with jq would. Runs the installed bin/chatctl.js in a child process
+ * consume the results the way a script with jq would. Runs the installed bin/chatctl.cjs in a child process
  * with its own HOME, against an embedded organization made by `init`.
  */
 import { writeFileSync } from 'node:fs';

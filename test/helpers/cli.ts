@@ -1,6 +1,6 @@
 /**
  * Runs chatctl in-process with fake streams (TTY on or off), a private HOME and config dir, and returns
- * what it printed and its exit code. `spawnCli` runs the real bin/chatctl.js in a child process.
+ * what it printed and its exit code. `spawnCli` runs the real bin/chatctl.cjs in a child process.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -92,10 +92,10 @@ export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliRes
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-export const BIN = fileURLToPath(new URL('../../bin/chatctl.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/chatctl.cjs', import.meta.url));
 
 /**
- * Runs the built bin/chatctl.js (npm test builds first). `prefix` runs it under another command (a private
+ * Runs the built bin/chatctl.cjs (npm test builds first). `prefix` runs it under another command (a private
  * mount namespace, another user).
  */
 export function spawnCli(
