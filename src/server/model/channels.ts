@@ -7,6 +7,7 @@
  * can_administer_channel_group) for private channels. Archived channels are invisible to most operations.
  */
 import { badRequest, insufficientPermission } from '../../api/errors.js';
+import { LIMITS } from '../../api/limits.js';
 import type { Channel } from '../../api/operations/channels.js';
 import type { Db } from '../store/db.js';
 import { renderHtml } from './render.js';
@@ -30,8 +31,6 @@ export interface StreamRow {
   message_retention_days: number | null;
 }
 
-export const MAX_CHANNEL_NAME_LENGTH = 60;
-export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
 /** Zulip's STREAM_POST_POLICY_EVERYONE: anyone may post (this implementation has no posting restrictions). */
 const STREAM_POST_POLICY_EVERYONE = 1;
 
@@ -149,8 +148,8 @@ export function firstUnprintable(text: string): number | null {
 
 export function checkChannelName(name: string): void {
   if (name.trim() === '') throw badRequest("Channel name can't be empty.");
-  if ([...name].length > MAX_CHANNEL_NAME_LENGTH) {
-    throw badRequest(`Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`);
+  if ([...name].length > LIMITS.channelName) {
+    throw badRequest(`Channel name too long (limit: ${LIMITS.channelName} characters).`);
   }
   const bad = firstUnprintable(name);
   if (bad !== null) throw badRequest(`Invalid character in channel name, at position ${bad}.`);
