@@ -186,7 +186,9 @@ describe('operations that moved or changed shape', () => {
     expect(await client.call(createChannel, { name: 'c', subscribers: [] })).toMatchObject({ id: 12 });
     expect(await at(355, getStreams, { include_all: true })).toMatchObject([{ params: { include_all_active: 'true' } }]);
     expect(await at(356, getStreams, { include_all: true })).toMatchObject([{ params: { include_all: 'true' } }]);
-    expect(await refusal(at(314, getStreams, { exclude_archived: false }))).toBe('get-streams parameter exclude_archived needs feature level ≥ 315 (server has 314)');
+    expect(await refusal(at(314, getStreams, { exclude_archived: false }))).toBe(
+      'get-streams parameter exclude_archived needs feature level ≥ 315 (server has 314)',
+    );
     expect(await at(314, getStreams, { exclude_archived: true })).toMatchObject([{ params: {} }]);
     expect(await refusal(at(387, updateStream, { stream_id: 4, is_archived: false }))).toBe(
       'update-stream parameter is_archived needs feature level ≥ 388 (server has 387)',
