@@ -30,6 +30,10 @@ export const LIMITS = {
   narrowTerms: 100,
   /** A linkifier pattern, in characters (ours: Zulip's RE2 refuses programs over its memory budget instead). */
   linkifierPattern: 1000,
+  /** A channel's name, in code points (Zulip's Stream.MAX_NAME_LENGTH). */
+  channelName: 60,
+  /** A channel's description, in code points (Zulip's Stream.MAX_DESCRIPTION_LENGTH). */
+  channelDescription: 1024,
   /** An uploaded file's name, in UTF-8 bytes (the longest file name most file systems take). */
   uploadNameBytes: 255,
 } as const;

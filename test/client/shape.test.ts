@@ -11,7 +11,7 @@ import { sendInvites, createInviteLink } from '../../src/api/operations/invites.
 import { addLinkifier, updateLinkifier } from '../../src/api/operations/linkifiers.js';
 import { getMessages, sendMessage, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
 import { updatePresence } from '../../src/api/operations/presence.js';
-import { updateUserTopic } from '../../src/api/operations/channels.js';
+import { createChannel, getStreams, updateStream, updateUserTopic } from '../../src/api/operations/channels.js';
 import { register } from '../../src/api/operations/events.js';
 import { setMessageEditTypingStatus, setTypingStatus } from '../../src/api/operations/typing.js';
 import { getUsers, updateUser } from '../../src/api/operations/users.js';
@@ -154,6 +154,45 @@ describe('operations that moved or changed shape', () => {
       ),
     );
     expect(await client.call(createUserGroup, { name: 'g', description: '', members: [] })).toMatchObject({ group_id: 12 });
+  });
+
+  it('channels: POST /channels/create from 417, a subscribe that creates before (the ID found by name); GET /streams and PATCH options by level', async () => {
+    expect(await at(417, createChannel, { name: 'c', subscribers: [3] })).toEqual([
+      { method: 'POST', path: '/channels/create', params: { name: 'c', subscribers: '[3]' } },
+    ]);
+    expect(await at(416, createChannel, { name: 'c', description: 'd', subscribers: [3], invite_only: true })).toEqual([
+      {
+        method: 'POST',
+        path: '/users/me/subscriptions',
+        params: { subscriptions: '[{"name":"c","description":"d"}]', principals: '[3]', invite_only: 'true' },
+      },
+    ]);
+    expect(await at(416, createChannel, { name: 'c', subscribers: [] })).toEqual([
+      { method: 'POST', path: '/users/me/subscriptions', params: { subscriptions: '[{"name":"c"}]' } },
+    ]);
+    const client = clientAt(
+      416,
+      new Recorder((req) =>
+        req.method === 'GET'
+          ? {
+              streams: [
+                { stream_id: 3, name: 'other' },
+                { stream_id: 12, name: 'C' },
+              ],
+            }
+          : {},
+      ),
+    );
+    expect(await client.call(createChannel, { name: 'c', subscribers: [] })).toMatchObject({ id: 12 });
+    expect(await at(355, getStreams, { include_all: true })).toMatchObject([{ params: { include_all_active: 'true' } }]);
+    expect(await at(356, getStreams, { include_all: true })).toMatchObject([{ params: { include_all: 'true' } }]);
+    expect(await refusal(at(314, getStreams, { exclude_archived: false }))).toBe(
+      'get-streams parameter exclude_archived needs feature level ≥ 315 (server has 314)',
+    );
+    expect(await at(314, getStreams, { exclude_archived: true })).toMatchObject([{ params: {} }]);
+    expect(await refusal(at(387, updateStream, { stream_id: 4, is_archived: false }))).toBe(
+      'update-stream parameter is_archived needs feature level ≥ 388 (server has 387)',
+    );
   });
 
   it('deactivated groups: include_deactivated_groups from 294, allow_deactivated from 290, nothing to include before', async () => {

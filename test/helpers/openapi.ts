@@ -26,6 +26,9 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
   'alternative_url_templates', // linkifiers, feature level 471
   'is_archived', // channels (feature level 315) and channel folders
   'folder_id', // channels, feature level 389
+  'subscriber_count', // channels, feature level 394
+  'stream_ids', // stream delete events, feature level 343
+  'for_unarchiving', // stream create events, feature level 426
   'channel_folders', // register, feature level 389
   'max_channel_folder_name_length', // register, feature level 410
   'max_channel_folder_description_length', // register, feature level 410

@@ -1,5 +1,6 @@
 /** Channels, subscriptions and per-topic preferences. */
 import { olderCall, declareOlder } from '../older.js';
+import { LIMITS } from '../limits.js';
 import { EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
 import { NotAtLevel, operation, p } from '../operation.js';
 import { s } from '../schema.js';
@@ -26,6 +27,8 @@ export interface Channel {
   stream_weekly_traffic: number | null;
   is_archived: boolean;
   folder_id: number | null;
+  /** Active users subscribed (feature level 394); older servers: count `GET /streams/{id}/members`. */
+  subscriber_count?: number;
   /** Only with `include_default`. */
   is_default?: boolean;
 }
@@ -72,6 +75,16 @@ export interface UserTopic {
 /** Principals: all user IDs or all e-mail addresses. */
 const principals = s.union(s.list(s.int(), { unique: true }), s.list(s.string(), { unique: true }), 'a list');
 
+/** A channel's privacy and defaults as a new channel takes them (`subscribe` and `create-channel`). */
+const newChannelParams = {
+  announce: p.def(s.bool(), false),
+  invite_only: p.def(s.bool(), false, { doc: 'new channels are private' }),
+  is_web_public: p.def(s.bool(), false, { doc: 'new channels are web-public' }),
+  is_default_stream: p.def(s.bool(), false, { doc: 'new channels are default channels (administrators)' }),
+  history_public_to_subscribers: p.opt(s.bool(), { doc: 'private channels: new subscribers see earlier messages' }),
+  folder_id: p.opt(s.int(), { minFeatureLevel: 389, doc: 'channel folder of new channels' }),
+};
+
 export const getSubscriptions = operation<{ subscriptions: Subscription[] }>()({
   name: 'get-subscriptions',
   method: 'GET',
@@ -95,17 +108,15 @@ export const subscribe = operation<{
   summary: 'Subscribe the caller (or principals) to channels, creating missing ones',
   access: 'member',
   params: {
-    subscriptions: p.req(s.list(s.object({ name: s.string(), description: s.optional(s.string({ maxLength: 1024 })), color: s.optional(s.string()) })), {
-      doc: 'JSON list of {"name", "description"?}',
-    }),
+    subscriptions: p.req(
+      s.list(s.object({ name: s.string(), description: s.optional(s.string({ maxLength: LIMITS.channelDescription })), color: s.optional(s.string()) })),
+      {
+        doc: 'JSON list of {"name", "description"?}',
+      },
+    ),
     principals: p.opt(principals, { doc: 'users to subscribe (IDs or e-mail addresses); default the caller' }),
     authorization_errors_fatal: p.def(s.bool(), true, { doc: 'false: list inaccessible channels in `unauthorized`' }),
-    announce: p.def(s.bool(), false),
-    invite_only: p.def(s.bool(), false, { doc: 'new channels are private' }),
-    is_web_public: p.def(s.bool(), false, { doc: 'new channels are web-public' }),
-    is_default_stream: p.def(s.bool(), false, { doc: 'new channels are default channels (administrators)' }),
-    history_public_to_subscribers: p.opt(s.bool()),
-    folder_id: p.opt(s.int(), { doc: 'channel folder of new channels' }),
+    ...newChannelParams,
   },
   openapiPath: '/users/me/subscriptions',
 });
@@ -165,6 +176,12 @@ export const updateSubscriptionPost = operation<Record<string, never>>()({
   idempotent: true,
 });
 
+/**
+ * Channels the caller can see. No channel object says when its last message was sent: `is_archived`,
+ * `date_created`, `creator_id`, `folder_id`, the privacy fields and `subscriber_count` are here, and the
+ * last message of one channel is `getMessages` with `anchor: 'newest'`, `num_before: 1`, `num_after: 0` and
+ * the narrow `[{ operator: 'channel', operand: stream_id }]` (its `timestamp`; no message: never used).
+ */
 export const getStreams = operation<{ streams: Channel[] }>()({
   name: 'get-streams',
   method: 'GET',
@@ -175,11 +192,15 @@ export const getStreams = operation<{ streams: Channel[] }>()({
     include_public: p.def(s.bool(), true),
     include_web_public: p.def(s.bool(), false),
     include_subscribed: p.def(s.bool(), true),
-    include_all: p.def(s.bool(), false, { aliases: ['include_all_active'], doc: 'every channel the caller has metadata access to' }),
+    include_all: p.def(s.bool(), false, {
+      aliases: ['include_all_active'],
+      older: [{ before: 356, name: 'include_all_active' }],
+      doc: 'every channel the caller has metadata access to (administrators: every channel)',
+    }),
     include_default: p.def(s.bool(), false, { doc: 'add default channels and the is_default field' }),
     include_owner_subscribed: p.def(s.bool(), false, { doc: "bots: add the owner's channels" }),
-    include_can_access_content: p.def(s.bool(), false),
-    exclude_archived: p.def(s.bool(), true),
+    include_can_access_content: p.def(s.bool(), false, { minFeatureLevel: 356, doc: 'every channel whose messages the caller can read' }),
+    exclude_archived: p.def(s.bool(), true, { minFeatureLevel: 315, doc: 'false: archived channels too (older servers never list them)' }),
   },
   openapiPath: '/streams',
 });
@@ -193,6 +214,88 @@ export const getStream = operation<{ stream: Channel }>()({
   params: { stream_id: p.path(s.int()) },
   minFeatureLevel: 132,
   openapiPath: '/streams/{stream_id}',
+});
+
+export const createChannel = operation<{ id: number }>()({
+  name: 'create-channel',
+  method: 'POST',
+  path: '/channels/create',
+  summary: 'Create a channel and subscribe the users given (none: nobody)',
+  access: 'member',
+  params: {
+    name: p.req(s.string(), { doc: `up to ${LIMITS.channelName} characters` }),
+    description: p.def(s.string({ maxLength: LIMITS.channelDescription }), ''),
+    subscribers: p.req(s.list(s.int(), { unique: true }), { doc: 'JSON list of user IDs' }),
+    ...newChannelParams,
+  },
+  minFeatureLevel: 417,
+});
+
+export const updateStream = operation<Record<string, never>>()({
+  name: 'update-stream',
+  method: 'PATCH',
+  path: '/streams/{stream_id}',
+  summary: "Change a channel's name, description, privacy, default status or folder, or unarchive it",
+  access: 'user',
+  params: {
+    stream_id: p.path(s.int()),
+    new_name: p.opt(s.string(), { doc: `rename (up to ${LIMITS.channelName} characters)` }),
+    description: p.opt(s.string({ maxLength: LIMITS.channelDescription })),
+    is_private: p.opt(s.bool()),
+    is_web_public: p.opt(s.bool(), { minFeatureLevel: 98 }),
+    history_public_to_subscribers: p.opt(s.bool()),
+    is_default_stream: p.opt(s.bool(), { minFeatureLevel: 200, doc: 'add to or remove from the default channels' }),
+    folder_id: p.opt(s.nullable(s.int()), { minFeatureLevel: 389, doc: 'channel folder; null: none' }),
+    is_archived: p.opt(s.bool(), { minFeatureLevel: 388, doc: 'false: unarchive (true is ignored: archive with archive-stream)' }),
+  },
+  idempotent: true,
+  openapiPath: '/streams/{stream_id}',
+});
+
+export const archiveStream = operation<Record<string, never>>()({
+  name: 'archive-stream',
+  method: 'DELETE',
+  path: '/streams/{stream_id}',
+  summary: 'Archive a channel (its administrators)',
+  access: 'user',
+  params: { stream_id: p.path(s.int()) },
+  openapiPath: '/streams/{stream_id}',
+});
+
+export const getSubscribers = operation<{ subscribers: number[] }>()({
+  name: 'get-subscribers',
+  method: 'GET',
+  path: '/streams/{stream_id}/members',
+  summary: "A channel's subscribers (active users)",
+  access: 'user',
+  params: { stream_id: p.path(s.int()) },
+  openapiPath: '/streams/{stream_id}/members',
+});
+
+/**
+ * The default channels are read with `getStreams` and `include_default` (the `is_default` field) or from
+ * `register`'s `realm_default_streams`: a Zulip server has no `GET /default_streams`.
+ */
+export const addDefaultStream = operation<Record<string, never>>()({
+  name: 'add-default-stream',
+  method: 'POST',
+  path: '/default_streams',
+  summary: 'Make a channel a default channel for new users',
+  access: 'admin',
+  params: { stream_id: p.req(s.int()) },
+  idempotent: true,
+  openapiPath: '/default_streams',
+});
+
+export const removeDefaultStream = operation<Record<string, never>>()({
+  name: 'remove-default-stream',
+  method: 'DELETE',
+  path: '/default_streams',
+  summary: 'Stop making a channel a default channel for new users',
+  access: 'admin',
+  params: { stream_id: p.req(s.int()) },
+  idempotent: true,
+  openapiPath: '/default_streams',
 });
 
 export const updateUserTopic = operation<Record<string, never>>()({
@@ -235,6 +338,24 @@ declareOlder(updateUserTopic, [
     calls: ({ stream_id, topic, visibility_policy }) => {
       if (visibility_policy === 3) throw new NotAtLevel('following a topic');
       return [olderCall(muteTopic, { stream_id, topic, op: visibility_policy === 1 ? 'add' : 'remove' })];
+    },
+  },
+]);
+
+/**
+ * Before 417 a channel is created by subscribing to it: the caller, or the users given, are subscribed, and a
+ * channel that exists already is joined rather than refused. The new channel's ID is found by its name.
+ */
+declareOlder(createChannel, [
+  {
+    before: 417,
+    calls: ({ name, description, subscribers, ...settings }) => [
+      olderCall(subscribe, { subscriptions: [{ name, description }], principals: subscribers.length ? subscribers : undefined, ...settings }),
+    ],
+    response: async (body, { name }, fetch) => {
+      const { streams } = await fetch(getStreams, {});
+      const created = streams.find((c) => c.name.toLowerCase() === name.trim().toLowerCase());
+      return created ? { ...body, id: created.stream_id } : body;
     },
   },
 ]);

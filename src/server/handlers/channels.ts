@@ -16,6 +16,9 @@ import {
   type SubscriptionProperty,
 } from '../../api/operations/channels.js';
 import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { adminBindings, oneLine } from './channel-admin.js';
+import { resolvePrincipals } from './principals.js';
+import { setDefaultChannel } from '../model/channel-changes.js';
 import {
   accessStream,
   accessStreamByName,
@@ -35,27 +38,15 @@ import { GroupGraph } from '../model/groups.js';
 import {
   COLOR_PATTERN,
   normalizeTopic,
-  removeSubscribers,
+  removeSubscriptions,
   setSubscriptionProperty,
   setVisibilityPolicy,
   activeSubscriptionRows,
   subscribeUsers,
   subscriptionViews,
 } from '../model/subscriptions.js';
-import { isAdmin, isGuest, userByEmail, userById, type UserRow } from '../model/users.js';
+import { isAdmin, isGuest, type UserRow } from '../model/users.js';
 import { getSetting } from '../model/realm.js';
-
-/**
- * Principals as a Zulip server resolves them (bulk_access_users_by_*): any unknown one → `No such user`,
- * then each must be active.
- */
-function resolvePrincipals(ctx: HandlerContext, principals: readonly (number | string)[]): UserRow[] {
-  const users = principals.map((p) => (typeof p === 'number' ? userById(ctx.db, p) : userByEmail(ctx.db, p)));
-  if (users.some((u) => !u)) throw badRequest('No such user');
-  const unique = [...new Map((users as UserRow[]).map((u) => [u.id, u])).values()];
-  for (const u of unique) if (!u.is_active) throw badRequest('User is deactivated');
-  return unique.sort((a, b) => a.id - b.id);
-}
 
 /** Whether `user` may subscribe others to an accessible channel: the organization's permission, or administering it. */
 function canAddSubscribers(ctx: HandlerContext, groups: () => GroupGraph, user: UserRow, stream: StreamRow): boolean {
@@ -115,6 +106,8 @@ function applyPropertyChanges(ctx: HandlerContext, changes: readonly PropertyCha
 }
 
 export const bindings: Binding[] = [
+  ...adminBindings,
+
   bind(getSubscriptions, (ctx, p) => ({
     subscriptions: subscriptionViews(ctx.db, activeSubscriptionRows(ctx.db, callerOf(ctx).id), p.include_subscribers),
   })),
@@ -126,8 +119,7 @@ export const bindings: Binding[] = [
     const folderId = p.folder_id === undefined ? null : folderById(db, p.folder_id).id;
     const requested = p.subscriptions.map((s) => {
       if (s.color !== undefined && !COLOR_PATTERN.test(s.color)) throw badRequest('add.color is not a valid hex color code');
-      // Zulip keeps descriptions on one line.
-      return { name: s.name.trim(), description: (s.description ?? '').replace(/\n/g, ' '), color: s.color };
+      return { name: s.name.trim(), description: oneLine(s.description ?? ''), color: s.color };
     });
     const subscribingOthers = principals.length > 0 && !principals.every((x) => x === me.id);
 
@@ -160,6 +152,7 @@ export const bindings: Binding[] = [
     const colors = new Map(requested.filter((r) => r.color).map((r) => [r.name.toLowerCase(), r.color!]));
 
     const { subscribed, already } = subscribeUsers(db, ctx, streams, created, subscribers, colors);
+    if (p.is_default_stream) for (const stream of created) setDefaultChannel(db, ctx, stream, true);
     const result: { subscribed: Record<string, string[]>; already_subscribed: Record<string, string[]>; unauthorized?: string[] } = {
       subscribed,
       already_subscribed: already,
@@ -187,21 +180,16 @@ export const bindings: Binding[] = [
       for (const stream of found.values()) if (!canRemoveSubscribers(me, stream)) throw insufficientPermission();
     }
     if (missing.length) throw badRequest(`Channel(s) (${missing.join(', ')}) do not exist`);
+    const streams = [...new Map(names.map((name) => found.get(name)!).map((s) => [s.id, s])).values()];
     const removed: string[] = [];
     const notRemoved: string[] = [];
-    const seen = new Set<number>();
-    for (const name of names) {
-      const stream = found.get(name)!;
-      if (seen.has(stream.id)) continue;
-      seen.add(stream.id);
-      const gone = new Set(
-        removeSubscribers(
-          db,
-          ctx,
-          stream,
-          targets.map((t) => t.id),
-        ),
-      );
+    for (const { stream, userIds } of removeSubscriptions(
+      db,
+      ctx,
+      streams,
+      targets.map((t) => t.id),
+    )) {
+      const gone = new Set(userIds);
       for (const t of targets) (gone.has(t.id) ? removed : notRemoved).push(stream.name);
     }
     return { removed, not_removed: notRemoved };

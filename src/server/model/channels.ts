@@ -7,6 +7,7 @@
  * can_administer_channel_group) for private channels. Archived channels are invisible to most operations.
  */
 import { badRequest, insufficientPermission } from '../../api/errors.js';
+import { LIMITS } from '../../api/limits.js';
 import type { Channel } from '../../api/operations/channels.js';
 import type { Db } from '../store/db.js';
 import { renderHtml } from './render.js';
@@ -30,8 +31,6 @@ export interface StreamRow {
   message_retention_days: number | null;
 }
 
-export const MAX_CHANNEL_NAME_LENGTH = 60;
-export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
 /** Zulip's STREAM_POST_POLICY_EVERYONE: anyone may post (this implementation has no posting restrictions). */
 const STREAM_POST_POLICY_EVERYONE = 1;
 
@@ -74,6 +73,27 @@ function checkAccess(db: Db, user: Viewer, stream: StreamRow | undefined, error:
   return stream;
 }
 
+/** Zulip's CannotAdministerChannelError. */
+const CANNOT_ADMINISTER_CHANNEL = 'You do not have permission to administer this channel.';
+
+/**
+ * Whether `user` administers an accessible channel: administrators do, and otherwise its
+ * can_administer_channel_group, which is its creator (never a guest: the setting excludes them).
+ */
+export const administers = (user: Viewer, stream: StreamRow): boolean => isAdmin(user) || (!isGuest(user) && stream.creator_id === user.id);
+
+/**
+ * Zulip's access_stream_for_delete_or_update_requiring_metadata_access: archived channels too. Those who do
+ * not administer it learn so only if they may read it; for the others it does not exist.
+ */
+export function accessForAdministration(db: Db, user: Viewer, streamId: number): StreamRow {
+  const stream = streamById(db, streamId);
+  if (!stream) throw badRequest('Invalid channel ID');
+  if (administers(user, stream)) return stream;
+  if (hasContentAccess(user, stream, isSubscribed(db, user.id, stream.id))) throw badRequest(CANNOT_ADMINISTER_CHANNEL);
+  throw badRequest('Invalid channel ID');
+}
+
 /** Zulip's access_stream_by_id: the same `Invalid channel ID` for channels that do not exist and those one may not see. */
 export const accessStream = (db: Db, user: Viewer, streamId: number, opts: AccessOptions = {}): StreamRow =>
   checkAccess(db, user, streamById(db, streamId), 'Invalid channel ID', opts);
@@ -111,6 +131,9 @@ export function channelView(db: Db): (stream: StreamRow) => Channel {
   const administrators = systemGroupId(db, 'role:administrators');
   if (administrators === undefined) throw new Error('system group role:administrators is missing');
   const firstMessage = db.prepare('SELECT min(id) AS id FROM messages WHERE stream_id = ?');
+  const subscriberCount = db
+    .prepare('SELECT count(*) FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE s.stream_id = ? AND s.active = 1 AND u.is_active = 1')
+    .pluck();
   return (stream) => ({
     stream_id: stream.id,
     name: stream.name,
@@ -130,6 +153,7 @@ export function channelView(db: Db): (stream: StreamRow) => Channel {
     stream_weekly_traffic: null,
     is_archived: stream.is_archived === 1,
     folder_id: stream.folder_id,
+    subscriber_count: subscriberCount.get(stream.id) as number,
   });
 }
 
@@ -149,8 +173,8 @@ export function firstUnprintable(text: string): number | null {
 
 export function checkChannelName(name: string): void {
   if (name.trim() === '') throw badRequest("Channel name can't be empty.");
-  if ([...name].length > MAX_CHANNEL_NAME_LENGTH) {
-    throw badRequest(`Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`);
+  if ([...name].length > LIMITS.channelName) {
+    throw badRequest(`Channel name too long (limit: ${LIMITS.channelName} characters).`);
   }
   const bad = firstUnprintable(name);
   if (bad !== null) throw badRequest(`Invalid character in channel name, at position ${bad}.`);
@@ -225,26 +249,36 @@ export function listToStreams(
   }
   const created: StreamRow[] = [];
   for (const r of missing) {
-    // Members may create public and private channels (the organization defaults); the rest is refused.
-    if (c.is_default && !isAdmin(c.creator)) throw insufficientPermission();
-    if (c.invite_only && c.is_default) throw badRequest('A default channel cannot be private.');
-    if (c.is_web_public) throw badRequest('Web-public channels are not enabled.');
-    created.push(
-      insertChannel(
-        db,
-        {
-          name: r.name,
-          description: r.description,
-          invite_only: c.invite_only,
-          is_web_public: false,
-          history_public_to_subscribers: c.history_public_to_subscribers,
-          folder_id: c.folder_id,
-          is_default: c.is_default,
-          creator_id: c.creator.id,
-        },
-        now,
-      ),
-    );
+    checkCreation(c);
+    created.push(createChannelRow(db, r, c, now));
   }
   return { existing, created };
 }
+
+/**
+ * Zulip's check_channel_creation_permissions: members may create public and private channels (the
+ * organization defaults); default channels need an administrator and cannot be private; this server has
+ * no web-public channels.
+ */
+export function checkCreation(c: ChannelCreation): void {
+  if (c.is_default && !isAdmin(c.creator)) throw insufficientPermission();
+  if (c.invite_only && c.is_default) throw badRequest('A default channel cannot be private.');
+  if (c.is_web_public) throw badRequest('Web-public channels are not enabled.');
+}
+
+/** A new channel's row; it becomes a default channel through setDefaultChannel, which tells everyone. */
+export const createChannelRow = (db: Db, r: { name: string; description: string }, c: ChannelCreation, now: number): StreamRow =>
+  insertChannel(
+    db,
+    {
+      name: r.name,
+      description: r.description,
+      invite_only: c.invite_only,
+      is_web_public: false,
+      history_public_to_subscribers: c.history_public_to_subscribers,
+      folder_id: c.folder_id,
+      is_default: false,
+      creator_id: c.creator.id,
+    },
+    now,
+  );

@@ -82,8 +82,12 @@ export const MAX_PENDING_EVENTS = 10_000;
 /** Dead or expired queues deleted per request: bounded work in one user's request (serve sweeps the rest). */
 const EXPIRE_PER_REQUEST = 4;
 
-/** The variant of an event a queue gets: message events are rendered for the queue's options. */
-function formOf(o: DeliveryOptions, event: { type: string }): string {
+/**
+ * The variant of an event a queue gets: message events are rendered for the queue's options, and clients
+ * that declared `archived_channels` see an archived channel's `delete` as an `is_archived` update.
+ */
+function formOf(o: DeliveryOptions, event: Record<string, unknown> & { type: string }): string {
+  if (isArchiving(event)) return o.client_capabilities?.archived_channels === true ? 'archived' : '';
   if (event.type !== 'message') return '';
   return [o.apply_markdown === false, o.client_gravatar === true, o.client_capabilities?.empty_topic_name === true].map(Number).join('');
 }
@@ -119,7 +123,7 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     const form = formOf(o, event);
     let id = payloads.get(form);
     if (id === undefined) {
-      const body = event.type === 'message' ? messageEventFor(db, event, o) : event;
+      const body = event.type === 'message' ? messageEventFor(db, event, o) : form === 'archived' ? archivedUpdate(event) : event;
       id = storePayload(db, JSON.stringify(body));
       payloads.set(form, id);
     }
@@ -142,6 +146,15 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     setImmediate(() => {
       for (const id of woken) wakeups.emit(id);
     });
+}
+
+/** A `stream` `delete` of a channel being archived (one that only some users lost access to is not archived). */
+const isArchiving = (event: Record<string, unknown>): boolean =>
+  event.type === 'stream' && event.op === 'delete' && (event.streams as { is_archived?: boolean }[] | undefined)?.[0]?.is_archived === true;
+
+function archivedUpdate(event: Record<string, unknown>): Record<string, unknown> {
+  const [stream] = event.streams as { stream_id: number; name: string }[];
+  return { type: 'stream', op: 'update', stream_id: stream!.stream_id, name: stream!.name, property: 'is_archived', value: true };
 }
 
 const storePayload = (db: Db, json: string): number => Number(statement(db, 'INSERT INTO event_payloads (event) VALUES (?)').run(json).lastInsertRowid);

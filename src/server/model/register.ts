@@ -3,11 +3,12 @@
  * part reads the store as the caller may see it; the whole is read in the transaction that creates the
  * queue, so no change falls between the state and the queue's first event.
  */
+import { LIMITS } from '../../api/limits.js';
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api/operations/folders.js';
 import { ROLE } from '../../api/roles.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { channelView, hasMetadataAccess, MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, subscriberIds, type StreamRow } from './channels.js';
+import { channelView, hasMetadataAccess, subscriberIds, type StreamRow } from './channels.js';
 import { realmEmojiDict } from './emoji.js';
 import { listFolders } from './folders.js';
 import { GroupGraph } from './groups.js';
@@ -98,8 +99,8 @@ function realmState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
     realm_zulip_update_announcements_stream_id: -1,
     realm_empty_topic_display_name: getSetting(db, 'empty_topic_display_name'),
     max_topic_length: MAX_TOPIC_LENGTH,
-    max_stream_name_length: MAX_CHANNEL_NAME_LENGTH,
-    max_stream_description_length: MAX_CHANNEL_DESCRIPTION_LENGTH,
+    max_stream_name_length: LIMITS.channelName,
+    max_stream_description_length: LIMITS.channelDescription,
     max_message_length: MAX_MESSAGE_LENGTH,
     max_channel_folder_name_length: MAX_FOLDER_NAME_LENGTH,
     max_channel_folder_description_length: MAX_FOLDER_DESCRIPTION_LENGTH,

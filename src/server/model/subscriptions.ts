@@ -4,6 +4,7 @@ import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
+import { archiveChannel } from './channel-changes.js';
 import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
 import type { UserRow } from './users.js';
 
@@ -199,12 +200,46 @@ export function subscribeUsers(
   for (const [userId, rows] of newSubs) {
     sink.emit({ type: 'subscription', op: 'add', subscriptions: rows.map(subscription) }, [userId]);
   }
-  for (const { stream, added } of peerAdds) {
-    const isNew = new Set(added);
-    const peers = metadataUserIds(db, stream).filter((id) => !isNew.has(id));
-    sink.emit({ type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: added }, peers);
-  }
+  sendPeerEvents(
+    db,
+    sink,
+    'peer_add',
+    peerAdds.map(({ stream, added }) => ({ stream, userIds: added })),
+  );
   return { subscribed, already };
+}
+
+/** The users one request added to or removed from one channel. */
+export interface Membership {
+  stream: StreamRow;
+  userIds: readonly number[];
+}
+
+const ascending = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
+
+/**
+ * Zulip's send_peer_subscriber_events: a private channel's peers get one event per channel; a public
+ * channel's too when several users changed in it, while a user who changed alone in public channels is
+ * told of in one event naming all of them (a user joining ten channels is one event, not ten).
+ */
+function sendPeerEvents(db: Db, sink: EventSink, op: 'peer_add' | 'peer_remove', changes: readonly Membership[]): void {
+  const alone = new Map<number, StreamRow[]>();
+  for (const { stream, userIds } of changes) {
+    if (userIds.length === 0) continue;
+    if (!stream.invite_only && userIds.length === 1) {
+      const list = alone.get(userIds[0]!);
+      if (list) list.push(stream);
+      else alone.set(userIds[0]!, [stream]);
+      continue;
+    }
+    const changed = new Set(userIds);
+    const peers = metadataUserIds(db, stream).filter((id) => !changed.has(id));
+    sink.emit({ type: 'subscription', op, stream_ids: [stream.id], user_ids: ascending(userIds) }, peers);
+  }
+  for (const [userId, streams] of alone) {
+    const peers = metadataUserIds(db, streams[0]!).filter((id) => id !== userId);
+    sink.emit({ type: 'subscription', op, stream_ids: ascending(streams.map((s) => s.id)), user_ids: [userId] }, peers);
+  }
 }
 
 /**
@@ -222,24 +257,56 @@ export function subscribeToDefaultChannels(db: Db, userId: number): void {
   db.prepare('INSERT OR IGNORE INTO subscriptions (user_id, stream_id) SELECT ?, id FROM streams WHERE is_default = 1 AND is_archived = 0').run(userId);
 }
 
-/** Unsubscribes users from a channel; returns those who were subscribed. Emits remove and peer_remove. */
-export function removeSubscribers(db: Db, sink: EventSink, stream: StreamRow, userIds: readonly number[]): number[] {
-  const subscribed = new Set(
-    subscriptionRowsOf(db, stream.id, userIds)
-      .filter((r) => r.active === 1)
-      .map((r) => r.user_id),
-  );
-  const removed = userIds.filter((id) => subscribed.has(id));
-  if (removed.length === 0) return removed;
-  statement(db, 'UPDATE subscriptions SET active = 0 WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
-    stream.id,
-    JSON.stringify(removed),
-  );
-  // Every removed user gets the same event: built and stored once for all of them.
-  sink.emit({ type: 'subscription', op: 'remove', subscriptions: [{ stream_id: stream.id, name: stream.name }] }, removed);
-  const peers = metadataUserIds(db, stream).filter((id) => !subscribed.has(id));
-  sink.emit({ type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: removed }, peers);
-  return removed;
+/**
+ * Zulip's bulk_remove_subscriptions: unsubscribes users from channels and returns who left each. Each user
+ * gets one `remove` naming all the channels they left (users who left the same channels share one stored
+ * event); a user who may no longer see a private channel gets its `delete`; peers get `peer_remove`; a
+ * private channel left with nobody in it is archived.
+ */
+export function removeSubscriptions(db: Db, sink: EventSink, streams: readonly StreamRow[], userIds: readonly number[]): Membership[] {
+  const changes: Membership[] = [];
+  const left = new Map<number, StreamRow[]>();
+  for (const stream of streams) {
+    const subscribed = new Set(
+      subscriptionRowsOf(db, stream.id, userIds)
+        .filter((r) => r.active === 1)
+        .map((r) => r.user_id),
+    );
+    const removed = userIds.filter((id) => subscribed.has(id));
+    changes.push({ stream, userIds: removed });
+    if (removed.length === 0) continue;
+    statement(db, 'UPDATE subscriptions SET active = 0 WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
+      stream.id,
+      JSON.stringify(removed),
+    );
+    for (const id of removed) {
+      const list = left.get(id);
+      if (list) list.push(stream);
+      else left.set(id, [stream]);
+    }
+  }
+  const byChannels = new Map<string, { streams: StreamRow[]; users: number[] }>();
+  for (const [userId, list] of left) {
+    const key = list.map((s) => s.id).join(',');
+    const group = byChannels.get(key);
+    if (group) group.users.push(userId);
+    else byChannels.set(key, { streams: list, users: [userId] });
+  }
+  for (const { streams: list, users } of byChannels.values()) {
+    sink.emit({ type: 'subscription', op: 'remove', subscriptions: list.map((s) => ({ stream_id: s.id, name: s.name })) }, users);
+  }
+  const view = channelView(db);
+  for (const { stream, userIds: removed } of changes) {
+    if (!stream.invite_only || removed.length === 0) continue;
+    const stillSee = new Set(metadataUserIds(db, stream));
+    const lost = removed.filter((id) => !stillSee.has(id));
+    if (lost.length) sink.emit({ type: 'stream', op: 'delete', streams: [view(stream)], stream_ids: [stream.id] }, lost);
+  }
+  sendPeerEvents(db, sink, 'peer_remove', changes);
+  for (const { stream, userIds: removed } of changes) {
+    if (stream.invite_only && !stream.is_archived && removed.length && subscriberIds(db, stream.id).length === 0) archiveChannel(db, sink, stream);
+  }
+  return changes;
 }
 
 /** Column for each property; `in_home_view` is stored as its inverse, `is_muted`. */

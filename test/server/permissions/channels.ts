@@ -17,7 +17,81 @@ function privateChannel(f: Fixture): number {
   ).id;
 }
 
+/** A public channel of `creator` (default: the organization's owner), which the caller is not in; a default channel if asked. */
+function publicChannel(f: Fixture, creator = f.org.owner.id, isDefault = false): number {
+  return insertChannel(
+    f.org.db,
+    { name: unique('public'), description: '', invite_only: false, is_web_public: false, folder_id: null, is_default: isDefault, creator_id: creator },
+    f.org.clock.now(),
+  ).id;
+}
+
+/** Who may administer a channel someone else created, and what the others are told. */
+const ADMINISTER_OTHERS: Pick<PermissionCase, 'allowed' | 'denied'> = {
+  allowed: ['owner', 'admin'],
+  denied: {
+    moderator: 'You do not have permission to administer this channel.',
+    member: 'You do not have permission to administer this channel.',
+    bot: 'You do not have permission to administer this channel.',
+    guest: 'Invalid channel ID',
+  },
+};
+
 export const channelCases: PermissionCase[] = [
+  {
+    name: 'create a channel (POST /channels/create)',
+    request: () => ({
+      method: 'POST',
+      path: '/channels/create',
+      body: [
+        ['name', unique('made')],
+        ['subscribers', '[]'],
+      ],
+    }),
+    allowed: NOT_GUESTS,
+    denied: 'Not allowed for guest users',
+  },
+  {
+    name: 'rename a channel someone else created',
+    request: (f) => ({ method: 'PATCH', path: `/streams/${publicChannel(f)}`, body: [['new_name', unique('renamed')]] }),
+    ...ADMINISTER_OTHERS,
+  },
+  {
+    name: 'rename a channel one created (guests never administer one)',
+    request: (f) => ({ method: 'PATCH', path: `/streams/${publicChannel(f, f.caller?.id)}`, body: [['new_name', unique('renamed')]] }),
+    allowed: NOT_GUESTS,
+    denied: 'Invalid channel ID',
+  },
+  {
+    name: 'archive a channel someone else created',
+    request: (f) => ({ method: 'DELETE', path: `/streams/${publicChannel(f)}` }),
+    ...ADMINISTER_OTHERS,
+  },
+  {
+    name: 'list the members of a public channel one is not in',
+    request: (f) => ({ method: 'GET', path: `/streams/${publicChannel(f)}/members` }),
+    allowed: NOT_GUESTS,
+    denied: 'Invalid channel ID',
+  },
+  {
+    name: 'list the members of a private channel one is not in',
+    request: (f) => ({ method: 'GET', path: `/streams/${privateChannel(f)}/members` }),
+    allowed: ['owner', 'admin'],
+    denied: 'Invalid channel ID',
+  },
+  {
+    name: 'add a default channel',
+    request: (f) => ({ method: 'POST', path: '/default_streams', body: [['stream_id', String(publicChannel(f))]] }),
+    allowed: ['owner', 'admin'],
+    denied: 'Must be an organization administrator',
+  },
+  {
+    name: 'remove a default channel',
+    // Not `general`: the users the later cases make would no longer be subscribed to it.
+    request: (f) => ({ method: 'DELETE', path: '/default_streams', body: [['stream_id', String(publicChannel(f, f.org.owner.id, true))]] }),
+    allowed: ['owner', 'admin'],
+    denied: 'Must be an organization administrator',
+  },
   {
     name: 'list own subscriptions',
     request: () => ({ method: 'GET', path: '/users/me/subscriptions' }),

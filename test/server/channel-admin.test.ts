@@ -1,0 +1,278 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveStream, createChannel, getStreams, getSubscribers, subscribe, unsubscribe, updateStream } from '../../src/api/operations/channels.js';
+import { createChannelFolder } from '../../src/api/operations/folders.js';
+import type { ChatClient } from '../../src/client/client.js';
+import { bad, failure, flatFailure } from '../helpers/api.js';
+import type { QueueEvent } from '../../src/api/operations/events.js';
+import { eventErrors, listen } from '../helpers/events.js';
+import { unique } from '../helpers/names.js';
+import { openapiErrors } from '../helpers/openapi.js';
+import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
+import { clientFor, TRANSPORTS } from '../helpers/transports.js';
+
+/** A reader of the events a queue received since the last read (listen's reader returns all of them every time). */
+async function newEvents(...args: Parameters<typeof listen>): Promise<() => Promise<QueueEvent[]>> {
+  const read = await listen(...args);
+  let seen = 0;
+  return async () => {
+    const all = await read();
+    const fresh = all.slice(seen);
+    seen = all.length;
+    return fresh;
+  };
+}
+
+/** An event as the OpenAPI check takes it: without the ID the queue gave it. */
+const stored = ({ id: _id, ...event }: QueueEvent) => eventErrors(event);
+
+type Row = { name: string; description: string; invite_only: number; history_public_to_subscribers: number; is_archived: number; folder_id: number | null };
+
+describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
+  let org: TestOrg;
+  let owner: ChatClient;
+  beforeAll(async () => {
+    org = createTestOrg();
+    owner = await clientFor(org, kind);
+  });
+  afterAll(() => org.close());
+
+  const as = (user: TestUser) => clientFor(org, kind, user);
+  const row = (id: number): Row => org.db.prepare('SELECT * FROM streams WHERE id = ?').get(id) as Row;
+  const count = (): number => org.db.prepare('SELECT count(*) FROM streams').pluck().get() as number;
+
+  describe('POST /channels/create', () => {
+    it('creates the channel, subscribes exactly the users given and tells who may see it', async () => {
+      const [a, b, watcher] = [org.addUser(), org.addUser(), org.addUser()];
+      const watch = await newEvents(await as(watcher), ['stream', 'subscription']);
+      const mine = await newEvents(await as(a), ['stream', 'subscription']);
+      const name = unique('made');
+      const { id } = await owner.call(createChannel, { name: ` ${name} `, description: 'One\ntwo', subscribers: [a.id, b.id] });
+      expect(row(id)).toMatchObject({ name, description: 'One two', invite_only: 0 });
+      expect((await owner.call(getSubscribers, { stream_id: id })).subscribers).toEqual([a.id, b.id]);
+      const seen = await watch();
+      expect(seen.map((e) => [e.type, e.op])).toEqual([
+        ['stream', 'create'],
+        ['subscription', 'peer_add'],
+      ]);
+      expect(seen[1]).toMatchObject({ stream_ids: [id], user_ids: [a.id, b.id] });
+      expect((await mine()).map((e) => [e.type, e.op])).toEqual([
+        ['stream', 'create'],
+        ['subscription', 'add'],
+      ]);
+    });
+
+    it('subscribes nobody when no subscribers are given', async () => {
+      const { id } = await owner.call(createChannel, { name: unique('empty'), subscribers: [] });
+      expect((await owner.call(getSubscribers, { stream_id: id })).subscribers).toEqual([]);
+    });
+
+    it('refuses a name in use (any case), a bad name or an unknown user, and creates nothing', async () => {
+      const taken = unique('Taken');
+      await owner.call(createChannel, { name: taken, subscribers: [] });
+      const before = count();
+      const clash = await failure(owner.call(createChannel, { name: taken.toLowerCase(), subscribers: [] }));
+      expect(clash).toMatchObject({
+        msg: `Channel '${taken.toLowerCase()}' already exists`,
+        code: 'CHANNEL_ALREADY_EXISTS',
+        extra: { channel_name: taken.toLowerCase() },
+      });
+      expect(await flatFailure(owner.call(createChannel, { name: '  ', subscribers: [] }))).toEqual(bad("Channel name can't be empty."));
+      expect(await flatFailure(owner.call(createChannel, { name: 'x'.repeat(61), subscribers: [] }))).toEqual(
+        bad('Channel name too long (limit: 60 characters).'),
+      );
+      expect(await flatFailure(owner.call(createChannel, { name: unique('n'), subscribers: [999999] }))).toEqual(bad('No such user'));
+      expect(await flatFailure(owner.call(createChannel, { name: unique('n'), subscribers: [], invite_only: true, is_default_stream: true }))).toEqual(
+        bad('A default channel cannot be private.'),
+      );
+      const member = await as(org.addUser());
+      expect(await flatFailure(member.call(createChannel, { name: unique('n'), subscribers: [], is_default_stream: true }))).toEqual(
+        bad('Insufficient permission'),
+      );
+      expect(count()).toBe(before);
+    });
+  });
+
+  describe('PATCH /streams/{stream_id}', () => {
+    it('renames and describes a channel, telling who may see it, the name event under the old name', async () => {
+      const watcher = org.addUser();
+      const { id } = await owner.call(createChannel, { name: unique('old'), subscribers: [] });
+      const oldName = row(id).name;
+      const watch = await newEvents(await as(watcher), ['stream']);
+      const newName = unique('new');
+      const res = await owner.call(updateStream, { stream_id: id, new_name: newName, description: '**bold**' });
+      expect(openapiErrors('patch', '/streams/{stream_id}', 200, res)).toEqual([]);
+      expect(row(id)).toMatchObject({ name: newName, description: '**bold**' });
+      const seen = await watch();
+      expect(seen).toEqual([
+        expect.objectContaining({
+          type: 'stream',
+          op: 'update',
+          stream_id: id,
+          name: oldName,
+          property: 'description',
+          value: '**bold**',
+          rendered_description: '<p><strong>bold</strong></p>',
+        }),
+        expect.objectContaining({ type: 'stream', op: 'update', stream_id: id, name: oldName, property: 'name', value: newName }),
+      ]);
+      for (const e of seen) expect(stored(e)).toEqual([]);
+    });
+
+    it('refuses the same name, another channel’s name and an over-long description, and changes nothing', async () => {
+      const { id } = await owner.call(createChannel, { name: unique('keep'), subscribers: [] });
+      const other = unique('Other');
+      await owner.call(createChannel, { name: other, subscribers: [] });
+      const before = row(id);
+      expect(await flatFailure(owner.call(updateStream, { stream_id: id, new_name: before.name }))).toEqual(bad('Channel already has that name.'));
+      const clash = await failure(owner.call(updateStream, { stream_id: id, description: 'changed', new_name: other.toUpperCase() }));
+      expect(clash.msg).toBe(`Channel '${other.toUpperCase()}' already exists`);
+      expect(await flatFailure(owner.call(updateStream, { stream_id: id, description: 'd'.repeat(1025) }))).toEqual(
+        bad('description is too long (limit: 1024 characters)'),
+      );
+      expect(row(id)).toEqual(before);
+      await owner.call(updateStream, { stream_id: id, new_name: before.name.toUpperCase() });
+      expect(row(id).name).toBe(before.name.toUpperCase());
+    });
+
+    it('changes privacy with Zulip’s rules, and protects history when made private', async () => {
+      const { id } = await owner.call(createChannel, { name: unique('priv'), subscribers: [org.owner.id] });
+      expect(await flatFailure(owner.call(updateStream, { stream_id: id, history_public_to_subscribers: false }))).toEqual(bad('Invalid parameters'));
+      expect(await flatFailure(owner.call(updateStream, { stream_id: id, is_web_public: true }))).toEqual(bad('Web-public channels are not enabled.'));
+      const outsider = org.addUser();
+      const watch = await newEvents(await as(outsider), ['stream']);
+      await owner.call(updateStream, { stream_id: id, is_private: true });
+      expect(row(id)).toMatchObject({ invite_only: 1, history_public_to_subscribers: 0 });
+      expect(await watch()).toEqual([expect.objectContaining({ type: 'stream', op: 'delete', stream_ids: [id] })]);
+      expect(await flatFailure(owner.call(updateStream, { stream_id: id, is_default_stream: true }))).toEqual(bad('A default channel cannot be private.'));
+      await owner.call(updateStream, { stream_id: id, is_private: false });
+      expect(row(id)).toMatchObject({ invite_only: 0, history_public_to_subscribers: 1 });
+      expect(await watch()).toEqual([expect.objectContaining({ type: 'stream', op: 'create' })]);
+    });
+
+    it('puts a channel in a folder and takes it out', async () => {
+      const { id } = await owner.call(createChannel, { name: unique('filed'), subscribers: [] });
+      const { channel_folder_id } = await owner.call(createChannelFolder, { name: unique('folder'), description: '' });
+      await owner.call(updateStream, { stream_id: id, folder_id: channel_folder_id });
+      expect(row(id).folder_id).toBe(channel_folder_id);
+      await owner.call(updateStream, { stream_id: id, folder_id: null });
+      expect(row(id).folder_id).toBeNull();
+      expect(await flatFailure(owner.call(updateStream, { stream_id: id, folder_id: 999999 }))).toEqual(bad('Invalid channel folder ID'));
+    });
+
+    it('lets a member administer the channel they created, and no other', async () => {
+      const creator = await as(org.addUser());
+      const { id } = await creator.call(createChannel, { name: unique('mine'), subscribers: [] });
+      await creator.call(updateStream, { stream_id: id, description: 'mine' });
+      const someone = await as(org.addUser());
+      expect(await flatFailure(someone.call(updateStream, { stream_id: id, description: 'theirs' }))).toEqual(
+        bad('You do not have permission to administer this channel.'),
+      );
+      expect(await flatFailure(creator.call(updateStream, { stream_id: id, is_default_stream: true }))).toEqual({
+        msg: 'Must be an organization administrator',
+        code: 'UNAUTHORIZED_PRINCIPAL',
+        status: 400,
+      });
+      const secret = await owner.call(createChannel, { name: unique('secret'), subscribers: [org.owner.id], invite_only: true });
+      expect(await flatFailure(someone.call(updateStream, { stream_id: secret.id, description: 'x' }))).toEqual(bad('Invalid channel ID'));
+    });
+  });
+
+  describe('archiving', () => {
+    it('archives a channel: a delete for most clients, an is_archived update for those that declared archived_channels', async () => {
+      const [plain, aware] = [org.addUser(), org.addUser()];
+      const name = unique('old-news');
+      const { id } = await owner.call(createChannel, { name, subscribers: [plain.id], is_default_stream: true });
+      const plainEvents = await newEvents(await as(plain), ['stream', 'default_streams']);
+      const awareEvents = await newEvents(await as(aware), ['stream'], { client_capabilities: { archived_channels: true } });
+      const res = await owner.call(archiveStream, { stream_id: id });
+      expect(openapiErrors('delete', '/streams/{stream_id}', 200, res)).toEqual([]);
+      expect(row(id)).toMatchObject({ name, is_archived: 1 });
+      const seen = await plainEvents();
+      expect(seen.map((e) => [e.type, e.op])).toEqual([
+        ['default_streams', undefined],
+        ['stream', 'delete'],
+      ]);
+      expect(seen[1]).toMatchObject({ stream_ids: [id], streams: [expect.objectContaining({ stream_id: id, is_archived: true })] });
+      expect(await awareEvents()).toEqual([
+        { type: 'stream', op: 'update', stream_id: id, name, property: 'is_archived', value: true, id: expect.any(Number) },
+      ]);
+      expect((await owner.call(getStreams, {})).streams.map((s) => s.stream_id)).not.toContain(id);
+      const all = await owner.call(getStreams, { exclude_archived: false, include_default: true });
+      expect(all.streams.find((s) => s.stream_id === id)).toMatchObject({ is_archived: true, is_default: false });
+      expect(await flatFailure(owner.call(archiveStream, { stream_id: id }))).toEqual(bad('Channel is already deactivated'));
+    });
+
+    it('unarchives through PATCH is_archived=false, telling everyone who may see it', async () => {
+      const watcher = org.addUser();
+      const { id } = await owner.call(createChannel, { name: unique('back'), subscribers: [] });
+      expect(await flatFailure(owner.call(updateStream, { stream_id: id, is_archived: false }))).toEqual(bad('Channel is not currently deactivated'));
+      await owner.call(archiveStream, { stream_id: id });
+      const watch = await newEvents(await as(watcher), ['stream']);
+      await owner.call(updateStream, { stream_id: id, is_archived: false });
+      expect(row(id).is_archived).toBe(0);
+      expect(await watch()).toEqual([expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: true })]);
+      const secret = await owner.call(createChannel, { name: unique('lonely'), subscribers: [org.owner.id], invite_only: true });
+      await owner.call(archiveStream, { stream_id: secret.id });
+      await owner.call(unsubscribe, { subscriptions: [row(secret.id).name] });
+      expect(await flatFailure(owner.call(updateStream, { stream_id: secret.id, is_archived: false }))).toEqual(
+        bad('Channel is private and have no subscribers'),
+      );
+    });
+  });
+
+  describe('members and counts', () => {
+    it('lists a channel’s active subscribers and counts them in the channel object', async () => {
+      const [a, b, gone] = [org.addUser(), org.addUser(), org.addUser()];
+      const name = unique('counted');
+      const { id } = await owner.call(createChannel, { name, subscribers: [a.id, b.id, gone.id] });
+      org.db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(gone.id);
+      const res = await owner.call(getSubscribers, { stream_id: id });
+      expect(openapiErrors('get', '/streams/{stream_id}/members', 200, res)).toEqual([]);
+      expect(res.subscribers).toEqual([a.id, b.id]);
+      const listed = await owner.call(getStreams, {});
+      expect(openapiErrors('get', '/streams', 200, listed)).toEqual([]);
+      expect(listed.streams.find((s) => s.stream_id === id)?.subscriber_count).toBe(2);
+      expect(await flatFailure(owner.call(getSubscribers, { stream_id: 999999 }))).toEqual(bad('Invalid channel ID'));
+    });
+  });
+
+  describe('peer events, batched as Zulip batches them', () => {
+    it('tells peers of a user who joins several public channels alone in one peer_add, and of their leaving in one peer_remove', async () => {
+      const [joiner, peer] = [org.addUser(), org.addUser()];
+      const [x, y] = [unique('px'), unique('py')];
+      const xId = (await owner.call(createChannel, { name: x, subscribers: [peer.id] })).id;
+      const yId = (await owner.call(createChannel, { name: y, subscribers: [peer.id] })).id;
+      const peers = await newEvents(await as(peer), ['subscription']);
+      const own = await newEvents(await as(joiner), ['subscription']);
+      await owner.call(subscribe, { subscriptions: [{ name: x }, { name: y }], principals: [joiner.id] });
+      const added = await peers();
+      expect(added).toEqual([
+        { type: 'subscription', op: 'peer_add', stream_ids: [xId, yId].sort((m, n) => m - n), user_ids: [joiner.id], id: expect.any(Number) },
+      ]);
+      expect(stored(added[0]!)).toEqual([]);
+      await own();
+      await owner.call(unsubscribe, { subscriptions: [x, y], principals: [joiner.id] });
+      expect(await peers()).toEqual([
+        { type: 'subscription', op: 'peer_remove', stream_ids: [xId, yId].sort((m, n) => m - n), user_ids: [joiner.id], id: expect.any(Number) },
+      ]);
+      expect(await own()).toEqual([
+        expect.objectContaining({
+          type: 'subscription',
+          op: 'remove',
+          subscriptions: [
+            { stream_id: xId, name: x },
+            { stream_id: yId, name: y },
+          ],
+        }),
+      ]);
+    });
+
+    it('archives a private channel its last subscriber leaves', async () => {
+      const member = org.addUser();
+      const name = unique('last');
+      const { id } = await owner.call(createChannel, { name, subscribers: [member.id], invite_only: true });
+      await (await as(member)).call(unsubscribe, { subscriptions: [name] });
+      expect(row(id).is_archived).toBe(1);
+    });
+  });
+});
