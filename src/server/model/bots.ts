@@ -33,7 +33,9 @@ export function checkBotCreationPolicy(db: Db, caller: UserRow, botType: number)
 
 /** Two active accounts with one name would be confusing; bots are refused one (a server's check_bot_name_available). */
 export function checkBotNameAvailable(db: Db, fullName: string, isActivation: boolean): void {
-  const taken = db.prepare('SELECT 1 FROM users WHERE full_name = ? AND is_active = 1').get(fullName.trim());
+  // Exact, as the server compares; the first (case-blind) condition is what lets SQLite use the name index.
+  const name = fullName.trim();
+  const taken = db.prepare('SELECT 1 FROM users WHERE full_name = ? COLLATE NOCASE AND full_name = ? AND is_active = 1').get(name, name);
   if (!taken) return;
   if (isActivation) {
     throw badRequest(

@@ -7,6 +7,7 @@
 import type { Role } from '../../api/roles.js';
 import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
+import { nameKey } from '../store/name-key.js';
 import { FLAG_BITS } from './flags.js';
 import { channelRecipientId } from './messages.js';
 
@@ -18,9 +19,9 @@ export interface SeedUser {
 
 /** Inserts users (no password: they sign in by API key); returns their IDs in order. */
 export function seedUsers(db: Db, users: Iterable<SeedUser>, now: number): number[] {
-  const insert = db.prepare('INSERT INTO users (email, full_name, role, api_key, date_joined) VALUES (?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO users (email, full_name, name_key, role, api_key, date_joined) VALUES (?, ?, ?, ?, ?, ?)');
   const ids: number[] = [];
-  for (const u of users) ids.push(Number(insert.run(u.email, u.full_name, u.role, newApiKey(), now).lastInsertRowid));
+  for (const u of users) ids.push(Number(insert.run(u.email, u.full_name, nameKey(u.full_name), u.role, newApiKey(), now).lastInsertRowid));
   return ids;
 }
 

@@ -8,6 +8,7 @@ import type { Role } from '../../api/roles.js';
 import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
+import { nameKey } from '../store/name-key.js';
 import { subscribeToDefaultChannels } from './subscriptions.js';
 import { directSystemGroups, systemGroupId } from './system-groups.js';
 import { emitWithPerson, notifyBotUpdate, notifyPersonUpdate } from './user-events.js';
@@ -77,7 +78,7 @@ export function changeRole(db: Db, sink: EventSink, target: UserRow, role: Role)
 }
 
 export function changeFullName(db: Db, sink: EventSink, target: UserRow, name: string): void {
-  db.prepare('UPDATE users SET full_name = ? WHERE id = ?').run(name, target.id);
+  db.prepare('UPDATE users SET full_name = ?, name_key = ? WHERE id = ?').run(name, nameKey(name), target.id);
   notifyPersonUpdate(db, sink, { user_id: target.id, full_name: name });
   if (target.is_bot) notifyBotUpdate(db, sink, target, { full_name: name });
 }

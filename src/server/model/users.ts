@@ -5,6 +5,7 @@ import type { Role } from '../../api/roles.js';
 import type { BotType } from '../../api/types.js';
 import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
+import { nameKey } from '../store/name-key.js';
 import { statement } from '../store/statements.js';
 
 export interface UserRow {
@@ -133,14 +134,15 @@ export interface NewUser {
 export function insertUser(db: Db, u: NewUser, now: number): UserRow {
   const info = db
     .prepare(
-      `INSERT INTO users (email, full_name, role, is_bot, bot_type, bot_owner_id, api_key, password_hash, date_joined,
+      `INSERT INTO users (email, full_name, name_key, role, is_bot, bot_type, bot_owner_id, api_key, password_hash, date_joined,
          timezone, service_base_url, service_interface, service_token)
-       VALUES (@email, @full_name, @role, @is_bot, @bot_type, @bot_owner_id, @api_key, @password_hash, @date_joined,
+       VALUES (@email, @full_name, @name_key, @role, @is_bot, @bot_type, @bot_owner_id, @api_key, @password_hash, @date_joined,
          @timezone, @service_base_url, @service_interface, @service_token)`,
     )
     .run({
       email: u.email.trim(),
       full_name: u.full_name,
+      name_key: nameKey(u.full_name),
       role: u.role ?? ROLE.member,
       is_bot: u.is_bot ? 1 : 0,
       bot_type: u.bot_type ?? null,

@@ -2,12 +2,10 @@
 import { badRequest } from '../../api/errors.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
+import { nameKey } from '../store/name-key.js';
 
 export const MAX_NAME_LENGTH = 100;
 export const MIN_NAME_LENGTH = 2;
-
-/** A name's key for uniqueness: names equal up to compatibility forms and case are the same name. */
-const nameKey = (name: string): string => name.normalize('NFKC').toLowerCase();
 
 export function validateFullName(db: Db, raw: string, exceptUserId?: number): string {
   const name = raw.trim();
@@ -18,12 +16,8 @@ export function validateFullName(db: Db, raw: string, exceptUserId?: number): st
   // `Name|15` would read as a mention of user 15 to a sloppy parser of the mention syntax.
   if (/\|\d+$/.test(raw)) throw badRequest('Invalid format!');
   if (getSetting(db, 'require_unique_names')) {
-    const key = nameKey(name);
-    const names = db
-      .prepare('SELECT full_name FROM users WHERE id IS NOT ?')
-      .pluck()
-      .all(exceptUserId ?? null) as string[];
-    if (names.some((other) => nameKey(other) === key)) throw badRequest('Unique names required in this organization.');
+    const taken = db.prepare('SELECT 1 FROM users WHERE name_key = ? AND id IS NOT ? LIMIT 1').get(nameKey(name), exceptUserId ?? null);
+    if (taken) throw badRequest('Unique names required in this organization.');
   }
   return name;
 }

@@ -6,6 +6,7 @@
  * SQLite requires for rebuilding a table, and are checked for broken references before they commit.
  */
 import type { Db } from './db.js';
+import { nameKey } from './name-key.js';
 
 export type Migration = string | ((db: Db) => void);
 
@@ -441,4 +442,19 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX invites_by_referrer ON invites (referrer_id, status);
   CREATE INDEX multiuse_invites_by_referrer ON multiuse_invites (referrer_id, status);
   `,
+  // 11: names found by index
+  (db) => {
+    // The "unique names" check compared the new name with every user's; the mention of @**Name** and the bot
+    // name check scanned every user too. Keys are computed here because SQLite has no NFKC.
+    db.exec('ALTER TABLE users ADD COLUMN name_key TEXT');
+    const setKey = db.prepare('UPDATE users SET name_key = ? WHERE id = ?');
+    for (const row of db.prepare('SELECT id, full_name FROM users').all() as { id: number; full_name: string }[]) {
+      setKey.run(nameKey(row.full_name), row.id);
+    }
+    db.exec(`
+      CREATE INDEX users_by_name_key ON users (name_key);
+      -- @**Name** mentions (any case) and the bot name check (exact, among active users).
+      CREATE INDEX users_by_full_name ON users (full_name COLLATE NOCASE);
+    `);
+  },
 ];
