@@ -79,8 +79,8 @@ const principals = s.union(s.list(s.int(), { unique: true }), s.list(s.string(),
 const newChannelParams = {
   announce: p.def(s.bool(), false),
   invite_only: p.def(s.bool(), false, { doc: 'new channels are private' }),
-  is_web_public: p.def(s.bool(), false, { doc: 'new channels are web-public' }),
-  is_default_stream: p.def(s.bool(), false, { doc: 'new channels are default channels (administrators)' }),
+  is_web_public: p.def(s.bool(), false, { minFeatureLevel: 98, doc: 'new channels are web-public' }),
+  is_default_stream: p.def(s.bool(), false, { minFeatureLevel: 200, doc: 'new channels are default channels (administrators)' }),
   history_public_to_subscribers: p.opt(s.bool(), { doc: 'private channels: new subscribers see earlier messages' }),
   folder_id: p.opt(s.int(), { minFeatureLevel: 389, doc: 'channel folder of new channels' }),
 };
