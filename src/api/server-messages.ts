@@ -119,7 +119,7 @@ export const SERVER_MESSAGES = [
   { meaning: 'notFound', kind: 'notFound', status: 404 },
 
   // Recognised for what chatctl does next, exiting 1 as any failure.
-  // lib/exceptions.py ChannelExistsError (POST /channels/create, renaming): `Channel 'x' already exists`.
+  // lib/exceptions.py ChannelExistsError (POST /channels/create, renaming), HTTP 409: `Channel 'x' already exists`.
   { meaning: 'channelExists', kind: 'failure', code: 'CHANNEL_ALREADY_EXISTS', pattern: /^Channel '.*' already exists/ },
   // actions/realm_linkifiers.py reorder: `The ordered list must not contain duplicated linkifiers`,
   // `... must enumerate all existing linkifiers exactly once`.

@@ -67,7 +67,7 @@ const SAMPLES: Record<Meaning, ApiError> = {
   noSuchEmoji: documented('DELETE', '/realm/emoji/{emoji_name}', 404),
   narrowNamesNothing: answer("Invalid narrow operator: unknown channel 'nowhere'", 'BAD_NARROW'),
   notFound: documented('DELETE', '/drafts/{draft_id}', 404),
-  channelExists: answer("Channel 'music' already exists", 'CHANNEL_ALREADY_EXISTS'),
+  channelExists: answer("Channel 'music' already exists", 'CHANNEL_ALREADY_EXISTS', 409),
   linkifierOrderMismatch: answer('The ordered list must enumerate all existing linkifiers exactly once'),
 };
 

@@ -11,7 +11,7 @@ import { sendInvites, createInviteLink } from '../../src/api/operations/invites.
 import { addLinkifier, updateLinkifier } from '../../src/api/operations/linkifiers.js';
 import { getMessages, sendMessage, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
 import { updatePresence } from '../../src/api/operations/presence.js';
-import { createChannel, getStreams, updateStream, updateUserTopic } from '../../src/api/operations/channels.js';
+import { createChannel, getStreams, subscribe, updateStream, updateUserTopic } from '../../src/api/operations/channels.js';
 import { register } from '../../src/api/operations/events.js';
 import { setMessageEditTypingStatus, setTypingStatus } from '../../src/api/operations/typing.js';
 import { getUsers, updateUser } from '../../src/api/operations/users.js';
@@ -192,6 +192,16 @@ describe('operations that moved or changed shape', () => {
     expect(await at(314, getStreams, { exclude_archived: true })).toMatchObject([{ params: {} }]);
     expect(await refusal(at(387, updateStream, { stream_id: 4, is_archived: false }))).toBe(
       'update-stream parameter is_archived needs feature level ≥ 388 (server has 387)',
+    );
+    // API changelog: subscribe's is_default_stream is feature level 200, is_web_public 98.
+    expect(await refusal(at(199, subscribe, { subscriptions: [{ name: 'c' }], is_default_stream: true }))).toBe(
+      'subscribe parameter is_default_stream needs feature level ≥ 200 (server has 199)',
+    );
+    expect(await at(199, subscribe, { subscriptions: [{ name: 'c' }], is_default_stream: false, is_web_public: false })).toMatchObject([
+      { params: { subscriptions: '[{"name":"c"}]' } },
+    ]);
+    expect(await refusal(at(97, subscribe, { subscriptions: [{ name: 'c' }], is_web_public: true }))).toBe(
+      'subscribe parameter is_web_public needs feature level ≥ 98 (server has 97)',
     );
   });
 

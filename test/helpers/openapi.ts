@@ -28,7 +28,6 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
   'folder_id', // channels, feature level 389
   'subscriber_count', // channels, feature level 394
   'stream_ids', // stream delete events, feature level 343
-  'for_unarchiving', // stream create events, feature level 426
   'channel_folders', // register, feature level 389
   'max_channel_folder_name_length', // register, feature level 410
   'max_channel_folder_description_length', // register, feature level 410
@@ -48,14 +47,32 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * OpenAPI 3.0's `nullable` as JSON Schema (a null type alongside, or an anyOf with null), and the newer
- * fields admitted where unknown fields are refused.
+ * Values whose shape changed after feature level 263, as newer servers send them: default channels are
+ * channel IDs (feature level 330), and a stream `delete` event's channels are `{stream_id}` objects
+ * (feature level 343).
+ */
+function newerShapes(properties: Record<string, unknown>): void {
+  const itemsOf = (name: string): unknown => (properties[name] as { items?: { $ref?: string } } | undefined)?.items?.$ref;
+  for (const name of ['default_streams', 'realm_default_streams']) {
+    if (itemsOf(name) === '#/components/schemas/DefaultChannel') properties[name] = { type: 'array', items: { type: 'integer' } };
+  }
+  const op = (properties.op as { enum?: unknown[] } | undefined)?.enum;
+  if (op?.length === 1 && op[0] === 'delete' && itemsOf('streams') === '#/components/schemas/BasicChannel') {
+    const idOnly = { type: 'object', additionalProperties: false, required: ['stream_id'], properties: { stream_id: { type: 'integer' } } };
+    properties.streams = { type: 'array', items: idOnly };
+  }
+}
+
+/**
+ * OpenAPI 3.0's `nullable` as JSON Schema (a null type alongside, or an anyOf with null), the newer
+ * fields admitted where unknown fields are refused, and the newer shapes of changed values.
  */
 function jsonSchemaOf(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(jsonSchemaOf);
   if (!node || typeof node !== 'object') return node;
   const { nullable, ...rest } = node as Record<string, unknown>;
   const converted = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, jsonSchemaOf(v)]));
+  if (converted.properties && typeof converted.properties === 'object') newerShapes(converted.properties as Record<string, unknown>);
   if (converted.additionalProperties === false && converted.properties && typeof converted.properties === 'object') {
     const known = converted.properties as Record<string, unknown>;
     for (const name of FIELDS_NEWER_THAN_DESCRIPTION) if (!(name in known)) known[name] = {};

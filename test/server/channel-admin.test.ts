@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveStream, createChannel, getStreams, getSubscribers, subscribe, unsubscribe, updateStream } from '../../src/api/operations/channels.js';
+import {
+  addDefaultStream,
+  archiveStream,
+  createChannel,
+  getStreams,
+  getSubscribers,
+  removeDefaultStream,
+  subscribe,
+  unsubscribe,
+  updateStream,
+} from '../../src/api/operations/channels.js';
+import { register } from '../../src/api/operations/events.js';
 import { createChannelFolder } from '../../src/api/operations/folders.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { bad, failure, flatFailure } from '../helpers/api.js';
@@ -71,9 +82,11 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
       await owner.call(createChannel, { name: taken, subscribers: [] });
       const before = count();
       const clash = await failure(owner.call(createChannel, { name: taken.toLowerCase(), subscribers: [] }));
+      // lib/exceptions.py ChannelExistsError: 409, the name given as channel_name.
       expect(clash).toMatchObject({
         msg: `Channel '${taken.toLowerCase()}' already exists`,
         code: 'CHANNEL_ALREADY_EXISTS',
+        status: 409,
         extra: { channel_name: taken.toLowerCase() },
       });
       expect(await flatFailure(owner.call(createChannel, { name: '  ', subscribers: [] }))).toEqual(bad("Channel name can't be empty."));
@@ -89,6 +102,20 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
         bad('Insufficient permission'),
       );
       expect(count()).toBe(before);
+    });
+
+    it('announces a new default channel, then the default channels, then its subscribers', async () => {
+      const [a, watcher] = [org.addUser(), org.addUser()];
+      const watch = await newEvents(await as(watcher), ['stream', 'default_streams', 'subscription']);
+      const { id } = await owner.call(createChannel, { name: unique('welcome'), subscribers: [a.id], is_default_stream: true });
+      const seen = await watch();
+      expect(seen.map((e) => [e.type, e.op])).toEqual([
+        ['stream', 'create'],
+        ['default_streams', undefined],
+        ['subscription', 'peer_add'],
+      ]);
+      expect(seen[1]!.default_streams).toContain(id);
+      for (const e of seen) expect(stored(e)).toEqual([]);
     });
   });
 
@@ -125,7 +152,7 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
       const before = row(id);
       expect(await flatFailure(owner.call(updateStream, { stream_id: id, new_name: before.name }))).toEqual(bad('Channel already has that name.'));
       const clash = await failure(owner.call(updateStream, { stream_id: id, description: 'changed', new_name: other.toUpperCase() }));
-      expect(clash.msg).toBe(`Channel '${other.toUpperCase()}' already exists`);
+      expect(clash).toMatchObject({ msg: `Channel '${other.toUpperCase()}' already exists`, code: 'CHANNEL_ALREADY_EXISTS', status: 409 });
       expect(await flatFailure(owner.call(updateStream, { stream_id: id, description: 'd'.repeat(1025) }))).toEqual(
         bad('description is too long (limit: 1024 characters)'),
       );
@@ -138,15 +165,29 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
       const { id } = await owner.call(createChannel, { name: unique('priv'), subscribers: [org.owner.id] });
       expect(await flatFailure(owner.call(updateStream, { stream_id: id, history_public_to_subscribers: false }))).toEqual(bad('Invalid parameters'));
       expect(await flatFailure(owner.call(updateStream, { stream_id: id, is_web_public: true }))).toEqual(bad('Web-public channels are not enabled.'));
-      const outsider = org.addUser();
-      const watch = await newEvents(await as(outsider), ['stream']);
+      const [outsider, inside] = [org.addUser(), org.addUser()];
+      await owner.call(subscribe, { subscriptions: [{ name: row(id).name }], principals: [inside.id] });
+      const watch = await newEvents(await as(outsider), ['stream', 'subscription']);
+      const insideWatch = await newEvents(await as(inside), ['stream']);
       await owner.call(updateStream, { stream_id: id, is_private: true });
       expect(row(id)).toMatchObject({ invite_only: 1, history_public_to_subscribers: 0 });
-      expect(await watch()).toEqual([expect.objectContaining({ type: 'stream', op: 'delete', stream_ids: [id] })]);
+      // actions/streams.py do_change_stream_permission: one invite_only update, to those who may still see
+      // the channel; those it now shuts out are told nothing.
+      const update = { type: 'stream', op: 'update', stream_id: id, name: row(id).name, property: 'invite_only' };
+      expect(await insideWatch()).toEqual([{ ...update, value: true, history_public_to_subscribers: false, is_web_public: false, id: expect.any(Number) }]);
+      expect(await watch()).toEqual([]);
       expect(await flatFailure(owner.call(updateStream, { stream_id: id, is_default_stream: true }))).toEqual(bad('A default channel cannot be private.'));
       await owner.call(updateStream, { stream_id: id, is_private: false });
       expect(row(id)).toMatchObject({ invite_only: 0, history_public_to_subscribers: 1 });
-      expect(await watch()).toEqual([expect.objectContaining({ type: 'stream', op: 'create' })]);
+      // Those who could not see it get the channel and its subscribers instead of the update.
+      const gained = await watch();
+      expect(gained.map((e) => [e.type, e.op])).toEqual([
+        ['stream', 'create'],
+        ['subscription', 'peer_add'],
+      ]);
+      expect(gained[1]).toMatchObject({ stream_ids: [id], user_ids: [org.owner.id, inside.id].sort((m, n) => m - n) });
+      expect(await insideWatch()).toEqual([{ ...update, value: false, history_public_to_subscribers: true, is_web_public: false, id: expect.any(Number) }]);
+      for (const e of gained) expect(stored(e)).toEqual([]);
     });
 
     it('puts a channel in a folder and takes it out', async () => {
@@ -167,11 +208,10 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
       expect(await flatFailure(someone.call(updateStream, { stream_id: id, description: 'theirs' }))).toEqual(
         bad('You do not have permission to administer this channel.'),
       );
-      expect(await flatFailure(creator.call(updateStream, { stream_id: id, is_default_stream: true }))).toEqual({
-        msg: 'Must be an organization administrator',
-        code: 'UNAUTHORIZED_PRINCIPAL',
-        status: 400,
-      });
+      // zerver/tests/test_default_channels.py test_add_and_remove_stream_as_default.
+      expect(await flatFailure(creator.call(updateStream, { stream_id: id, is_default_stream: true }))).toEqual(
+        bad('You do not have permission to change default channels.'),
+      );
       const secret = await owner.call(createChannel, { name: unique('secret'), subscribers: [org.owner.id], invite_only: true });
       expect(await flatFailure(someone.call(updateStream, { stream_id: secret.id, description: 'x' }))).toEqual(bad('Invalid channel ID'));
     });
@@ -192,7 +232,9 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
         ['default_streams', undefined],
         ['stream', 'delete'],
       ]);
-      expect(seen[1]).toMatchObject({ stream_ids: [id], streams: [expect.objectContaining({ stream_id: id, is_archived: true })] });
+      expect(seen[0]!.default_streams).not.toContain(id);
+      expect(seen[1]).toEqual({ type: 'stream', op: 'delete', streams: [{ stream_id: id }], stream_ids: [id], id: expect.any(Number) });
+      for (const e of seen) expect(stored(e)).toEqual([]);
       expect(await awareEvents()).toEqual([
         { type: 'stream', op: 'update', stream_id: id, name, property: 'is_archived', value: true, id: expect.any(Number) },
       ]);
@@ -203,14 +245,25 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
     });
 
     it('unarchives through PATCH is_archived=false, telling everyone who may see it', async () => {
-      const watcher = org.addUser();
-      const { id } = await owner.call(createChannel, { name: unique('back'), subscribers: [] });
+      const [watcher, aware] = [org.addUser(), org.addUser()];
+      const name = unique('back');
+      const { id } = await owner.call(createChannel, { name, subscribers: [] });
       expect(await flatFailure(owner.call(updateStream, { stream_id: id, is_archived: false }))).toEqual(bad('Channel is not currently deactivated'));
       await owner.call(archiveStream, { stream_id: id });
       const watch = await newEvents(await as(watcher), ['stream']);
+      const awareWatch = await newEvents(await as(aware), ['stream'], { client_capabilities: { archived_channels: true } });
       await owner.call(updateStream, { stream_id: id, is_archived: false });
       expect(row(id).is_archived).toBe(0);
-      expect(await watch()).toEqual([expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: true })]);
+      // for_unarchiving only chooses who gets the create; no client sees it.
+      const created = await watch();
+      expect(created).toEqual([
+        expect.objectContaining({ type: 'stream', op: 'create', streams: [expect.objectContaining({ stream_id: id, is_archived: false })] }),
+      ]);
+      expect(created[0]).not.toHaveProperty('for_unarchiving');
+      expect(stored(created[0]!)).toEqual([]);
+      expect(await awareWatch()).toEqual([
+        { type: 'stream', op: 'update', stream_id: id, name, property: 'is_archived', value: false, id: expect.any(Number) },
+      ]);
       const secret = await owner.call(createChannel, { name: unique('lonely'), subscribers: [org.owner.id], invite_only: true });
       await owner.call(archiveStream, { stream_id: secret.id });
       await owner.call(unsubscribe, { subscriptions: [row(secret.id).name] });
@@ -267,12 +320,72 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
       ]);
     });
 
-    it('archives a private channel its last subscriber leaves', async () => {
+    it('tells users who joined the same public channels together in one peer_add, a channel with a guest apart', async () => {
+      const [a, b, peer, guest] = [org.addUser(), org.addUser(), org.addUser(), org.addUser({ role: 600 })];
+      const [x, y, z] = [unique('bx'), unique('by'), unique('bz')];
+      const ids = await Promise.all([x, y].map(async (n) => (await owner.call(createChannel, { name: n, subscribers: [peer.id] })).id));
+      const zId = (await owner.call(createChannel, { name: z, subscribers: [peer.id, guest.id] })).id;
+      const peers = await newEvents(await as(peer), ['subscription']);
+      const guestPeers = await newEvents(await as(guest), ['subscription']);
+      await owner.call(subscribe, { subscriptions: [{ name: x }, { name: y }, { name: z }], principals: [a.id, b.id] });
+      const both = [a.id, b.id].sort((m, n) => m - n);
+      expect(await peers()).toEqual([
+        { type: 'subscription', op: 'peer_add', stream_ids: [zId], user_ids: both, id: expect.any(Number) },
+        { type: 'subscription', op: 'peer_add', stream_ids: ids.sort((m, n) => m - n), user_ids: both, id: expect.any(Number) },
+      ]);
+      // A guest hears of the channel it is in only.
+      expect(await guestPeers()).toEqual([{ type: 'subscription', op: 'peer_add', stream_ids: [zId], user_ids: both, id: expect.any(Number) }]);
+    });
+
+    it('leaves a private channel its last subscriber leaves as it is, and tells that user it is gone', async () => {
       const member = org.addUser();
       const name = unique('last');
       const { id } = await owner.call(createChannel, { name, subscribers: [member.id], invite_only: true });
+      const own = await newEvents(await as(member), ['subscription', 'stream']);
       await (await as(member)).call(unsubscribe, { subscriptions: [name] });
-      expect(row(id).is_archived).toBe(1);
+      // Private channels left empty are no longer archived (zulip/zulip#33696).
+      expect(row(id).is_archived).toBe(0);
+      const seen = await own();
+      expect(seen).toEqual([
+        { type: 'subscription', op: 'remove', subscriptions: [{ name, stream_id: id }], id: expect.any(Number) },
+        { type: 'stream', op: 'delete', streams: [{ stream_id: id }], stream_ids: [id], id: expect.any(Number) },
+      ]);
+      for (const e of seen) expect(stored(e)).toEqual([]);
+    });
+
+    it('tells a guest who leaves public channels that they are gone, in one delete', async () => {
+      const guest = org.addUser({ role: 600 });
+      const names = [unique('gx'), unique('gy')];
+      const ids = await Promise.all(names.map(async (n) => (await owner.call(createChannel, { name: n, subscribers: [guest.id] })).id));
+      const own = await newEvents(await as(guest), ['stream']);
+      await owner.call(unsubscribe, { subscriptions: names, principals: [guest.id] });
+      expect(await own()).toEqual([{ type: 'stream', op: 'delete', streams: ids.map((i) => ({ stream_id: i })), stream_ids: ids, id: expect.any(Number) }]);
+    });
+  });
+
+  describe('default channels', () => {
+    it('sends the IDs of the default channels on every change but adding one again, and lists them at registration', async () => {
+      const [member, guest] = [org.addUser(), org.addUser({ role: 600 })];
+      const { id } = await owner.call(createChannel, { name: unique('dflt'), subscribers: [] });
+      const watch = await newEvents(await as(member), ['default_streams']);
+      await owner.call(addDefaultStream, { stream_id: id });
+      await owner.call(addDefaultStream, { stream_id: id });
+      const state = await (await as(member)).call(register, { fetch_event_types: ['default_streams'] });
+      expect(state.realm_default_streams).toContain(id);
+      expect((await (await as(guest)).call(register, { fetch_event_types: ['default_streams'] })).realm_default_streams).toEqual([]);
+      await owner.call(removeDefaultStream, { stream_id: id });
+      await owner.call(removeDefaultStream, { stream_id: id });
+      const seen = await watch();
+      // actions/default_streams.py: do_add_default_stream sends nothing for a default channel,
+      // do_remove_default_stream always sends the list.
+      expect(seen.map((e) => (e.default_streams as number[]).includes(id))).toEqual([true, false, false]);
+      for (const e of seen) expect(stored(e)).toEqual([]);
+      const member2 = await as(org.addUser());
+      expect(await flatFailure(member2.call(addDefaultStream, { stream_id: id }))).toEqual({
+        msg: 'Must be an organization administrator',
+        code: 'UNAUTHORIZED_PRINCIPAL',
+        status: 400,
+      });
     });
   });
 });

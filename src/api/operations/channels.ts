@@ -75,12 +75,15 @@ export interface UserTopic {
 /** Principals: all user IDs or all e-mail addresses. */
 const principals = s.union(s.list(s.int(), { unique: true }), s.list(s.string(), { unique: true }), 'a list');
 
-/** A channel's privacy and defaults as a new channel takes them (`subscribe` and `create-channel`). */
+/**
+ * A channel's privacy and defaults as a new channel takes them (`subscribe` and `create-channel`). Levels
+ * from Zulip's API changelog: is_web_public 98, is_default_stream 200, folder_id 389.
+ */
 const newChannelParams = {
   announce: p.def(s.bool(), false),
   invite_only: p.def(s.bool(), false, { doc: 'new channels are private' }),
-  is_web_public: p.def(s.bool(), false, { doc: 'new channels are web-public' }),
-  is_default_stream: p.def(s.bool(), false, { doc: 'new channels are default channels (administrators)' }),
+  is_web_public: p.def(s.bool(), false, { minFeatureLevel: 98, doc: 'new channels are web-public' }),
+  is_default_stream: p.def(s.bool(), false, { minFeatureLevel: 200, doc: 'new channels are default channels (administrators)' }),
   history_public_to_subscribers: p.opt(s.bool(), { doc: 'private channels: new subscribers see earlier messages' }),
   folder_id: p.opt(s.int(), { minFeatureLevel: 389, doc: 'channel folder of new channels' }),
 };
@@ -192,6 +195,7 @@ export const getStreams = operation<{ streams: Channel[] }>()({
     include_public: p.def(s.bool(), true),
     include_web_public: p.def(s.bool(), false),
     include_subscribed: p.def(s.bool(), true),
+    // API changelog, feature level 356: include_all_active renamed include_all (and open to non-administrators).
     include_all: p.def(s.bool(), false, {
       aliases: ['include_all_active'],
       older: [{ before: 356, name: 'include_all_active' }],

@@ -2,10 +2,11 @@
  * Administering channels: creating one on its own, changing and archiving it, its subscribers, the default
  * channels. The checks and their order are a Zulip server's (views/streams.py).
  */
-import { badRequest, mustBe } from '../../api/errors.js';
+import { badRequest } from '../../api/errors.js';
 import { addDefaultStream, archiveStream, createChannel, getSubscribers, removeDefaultStream, updateStream } from '../../api/operations/channels.js';
 import { bind, callerOf, type Binding } from '../context.js';
 import {
+  announceCreated,
   archiveChannel,
   changeChannelPermission,
   checkNameAvailable,
@@ -54,8 +55,8 @@ export const adminBindings: Binding[] = [
     checkCreation(creation);
     const subscribers = p.subscribers.length ? resolvePrincipals(ctx, p.subscribers) : [];
     const stream = createChannelRow(db, { name, description: oneLine(p.description) }, creation, ctx.nowSeconds());
-    subscribeUsers(db, ctx, [stream], [stream], subscribers, new Map());
-    if (p.is_default_stream) setDefaultChannel(db, ctx, stream, true);
+    announceCreated(db, ctx, [stream], p.is_default_stream);
+    subscribeUsers(db, ctx, [stream], subscribers, new Map());
     return { id: stream.id };
   }),
 
@@ -81,7 +82,8 @@ export const adminBindings: Binding[] = [
       stream = reread(db, stream);
     }
     if (p.is_default_stream !== undefined) {
-      if (!isAdmin(me)) throw mustBe('administrator');
+      // views/streams.py update_stream_backend: CannotManageDefaultChannelError, after the privacy change.
+      if (!isAdmin(me)) throw badRequest('You do not have permission to change default channels.');
       setDefaultChannel(db, ctx, stream, p.is_default_stream);
       stream = reread(db, stream);
     }

@@ -18,7 +18,7 @@ import {
 import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { adminBindings, oneLine } from './channel-admin.js';
 import { resolvePrincipals } from './principals.js';
-import { setDefaultChannel } from '../model/channel-changes.js';
+import { announceCreated } from '../model/channel-changes.js';
 import {
   accessStream,
   accessStreamByName,
@@ -151,8 +151,8 @@ export const bindings: Binding[] = [
     const streams = [...accessible, ...created];
     const colors = new Map(requested.filter((r) => r.color).map((r) => [r.name.toLowerCase(), r.color!]));
 
-    const { subscribed, already } = subscribeUsers(db, ctx, streams, created, subscribers, colors);
-    if (p.is_default_stream) for (const stream of created) setDefaultChannel(db, ctx, stream, true);
+    announceCreated(db, ctx, created, p.is_default_stream);
+    const { subscribed, already } = subscribeUsers(db, ctx, streams, subscribers, colors);
     const result: { subscribed: Record<string, string[]>; already_subscribed: Record<string, string[]>; unauthorized?: string[] } = {
       subscribed,
       already_subscribed: already,

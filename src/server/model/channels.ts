@@ -101,6 +101,13 @@ export const accessStream = (db: Db, user: Viewer, streamId: number, opts: Acces
 export const accessStreamByName = (db: Db, user: Viewer, name: string, opts: AccessOptions = {}): StreamRow =>
   checkAccess(db, user, streamByName(db, name), `Invalid channel name '${name}'`, opts);
 
+/**
+ * The organization's default channels, by ID: what `default_streams` events and `realm_default_streams`
+ * carry since feature level 330 (lib/default_streams.py get_default_stream_ids_for_realm).
+ */
+export const defaultChannelIds = (db: Db): number[] =>
+  db.prepare('SELECT id FROM streams WHERE is_default = 1 AND is_archived = 0 ORDER BY id').pluck().all() as number[];
+
 /** Active subscribers who are active users, ascending. */
 export const subscriberIds = (db: Db, streamId: number): number[] =>
   (

@@ -58,15 +58,36 @@ interface DeliveryOptions {
 }
 
 /**
+ * Fields a model sets on an event only to choose its audience here; no client gets them (Zulip's
+ * InternalStreamDeleteEvent and InternalStreamCreateEvent carry them to Tornado, which drops them).
+ */
+const INTERNAL_FIELDS = ['for_archiving', 'for_unarchiving'] as const;
+
+/**
  * Events some clients must not get: linkifier lists only go to clients that understand URL templates, and
  * channel typing only to clients that declared `stream_typing_notifications` (older ones take every typing
- * event for a direct message).
+ * event for a direct message). Archiving or unarchiving a channel sends both forms and each client takes
+ * one (API changelog, feature level 378): an `is_archived` update for clients that declared
+ * `archived_channels`, the `delete` or `create` for the others.
  */
 function wants(eventTypes: string | null, o: DeliveryOptions, event: Record<string, unknown> & { type: string }): boolean {
   if (eventTypes !== null && !(JSON.parse(eventTypes) as string[]).includes(event.type)) return false;
   if (event.type === 'realm_linkifiers') return o.client_capabilities?.linkifier_url_template === true;
   if (event.type === 'typing' && 'stream_id' in event) return o.client_capabilities?.stream_typing_notifications === true;
+  if (event.type === 'stream') {
+    const keepsArchived = o.client_capabilities?.archived_channels === true;
+    if (event.op === 'update' && event.property === 'is_archived') return keepsArchived;
+    if (INTERNAL_FIELDS.some((f) => event[f] === true)) return !keepsArchived;
+  }
   return true;
+}
+
+/** The event as clients see it: without the fields that only chose its audience. */
+function withoutInternalFields(event: Record<string, unknown>): Record<string, unknown> {
+  if (!INTERNAL_FIELDS.some((f) => f in event)) return event;
+  const body = { ...event };
+  for (const f of INTERNAL_FIELDS) delete body[f];
+  return body;
 }
 
 /**
@@ -82,12 +103,8 @@ export const MAX_PENDING_EVENTS = 10_000;
 /** Dead or expired queues deleted per request: bounded work in one user's request (serve sweeps the rest). */
 const EXPIRE_PER_REQUEST = 4;
 
-/**
- * The variant of an event a queue gets: message events are rendered for the queue's options, and clients
- * that declared `archived_channels` see an archived channel's `delete` as an `is_archived` update.
- */
-function formOf(o: DeliveryOptions, event: Record<string, unknown> & { type: string }): string {
-  if (isArchiving(event)) return o.client_capabilities?.archived_channels === true ? 'archived' : '';
+/** The variant of an event a queue gets: message events are rendered for the queue's options. */
+function formOf(o: DeliveryOptions, event: { type: string }): string {
   if (event.type !== 'message') return '';
   return [o.apply_markdown === false, o.client_gravatar === true, o.client_capabilities?.empty_topic_name === true].map(Number).join('');
 }
@@ -123,7 +140,7 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     const form = formOf(o, event);
     let id = payloads.get(form);
     if (id === undefined) {
-      const body = event.type === 'message' ? messageEventFor(db, event, o) : form === 'archived' ? archivedUpdate(event) : event;
+      const body = event.type === 'message' ? messageEventFor(db, event, o) : withoutInternalFields(event);
       id = storePayload(db, JSON.stringify(body));
       payloads.set(form, id);
     }
@@ -146,15 +163,6 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     setImmediate(() => {
       for (const id of woken) wakeups.emit(id);
     });
-}
-
-/** A `stream` `delete` of a channel being archived (one that only some users lost access to is not archived). */
-const isArchiving = (event: Record<string, unknown>): boolean =>
-  event.type === 'stream' && event.op === 'delete' && (event.streams as { is_archived?: boolean }[] | undefined)?.[0]?.is_archived === true;
-
-function archivedUpdate(event: Record<string, unknown>): Record<string, unknown> {
-  const [stream] = event.streams as { stream_id: number; name: string }[];
-  return { type: 'stream', op: 'update', stream_id: stream!.stream_id, name: stream!.name, property: 'is_archived', value: true };
 }
 
 const storePayload = (db: Db, json: string): number => Number(statement(db, 'INSERT INTO event_payloads (event) VALUES (?)').run(json).lastInsertRowid);

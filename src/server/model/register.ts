@@ -8,7 +8,7 @@ import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api
 import { ROLE } from '../../api/roles.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { channelView, hasMetadataAccess, subscriberIds, type StreamRow } from './channels.js';
+import { channelView, defaultChannelIds, hasMetadataAccess, subscriberIds, type StreamRow } from './channels.js';
 import { realmEmojiDict } from './emoji.js';
 import { listFolders } from './folders.js';
 import { GroupGraph } from './groups.js';
@@ -270,6 +270,8 @@ const PARTS: Record<string, (db: Db, o: StateOptions, groups: () => GroupGraph) 
   realm_emoji: (db) => ({ realm_emoji: realmEmojiDict(db) }),
   realm_user_groups: (_db, o, groups) => ({ realm_user_groups: groups().list(o.capabilities.include_deactivated_groups === true) }),
   channel_folders: (db) => ({ channel_folders: listFolders(db, true) }),
+  // lib/events.py fetch_initial_state_data: IDs since feature level 330; guests are shown none.
+  default_streams: (db, o) => ({ realm_default_streams: isGuest(o.user) ? [] : defaultChannelIds(db) }),
   custom_profile_fields: (db) => profileFieldState(db),
   message: (db, o) => ({ max_message_id: newestMessageIdOf(db, o.user.id) }),
 };

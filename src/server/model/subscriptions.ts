@@ -4,9 +4,11 @@ import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
-import { archiveChannel } from './channel-changes.js';
+import { ROLE } from '../../api/roles.js';
+import { streamDeletion } from './channel-changes.js';
 import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
-import type { UserRow } from './users.js';
+import { listeningViewers } from './event-queues.js';
+import { isGuest, type UserRow } from './users.js';
 
 export interface SubscriptionRow {
   user_id: number;
@@ -150,23 +152,22 @@ export function addSubscribers(db: Db, stream: StreamRow, userIds: readonly numb
 }
 
 /**
- * Subscribes `users` to `streams` (`created`: those this request made) with the colors asked for by channel
- * name, and sends a server's events: each channel to whoever could not see it before (a new one to all who
- * may), then each subscriber's own `add`, then the peers' `peer_add`. Returns the channel names per user ID,
- * newly subscribed or already.
+ * Subscribes `users` to `streams` with the colors asked for by channel name, and sends a server's events
+ * (actions/streams.py bulk_add_subscriptions): each channel to whoever could not see it before, then each
+ * subscriber's own `add`, then the peers' `peer_add`. New channels were announced when they were created
+ * (channel-changes.ts announceCreated). Returns the channel names per user ID, newly subscribed or already.
  */
 export function subscribeUsers(
   db: Db,
   sink: EventSink,
   streams: readonly StreamRow[],
-  created: readonly StreamRow[],
   users: readonly Pick<UserRow, 'id'>[],
   colors: ReadonlyMap<string, string>,
 ): { subscribed: Record<string, string[]>; already: Record<string, string[]> } {
   const subscribed: Record<string, string[]> = {};
   const already: Record<string, string[]> = {};
   const newSubs = new Map<number, SubscriptionRow[]>();
-  const peerAdds: { stream: StreamRow; added: number[] }[] = [];
+  const peerAdds: Membership[] = [];
   const view = channelView(db);
   const userIds = users.map((u) => u.id);
   for (const stream of streams) {
@@ -187,25 +188,20 @@ export function subscribeUsers(
       list.push(stream.name);
       names[String(u.id)] = list;
     }
-    for (const row of subscriptionRowsOf(db, stream.id, added)) {
-      const list = newSubs.get(row.user_id);
-      if (list) list.push(row);
-      else newSubs.set(row.user_id, [row]);
-    }
-    const announceTo = created.includes(stream) ? metadataUserIds(db, stream) : added.filter((id) => !before.has(id));
-    sink.emit({ type: 'stream', op: 'create', streams: [view(stream)] }, announceTo);
-    if (added.length) peerAdds.push({ stream, added });
+    for (const row of subscriptionRowsOf(db, stream.id, added)) pushTo(newSubs, row.user_id, row);
+    // send_stream_creation_events_for_previously_inaccessible_streams: the new subscribers of a private
+    // channel who could not see it, and guests new to a public one.
+    sink.emit(
+      { type: 'stream', op: 'create', streams: [view(stream)] },
+      added.filter((id) => !before.has(id)),
+    );
+    if (added.length) peerAdds.push({ stream, userIds: added });
   }
   const subscription = subscriptionViewer(db, true);
   for (const [userId, rows] of newSubs) {
     sink.emit({ type: 'subscription', op: 'add', subscriptions: rows.map(subscription) }, [userId]);
   }
-  sendPeerEvents(
-    db,
-    sink,
-    'peer_add',
-    peerAdds.map(({ stream, added }) => ({ stream, userIds: added })),
-  );
+  sendPeerEvents(db, sink, 'peer_add', peerAdds);
   return { subscribed, already };
 }
 
@@ -217,28 +213,52 @@ export interface Membership {
 
 const ascending = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
 
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** Whether an active guest is subscribed to the channel: then its peers are not simply every member. */
+const hasGuestSubscriber = (db: Db, streamId: number): boolean =>
+  statement(
+    db,
+    'SELECT 1 FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE s.stream_id = ? AND s.active = 1 AND u.is_active = 1 AND u.role = ? LIMIT 1',
+  ).get(streamId, ROLE.guest) !== undefined;
+
 /**
- * Zulip's send_peer_subscriber_events: a private channel's peers get one event per channel; a public
- * channel's too when several users changed in it, while a user who changed alone in public channels is
- * told of in one event naming all of them (a user joining ten channels is one event, not ten).
+ * Zulip's send_peer_subscriber_events (actions/streams.py): a private channel's peers (its subscribers,
+ * the administrators, its creator) get one event per channel. Public channels are grouped by the exact
+ * set of users that changed in them: each channel a guest is subscribed to gets its own event, to the
+ * members and its subscribers; the others of the group share one event, to every member. Users and
+ * channels are listed in ascending order.
  */
 function sendPeerEvents(db: Db, sink: EventSink, op: 'peer_add' | 'peer_remove', changes: readonly Membership[]): void {
-  const alone = new Map<number, StreamRow[]>();
-  for (const { stream, userIds } of changes) {
-    if (userIds.length === 0) continue;
-    if (!stream.invite_only && userIds.length === 1) {
-      const list = alone.get(userIds[0]!);
-      if (list) list.push(stream);
-      else alone.set(userIds[0]!, [stream]);
-      continue;
-    }
+  const emit = (streamIds: readonly number[], userIds: readonly number[], audience: readonly number[]): void => {
     const changed = new Set(userIds);
-    const peers = metadataUserIds(db, stream).filter((id) => !changed.has(id));
-    sink.emit({ type: 'subscription', op, stream_ids: [stream.id], user_ids: ascending(userIds) }, peers);
+    sink.emit(
+      { type: 'subscription', op, stream_ids: ascending(streamIds), user_ids: ascending(userIds) },
+      audience.filter((id) => !changed.has(id)),
+    );
+  };
+  const bySameUsers = new Map<string, Membership[]>();
+  for (const change of changes) {
+    if (change.userIds.length === 0) continue;
+    if (change.stream.invite_only) emit([change.stream.id], change.userIds, metadataUserIds(db, change.stream));
+    else pushTo(bySameUsers, ascending(change.userIds).join(','), change);
   }
-  for (const [userId, streams] of alone) {
-    const peers = metadataUserIds(db, streams[0]!).filter((id) => id !== userId);
-    sink.emit({ type: 'subscription', op, stream_ids: ascending(streams.map((s) => s.id)), user_ids: [userId] }, peers);
+  let members: number[] | undefined;
+  for (const group of bySameUsers.values()) {
+    const withoutGuests: number[] = [];
+    for (const { stream, userIds } of group) {
+      if (hasGuestSubscriber(db, stream.id)) emit([stream.id], userIds, metadataUserIds(db, stream));
+      else withoutGuests.push(stream.id);
+    }
+    if (withoutGuests.length === 0) continue;
+    members ??= listeningViewers(db)
+      .filter((u) => !isGuest(u))
+      .map((u) => u.id);
+    emit(withoutGuests, group[0]!.userIds, members);
   }
 }
 
@@ -257,11 +277,26 @@ export function subscribeToDefaultChannels(db: Db, userId: number): void {
   db.prepare('INSERT OR IGNORE INTO subscriptions (user_id, stream_id) SELECT ?, id FROM streams WHERE is_default = 1 AND is_archived = 0').run(userId);
 }
 
+/** One event about the same channels for several users: stored once, whoever receives it. */
+interface SharedEvent<C> {
+  channels: C;
+  users: number[];
+}
+
+function addToShared<C extends readonly (number | { id: number })[]>(events: Map<string, SharedEvent<C>>, channels: C, userId: number): void {
+  const key = channels.map((c) => (typeof c === 'number' ? c : c.id)).join(',');
+  const event = events.get(key);
+  if (event) event.users.push(userId);
+  else events.set(key, { channels, users: [userId] });
+}
+
 /**
- * Zulip's bulk_remove_subscriptions: unsubscribes users from channels and returns who left each. Each user
- * gets one `remove` naming all the channels they left (users who left the same channels share one stored
- * event); a user who may no longer see a private channel gets its `delete`; peers get `peer_remove`; a
- * private channel left with nobody in it is archived.
+ * Zulip's bulk_remove_subscriptions and send_subscription_remove_events (actions/streams.py): unsubscribes
+ * users from channels and returns who left each. Each user gets one `remove` naming the channels they left,
+ * then, unless an administrator, one `delete` naming those of them they may no longer see (a private
+ * channel, or a public one for a guest); peers get `peer_remove`. Users who left the same channels share
+ * one stored event. A channel left empty stays as it is: a private one is no longer archived
+ * (zulip/zulip#33696, Zulip 10.0).
  */
 export function removeSubscriptions(db: Db, sink: EventSink, streams: readonly StreamRow[], userIds: readonly number[]): Membership[] {
   const changes: Membership[] = [];
@@ -279,33 +314,34 @@ export function removeSubscriptions(db: Db, sink: EventSink, streams: readonly S
       stream.id,
       JSON.stringify(removed),
     );
-    for (const id of removed) {
-      const list = left.get(id);
-      if (list) list.push(stream);
-      else left.set(id, [stream]);
+    for (const id of removed) pushTo(left, id, stream);
+  }
+  const seeing = new Map<number, Set<number>>();
+  const stillSees = (stream: StreamRow, userId: number): boolean => {
+    let ids = seeing.get(stream.id);
+    if (!ids) {
+      ids = new Set(metadataUserIds(db, stream));
+      seeing.set(stream.id, ids);
     }
-  }
-  const byChannels = new Map<string, { streams: StreamRow[]; users: number[] }>();
+    return ids.has(userId);
+  };
+  const removals = new Map<string, SharedEvent<StreamRow[]>>();
+  const deletions = new Map<string, SharedEvent<number[]>>();
   for (const [userId, list] of left) {
-    const key = list.map((s) => s.id).join(',');
-    const group = byChannels.get(key);
-    if (group) group.users.push(userId);
-    else byChannels.set(key, { streams: list, users: [userId] });
+    addToShared(removals, list, userId);
+    const lost = list.filter((s) => !stillSees(s, userId));
+    if (lost.length)
+      addToShared(
+        deletions,
+        lost.map((s) => s.id),
+        userId,
+      );
   }
-  for (const { streams: list, users } of byChannels.values()) {
-    sink.emit({ type: 'subscription', op: 'remove', subscriptions: list.map((s) => ({ stream_id: s.id, name: s.name })) }, users);
+  for (const { channels, users } of removals.values()) {
+    sink.emit({ type: 'subscription', op: 'remove', subscriptions: channels.map((s) => ({ name: s.name, stream_id: s.id })) }, users);
   }
-  const view = channelView(db);
-  for (const { stream, userIds: removed } of changes) {
-    if (!stream.invite_only || removed.length === 0) continue;
-    const stillSee = new Set(metadataUserIds(db, stream));
-    const lost = removed.filter((id) => !stillSee.has(id));
-    if (lost.length) sink.emit({ type: 'stream', op: 'delete', streams: [view(stream)], stream_ids: [stream.id] }, lost);
-  }
+  for (const { channels, users } of deletions.values()) sink.emit(streamDeletion(channels), users);
   sendPeerEvents(db, sink, 'peer_remove', changes);
-  for (const { stream, userIds: removed } of changes) {
-    if (stream.invite_only && !stream.is_archived && removed.length && subscriberIds(db, stream.id).length === 0) archiveChannel(db, sink, stream);
-  }
   return changes;
 }
 

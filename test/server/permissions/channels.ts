@@ -18,13 +18,15 @@ function privateChannel(f: Fixture): number {
 }
 
 /** A public channel of `creator` (default: the organization's owner), which the caller is not in; a default channel if asked. */
-function publicChannel(f: Fixture, creator = f.org.owner.id, isDefault = false): number {
+function newPublicChannel(f: Fixture, creator = f.org.owner.id, isDefault = false): { id: number; name: string } {
   return insertChannel(
     f.org.db,
     { name: unique('public'), description: '', invite_only: false, is_web_public: false, folder_id: null, is_default: isDefault, creator_id: creator },
     f.org.clock.now(),
-  ).id;
+  );
 }
+
+const publicChannel = (f: Fixture, creator = f.org.owner.id, isDefault = false): number => newPublicChannel(f, creator, isDefault).id;
 
 /** Who may administer a channel someone else created, and what the others are told. */
 const ADMINISTER_OTHERS: Pick<PermissionCase, 'allowed' | 'denied'> = {
@@ -61,6 +63,18 @@ export const channelCases: PermissionCase[] = [
     request: (f) => ({ method: 'PATCH', path: `/streams/${publicChannel(f, f.caller?.id)}`, body: [['new_name', unique('renamed')]] }),
     allowed: NOT_GUESTS,
     denied: 'Invalid channel ID',
+  },
+  {
+    // zerver/tests/test_default_channels.py: administering the channel is not enough.
+    name: 'make a channel one created a default channel (PATCH is_default_stream)',
+    request: (f) => ({ method: 'PATCH', path: `/streams/${publicChannel(f, f.caller?.id)}`, body: [['is_default_stream', 'true']] }),
+    allowed: ['owner', 'admin'],
+    denied: {
+      moderator: 'You do not have permission to change default channels.',
+      member: 'You do not have permission to change default channels.',
+      bot: 'You do not have permission to change default channels.',
+      guest: 'Invalid channel ID',
+    },
   },
   {
     name: 'archive a channel someone else created',
@@ -134,6 +148,21 @@ export const channelCases: PermissionCase[] = [
       ],
     }),
     allowed: ['owner', 'admin'],
+    denied: 'Insufficient permission',
+  },
+  {
+    // lib/streams.py bulk_can_remove_subscribers_from_streams: the channel's administrators (its creator by
+    // default), never a guest.
+    name: 'unsubscribe another user from a channel one created',
+    request: (f) => ({
+      method: 'DELETE',
+      path: '/users/me/subscriptions',
+      body: [
+        ['subscriptions', JSON.stringify([newPublicChannel(f, f.caller?.id).name])],
+        ['principals', JSON.stringify([f.others.member.id])],
+      ],
+    }),
+    allowed: NOT_GUESTS,
     denied: 'Insufficient permission',
   },
   {
