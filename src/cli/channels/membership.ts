@@ -114,7 +114,7 @@ async function send(client: ChatClient, rows: readonly Row[], signal: AbortSigna
 
 /** The summary's verb: what every sent row did, or "changed" for a plan that does both. */
 function verbOf(changes: readonly MemberChange[]): string {
-  const actions = new Set(changes.map((c) => c.action));
+  const actions = new Set(changes.filter((c) => !c.error).map((c) => c.action));
   if (actions.size !== 1) return 'changed';
   return actions.has('subscribe') ? 'subscribed' : 'unsubscribed';
 }

@@ -10,12 +10,10 @@ import type { RowCall } from '../bulk.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { Refusal } from '../refusal.js';
-import { CHANNEL_FIELDS } from './rows.js';
 import { findChannels } from './find.js';
 
-/** stream_id or name names the channel; every other column of `channels list` is accepted, and ignored. */
+/** stream_id or name names the channel; any other column (what else `channels list` prints) is ignored. */
 export const CHANNEL_ROW_COLUMNS: Columns = {
-  ...Object.fromEntries(CHANNEL_FIELDS.map((f) => [f, { description: 'ignored' }])),
   stream_id: { description: 'channel ID (this or name)' },
   name: { description: 'channel name (this or stream_id)' },
 };
@@ -23,7 +21,7 @@ export const CHANNEL_ROW_COLUMNS: Columns = {
 /** The channel references of a command: its arguments, or a reference per --from-file row (its stream_id, else its name). */
 export async function channelRefs(ctx: Context, o: FromFile & { channels: readonly string[] }): Promise<string[]> {
   if (o.fromFile && o.channels.length) throw usageError('give channels as arguments or with --from-file, not both');
-  const rows = await fileRows(ctx, o, CHANNEL_ROW_COLUMNS);
+  const rows = await fileRows(ctx, o, CHANNEL_ROW_COLUMNS, { otherColumns: 'ignore' });
   if (rows) return rows.map((r) => cell(r, 'stream_id') || cell(r, 'name'));
   if (!o.channels.length) throw usageError('name at least one channel (ID or name), or pass --from-file');
   return [...o.channels];
