@@ -17,7 +17,7 @@ describe('channels: parsing', () => {
     const u = await parse(['channels', 'update', 'design', '--no-folder', '--no-default'], parseOutput());
     expect(u!.opts).toMatchObject({ channel: 'design', folder: false, default: false });
     const s = await parse(['channels', 'subscribe', '--channel', 'a', '--channel', 'b', '--user', '1'], parseOutput());
-    expect(s!.opts).toMatchObject({ channel: ['a', 'b'], user: ['1'], group: [] });
+    expect(s!.opts).toMatchObject({ channel: ['a', 'b'], user: ['1'] });
   });
 
   it.each([
