@@ -189,7 +189,12 @@ export interface ColumnRules {
  * The rows of the command's --from-file, read with its --encoding; undefined without --from-file, where
  * --encoding alone is a usage error.
  */
-export async function fileRows(ctx: Context, { fromFile: file, encoding }: FromFile, columns: Columns, rules: ColumnRules = {}): Promise<InputRow[] | undefined> {
+export async function fileRows(
+  ctx: Context,
+  { fromFile: file, encoding }: FromFile,
+  columns: Columns,
+  rules: ColumnRules = {},
+): Promise<InputRow[] | undefined> {
   if (file) return readRows(ctx, file, columns, encoding, rules);
   if (encoding !== undefined) throw usageError('--encoding goes with --from-file');
   return undefined;
