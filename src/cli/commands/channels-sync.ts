@@ -77,7 +77,7 @@ export const commands = [
       'It reads the users (GET /users), each group’s members, and each channel’s subscribers ' +
       '(GET /streams/{id}/members), then applies the plan one request per channel for up to 500 users, paced ' +
       'by the server’s rate limits. --dry-run prints the plan (action, channel, user, the rule that wants it; ' +
-      'one JSON line per change with --json) and changes nothing. Otherwise each change gets its outcome line ' +
+      'one JSON line per change with --json; --fields picks among its fields) and changes nothing. Otherwise each change gets its outcome line ' +
       '(target CHANNEL: +USER or CHANNEL: -USER; the same row numbers as the plan) and a summary on stderr; exit 3 ' +
       'when some failed, 0 when all were made or nothing was to do. With --remove it asks on a terminal before ' +
       'unsubscribing anyone, and elsewhere needs --yes. One sync runs at a time per organization (a lock, as for ' +
