@@ -28,7 +28,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W 'init login logout profiles whoami serve server users invite status domains linkifiers attachments flags presence topics subscriptions typing reactions groups messages folders events webhook completion api help --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'init login logout profiles whoami serve server users invite status domains linkifiers attachments flags presence topics channels subscriptions typing reactions groups messages folders events webhook completion api help --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'init')
       case "$prev" in
         --org-name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -823,6 +823,238 @@ _chatctl() {
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
       COMPREPLY=($(compgen -W '--channel --policy --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels')
+      case "$prev" in
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W 'list get create update rename archive unarchive members subscribe unsubscribe default-channels sync --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+    'channels list')
+      case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--all --archived --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels get')
+      case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels create')
+      case "$prev" in
+        --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --privacy) COMPREPLY=($(compgen -W 'public private web-public' -- "$cur")); return ;;
+        --folder) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --user) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--description --privacy --folder --default --user --group --from-file --encoding --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels update')
+      case "$prev" in
+        --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --privacy) COMPREPLY=($(compgen -W 'public private web-public' -- "$cur")); return ;;
+        --folder) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--description --privacy --folder --no-folder --default --no-default --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels rename')
+      case "$prev" in
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels archive')
+      case "$prev" in
+        --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels unarchive')
+      case "$prev" in
+        --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels members')
+      case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels subscribe')
+      case "$prev" in
+        --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --user) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels unsubscribe')
+      case "$prev" in
+        --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --user) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels default-channels')
+      case "$prev" in
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W 'list add remove --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+    'channels default-channels list')
+      case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels default-channels add')
+      case "$prev" in
+        --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels default-channels remove')
+      case "$prev" in
+        --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'channels sync')
+      case "$prev" in
+        --map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--map --remove --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'subscriptions')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;

@@ -177,16 +177,30 @@ async function readInput(ctx: Context, file: string): Promise<Buffer> {
 }
 
 /**
+ * How columns a command does not declare are met: refused (a misspelt column would be silently lost), or,
+ * for commands that take the rows another command printed (`channels list` into `channels archive`),
+ * ignored.
+ */
+export interface ColumnRules {
+  otherColumns?: 'refuse' | 'ignore';
+}
+
+/**
  * The rows of the command's --from-file, read with its --encoding; undefined without --from-file, where
  * --encoding alone is a usage error.
  */
-export async function fileRows(ctx: Context, { fromFile: file, encoding }: FromFile, columns: Columns): Promise<InputRow[] | undefined> {
-  if (file) return readRows(ctx, file, columns, encoding);
+export async function fileRows(
+  ctx: Context,
+  { fromFile: file, encoding }: FromFile,
+  columns: Columns,
+  rules: ColumnRules = {},
+): Promise<InputRow[] | undefined> {
+  if (file) return readRows(ctx, file, columns, encoding, rules);
   if (encoding !== undefined) throw usageError('--encoding goes with --from-file');
   return undefined;
 }
 
-export async function readRows(ctx: Context, file: string, columns: Columns, encoding?: string): Promise<InputRow[]> {
+export async function readRows(ctx: Context, file: string, columns: Columns, encoding?: string, rules: ColumnRules = {}): Promise<InputRow[]> {
   const source = file === '-' ? 'stdin' : file;
   const decoder = decoderFor(encoding ?? 'utf-8');
   const bytes = await readInput(ctx, file);
@@ -206,7 +220,8 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
 
   const known = Object.keys(columns);
   const seen = header ?? [...new Set(rows.flatMap((r) => Object.keys(r.row)))];
-  for (const name of seen.filter((c) => !known.includes(c))) problems.unshift({ line: header ? 1 : undefined, column: name, message: 'unknown column' });
+  const others = rules.otherColumns === 'ignore' ? [] : seen.filter((c) => !known.includes(c));
+  for (const name of others) problems.unshift({ line: header ? 1 : undefined, column: name, message: 'unknown column' });
   // A required column the CSV header lacks is one problem, not one per row.
   const absent = header ? known.filter((c) => columns[c]!.required && !header!.includes(c)) : [];
   for (const name of absent) problems.unshift({ line: 1, column: name, message: 'missing (required)' });

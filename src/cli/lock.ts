@@ -1,12 +1,14 @@
 /**
- * A lock file for jobs that must not run twice at once (cron's attachments clean). The lock appears with
+ * A lock file for jobs that must not run twice at once (cron's attachments clean and channels sync). The lock appears with
  * its owner's PID already in it (written to a private file, then hard-linked into place, which fails when
  * the lock exists), so no run ever sees an empty lock. A lock whose process is gone is taken over; a run
  * releases only a lock that still holds its own PID.
  */
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { configDir } from '../config/paths.js';
 import { makeDirs } from '../make-dirs.js';
+import type { Context } from './context.js';
 
 export interface Lock {
   release(): void;
@@ -56,4 +58,17 @@ export function tryLock(path: string): Lock | { heldBy: number } {
   } finally {
     rmSync(mine, { force: true });
   }
+}
+
+/**
+ * One `job` at a time per organization: the lock lives in the data dir of an embedded organization (so
+ * every HOME using it shares it), or in the config dir, named after the server, for a remote one.
+ */
+export function tryOrganizationLock(ctx: Context, job: string): Lock | { heldBy: number } {
+  const target = ctx.target();
+  const path =
+    target.kind === 'embedded'
+      ? join(target.dataDir, `${job}.lock`)
+      : join(configDir(ctx.env), 'locks', `${job}-${target.site.replace(/[^a-z0-9.-]+/gi, '_')}.lock`);
+  return tryLock(path);
 }

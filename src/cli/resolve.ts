@@ -4,6 +4,7 @@
  * 500 rows makes one extra request, not 500.
  */
 import { getStreams } from '../api/operations/channels.js';
+import { getChannelFolders } from '../api/operations/folders.js';
 import { getUserGroups } from '../api/operations/groups.js';
 import { getUsers } from '../api/operations/users.js';
 import type { User } from '../api/types.js';
@@ -93,18 +94,23 @@ export function matchIdsOrNames(
   return out;
 }
 
+/** A channel reference without the `#` people write channels with. */
+export const bare = (ref: string): string => ref.trim().replace(/^#/, '');
+
+/** The message of a channel name that names nothing, as a Zulip server words it. */
+export const unknownChannel = (name: string): string => `Channel '${name}' does not exist`;
+
 /**
  * Channels by ID or name (`#name` too, as people write channels), with one GET /streams, only when some
  * reference is a name. The channels looked at are the ones the caller can see: public ones and those it
  * is subscribed to.
  */
 export async function resolveChannels(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
-  const bare = (ref: string) => ref.trim().replace(/^#/, '');
   const streams = refs.some((r) => !isId(bare(r))) ? (await client.call(getStreams, {})).streams : [];
   const matched = matchIdsOrNames(
     refs.map(bare),
     streams.map((s) => ({ id: s.stream_id, name: s.name })),
-    (name) => `Channel '${name}' does not exist`,
+    unknownChannel,
   );
   return new Map(refs.map((ref) => [ref, matched.get(bare(ref))!]));
 }
@@ -122,4 +128,13 @@ export async function resolveChannel(client: ChatClient, ref: string): Promise<n
 export async function resolveGroups(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
   const groups = refs.some((r) => !isId(r)) ? (await client.call(getUserGroups, { include_deactivated_groups: true })).user_groups : [];
   return matchIdsOrNames(refs, groups, (name) => `Invalid user group: ${name}`);
+}
+
+/** A channel folder by ID or name (with one GET /channel_folders, archived ones included, for a name). */
+export async function resolveFolder(client: ChatClient, ref: string): Promise<number> {
+  const folders = isId(ref) ? [] : (await client.call(getChannelFolders, { include_archived: true })).channel_folders;
+  return requireResolved(
+    matchIdsOrNames([ref], folders, (n) => `Invalid channel folder ID: no folder named "${n}"`),
+    [ref],
+  )[0]!;
 }

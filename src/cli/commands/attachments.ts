@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import { ApiError } from '../../api/errors.js';
 import { classify } from '../../api/server-messages.js';
 import { getAttachments, removeAttachment, type Attachment } from '../../api/operations/attachments.js';
 import { getOwnUser } from '../../api/operations/users.js';
 import { runPool, type PoolResult } from '../../client/pool.js';
-import { configDir } from '../../config/paths.js';
 import { idsArg } from '../args.js';
 import { confirmAndRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk.js';
 import { defineCommand, type OutputOptions } from '../command.js';
@@ -12,7 +10,7 @@ import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
 import { ChatctlError, exitKindOf, usageError } from '../errors.js';
 import { flag, type Values } from '../flags.js';
-import { tryLock, type Lock } from '../lock.js';
+import { tryOrganizationLock } from '../lock.js';
 import type { Output, OutputSpec } from '../output/output.js';
 import { startProgress } from '../progress.js';
 import { formatSize } from '../units.js';
@@ -76,19 +74,6 @@ const matches =
     (f.largerThan === undefined || a.size > f.largerThan) &&
     (!f.unreferenced || a.messages.length === 0);
 
-/**
- * One clean at a time per organization: the lock lives in the data dir of an embedded organization (so
- * every HOME using it shares it), or in the config dir, named after the server, for a remote one.
- */
-function takeCleanLock(ctx: Context): Lock | { heldBy: number } {
-  const target = ctx.target();
-  const path =
-    target.kind === 'embedded'
-      ? join(target.dataDir, 'attachments-clean.lock')
-      : join(configDir(ctx.env), 'locks', `attachments-clean-${target.site.replace(/[^a-z0-9.-]+/gi, '_')}.lock`);
-  return tryLock(path);
-}
-
 /** `--owner`: the API lists only the caller's uploads, so the only owner there can be is the caller. */
 async function checkOwner(ctx: Context, ref: string): Promise<void> {
   const me = await (await ctx.client()).call(getOwnUser, {});
@@ -115,7 +100,7 @@ async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
   const client = await ctx.client();
   if (owner !== undefined) await checkOwner(ctx, owner);
 
-  const lock = dryRun ? null : takeCleanLock(ctx);
+  const lock = dryRun ? null : tryOrganizationLock(ctx, 'attachments-clean');
   if (lock && 'heldBy' in lock) {
     ctx.info(`chatctl: another attachments clean${lock.heldBy > 0 ? ` (pid ${lock.heldBy})` : ''} is running on this organization; leaving it to finish`);
     return;

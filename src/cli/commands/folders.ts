@@ -5,7 +5,7 @@ import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { arg, flag } from '../flags.js';
 import type { OutputSpec } from '../output/output.js';
-import { isId, matchIdsOrNames, requireResolved } from '../resolve.js';
+import { resolveFolder } from '../resolve.js';
 
 const FOLDER_FIELDS = ['id', 'name', 'description', 'rendered_description', 'order', 'is_archived', 'date_created', 'creator_id'] as const;
 const FOLDER_COLUMNS = ['id', 'name', 'description', 'is_archived'] as const;
@@ -84,12 +84,7 @@ export const commands = [
     async run(opts, ctx) {
       const { name, description, archive, unarchive, folder: ref } = opts;
       const client = await ctx.client();
-      const folders = isId(ref) ? [] : (await client.call(getChannelFolders, { include_archived: true })).channel_folders;
-      const [id] = requireResolved(
-        matchIdsOrNames([ref], folders, (n) => `Invalid channel folder ID: no folder named "${n}"`),
-        [ref],
-      );
-      const params = { channel_folder_id: id!, name, description, is_archived: archive ? true : unarchive ? false : undefined };
+      const params = { channel_folder_id: await resolveFolder(client, ref), name, description, is_archived: archive ? true : unarchive ? false : undefined };
       if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(updateChannelFolder, params));
         return;

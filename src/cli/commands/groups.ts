@@ -6,13 +6,13 @@ import {
   updateUserGroupMembers,
   type UserGroup,
 } from '../../api/operations/groups.js';
-import { getUsers } from '../../api/operations/users.js';
 import type { ChatClient } from '../../client/client.js';
 import { defineCommand } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { arg, flag, type Values } from '../flags.js';
+import { MEMBER_OUTPUT, memberRows } from '../members.js';
 import type { OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveUserIds } from '../resolve.js';
 
@@ -30,9 +30,6 @@ const GROUP_FIELDS = [
 ] as const;
 const GROUP_COLUMNS = ['id', 'name', 'description', 'members', 'direct_subgroup_ids', 'is_system_group'] as const;
 const GROUP_OUTPUT: OutputSpec = { fields: GROUP_FIELDS, columns: GROUP_COLUMNS, times: { date_created: 's' } };
-
-const MEMBER_FIELDS = ['user_id', 'email', 'full_name', 'is_active', 'is_bot'] as const;
-const MEMBER_COLUMNS = ['user_id', 'full_name', 'email'] as const;
 
 /** Groups by ID or name (system groups have names such as role:administrators), all or an error. */
 function groupIds(groups: readonly UserGroup[], refs: readonly string[]): number[] {
@@ -104,7 +101,7 @@ export const commands = [
       ...MEMBER_CHANGE_FLAGS,
       direct: flag.bool('--direct', 'list only direct members, not those of subgroups'),
     },
-    output: { fields: MEMBER_FIELDS, columns: MEMBER_COLUMNS },
+    output: MEMBER_OUTPUT,
     mutating: true,
     destructive: true,
     check(opts) {
@@ -119,9 +116,7 @@ export const commands = [
       const [groupId] = groupIds(groups, [groupRef]);
       if (!changing) {
         const { members } = await client.call(getUserGroupMembers, { user_group_id: groupId!, direct_member_only: opts.direct || undefined });
-        const { members: users } = await client.call(getUsers, {});
-        const byId = new Map(users.map((u) => [u.user_id, u]));
-        await out!.list(members.map((id) => byId.get(id) ?? { user_id: id }));
+        await out!.list(await memberRows(client, members));
         return;
       }
       const params = {

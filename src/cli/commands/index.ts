@@ -29,6 +29,17 @@ export const NOUNS: readonly NounEntry[] = [
   { name: 'flags', summary: 'add or remove message flags over a narrow', load: async () => (await import('./flags.js')).commands },
   { name: 'presence', summary: "set your presence, list everyone's", load: async () => (await import('./presence.js')).commands },
   { name: 'topics', summary: 'mute, unmute, follow topics', load: async () => (await import('./topics.js')).commands },
+  {
+    name: 'channels',
+    summary: 'channels: list, create, archive, members, default channels, sync from groups',
+    load: async () => [
+      ...(await import('./channels.js')).commands,
+      ...(await import('./channels-archive.js')).commands,
+      ...(await import('./channels-members.js')).commands,
+      ...(await import('./default-channels.js')).commands,
+      ...(await import('./channels-sync.js')).commands,
+    ],
+  },
   { name: 'subscriptions', summary: 'your channel subscription settings', load: async () => (await import('./subscriptions.js')).commands },
   { name: 'typing', summary: 'send typing notifications', load: async () => (await import('./typing.js')).commands },
   { name: 'reactions', summary: 'emoji reactions on messages', load: async () => (await import('./reactions.js')).commands },

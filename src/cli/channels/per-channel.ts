@@ -1,0 +1,55 @@
+/**
+ * Commands that do one thing to each channel named (archive, unarchive, default-channels add and remove):
+ * channels from arguments or from --from-file rows with a stream_id or name column (what `channels list
+ * --format ndjson` or `--format csv` prints), one planned call per channel.
+ */
+import type { Channel } from '../../api/operations/channels.js';
+import type { ChatClient } from '../../client/client.js';
+import { cell, fileRows, type Columns, type FromFile } from '../bulk-input.js';
+import type { RowCall } from '../bulk.js';
+import type { Context } from '../context.js';
+import { usageError } from '../errors.js';
+import { Refusal } from '../refusal.js';
+import { findChannels } from './find.js';
+
+/** stream_id or name names the channel; any other column (what else `channels list` prints) is ignored. */
+export const CHANNEL_ROW_COLUMNS: Columns = {
+  stream_id: { description: 'channel ID (this or name)' },
+  name: { description: 'channel name (this or stream_id)' },
+};
+
+/** The channel references of a command: its arguments, or a reference per --from-file row (its stream_id, else its name). */
+export async function channelRefs(ctx: Context, o: FromFile & { channels: readonly string[] }): Promise<string[]> {
+  if (o.fromFile && o.channels.length) throw usageError('give channels as arguments or with --from-file, not both');
+  const rows = await fileRows(ctx, o, CHANNEL_ROW_COLUMNS, { otherColumns: 'ignore' });
+  if (rows) return rows.map((r) => cell(r, 'stream_id') || cell(r, 'name'));
+  if (!o.channels.length) throw usageError('name at least one channel (ID or name), or pass --from-file');
+  return [...o.channels];
+}
+
+/** One row per reference, each channel once; `plan` says what to do with a channel found. */
+export async function planPerChannel(
+  client: ChatClient,
+  refs: readonly string[],
+  plan: (c: Channel) => Omit<RowCall, 'row' | 'target'>,
+  o: { archived?: boolean } = {},
+): Promise<RowCall[]> {
+  const found = await findChannels(
+    client,
+    refs.filter((r) => r.trim() !== ''),
+    o,
+  );
+  const seen = new Set<number>();
+  const calls: RowCall[] = [];
+  for (const ref of refs) {
+    const base = { row: calls.length + 1, target: ref };
+    const f = found.get(ref);
+    if (!f) calls.push({ ...base, status: 'failed', error: new Refusal('no stream_id or name') });
+    else if (!f.ok) calls.push({ ...base, status: 'failed', error: f.error });
+    else if (!seen.has(f.channel.stream_id)) {
+      seen.add(f.channel.stream_id);
+      calls.push({ ...base, ...plan(f.channel) });
+    }
+  }
+  return calls;
+}
