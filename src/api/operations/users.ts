@@ -143,10 +143,12 @@ declareOlder(getUsers, [
     before: 384,
     for: ['user_ids'],
     calls: ({ user_ids: _ids, ...rest }) => [olderCall(getUsers, rest)],
-    response: (body, { user_ids: ids }) => {
-      if (ids === undefined || !Array.isArray(body.members)) return body;
-      const wanted = new Set(ids);
-      return { ...body, members: body.members.filter((u: { user_id?: unknown }) => typeof u.user_id === 'number' && wanted.has(u.user_id)) };
+    keep: {
+      key: 'members',
+      elements: ({ user_ids: ids }) => {
+        const wanted = new Set(ids);
+        return (u) => ids === undefined || wanted.has(u.user_id);
+      },
     },
   },
 ]);
