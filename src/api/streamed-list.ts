@@ -7,7 +7,7 @@
  * everyone else sees the list as an array.
  */
 
-export type Chunks<T> = Iterable<readonly T[]> | AsyncIterable<readonly T[]>;
+type Chunks<T> = Iterable<readonly T[]> | AsyncIterable<readonly T[]>;
 
 export class StreamedList<T = unknown> implements AsyncIterable<readonly T[]> {
   constructor(readonly chunks: Chunks<T>) {}
@@ -45,13 +45,6 @@ export class StreamedList<T = unknown> implements AsyncIterable<readonly T[]> {
       })(),
     );
   }
-}
-
-/** Every element of a list, read to its end. */
-export async function collect<T>(list: StreamedList<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const chunk of list) for (const item of chunk) out.push(item);
-  return out;
 }
 
 /** Every element of a list whose chunks are made synchronously, as a server's pages are (read inside one transaction). */

@@ -142,7 +142,11 @@ export class ChatClient {
       const c = shape.calls[i]!;
       // An older form that remakes the whole answer (`response`) or takes several requests reads it whole.
       const stream = shape.calls.length === 1 && !shape.form?.response ? opts.stream : undefined;
-      const res = await this.exchange({ ...this.wire(c, opts.files), ...(stream && { stream }) }, c.op.method === 'GET' || c.op.idempotent === true, opts.signal);
+      const res = await this.exchange(
+        { ...this.wire(c, opts.files), ...(stream && { stream }) },
+        c.op.method === 'GET' || c.op.idempotent === true,
+        opts.signal,
+      );
       if (res.status === 404 && i === 0 && shape.form && facts && !facts.read) {
         // An older form the cached level chose is gone: the server was upgraded since the level was read.
         const fresh = await this.features.facts(this, true);

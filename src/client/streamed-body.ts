@@ -6,6 +6,7 @@
  * not pay for it.
  */
 import { StreamedList } from '../api/streamed-list.js';
+import { ChatctlError } from '../errors.js';
 
 /** Larger buffers than the parser's defaults: strings and numbers of a user object fit, and it parses faster. */
 const PARSER_BUFFERS = { stringBufferSize: 64 * 1024, numberBufferSize: 64 };
@@ -68,7 +69,7 @@ export async function readStreamed(bytes: AsyncIterable<Uint8Array>, key: string
           }
           if (parser.isEnded) break;
           const next = await reader.next();
-          if (next.done) throw new Error('the answer ended before its end: the connection was closed midway');
+          if (next.done) throw new ChatctlError("the server's answer ended in the middle of its list", 'temporary');
           parser.write(next.value);
         }
         done = true;

@@ -3,8 +3,14 @@
  * characters), the elements and keys are those of the document; an answer without the list is read whole.
  */
 import { describe, expect, it } from 'vitest';
-import { collect, StreamedList } from '../../src/api/streamed-list.js';
+import { StreamedList } from '../../src/api/streamed-list.js';
 import { readStreamed } from '../../src/client/streamed-body.js';
+
+async function collect(list: StreamedList): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const chunk of list) out.push(...chunk);
+  return out;
+}
 
 const whole = (text: string): unknown => {
   try {
@@ -73,7 +79,7 @@ describe('an answer read as it arrives', () => {
   it('fails the list when the answer ends in the middle of it', async () => {
     const text = JSON.stringify(answer);
     const body = (await readStreamed(reads(text.slice(0, text.length / 2), 16), 'members', whole)) as Record<string, unknown>;
-    await expect(collect(body.members as StreamedList)).rejects.toThrow('the answer ended before its end');
+    await expect(collect(body.members as StreamedList)).rejects.toThrow("the server's answer ended in the middle of its list");
   });
 
   it('stops reading the answer when the reader stops', async () => {
