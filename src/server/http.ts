@@ -176,7 +176,7 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
         headers,
         remoteAddress: address,
       };
-      const out = await router.handleStreamed(wire, abort.signal);
+      const out = await router.handle(wire, abort.signal, { streamAll: true });
       if (abort.signal.aborted) return done(499);
       const whole = await writeAnswer(res, out.status, out.headers, req.method === 'HEAD' ? null : out.body);
       done(whole ? out.status : 499);

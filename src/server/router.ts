@@ -116,20 +116,13 @@ export class Router {
   }
 
   /**
-   * Answers a request. A list the handler makes in pages stays a StreamedList only when the request asks
-   * for it by its key (`req.stream`: the embedded transport, for a client that reads it as it comes); any
-   * other is read whole, inside the handler's transaction, so that it is one snapshot as before.
+   * Answers a request. A list the handler makes in pages stays a StreamedList when the request asks for it
+   * by its key (`req.stream`: the embedded transport, for a client that reads it as it comes), or with
+   * `streamAll` (`chatctl serve`, which writes every such list as it reads it); any other is read whole,
+   * inside the handler's transaction, so that it is one snapshot as before.
    */
-  handle(req: WireRequest, signal: AbortSignal = new AbortController().signal): Promise<WireResponse> {
-    return this.answer(req, signal, (key) => key === req.stream);
-  }
-
-  /** Answers a request, every list made in pages left a StreamedList: for `chatctl serve`, which writes them as they come. */
-  handleStreamed(req: WireRequest, signal: AbortSignal = new AbortController().signal): Promise<WireResponse> {
-    return this.answer(req, signal, () => true);
-  }
-
-  private async answer(req: WireRequest, signal: AbortSignal, streamed: (key: string) => boolean): Promise<WireResponse> {
+  async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal, o: { streamAll?: boolean } = {}): Promise<WireResponse> {
+    const streamed = (key: string) => o.streamAll === true || key === req.stream;
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
     const out = await this.dispatch(req, signal, limits, streamed).catch((e: unknown) => errorResponse(this.failure(req, e)));

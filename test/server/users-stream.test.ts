@@ -96,8 +96,8 @@ describe('GET /users, streamed', () => {
       }
     }
     class EndlessUsers extends Router {
-      override handleStreamed(req: WireRequest, signal?: AbortSignal): Promise<WireResponse> {
-        if (req.path !== '/users') return super.handleStreamed(req, signal);
+      override handle(req: WireRequest, signal?: AbortSignal, o?: { streamAll?: boolean }): Promise<WireResponse> {
+        if (req.path !== '/users') return super.handle(req, signal, o);
         return Promise.resolve({ status: 200, headers: {}, body: { result: 'success', msg: '', members: new StreamedList(endless()) } });
       }
     }
