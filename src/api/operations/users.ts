@@ -143,11 +143,12 @@ declareOlder(getUsers, [
     before: 384,
     for: ['user_ids'],
     calls: ({ user_ids: _ids, ...rest }) => [olderCall(getUsers, rest)],
+    // Only calls with user_ids take this form (`for`).
     keep: {
       key: 'members',
       elements: ({ user_ids: ids }) => {
         const wanted = new Set(ids);
-        return (u) => ids === undefined || wanted.has(u.user_id);
+        return (u) => wanted.has(u.user_id);
       },
     },
   },
