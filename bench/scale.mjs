@@ -27,9 +27,16 @@ const { LIMITS } = await import(join(root, 'dist/api/limits.js'));
 const LIST_ITEMS = LIMITS.listItems;
 
 const work = mkdtempSync(join(tmpdir(), 'chatctl-scale-'));
-// Peak RSS of a child: its own report on exit (kB), read from its stderr.
+// Peak RSS of a child: its own report on exit (kB), read from its stderr. On Linux, VmHWM: the maxRSS of
+// getrusage starts a child at its parent's size when it forked (the kernel keeps it across exec), so it
+// reported this process's hundreds of MB at 100,000 users, not chatctl's.
 const peakRssHook = join(work, 'peak-rss.mjs');
-writeFileSync(peakRssHook, "process.on('exit', () => process.stderr.write('\\nBENCH_MAXRSS_KB=' + process.resourceUsage().maxRSS + '\\n'));\n");
+writeFileSync(
+  peakRssHook,
+  "import { readFileSync } from 'node:fs';\n" +
+    "const peakKb = () => { try { return /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]; } catch { return process.resourceUsage().maxRSS; } };\n" +
+    "process.on('exit', () => process.stderr.write('\\nBENCH_MAXRSS_KB=' + peakKb() + '\\n'));\n",
+);
 
 const table = new Table(SIZES);
 const rows = new Map();

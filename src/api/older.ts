@@ -6,6 +6,7 @@
  * declared on the parameter itself (`ParamDef.older`); this is for what a parameter cannot say.
  */
 import type { CallParamsOf, Operation, ResponseOf } from './operation.js';
+import type { ElementOf, ListKey } from './streamed-list.js';
 
 /** One request of an older form. */
 export interface OlderCall {
@@ -27,7 +28,17 @@ export interface OlderForm<M extends Operation> {
    * further request where the older answer lacks something.
    */
   response?(body: Record<string, unknown>, params: CallParamsOf<M>, fetch: Fetch): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * Where the older answer differs only in holding more elements of one list: which of them to keep, one by
+   * one, so that a list read as it comes (ChatClient.stream) can stay streamed. Applied before `response`.
+   */
+  readonly keep?: KeepOf<M>;
 }
+
+/** Which elements of a list of `M`'s answer to keep, given the call's parameters. */
+type KeepOf<M extends Operation> = {
+  [K in ListKey<ResponseOf<M>>]: { readonly key: K; elements(params: CallParamsOf<M>): (element: ElementOf<ResponseOf<M>[K]>) => boolean };
+}[ListKey<ResponseOf<M>>];
 
 /** A further request an older form's `response` may make, answered in the operation's success shape. */
 export type Fetch = <O extends Operation>(op: O, params: CallParamsOf<O>) => Promise<ResponseOf<O>>;
@@ -42,6 +53,7 @@ export interface AnyOlderForm {
   when?(params: Readonly<Record<string, unknown>>): boolean;
   calls(params: Record<string, unknown>): OlderCall[];
   response?(body: Record<string, unknown>, params: Record<string, unknown>, fetch: Fetch): Promise<Record<string, unknown>> | Record<string, unknown>;
+  readonly keep?: { readonly key: string; elements(params: Record<string, unknown>): (element: unknown) => boolean };
 }
 
 const forms = new Map<Operation, AnyOlderForm[]>();

@@ -23,12 +23,22 @@ export interface WireRequest {
   headers: Record<string, string>;
   /** The client's address over HTTP; absent in-process. */
   remoteAddress?: string;
+  /**
+   * The key of a list in the answer that the caller takes as it comes (a StreamedList in the body); absent:
+   * the whole answer at once. Not sent: it tells the embedded router to keep the list streamed, and the HTTP
+   * transport which list to read incrementally.
+   */
+  stream?: string;
 }
 
 export interface WireResponse {
   status: number;
   headers: Record<string, string>;
-  /** The parsed JSON body (a non-JSON reply from a proxy arrives as a string). */
+  /**
+   * The parsed JSON body (a non-JSON reply from a proxy arrives as a string). The list the request asked for
+   * as a stream may be a StreamedList; the keys that follow it in the document are set on the body once the
+   * list has been read to its end.
+   */
   body: unknown;
 }
 

@@ -12,6 +12,7 @@ import { ApiError } from '../api/errors.js';
 import { levelOfParam, type Fetch } from '../api/older.js';
 import { fillPath, type CallParamsOf, type Operation, type ResponseOf } from '../api/operation.js';
 import { isPlainObject } from '../api/schema.js';
+import { StreamedList, type ElementOf, type ListKey } from '../api/streamed-list.js';
 import type { SuccessEnvelope } from '../api/types.js';
 import { basicAuthHeader, type UploadedFile, type WireRequest, type WireResponse } from '../api/wire.js';
 import { FeatureCache, FeatureLevelError, type FeatureSource, type KnownFacts, type ServerFacts } from './features.js';
@@ -77,6 +78,12 @@ export class UnavailableError extends ApiError {
 
 export type Success<O> = ResponseOf<O> & SuccessEnvelope;
 
+export interface CallOptions {
+  files?: UploadedFile[];
+  signal?: AbortSignal;
+  labels?: ParamLabels;
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 export class ChatClient {
@@ -104,17 +111,42 @@ export class ChatClient {
     return shape.calls.map((c) => this.wire(c, opts.files));
   }
 
-  async call<O extends Operation>(
+  async call<O extends Operation>(op: O, params: CallParamsOf<O>, opts: CallOptions = {}): Promise<Success<O>> {
+    return (await this.answer(op, params ?? {}, opts)) as Success<O>;
+  }
+
+  /**
+   * A call whose answer holds a long list (`key`), whose elements are handed over a chunk at a time as they
+   * arrive rather than held whole: pages of the embedded organization's store, or what each read of an HTTP
+   * answer completes. What the server cannot do is refused before anything is sent, and errors of the answer
+   * are thrown here, as by `call`; a connection lost midway, or a server failing midway, is thrown by the
+   * iteration. Parameters the server ignored are reported once the list has been read to its end.
+   */
+  async stream<O extends Operation, K extends ListKey<ResponseOf<O>>>(
     op: O,
     params: CallParamsOf<O>,
-    opts: { files?: UploadedFile[]; signal?: AbortSignal; labels?: ParamLabels } = {},
-  ): Promise<Success<O>> {
-    const values = params ?? {};
+    key: K,
+    opts: Omit<CallOptions, 'files'> = {},
+  ): Promise<StreamedList<ElementOf<ResponseOf<O>[K]>>> {
+    const list = (await this.answer(op, params ?? {}, { ...opts, stream: key }))[key];
+    if (list instanceof StreamedList) return list as StreamedList<ElementOf<ResponseOf<O>[K]>>;
+    if (Array.isArray(list)) return StreamedList.of(list as ElementOf<ResponseOf<O>[K]>[]);
+    throw new BadResponseError(200, `the answer has no list "${key}"`);
+  }
+
+  /** A call's answer; with `stream`, that list of it may be a StreamedList, when a single request answers the call. */
+  private async answer(op: Operation, values: Readonly<Record<string, unknown>>, opts: CallOptions & { stream?: string }): Promise<Record<string, unknown>> {
     let { shape, facts } = await this.shape(op, values, opts.labels);
     let first: Record<string, unknown> | undefined;
     for (let i = 0; i < shape.calls.length; i++) {
       const c = shape.calls[i]!;
-      const res = await this.exchange(this.wire(c, opts.files), c.op.method === 'GET' || c.op.idempotent === true, opts.signal);
+      // An older form that remakes the whole answer (`response`) or takes several requests reads it whole.
+      const stream = shape.calls.length === 1 && !shape.form?.response ? opts.stream : undefined;
+      const res = await this.exchange(
+        { ...this.wire(c, opts.files), ...(stream && { stream }) },
+        c.op.method === 'GET' || c.op.idempotent === true,
+        opts.signal,
+      );
       if (res.status === 404 && i === 0 && shape.form && facts && !facts.read) {
         // An older form the cached level chose is gone: the server was upgraded since the level was read.
         const fresh = await this.features.facts(this, true);
@@ -125,12 +157,17 @@ export class ChatClient {
         }
       }
       const body = unwrap(res);
-      await this.checkIgnored(c, body, facts, opts.labels);
+      const streamed = Object.entries(body).find((e): e is [string, StreamedList] => e[1] instanceof StreamedList);
+      // The keys after a streamed list (ignored_parameters_unsupported) are known only once it has been read.
+      if (streamed) body[streamed[0]] = streamed[1].whenDone(() => this.checkIgnored(c, body, facts, opts.labels));
+      else await this.checkIgnored(c, body, facts, opts.labels);
       first ??= body;
     }
-    if (!shape.form?.response) return first as Success<O>;
+    const form = shape.form;
+    const kept = form?.keep ? keepElements(first!, form.keep.key, form.keep.elements(values)) : first!;
+    if (!form?.response) return kept;
     const fetch: Fetch = async (o, p) => this.call(o, p, { signal: opts.signal });
-    return { ...first, ...(await shape.form.response(first!, values, fetch)) } as Success<O>;
+    return { ...kept, ...(await form.response(kept, values, fetch)) };
   }
 
   /**
@@ -277,6 +314,13 @@ export class ChatClient {
       return res;
     }
   }
+}
+
+/** The answer with only the elements of its list `key` that pass `keep` (a streamed list filtered as it comes). */
+function keepElements(body: Record<string, unknown>, key: string, keep: (element: unknown) => boolean): Record<string, unknown> {
+  const list = body[key];
+  if (list instanceof StreamedList) return { ...body, [key]: list.filter(keep) };
+  return Array.isArray(list) ? { ...body, [key]: list.filter(keep) } : body;
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;

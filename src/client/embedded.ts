@@ -35,7 +35,8 @@ export class EmbeddedTransport implements Transport {
     await nextTurn();
     if (signal?.aborted) throw new NotSentError(signal.reason);
     // The router builds fresh, JSON-safe bodies for every request, so they are handed over as they are; the
-    // transport-parity suites hold the embedded and HTTP answers equal.
+    // transport-parity suites hold the embedded and HTTP answers equal. A list asked for as a stream comes as
+    // the router's StreamedList: its pages go to the caller as objects, with no JSON in between.
     return this.server.handle(req, signal);
   }
 

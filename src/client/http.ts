@@ -11,6 +11,7 @@ import { CONNECT_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RESPONSE_TIMEOUT_MS } from '
 import { USER_AGENT } from '../version.js';
 import { acquireDispatcher, type DispatcherConfig, type ProxySettings } from './dispatcher.js';
 import { errorCodes } from './retry.js';
+import { readStreamed } from './streamed-body.js';
 import { isCertificateError, TlsError, type TlsOptions } from './tls.js';
 import type { Transport } from './transport.js';
 
@@ -82,9 +83,11 @@ export class HttpTransport implements Transport {
         at = next;
         res = await globalThis.fetch(next, { method: req.method, headers, signal, redirect: 'manual' });
       }
-      const text = await res.text();
       const out = Object.fromEntries(res.headers);
-      return { status: res.status, headers: out, body: parseBody(text) };
+      if (req.stream && res.status === 200 && res.body) {
+        return { status: res.status, headers: out, body: await readStreamed(res.body, req.stream, parseBody) };
+      }
+      return { status: res.status, headers: out, body: parseBody(await res.text()) };
     } catch (e) {
       const codes = errorCodes(e);
       if (isCertificateError(codes)) throw new TlsError(this.target, codes[codes.length - 1]!);

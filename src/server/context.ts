@@ -3,6 +3,7 @@
  * and to schedule work that must not hold up the response (outgoing webhooks).
  */
 import type { HandlerParamsOf, Operation, ResponseOf } from '../api/operation.js';
+import type { Streamable } from '../api/streamed-list.js';
 import type { UploadedFile } from '../api/wire.js';
 import { nowMs } from '../time.js';
 import type { UserRow } from './model/users.js';
@@ -70,8 +71,11 @@ export interface Binding {
   readonly async: boolean;
 }
 
-/** Binds a handler to its operation; the handler runs inside one write transaction. */
-export function bind<O extends Operation>(op: O, fn: (ctx: HandlerContext, params: HandlerParamsOf<O>) => ResponseOf<O>): Binding {
+/**
+ * Binds a handler to its operation; the handler runs inside one write transaction. A list of its answer may
+ * be a StreamedList of pages the model reads when asked (the router says when: see Router.handle).
+ */
+export function bind<O extends Operation>(op: O, fn: (ctx: HandlerContext, params: HandlerParamsOf<O>) => Streamable<ResponseOf<O>>): Binding {
   return { op, fn: fn as Binding['fn'], async: false };
 }
 

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../api/errors.js';
 import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
+import { sendWhole, writeAnswer } from './http-body.js';
 import type { Router } from './router.js';
 
 const API_PREFIX = '/api/v1';
@@ -75,15 +76,9 @@ async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [str
   return { body: [...new URLSearchParams(raw.toString('utf8'))], files: [] };
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
-  const text = body === null ? '' : JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-const sendError = (res: ServerResponse, e: ApiError): void => send(res, e.status, JSON_TYPE, e.body());
+const sendError = (res: ServerResponse, e: ApiError): void => sendWhole(res, e.status, JSON_TYPE, e.body());
 
 /** How long, and how much more, an unwanted body is read and thrown away so that its sender sees the answer. */
 const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
@@ -181,10 +176,10 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
         headers,
         remoteAddress: address,
       };
-      const out = await router.handle(wire, abort.signal);
+      const out = await router.handle(wire, abort.signal, { streamAll: true });
       if (abort.signal.aborted) return done(499);
-      send(res, out.status, out.headers, req.method === 'HEAD' ? null : out.body);
-      done(out.status);
+      const whole = await writeAnswer(res, out.status, out.headers, req.method === 'HEAD' ? null : out.body);
+      done(whole ? out.status : 499);
     })().catch((e: unknown) => {
       // Whatever went wrong, this request gets an answer and the server keeps serving the others.
       log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);

@@ -11,6 +11,7 @@ import { operationsByArea, type AreaName } from '../api/catalogue.js';
 import { LIMITS } from '../api/limits.js';
 import type { Operation, ParamDef } from '../api/operation.js';
 import { decodeWire } from '../api/schema.js';
+import { collectNow, StreamedList } from '../api/streamed-list.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import { authenticate, checkAccess } from './auth.js';
 import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.js';
@@ -114,16 +115,53 @@ export class Router {
     this.opts.db.close();
   }
 
-  async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal): Promise<WireResponse> {
+  /**
+   * Answers a request. A list the handler makes in pages stays a StreamedList when the request asks for it
+   * by its key (`req.stream`: the embedded transport, for a client that reads it as it comes), or with
+   * `streamAll` (`chatctl serve`, which writes every such list as it reads it); any other is read whole,
+   * inside the handler's transaction, so that it is one snapshot as before.
+   */
+  async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal, o: { streamAll?: boolean } = {}): Promise<WireResponse> {
+    const streamed = (key: string) => o.streamAll === true || key === req.stream;
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
-    const out = await this.dispatch(req, signal, limits).catch((e: unknown) => {
-      if (e instanceof ApiError) return errorResponse(e);
-      if (isBusy(e)) return errorResponse(new ApiError(BUSY_MESSAGE, 'BAD_REQUEST', 503, {}, { 'retry-after': '1' }));
-      this.opts.log?.(`internal error on ${req.method} ${req.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-      return errorResponse(new ApiError('Internal server error', 'BAD_REQUEST', 500));
-    });
+    const out = await this.dispatch(req, signal, limits, streamed).catch((e: unknown) => errorResponse(this.failure(req, e)));
     return { ...out, headers: { ...out.headers, ...limits } };
+  }
+
+  /** What a failure is answered with: an API error as it is, a busy store as 503, anything else logged and 500. */
+  private failure(req: WireRequest, e: unknown): ApiError {
+    if (e instanceof ApiError) return e;
+    if (isBusy(e)) return new ApiError(BUSY_MESSAGE, 'BAD_REQUEST', 503, {}, { 'retry-after': '1' });
+    this.opts.log?.(`internal error on ${req.method} ${req.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return new ApiError('Internal server error', 'BAD_REQUEST', 500);
+  }
+
+  /**
+   * The lists of an answer as the caller takes them: streamed ones with their failures turned into API errors
+   * as whole answers' are (the status has gone out by then: serve cuts the answer short, an embedded client
+   * gets the error), the others read whole.
+   */
+  private settle(req: WireRequest, result: unknown, streamed: (key: string) => boolean): Record<string, unknown> {
+    const out = { ...(result as Record<string, unknown>) };
+    for (const [key, value] of Object.entries(out)) {
+      if (!(value instanceof StreamedList)) continue;
+      if (!streamed(key)) {
+        out[key] = collectNow(value);
+        continue;
+      }
+      const failure = (e: unknown) => this.failure(req, e);
+      out[key] = new StreamedList(
+        (async function* () {
+          try {
+            yield* value;
+          } catch (e) {
+            throw failure(e);
+          }
+        })(),
+      );
+    }
+    return out;
   }
 
   /** The routes whose path template matches, best-ranked first. */
@@ -142,7 +180,7 @@ export class Router {
     return this.candidates(path).find((c) => c.route.op.method === lookup)?.route.op;
   }
 
-  private async dispatch(req: WireRequest, signal: AbortSignal, limits: Record<string, string>): Promise<WireResponse> {
+  private async dispatch(req: WireRequest, signal: AbortSignal, limits: Record<string, string>, streamed: (key: string) => boolean): Promise<WireResponse> {
     const method = req.method.toUpperCase();
     const candidates = this.candidates(req.path);
     if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
@@ -173,9 +211,11 @@ export class Router {
     const read = decodeParams(op, req, params);
     const ctx = this.context(req, caller, signal);
     const binding = await this.binding(op, hit.route.area);
-    const result = binding.async ? await binding.fn(ctx.handler, params) : inTransaction(db, op, () => binding.fn(ctx.handler, params));
+    const result = binding.async
+      ? this.settle(req, await binding.fn(ctx.handler, params), streamed)
+      : inTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
     ctx.commit();
-    const body: Record<string, unknown> = { result: 'success', msg: '', ...(result as Record<string, unknown>) };
+    const body: Record<string, unknown> = { result: 'success', msg: '', ...result };
     const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
     if (ignored.length) body.ignored_parameters_unsupported = ignored;
     return json(200, body);

@@ -143,10 +143,13 @@ declareOlder(getUsers, [
     before: 384,
     for: ['user_ids'],
     calls: ({ user_ids: _ids, ...rest }) => [olderCall(getUsers, rest)],
-    response: (body, { user_ids: ids }) => {
-      if (ids === undefined || !Array.isArray(body.members)) return body;
-      const wanted = new Set(ids);
-      return { ...body, members: body.members.filter((u: { user_id?: unknown }) => typeof u.user_id === 'number' && wanted.has(u.user_id)) };
+    // Only calls with user_ids take this form (`for`).
+    keep: {
+      key: 'members',
+      elements: ({ user_ids: ids }) => {
+        const wanted = new Set(ids);
+        return (u) => wanted.has(u.user_id);
+      },
     },
   },
 ]);

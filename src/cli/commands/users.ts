@@ -214,18 +214,23 @@ export const commands = [
       const client = await ctx.client();
       // The API's default (client_gravatar) leaves Gravatar URLs to the client; compute them only when asked.
       const wantsAvatars = opts.fields?.includes('avatar_url') === true;
-      const { members } = await client.call(getUsers, {
-        client_gravatar: wantsAvatars ? false : undefined,
-        include_custom_profile_fields: opts.customFields || undefined,
-        user_ids: opts.ids,
-      });
+      // Read as it comes: 100,000 users are printed a page at a time, never held whole.
+      const members = await client.stream(
+        getUsers,
+        {
+          client_gravatar: wantsAvatars ? false : undefined,
+          include_custom_profile_fields: opts.customFields || undefined,
+          user_ids: opts.ids,
+        },
+        'members',
+      );
       const keep = (u: User) =>
         (opts.role === undefined || u.role === opts.role) &&
         (!opts.active || u.is_active) &&
         (!opts.deactivated || !u.is_active) &&
         (!opts.bots || u.is_bot) &&
         (!opts.humans || !u.is_bot);
-      await out.list(members.filter(keep));
+      await out.stream(members.filter(keep));
     },
   }),
 

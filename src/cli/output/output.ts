@@ -6,6 +6,7 @@
  * - csv: with a header row.
  * `--fields a,b` picks and orders the fields; an unknown one is a usage error that lists the valid ones.
  */
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import type { IO } from '../io.js';
 import { usageError } from '../errors.js';
@@ -133,18 +134,34 @@ export class Output {
   }
 
   /**
+   * Prints a list whose rows arrive a chunk at a time (ChatClient.stream), each chunk written as it comes in
+   * every format but a table, which needs all rows for its column widths: the list is never held whole. The
+   * text is what `list` prints. A failure midway leaves what was printed (a JSON array without its end).
+   */
+  async stream(chunks: AsyncIterable<readonly Row[]>): Promise<number> {
+    if (this.format === 'table') {
+      const rows: Row[] = [];
+      for await (const chunk of chunks) for (const row of chunk) rows.push(row);
+      await this.flush(rows);
+      return rows.length;
+    }
+    const text = this.listText();
+    let count = 0;
+    for await (const chunk of chunks) {
+      count += chunk.length;
+      await this.writeWaiting(text.rows(chunk));
+    }
+    await this.writeWaiting(text.end());
+    return count;
+  }
+
+  /**
    * Writes one row of a list at once, when the format streams (NDJSON, TSV), and says whether it did: for
    * a command's last words, when the process exits before the list could be finished.
    */
   rowNow(row: Row): boolean {
-    if (this.format === 'ndjson') this.write(`${JSON.stringify(pick(row, this.fields))}\n`);
-    else if (this.format === 'tsv')
-      this.write(
-        `${this.columns()
-          .map((c) => tsvCell(this.shown(row, c)))
-          .join('\t')}\n`,
-      );
-    else return false;
+    if (this.format !== 'ndjson' && this.format !== 'tsv') return false;
+    this.write(this.line(row));
     return true;
   }
 
@@ -171,40 +188,81 @@ export class Output {
   }
 
   private async flush(rows: Row[]): Promise<void> {
+    if (this.format !== 'table') {
+      const text = this.listText();
+      this.write(text.rows(rows) + text.end());
+      return;
+    }
+    if (rows.length === 0) return;
     const cols = this.columns();
+    await this.renderTable(
+      cols.map((c) => c.toUpperCase()),
+      rows.map((r) => cols.map((c) => cellText(this.shown(r, c)))),
+    );
+  }
+
+  /** One row as an NDJSON or TSV line. */
+  private line(row: Row): string {
+    if (this.format === 'ndjson') return `${JSON.stringify(pick(row, this.fields))}\n`;
+    return `${this.columns()
+      .map((c) => tsvCell(this.shown(row, c)))
+      .join('\t')}\n`;
+  }
+
+  /**
+   * The text of a list in any format but a table, a chunk of rows at a time (`rows`), then its `end`: the
+   * same text whether the list comes in one chunk or many.
+   */
+  private listText(): { rows(rows: readonly Row[]): string; end(): string } {
+    let count = 0;
     switch (this.format) {
-      case 'json':
-        this.write(
-          `${JSON.stringify(
-            rows.map((r) => pick(r, this.fields)),
-            null,
-            this.io.stdoutIsTTY ? 2 : undefined,
-          )}\n`,
-        );
-        return;
+      case 'json': {
+        const indent = this.io.stdoutIsTTY ? 2 : undefined;
+        return {
+          rows: (rows) => {
+            if (!rows.length) return '';
+            // The elements as JSON.stringify writes them in the whole array: its text without the brackets.
+            const array = JSON.stringify(
+              rows.map((r) => pick(r, this.fields)),
+              null,
+              indent,
+            );
+            const elements = indent ? array.slice(2, -2) : array.slice(1, -1);
+            const before = count ? (indent ? ',\n' : ',') : indent ? '[\n' : '[';
+            count += rows.length;
+            return before + elements;
+          },
+          end: () => (count === 0 ? '[]\n' : indent ? '\n]\n' : ']\n'),
+        };
+      }
       case 'csv': {
         const { stringify } = require('csv-stringify/sync') as typeof import('csv-stringify/sync');
-        this.write(
+        const cols = this.columns();
+        const csv = (rows: readonly Row[], header: boolean) =>
           stringify(
             rows.map((r) => cols.map((c) => cellText(this.shown(r, c)))),
-            { header: true, columns: [...cols] },
-          ),
-        );
-        return;
+            { header, columns: [...cols] },
+          );
+        return {
+          rows: (rows) => {
+            if (!rows.length) return '';
+            const header = count === 0;
+            count += rows.length;
+            return csv(rows, header);
+          },
+          // The header alone, for a list with no rows.
+          end: () => (count === 0 ? csv([], true) : ''),
+        };
       }
-      case 'tsv':
-        for (const r of rows) this.write(`${cols.map((c) => tsvCell(this.shown(r, c))).join('\t')}\n`);
-        return;
-      case 'table':
-        if (rows.length === 0) return;
-        await this.renderTable(
-          cols.map((c) => c.toUpperCase()),
-          rows.map((r) => cols.map((c) => cellText(this.shown(r, c)))),
-        );
-        return;
-      case 'ndjson':
-        for (const r of rows) this.write(`${JSON.stringify(pick(r, this.fields))}\n`);
+      default:
+        return { rows: (rows) => rows.map((r) => this.line(r)).join(''), end: () => '' };
     }
+  }
+
+  /** Writes `text`, waiting until stdout takes more when it is full: a list printed as it comes is never held in its buffer. */
+  private async writeWaiting(text: string): Promise<void> {
+    if (text === '' || this.io.stdout.write(text)) return;
+    await once(this.io.stdout, 'drain');
   }
 
   private async renderTable(head: string[], body: string[][]): Promise<void> {

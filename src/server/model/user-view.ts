@@ -22,13 +22,13 @@ export type UserViewRow = Pick<
   | 'is_imported_stub'
 >;
 
-export const listUsersForView = (db: Db): UserViewRow[] =>
-  db
-    .prepare(
-      `SELECT id, email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, date_joined, timezone, avatar_version,
-         is_imported_stub FROM users ORDER BY id`,
-    )
-    .all() as UserViewRow[];
+const VIEW_COLUMNS = `id, email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, date_joined, timezone, avatar_version,
+  is_imported_stub`;
+
+export const listUsersForView = (db: Db): UserViewRow[] => db.prepare(`SELECT ${VIEW_COLUMNS} FROM users ORDER BY id`).all() as UserViewRow[];
+
+/** Users per page of a streamed list: about 300 KB of JSON, read in a few milliseconds. */
+export const USER_PAGE = 1000;
 
 /** Whether `viewer` may see the real (delivery) e-mail addresses of humans under a visibility policy. */
 export function policyLetsSee(policy: number, viewer: Pick<UserRow, 'role'> | null): boolean {
@@ -63,15 +63,22 @@ export function isoTime(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString().replace('Z', '+00:00');
 }
 
-/** Profile values of many users at once, keyed by user ID then field ID. */
-export function profileData(db: Db): Map<number, Record<string, { value: string; rendered_value?: string }>> {
-  const rows = db.prepare('SELECT user_id, field_id, value, rendered_value FROM profile_values ORDER BY user_id, field_id').all() as {
+type ProfileValues = Record<string, { value: string; rendered_value?: string }>;
+
+/** Profile values of many users at once (all, or those with IDs in `ids`, inclusive), keyed by user ID then field ID. */
+export function profileData(db: Db, ids?: { from: number; to: number }): Map<number, ProfileValues> {
+  const columns = 'SELECT user_id, field_id, value, rendered_value FROM profile_values';
+  const rows = (
+    ids
+      ? db.prepare(`${columns} WHERE user_id BETWEEN ? AND ? ORDER BY user_id, field_id`).all(ids.from, ids.to)
+      : db.prepare(`${columns} ORDER BY user_id, field_id`).all()
+  ) as {
     user_id: number;
     field_id: number;
     value: string;
     rendered_value: string | null;
   }[];
-  const out = new Map<number, Record<string, { value: string; rendered_value?: string }>>();
+  const out = new Map<number, ProfileValues>();
   for (const r of rows) {
     const entry: { value: string; rendered_value?: string } = { value: r.value };
     if (r.rendered_value !== null) entry.rendered_value = r.rendered_value;
@@ -87,10 +94,57 @@ export function profileData(db: Db): Map<number, Record<string, { value: string;
  * values are read once, so listing ten thousand users stays one query each.
  */
 export function userView(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string): (target: UserViewRow) => User {
+  const view = viewWithProfiles(db, viewer, opts, realmUrl);
+  const profiles = opts.includeCustomProfileFields ? profileData(db) : null;
+  return (target) => view(target, profiles);
+}
+
+/**
+ * The wire form of every user (only those in `only`, when given) as `viewer` sees them, in ID order, a page of
+ * USER_PAGE users at a time (keyset pages: the users after the last ID of the page before). Each page is one
+ * short read of its own, made when the next page is asked for: nothing is held open between pages, as a
+ * server shares its one connection among requests while a slow client reads.
+ *
+ * Consistency: each user is read whole, and once: IDs only grow and users are never deleted, so everyone
+ * who existed throughout is listed exactly once, and someone created while the list is read is listed at
+ * its end when their page is read after. But a page shows the users as they were when it was read, not when
+ * the request came: a change made meanwhile to users on several pages (an owner deactivated with their bots)
+ * may show on later pages only. Zulip's answer is one snapshot; this one is chosen anyway: a snapshot held
+ * for the whole answer would have to last as long as the client takes to read it (minutes, for a slow or
+ * stalled one), and a read transaction held that long on a second connection stops the WAL from being
+ * checkpointed meanwhile, so the store's log would grow with the slowest reader. GET /users is no
+ * consistency point in the API either (POST /register, with its event queue, is): its answer is stale the
+ * moment it is sent. Who reads a list whole (not as a stream) still gets one snapshot: the router reads
+ * every page inside the request's transaction.
+ */
+export function* userViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only?: ReadonlySet<number>): Generator<User[]> {
+  const view = viewWithProfiles(db, viewer, opts, realmUrl);
+  const page = db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? ORDER BY id LIMIT ?`);
+  const read = db.transaction((after: number) => {
+    const rows = page.all(after, USER_PAGE) as UserViewRow[];
+    const last = rows.at(-1)?.id;
+    const profiles = opts.includeCustomProfileFields && last !== undefined ? profileData(db, { from: rows[0]!.id, to: last }) : null;
+    return { rows, profiles };
+  });
+  for (let after = 0; ; ) {
+    const { rows, profiles } = read.deferred(after);
+    const users = (only ? rows.filter((u) => only.has(u.id)) : rows).map((u) => view(u, profiles));
+    if (users.length) yield users;
+    if (rows.length < USER_PAGE) return;
+    after = rows.at(-1)!.id;
+  }
+}
+
+/** `userView`, its profile values given per call (all of them, or a page's). */
+function viewWithProfiles(
+  db: Db,
+  viewer: Viewer | null,
+  opts: UserViewOptions,
+  realmUrl: string,
+): (target: UserViewRow, profiles: ReadonlyMap<number, ProfileValues> | null) => User {
   const policy = getSetting(db, 'email_address_visibility');
   const emailOf = apiEmailer(db, realmUrl);
-  const profiles = opts.includeCustomProfileFields ? profileData(db) : null;
-  return (target) => {
+  return (target, profiles) => {
     const seesReal = seesRealEmail(policy, viewer, target);
     const user: User = {
       user_id: target.id,

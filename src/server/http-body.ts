@@ -1,0 +1,85 @@
+/**
+ * An answer's JSON on an HTTP response. A body holding a StreamedList is written as it comes: the keys before
+ * the list, its elements a chunk at a time, then the keys after it, byte for byte what JSON.stringify makes of
+ * the whole answer. The next chunk is read only once the socket has taken the last one (so a slow client holds
+ * up its own answer, not the server's memory), and reading stops when the client goes away.
+ */
+import type { ServerResponse } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { isPlainObject } from '../api/schema.js';
+import { StreamedList } from '../api/streamed-list.js';
+
+/** Writes an answer held whole (null: no body) and ends the response. */
+export function sendWhole(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
+  const text = body === null ? '' : JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/**
+ * Writes the answer and ends the response; false when the client went away before all of it was written.
+ * A list that fails midway, after the status went out, cuts the answer short (the connection is destroyed,
+ * so the client sees a truncated answer, never a shorter list) and the failure is thrown.
+ */
+export async function writeAnswer(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): Promise<boolean> {
+  if (!isPlainObject(body) || !Object.values(body).some((v) => v instanceof StreamedList)) {
+    sendWhole(res, status, headers, body);
+    return true;
+  }
+  // No length: it is not known before the end, so the answer goes out chunked.
+  res.writeHead(status, headers);
+  let text = '{';
+  let keys = 0;
+  for (const [key, value] of Object.entries(body)) {
+    const json = value instanceof StreamedList ? '[' : JSON.stringify(value);
+    // JSON.stringify leaves out keys whose value has no JSON form (undefined).
+    if (json === undefined) continue;
+    text += `${keys++ ? ',' : ''}${JSON.stringify(key)}:${json}`;
+    if (!(value instanceof StreamedList)) continue;
+    const rest = await writeList(res, value, text);
+    if (rest === undefined) return false;
+    text = `${rest}]`;
+  }
+  res.end(`${text}}`);
+  return true;
+}
+
+/** Writes `text` and a list's elements after it; undefined when the client went away, else what is left to write. */
+async function writeList(res: ServerResponse, list: StreamedList, text: string): Promise<string | undefined> {
+  let pending = text;
+  let first = true;
+  try {
+    for await (const chunk of list) {
+      if (!chunk.length) continue;
+      // The array's own text without its brackets: each element exactly as JSON.stringify writes it in one.
+      pending += `${first ? '' : ','}${JSON.stringify(chunk).slice(1, -1)}`;
+      first = false;
+      if (!(await writeSome(res, pending))) return undefined;
+      pending = '';
+      // A turn of the event loop between chunks, even when the socket takes each at once: other requests
+      // are served meanwhile, and a client gone away is noticed.
+      await nextTurn();
+    }
+  } catch (e) {
+    res.destroy();
+    throw e;
+  }
+  return pending;
+}
+
+/** Writes `text`; resolves once the socket takes more, true, or when the client has gone away, false. */
+function writeSome(res: ServerResponse, text: string): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  if (res.write(text)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const settle = (ok: boolean) => () => {
+      res.off('drain', drained);
+      res.off('close', closed);
+      resolve(ok);
+    };
+    const drained = settle(true);
+    const closed = settle(false);
+    res.once('drain', drained);
+    res.once('close', closed);
+  });
+}
