@@ -141,6 +141,21 @@ describe('Pacer', () => {
     expect(f.pacer.outlook(20)).toEqual({ rule: { calls: 2000, seconds: 3600 }, allowed: 4, waitMs: 3_600_000 });
   });
 
+  it('keeps no reserve while the headers show no other client at work: a job may use the whole budget', async () => {
+    const f = fakePacer({ reserve: 1, maxWaitMs: 3_600_000 });
+    // 1,999 of the hour's 2,000, all of them ours, 200 a minute.
+    for (let i = 0; i < 1999; i++) {
+      if (i > 0 && i % 200 === 0) f.clock.t += 60_000;
+      await f.pacer.take();
+      f.pacer.observe(f.headers(2000 - i - 1, 3600, 2000));
+    }
+    f.clock.t += 60_000;
+    expect(f.pacer.outlook(1)).toEqual({ rule: { calls: 2000, seconds: 3600 }, allowed: 1, waitMs: 0 });
+    f.sleeps.length = 0;
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([]);
+  });
+
   it('has no outlook before a response has reported the rule', () => {
     expect(fakePacer().pacer.outlook(10)).toBeUndefined();
   });

@@ -65,4 +65,31 @@ describe('a bulk job against a server with a per-minute and an hourly rule, head
     // It got there by waiting for the rules, not by being refused.
     expect(waits).toBeGreaterThan(0);
   });
+
+  it('takes a job of exactly the "hourly" budget whole: the outlook after the first answer says every row fits', { timeout: 60_000 }, async () => {
+    const { t, stats } = await twoRuleServer();
+    server = t;
+    const pacer = new Pacer({ rules: SCALED });
+    client = new ChatClient(new HttpTransport(t.url), { email: 'a@example.com', apiKey: 'k'.repeat(32) }, {}, { retry: retryPolicy(), pacer });
+    const ids = Array.from({ length: 200 }, (_, i) => i + 1);
+    // As a bulk command reads it: once, after the first answer, for the rows not yet started.
+    let started = 0;
+    let outlook: ReturnType<Pacer['outlook']>;
+    const results = await runPool(
+      ids,
+      async (id, index) => {
+        started = Math.max(started, index + 1);
+        try {
+          return await client!.call(removeThing, { id });
+        } finally {
+          outlook ??= pacer.outlook(ids.length - started);
+        }
+      },
+      { concurrency: 4, pacer },
+    );
+    expect(outlook).toMatchObject({ waitMs: 0 });
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(stats.ok).toBe(200);
+    expect(stats.limited).toBeLessThanOrEqual(3);
+  });
 });
