@@ -88,7 +88,7 @@ export function profileData(db: Db): Map<number, Record<string, { value: string;
  */
 export function userView(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string): (target: UserViewRow) => User {
   const policy = getSetting(db, 'email_address_visibility');
-  const emailOf = apiEmailer(db, realmUrl);
+  const emailOf = emailerUnder(policy, realmUrl);
   const profiles = opts.includeCustomProfileFields ? profileData(db) : null;
   return (target) => {
     const seesReal = seesRealEmail(policy, viewer, target);
@@ -121,8 +121,12 @@ export function userView(db: Db, viewer: Viewer | null, opts: UserViewOptions, r
 export const apiEmail = (db: Db, target: UserViewRow, realmUrl: string): string => apiEmailer(db, realmUrl)(target);
 
 /** `apiEmail` for many users, the setting read once. */
-export function apiEmailer(db: Db, realmUrl: string): (target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string {
-  const everyoneSees = getSetting(db, 'email_address_visibility') === 1;
+export const apiEmailer = (db: Db, realmUrl: string): ((target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string) =>
+  emailerUnder(getSetting(db, 'email_address_visibility'), realmUrl);
+
+/** `apiEmailer` under an email_address_visibility policy already read. */
+function emailerUnder(policy: number, realmUrl: string): (target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string {
+  const everyoneSees = policy === 1;
   const host = realmHost(realmUrl);
   return (target) => (target.is_bot || everyoneSees ? target.email : `user${target.id}@${host}`);
 }

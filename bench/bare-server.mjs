@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// The reference of bench/serve-rps.mjs: a bare node:http server answering every request with the status,
+// headers and body in BENCH_BARE_RESPONSE (JSON), written the way `serve` writes its answers (writeHead,
+// then end), so the bytes on the wire are the same but for the Date header's value. Prints its URL.
+import { createServer } from 'node:http';
+
+const { status, headers, body } = JSON.parse(process.env.BENCH_BARE_RESPONSE);
+const server = createServer((_req, res) => {
+  res.writeHead(status, headers);
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${server.address().port}\n`));
+process.on('SIGTERM', () => server.close(() => process.exit(0)).closeAllConnections());
