@@ -5,6 +5,7 @@ import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
 import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
+import { listeningUserIds } from './event-queues.js';
 import type { UserRow } from './users.js';
 
 export interface SubscriptionRow {
@@ -168,6 +169,9 @@ export function subscribeUsers(
   const peerAdds: { stream: StreamRow; added: number[] }[] = [];
   const view = channelView(db);
   const userIds = users.map((u) => u.id);
+  // A subscriber's own `add` reaches only a queue: its rows and wire forms (each with the channel's whole
+  // subscriber list) are built for the users who have one, not for the thousands a bulk subscribe adds.
+  const listening = new Set(listeningUserIds(db));
   for (const stream of streams) {
     const before = new Set(metadataUserIds(db, stream));
     const added = addSubscribers(db, stream, userIds);
@@ -186,7 +190,8 @@ export function subscribeUsers(
       list.push(stream.name);
       names[String(u.id)] = list;
     }
-    for (const row of subscriptionRowsOf(db, stream.id, added)) {
+    const addedListening = added.filter((id) => listening.has(id));
+    for (const row of subscriptionRowsOf(db, stream.id, addedListening)) {
       const list = newSubs.get(row.user_id);
       if (list) list.push(row);
       else newSubs.set(row.user_id, [row]);
