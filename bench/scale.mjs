@@ -17,9 +17,13 @@ import { seedOrganization, TARGET_CHANNELS } from './scale-seed.mjs';
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 // Medians of this many runs after one warm-up; fewer at 100,000 users, where one run can take seconds.
 const runsAt = (size) => Number(process.env.BENCH_RUNS ?? (size >= 100_000 ? 3 : 7));
-// Operations of a few milliseconds at the smaller sizes whose ratio rests on that baseline (a message to the
-// channel of everyone, the flags walk's batches, the HTTP rows): enough runs that one slow run moves no median.
+// Operations of a few milliseconds (the one-object rows at every size; a message to the channel of everyone
+// and subscribing all N below 100,000 users; the flags walk's batches; the HTTP rows): enough runs that one
+// slow run on a shared machine moves no median. Their ratios rest on baselines of a millisecond or less.
 const CHEAP_RUNS = Number(process.env.BENCH_CHEAP_RUNS ?? 21);
+// Each run of a subscribe row takes a channel nobody is in yet (TARGET_CHANNELS of them): 7 runs and a
+// warm-up for each k-fixed row, and as many for subscribing all N where that is cheap, use 24.
+const SUBSCRIBE_RUNS = 7;
 // Requests of each kind sent to a freshly started `serve` before its rows are timed: its first few hundred
 // answers are compiled code still warming up (GET /users/me took 9, 7, 3 ms, then 0.7 ms from the 20th on),
 // and the rows compare sizes, not how warm each size's process was.
@@ -99,7 +103,7 @@ function runChatctl(args, env) {
 }
 
 async function oneObjectOperations(size, call, ctx) {
-  const runs = runsAt(size);
+  const runs = CHEAP_RUNS;
   const { ten, tenMessage, member } = ctx;
   const one = (name, fn, after) => timeMedian(runs, fn, after).then((ms) => record(name, 'one', size, ms));
   await one('create a user (with a password)', (i) =>
@@ -169,7 +173,7 @@ async function kObjectOperations(size, call, seeded) {
     }
   };
   // Each run subscribes to a channel nobody is in yet (the targets are used in turn, so a few runs only).
-  const sub100 = await timeMedian(Math.min(runs, 5), () => subscribe(100));
+  const sub100 = await timeMedian(SUBSCRIBE_RUNS, () => subscribe(100));
   record('subscribe 100 users (k fixed)', 'one', size, sub100);
   // Each larger k is timed only when the smaller one, scaled linearly, says it ends within LONGEST_MS.
   const guarded = async (name, kind, k, previousMs, previousK, fewRuns) => {
@@ -182,8 +186,8 @@ async function kObjectOperations(size, call, seeded) {
     record(name, kind, size, ms);
     return ms;
   };
-  const sub1000 = await guarded('subscribe 1,000 users (k fixed)', 'one', 1000, sub100, 100, Math.min(runs, 5));
-  await guarded('subscribe all N users (k = N)', 'k', size, sub1000, 1000, size >= 10_000 ? 1 : 3);
+  const sub1000 = await guarded('subscribe 1,000 users (k fixed)', 'one', 1000, sub100, 100, SUBSCRIBE_RUNS);
+  await guarded('subscribe all N users (k = N)', 'k', size, sub1000, 1000, size >= 10_000 ? 1 : SUBSCRIBE_RUNS);
   record('GET /users (N users)', 'k', size, await timeMedian(runs, () => call('GET', '/users')));
   let queue;
   record(
@@ -333,7 +337,8 @@ try {
   const started = Date.now();
   for (const size of SIZES) await measure(size);
   const ok = table.print(
-    `Scale benchmark: Node ${process.version}, ${cpus().length} cores, medians of ${SIZES.map(runsAt).join('/')} runs after a warm-up, ` +
+    `Scale benchmark: Node ${process.version}, ${cpus().length} cores, medians of ${SIZES.map(runsAt).join('/')} runs after a warm-up ` +
+      `(${CHEAP_RUNS} for operations of a few ms), ` +
       `${((Date.now() - started) / 1000).toFixed(0)} s in all.\n` +
       'Ratios: one object = time at the largest size / the smallest (budget 1.5x); k objects = that ratio divided by the growth in N (budget 1.2x);\n' +
       'flags walk = the dearest of its three batches / the cheapest at one size, worst size shown (budget 1.5x: no change with position);\n' +
