@@ -3,7 +3,7 @@
 // transactions. What it holds, per organization of N users:
 // - N users (the owner, ~1% administrators, ~10% guests, the rest members), none with a password;
 // - `big` (a default channel) and `everyone`: every user subscribed; `ten`: the owner and 9 others;
-//   N/20 small channels (at least 20) of 10-50 members; `target-1` ... `target-20`: empty, for subscribing;
+//   N/20 small channels (at least 20) of 10-50 members; `target-1` ... `target-30`: empty, for subscribing;
 // - min(N/100, 200) user groups of 10-100 members (one through the model, the others copies of its settings);
 // - 10 × N channel messages (1,000,000 at 100,000 users): 70% in `big`, 10% in `everyone`, 20% in the small
 //   channels, 20 topics per channel. Small channels' messages are copied to every subscriber; the two big
@@ -11,7 +11,7 @@
 //   no copy until they come back): a copy per member would be 10^11 rows at the largest size.
 import { join } from 'node:path';
 
-export const TARGET_CHANNELS = 20;
+export const TARGET_CHANNELS = 30;
 const BATCH = 50_000;
 
 /** A small deterministic generator, so every run seeds the same organization. */

@@ -9,53 +9,17 @@
 // /typing` to 1,000 users and a 10,000-character message (a Zulip server's longest) as large but legal.
 //
 // BENCH_SAMPLES: requests measured per phase (400). BENCH_CPU_PROF=DIR: serve writes a V8 CPU profile there.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { makeOrganization, OWNER, OWNER_PASSWORD, startServe } from './serve-fixture.mjs';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 400);
 const LOADERS = 4;
 const USERS = 1000;
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'chatctl.cjs');
-const work = mkdtempSync(join(tmpdir(), 'chatctl-bench-serve-'));
-const dataDir = join(work, 'data');
-const env = { ...process.env, HOME: work, CHATCTL_CONFIG_DIR: join(work, 'config') };
-delete env.CHATCTL_DATA_DIR;
-delete env.CHATCTL_PROFILE;
 
-const OWNER = 'boss@bench.test';
-const init = spawnSync(process.execPath, [bin, 'init', '--data-dir', dataDir, '--email', OWNER, '--password-stdin'], { env, input: 'bench-password-1\n' });
-if (init.status !== 0) throw new Error(`init failed: ${init.stderr}`);
-{
-  const { openDb } = await import(join(root, 'dist/server/store/db.js'));
-  const { insertUser } = await import(join(root, 'dist/server/model/users.js'));
-  const db = openDb(dataDir);
-  const now = Math.floor(Date.now() / 1000);
-  db.transaction(() => {
-    for (let i = 0; i < USERS; i++) insertUser(db, { email: `member${i}@bench.test`, full_name: `Member ${i}` }, now);
-  }).immediate();
-  db.close();
-}
-
+const org = await makeOrganization('chatctl-bench-serve-', USERS);
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-const serve = spawn(process.execPath, [...profile, bin, 'serve', '--data-dir', dataDir, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-const site = await new Promise((resolve, reject) => {
-  let text = '';
-  const timer = setTimeout(() => reject(new Error(`serve did not start: ${text}`)), 20_000);
-  // Read every log line, or serve would block on a full pipe.
-  serve.stderr.on('data', (d) => {
-    if (text.length < 10_000) text += d.toString();
-    const m = /at (http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(text);
-    if (m) {
-      clearTimeout(timer);
-      resolve(m[1]);
-    }
-  });
-});
+const serve = await startServe(org, profile);
+const { site } = serve;
 
 /** One request; resolves with [status, milliseconds, body]. */
 function call(method, path, { auth, form, from } = {}) {
@@ -74,7 +38,7 @@ function call(method, path, { auth, form, from } = {}) {
   });
 }
 
-const [, , login] = await call('POST', '/fetch_api_key', { form: { username: OWNER, password: 'bench-password-1' } });
+const [, , login] = await call('POST', '/fetch_api_key', { form: { username: OWNER, password: OWNER_PASSWORD } });
 const auth = `${OWNER}:${JSON.parse(login).api_key}`;
 const [, , me] = await call('GET', '/users', { auth });
 const memberIds = JSON.parse(me)
@@ -154,7 +118,6 @@ try {
   }
   process.exitCode = over ? 1 : 0;
 } finally {
-  serve.kill('SIGTERM');
-  await new Promise((r) => serve.on('exit', r));
-  rmSync(work, { recursive: true, force: true });
+  await serve.stop();
+  org.remove();
 }

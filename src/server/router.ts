@@ -24,6 +24,7 @@ import type { Admit } from './rate-limit.js';
 import { getSetting } from './model/realm.js';
 import { BUSY_MESSAGE, isBusy } from './store/busy.js';
 import type { Db } from './store/db.js';
+import { inTransaction } from './store/transactions.js';
 
 interface Route {
   op: Operation;
@@ -32,7 +33,15 @@ interface Route {
   names: string[];
   /** Literal segments first, then integer captures, then free ones: `/users/me` beats `/users/{id}`. */
   rank: number;
+  /** The path's first segment when it is literal (`users` of `/users/{id}`); null when it is a parameter. */
+  head: string | null;
 }
+
+/** The first segment of a request path (`users` of `/users/me`). */
+const headOf = (path: string): string => {
+  const end = path.indexOf('/', 1);
+  return path.slice(1, end < 0 ? undefined : end);
+};
 
 function compile(op: Operation, area: AreaName): Route {
   const names: string[] = [];
@@ -51,7 +60,8 @@ function compile(op: Operation, area: AreaName): Route {
       return isInt ? '([0-9]+)' : '([^/]+)';
     })
     .join('/');
-  return { op, area, regex: new RegExp(`^${pattern}/?$`), names, rank };
+  const head = headOf(op.path);
+  return { op, area, regex: new RegExp(`^${pattern}/?$`), names, rank, head: /^\{\w+\}$/.test(head) ? null : head };
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): WireResponse => ({
@@ -78,14 +88,28 @@ export interface RouterOptions {
 }
 
 export class Router {
-  private readonly routes: Route[];
+  /**
+   * The routes a path can match, by its first segment, each list in rank order: a request tries the dozen
+   * routes of its area rather than every route's pattern. Routes that start with a parameter are in every
+   * list, and are the whole list of a segment no route names.
+   */
+  private readonly byHead = new Map<string, Route[]>();
+  private readonly headless: Route[];
   private readonly loaded = new Map<AreaName, Promise<Map<string, Binding>>>();
   readonly background = new Set<Promise<void>>();
 
   constructor(private readonly opts: RouterOptions) {
-    this.routes = (Object.entries(operationsByArea) as [AreaName, readonly Operation[]][])
+    const routes = (Object.entries(operationsByArea) as [AreaName, readonly Operation[]][])
       .flatMap(([area, ops]) => ops.filter((op) => op.before === undefined).map((op) => compile(op, area)))
       .sort((a, b) => b.rank - a.rank);
+    this.headless = routes.filter((r) => r.head === null);
+    for (const { head } of routes) {
+      if (head !== null && !this.byHead.has(head))
+        this.byHead.set(
+          head,
+          routes.filter((r) => r.head === head || r.head === null),
+        );
+    }
   }
 
   /** The handler bound to `op`, loading its area's module on first use. */
@@ -167,7 +191,7 @@ export class Router {
   /** The routes whose path template matches, best-ranked first. */
   private candidates(path: string): { route: Route; match: RegExpExecArray }[] {
     const out: { route: Route; match: RegExpExecArray }[] = [];
-    for (const route of this.routes) {
+    for (const route of this.byHead.get(headOf(path)) ?? this.headless) {
       const match = route.regex.exec(path);
       if (match) out.push({ route, match });
     }
@@ -213,7 +237,7 @@ export class Router {
     const binding = await this.binding(op, hit.route.area);
     const result = binding.async
       ? this.settle(req, await binding.fn(ctx.handler, params), streamed)
-      : inTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
+      : inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
     ctx.commit();
     const body: Record<string, unknown> = { result: 'success', msg: '', ...result };
     const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
@@ -244,7 +268,7 @@ export class Router {
       log,
       emit: (event, userIds) => emitEvent(db, event, userIds, wholeSeconds(clock)),
       defer: (task) => deferred.push(task),
-      tx: (fn) => db.transaction(fn).immediate(),
+      tx: (fn) => inTransaction(db, 'immediate', fn),
     };
     return {
       handler,
@@ -266,12 +290,12 @@ export class Router {
  * for (or blocks) another process's writer; should one write after all, it fails at once on a busy store
  * and is run again, from the start, holding the write lock.
  */
-function inTransaction<T>(db: Db, op: Operation, fn: () => T): T {
-  if (op.method !== 'GET') return db.transaction(fn).immediate();
+function inHandlerTransaction<T>(db: Db, op: Operation, fn: () => T): T {
+  if (op.method !== 'GET') return inTransaction(db, 'immediate', fn);
   try {
-    return db.transaction(fn).deferred();
+    return inTransaction(db, 'deferred', fn);
   } catch (e) {
-    if (isBusy(e)) return db.transaction(fn).immediate();
+    if (isBusy(e)) return inTransaction(db, 'immediate', fn);
     throw e;
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe, unsubscribe } from '../../src/api/operations/channels.js';
+import { ROLE } from '../../src/api/roles.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { unique } from '../helpers/names.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
@@ -46,6 +47,29 @@ describe('subscribing and unsubscribing many users at once', () => {
       expect(subs[0]!.color).not.toBe(subs[1]!.color);
       expect(eventErrors(own[0]!)).toEqual([]);
     }
+  });
+
+  it('gives each added user with a queue the whole subscriber list, and peer_add to the guests subscribed before', async () => {
+    const owner = await clientFor(org, 'embedded');
+    const name = unique('bulk-listen');
+    const [subscribedGuest, otherGuest] = [org.addUser({ role: ROLE.guest }), org.addUser({ role: ROLE.guest })];
+    await owner.call(subscribe, { subscriptions: [{ name }], principals: [subscribedGuest.id] });
+    const guestQueues = [subscribedGuest, otherGuest].map((u) => openQueue(org, u, { eventTypes: ['subscription'] }));
+    // Most of the users added have no queue; two do.
+    const added: TestUser[] = Array.from({ length: 12 }, () => org.addUser());
+    const listening = [added[3]!, added[9]!];
+    const listeningQueues = listening.map((u) => openQueue(org, u, { eventTypes: ['subscription'] }));
+    const ids = added.map((u) => u.id);
+    await owner.call(subscribe, { subscriptions: [{ name }], principals: ids });
+
+    const everyone = [subscribedGuest.id, ...ids].sort((x, y) => x - y);
+    for (const q of listeningQueues) {
+      const own = takeEvents(org, q);
+      expect(own.map((e) => e.op)).toEqual(['add']);
+      expect((own[0]!.subscriptions as { name: string; subscribers: number[] }[]).map((s) => [s.name, s.subscribers])).toEqual([[name, everyone]]);
+    }
+    expect(takeEvents(org, guestQueues[0]!)).toEqual([{ type: 'subscription', op: 'peer_add', stream_ids: [streamId(name)], user_ids: ids }]);
+    expect(takeEvents(org, guestQueues[1]!)).toEqual([]);
   });
 
   it('reactivates old subscriptions among new ones, keeping their settings', async () => {

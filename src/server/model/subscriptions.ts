@@ -7,7 +7,7 @@ import { statement } from '../store/statements.js';
 import { ROLE } from '../../api/roles.js';
 import { streamDeletion } from './channel-changes.js';
 import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
-import { listeningViewers } from './event-queues.js';
+import { listeningUserIds, listeningViewers } from './event-queues.js';
 import { isGuest, type UserRow } from './users.js';
 
 export interface SubscriptionRow {
@@ -170,6 +170,9 @@ export function subscribeUsers(
   const peerAdds: Membership[] = [];
   const view = channelView(db);
   const userIds = users.map((u) => u.id);
+  // A subscriber's own `add` reaches only a queue: its rows and wire forms (each with the channel's whole
+  // subscriber list) are built for the users who have one, not for the thousands a bulk subscribe adds.
+  const listening = new Set(listeningUserIds(db));
   for (const stream of streams) {
     const before = new Set(metadataUserIds(db, stream));
     const added = addSubscribers(db, stream, userIds);
@@ -188,7 +191,8 @@ export function subscribeUsers(
       list.push(stream.name);
       names[String(u.id)] = list;
     }
-    for (const row of subscriptionRowsOf(db, stream.id, added)) pushTo(newSubs, row.user_id, row);
+    const addedListening = added.filter((id) => listening.has(id));
+    for (const row of subscriptionRowsOf(db, stream.id, addedListening)) pushTo(newSubs, row.user_id, row);
     // send_stream_creation_events_for_previously_inaccessible_streams: the new subscribers of a private
     // channel who could not see it, and guests new to a public one.
     sink.emit(

@@ -143,7 +143,7 @@ function viewWithProfiles(
   realmUrl: string,
 ): (target: UserViewRow, profiles: ReadonlyMap<number, ProfileValues> | null) => User {
   const policy = getSetting(db, 'email_address_visibility');
-  const emailOf = apiEmailer(db, realmUrl);
+  const emailOf = emailerUnder(policy, realmUrl);
   return (target, profiles) => {
     const seesReal = seesRealEmail(policy, viewer, target);
     const user: User = {
@@ -175,8 +175,12 @@ function viewWithProfiles(
 export const apiEmail = (db: Db, target: UserViewRow, realmUrl: string): string => apiEmailer(db, realmUrl)(target);
 
 /** `apiEmail` for many users, the setting read once. */
-export function apiEmailer(db: Db, realmUrl: string): (target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string {
-  const everyoneSees = getSetting(db, 'email_address_visibility') === 1;
+export const apiEmailer = (db: Db, realmUrl: string): ((target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string) =>
+  emailerUnder(getSetting(db, 'email_address_visibility'), realmUrl);
+
+/** `apiEmailer` under an email_address_visibility policy already read. */
+function emailerUnder(policy: number, realmUrl: string): (target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string {
+  const everyoneSees = policy === 1;
   const host = realmHost(realmUrl);
   return (target) => (target.is_bot || everyoneSees ? target.email : `user${target.id}@${host}`);
 }

@@ -165,4 +165,4 @@ export function recordLogin(db: Db, userId: number, now: number): void {
 
 /** The newest message a user has a copy of, or -1 (GET /users/me's max_message_id). */
 export const newestMessageIdOf = (db: Db, userId: number): number =>
-  (db.prepare('SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;
+  (statement(db, 'SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;
