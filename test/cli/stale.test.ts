@@ -69,6 +69,15 @@ describe('stale reports', () => {
     return r;
   };
 
+  it('users deactivate takes rows naming users by user, user_id or email, ignoring other columns; a row with none fails alone', async () => {
+    const t = await cliTarget(org, 'embedded');
+    const rows = `{"user_id":${stale.id},"status":"inactive"}\n{"email":"${silent.email}","note":"x"}\n{"user":"${recent.email}"}\n{"full_name":"nobody"}\n`;
+    const r = await runCli([...t.args, 'users', 'deactivate', '--from-file', '-', '--dry-run'], { env: t.env, stdin: rows });
+    expect(r.code).toBe(3);
+    expect(jsonLines(r.stdout)).toEqual([stale, silent, recent].map((u) => ({ method: 'DELETE', path: `/api/v1/users/${u.id}` })));
+    expect(r.stderr).toContain('no user, user_id or email');
+  });
+
   describe.each(TRANSPORTS)('over %s', (kind) => {
     it('lists the humans last active before the cutoff; unknown ones only when asked', async () => {
       const r = await run(kind, ['users', 'list', '--inactive-since', '90d', '--format', 'ndjson']);
