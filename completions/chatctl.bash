@@ -203,6 +203,7 @@ _chatctl() {
       case "$prev" in
         --role) COMPREPLY=($(compgen -W 'owner admin moderator member guest' -- "$cur")); return ;;
         --ids) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --inactive-since) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -213,7 +214,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--role --active --deactivated --bots --humans --ids --custom-fields --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--role --active --deactivated --bots --humans --ids --custom-fields --inactive-since --include-unknown --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users get')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -836,6 +837,7 @@ _chatctl() {
       COMPREPLY=($(compgen -W 'list get create update rename archive unarchive members subscribe unsubscribe default-channels sync --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'channels list')
       case "$prev" in
+        --quiet-since) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -846,7 +848,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--all --archived --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--all --archived --quiet-since --include-unknown --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels get')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;

@@ -4,7 +4,9 @@ import { converted } from '../args.js';
 import { fileRows, fromFileFlags, cell, type FromFile } from '../bulk-input.js';
 import { requireChannels } from '../channels/find.js';
 import { namedPeople, type Named } from '../channels/people.js';
+import { quietRows, subscribedIds } from '../channels/quiet.js';
 import { CHANNEL_OUTPUT, channelRows, needsLastMessage, PRIVACY, privacyParams } from '../channels/rows.js';
+import type { OutputSpec } from '../output/output.js';
 import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -26,6 +28,21 @@ const FOLDER_CHANGE: Flag<string | null | undefined> = {
   negation: { flags: '--no-folder', description: 'take it out of its folder' },
   parse: (raw) => (raw === false ? null : typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.at(-1) : undefined),
 };
+
+/** What `channels list` may print: channels, and with --quiet-since why each is listed. */
+const LIST_OUTPUT: OutputSpec = { ...CHANNEL_OUTPUT, fields: [...CHANNEL_OUTPUT.fields, 'status'] };
+
+/** The quiet-channel report's columns. */
+const QUIET_OUTPUT: OutputSpec = { ...LIST_OUTPUT, columns: ['stream_id', 'name', 'privacy', 'subscriber_count', 'last_message_time', 'status'] };
+
+const QUIET_HELP =
+  'With --quiet-since DURATION it lists only the channels with no message since then (status quiet), rows that ' +
+  'channels archive --from-file - takes as they are; add --all to see private channels too. It reads each ' +
+  "channel's newest message you can read (as last_message_time above). A channel is unknown, never quiet, when " +
+  'you cannot tell: its messages could not be read, or it is private and you are not subscribed (you see none of ' +
+  'its messages); --include-unknown lists those too. Limits: messages removed by a retention policy or deleted ' +
+  'do not count; in a private channel with protected history you see only messages since you joined; reactions, ' +
+  'edits and reading are not activity. Archived channels and channels created after the cutoff are not listed.';
 
 const LAST_MESSAGE_NOTE =
   'last_message_time (UNIX seconds in JSON; empty when no message is left, or when you cannot read the ' +
@@ -55,9 +72,13 @@ export const commands = [
       'only with --archived (servers before feature level 315 never list them). privacy is public, private or ' +
       'web-public; folder is the channel folder’s name; subscriber_count counts active subscribers (servers ' +
       'before feature level 394 lack it: each channel’s members are counted then, one request per channel). ' +
-      LAST_MESSAGE_NOTE,
+      LAST_MESSAGE_NOTE +
+      '\n\n' +
+      QUIET_HELP,
     examples: [
       'chatctl channels list',
+      'chatctl channels list --all --quiet-since 180d',
+      'chatctl channels list --all --quiet-since 180d --format ndjson | chatctl channels archive --from-file - --dry-run',
       'chatctl channels list --all --archived --fields stream_id,name,privacy,is_archived',
       'chatctl channels list --fields name,subscriber_count,last_message_time --format csv',
       "chatctl channels list --json | jq -r '.[] | select(.subscriber_count == 0) | .name'",
@@ -65,17 +86,33 @@ export const commands = [
     options: {
       all: flag.bool('--all', 'every channel you may administer (administrators: private ones too)'),
       archived: flag.bool('--archived', 'include archived channels'),
+      quietSince: flag.duration('--quiet-since <duration>', 'only channels with no message since this long ago (e.g. 180d)'),
+      includeUnknown: flag.bool('--include-unknown', 'with --quiet-since: also channels whose last message you cannot tell'),
     },
-    output: CHANNEL_OUTPUT,
+    output: LIST_OUTPUT,
+    check(opts) {
+      if (opts.includeUnknown && opts.quietSince === undefined) throw usageError('--include-unknown goes with --quiet-since');
+    },
     async run(opts, ctx) {
-      const out = ctx.output(opts);
+      const out = ctx.output(opts, opts.quietSince === undefined ? undefined : QUIET_OUTPUT);
       const client = await ctx.client();
       const { streams } = await client.call(getStreams, {
         include_all: opts.all || undefined,
         include_default: true,
         exclude_archived: opts.archived ? false : undefined,
       });
-      await out.list(await channelRows(ctx, client, streams, { lastMessage: needsLastMessage(opts.fields) }));
+      if (opts.quietSince === undefined) {
+        await out.list(await channelRows(ctx, client, streams, { lastMessage: needsLastMessage(opts.fields) }));
+        return;
+      }
+      const cutoff = Math.floor(ctx.nowMs() / 1000) - opts.quietSince;
+      const rows = await channelRows(ctx, client, streams, { lastMessage: true });
+      const subscribed = await subscribedIds(client);
+      const all = quietRows(rows, cutoff, subscribed);
+      const unknown = all.filter((r) => r.status === 'unknown').length;
+      await out.list(opts.includeUnknown ? all : all.filter((r) => r.status === 'quiet'));
+      const listed = opts.includeUnknown ? 'listed' : 'not listed; --include-unknown lists them';
+      ctx.info(`chatctl: ${all.length - unknown} quiet; ${unknown} unknown (last message cannot be read; ${listed})`);
     },
   }),
 

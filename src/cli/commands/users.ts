@@ -5,15 +5,17 @@ import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactiva
 import type { Role } from '../../api/roles.js';
 import type { User } from '../../api/types.js';
 import { createInBatches, organizationOf } from '../account-batches.js';
-import { cell, fileRows, fromFileFlags, type Columns, type FromFile, type InputRow } from '../bulk-input.js';
+import { cell, fileRows, fromFileFlags, type ColumnRules, type Columns, type FromFile, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
 import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { arg, flag, parseRole } from '../flags.js';
 import { readSecret } from '../io.js';
+import type { OutputSpec } from '../output/output.js';
 import { Refusal, refusalOf } from '../refusal.js';
 import { resolveUsers, userIndex } from '../resolve.js';
+import { FIXED_WINDOW_DAYS, INACTIVE_FIELDS, inactiveRows, readPresence, type Inactivity } from '../users/inactivity.js';
 import { randomAlphanumeric } from '../../random.js';
 
 /** Every field of the 2.1 user object, in display order. */
@@ -41,6 +43,27 @@ export const USER_FIELDS = [
 
 const USER_COLUMNS = ['user_id', 'full_name', 'email', 'delivery_email', 'role', 'is_active', 'is_bot', 'date_joined'] as const;
 
+/** What `users list` may print: users, or with --inactive-since the report's rows. */
+const LIST_FIELDS = [...USER_FIELDS, ...INACTIVE_FIELDS.filter((f) => !(USER_FIELDS as readonly string[]).includes(f))];
+
+/** The inactivity report's output: its own columns, last_active shown as a time. */
+const REPORT_OUTPUT: OutputSpec = { fields: LIST_FIELDS, columns: INACTIVE_FIELDS, times: { last_active: 's' } };
+
+const INACTIVE_HELP =
+  'With --inactive-since DURATION it prints instead the active humans last active before then: user_id, email, ' +
+  'full_name, last_active (RFC 3339 in text, UNIX seconds in JSON) and status, rows that users deactivate ' +
+  '--from-file - takes as they are. Presence (last active time) is read once for the whole organization, from ' +
+  'the initial state of an event queue (POST /register; the queue is deleted at once, your own presence is not ' +
+  'touched). status is inactive when presence says the user was last active before the cutoff; unknown when it ' +
+  'cannot say: no presence data at all (never used a Zulip app, only the API, e-mail replies or integrations; or ' +
+  'presence disabled for the organization) or presence turned off by the user ("Display my availability": their ' +
+  'data stops when they turn it off). Unknown users are never listed as inactive; --include-unknown lists them ' +
+  'too (do not pipe those into deactivate unseen). Limits of the heuristic: presence counts only Zulip apps that ' +
+  'are open (web, desktop, mobile), not sending by API or e-mail; a user you cannot see (can_access_all_users_group) ' +
+  `has no presence for you; servers before feature level 288 return presence only for users connected in the ` +
+  `last ${FIXED_WINDOW_DAYS} days, so anyone away longer is unknown there. Bots (no presence), deactivated users and ` +
+  'users who joined after the cutoff are never listed.';
+
 /** The options of every users command that takes rows from a file as well as from arguments. */
 const USER_BULK_FLAGS = { ...fromFileFlags(), ...BULK_FLAGS };
 
@@ -55,9 +78,16 @@ interface UserRef {
 const userRefOf = (row: InputRow): UserRef => ({ user: cell(row, 'user') });
 
 /** Rows from --from-file (each read by `fromRow`), or the ones given as arguments; never both. */
-async function rowsOf<R>(ctx: Context, source: FromFile, columns: Columns, args: readonly R[], fromRow: (row: InputRow) => R): Promise<R[]> {
+async function rowsOf<R>(
+  ctx: Context,
+  source: FromFile,
+  columns: Columns,
+  args: readonly R[],
+  fromRow: (row: InputRow) => R,
+  rules?: ColumnRules,
+): Promise<R[]> {
   if (source.fromFile && args.length) throw usageError('give users as arguments or with --from-file, not both');
-  const rows = await fileRows(ctx, source, columns);
+  const rows = await fileRows(ctx, source, columns, rules);
   if (rows) return rows.map(fromRow);
   if (!args.length) throw usageError('name at least one user (ID or e-mail), or pass --from-file');
   return [...args];
@@ -73,6 +103,27 @@ const userRows = (ctx: Context, opts: FromFile & { users: readonly string[] }): 
     userRefOf,
   );
 
+/**
+ * The columns of `users deactivate`: a user named by `user`, else `user_id`, else `email`, so the rows
+ * `users list` prints (an inactivity report, say) are taken as they are, their other columns ignored.
+ */
+const LISTED_USER_COLUMNS: Columns = {
+  user: { description: 'user ID or e-mail (this, user_id or email)' },
+  user_id: { description: 'user ID (this, user or email)' },
+  email: { description: 'e-mail (this, user or user_id)' },
+};
+
+/** The users `users deactivate` acts on: its arguments, or a reference per --from-file row. */
+const listedUserRows = (ctx: Context, opts: FromFile & { users: readonly string[] }): Promise<UserRef[]> =>
+  rowsOf(
+    ctx,
+    opts,
+    LISTED_USER_COLUMNS,
+    opts.users.map((user) => ({ user })),
+    (row) => ({ user: cell(row, 'user') || cell(row, 'user_id') || cell(row, 'email') }),
+    { otherColumns: 'ignore' },
+  );
+
 /** Plans one call per row for commands that act on existing users (the `user` column). */
 async function planForUsers<R extends UserRef>(
   ctx: Context,
@@ -83,12 +134,13 @@ async function planForUsers<R extends UserRef>(
   const client = await ctx.client();
   const resolved = await resolveUsers(
     client,
-    rows.map((r) => r.user),
+    rows.map((r) => r.user).filter((u) => u.trim() !== ''),
     o,
   );
   return rows.map((r, i) => {
-    const found = resolved.get(r.user)!;
+    const found = resolved.get(r.user);
     const base = { row: i + 1, target: r.user };
+    if (!found) return { ...base, status: 'failed', error: new Refusal('no user, user_id or email') };
     if (!found.ok) return { ...base, status: 'failed', error: found.error };
     try {
       return { ...base, ...plan(r, found.id, found.user) };
@@ -188,9 +240,12 @@ export const commands = [
     summary: 'list the users of the organization',
     description:
       'Lists active and deactivated users and bots (GET /users). Filters apply on top; --ids asks the server for ' +
-      'just those users (filtered by chatctl on servers before feature level 384).',
+      'just those users (filtered by chatctl on servers before feature level 384).\n\n' +
+      INACTIVE_HELP,
     examples: [
       'chatctl users list',
+      'chatctl users list --inactive-since 90d',
+      'chatctl users list --inactive-since 90d --format ndjson | chatctl users deactivate --from-file - --dry-run',
       'chatctl users list --role admin --active',
       "chatctl users list --json | jq -r '.[] | select(.is_bot) | .email'",
       'chatctl users list --fields user_id,delivery_email,role --format csv',
@@ -203,15 +258,37 @@ export const commands = [
       humans: flag.bool('--humans', 'only human users'),
       ids: flag.ids('--ids <ids>', 'only these user IDs (comma-separated)'),
       customFields: flag.bool('--custom-fields', 'include custom profile fields (profile_data)'),
+      inactiveSince: flag.duration('--inactive-since <duration>', 'only active humans last active before this long ago (e.g. 90d), from presence'),
+      includeUnknown: flag.bool('--include-unknown', 'with --inactive-since: also users whose activity presence cannot tell'),
     },
-    output: { fields: USER_FIELDS, columns: USER_COLUMNS },
+    output: { fields: LIST_FIELDS, columns: USER_COLUMNS },
     check(opts) {
       if (opts.active && opts.deactivated) throw usageError('--active and --deactivated exclude each other');
       if (opts.bots && opts.humans) throw usageError('--bots and --humans exclude each other');
+      if (opts.includeUnknown && opts.inactiveSince === undefined) throw usageError('--include-unknown goes with --inactive-since');
+      if (opts.inactiveSince !== undefined && (opts.deactivated || opts.bots || opts.customFields)) {
+        throw usageError('--inactive-since lists active humans: not with --deactivated, --bots or --custom-fields');
+      }
     },
     async run(opts, ctx) {
-      const out = ctx.output(opts);
+      const out = ctx.output(opts, opts.inactiveSince !== undefined ? REPORT_OUTPUT : undefined);
       const client = await ctx.client();
+      if (opts.inactiveSince !== undefined) {
+        const presence = await readPresence(client, ctx.nowMs() / 1000);
+        if (presence.windowDays !== undefined) {
+          ctx.warn(
+            `chatctl: this server (before feature level 288) returns presence only for users connected in the last ${presence.windowDays} days: users away longer are unknown, not inactive`,
+          );
+        }
+        const users = await client.stream(getUsers, { user_ids: opts.ids }, 'members');
+        const counts: Record<Inactivity, number> = { inactive: 0, unknown: 0 };
+        const kept = users.filter((u) => opts.role === undefined || u.role === opts.role);
+        const cutoff = presence.now - opts.inactiveSince;
+        await out.stream(inactiveRows(kept, presence, cutoff, { includeUnknown: opts.includeUnknown, counts }));
+        const unknown = opts.includeUnknown ? 'listed' : 'not listed; --include-unknown lists them';
+        ctx.info(`chatctl: ${counts.inactive} inactive; ${counts.unknown} unknown (presence cannot tell; ${unknown})`);
+        return;
+      }
       // The API's default (client_gravatar) leaves Gravatar URLs to the client; compute them only when asked.
       const wantsAvatars = opts.fields?.includes('avatar_url') === true;
       // Read as it comes: 100,000 users are printed a page at a time, never held whole.
@@ -384,7 +461,9 @@ export const commands = [
     path: ['users', 'deactivate'],
     summary: 'deactivate user accounts (administrators)',
     description:
-      'Deactivates the named users (IDs or e-mails), or one per row of --from-file (column user). They can no ' +
+      'Deactivates the named users (IDs or e-mails), or one per row of --from-file (column user, user_id or ' +
+      'email; other columns are ignored, so users list output, such as an --inactive-since report, goes in as ' +
+      'it is). They can no ' +
       'longer log in or use the API; their data stays, and users reactivate brings them back. A bot is ' +
       'deactivated through DELETE /bots/{id}, as a server requires (its owner may, too; --comment is for people). ' +
       'A user already deactivated is reported unchanged, so a run can be repeated. Asks for confirmation on a ' +
@@ -393,6 +472,7 @@ export const commands = [
       'chatctl users deactivate polonius@example.com',
       'chatctl users deactivate 12 13 14 --yes --json',
       'chatctl users deactivate --from-file leavers.csv --yes',
+      'chatctl users list --inactive-since 90d --format ndjson | chatctl users deactivate --from-file - --yes',
     ],
     args: { users: arg.variadic('user IDs or e-mail addresses') },
     options: { comment: flag.string('--comment <text>', 'a note for the notification e-mail'), ...USER_BULK_FLAGS },
@@ -400,7 +480,7 @@ export const commands = [
     mutating: true,
     destructive: true,
     async run(opts, ctx) {
-      const rows = await userRows(ctx, opts);
+      const rows = await listedUserRows(ctx, opts);
       // A server deactivates bots through DELETE /bots/{id} only (DELETE /users/{id} says "No such user").
       const calls = await planForUsers(
         ctx,
