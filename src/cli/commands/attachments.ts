@@ -17,7 +17,12 @@ import { formatSize } from '../units.js';
 
 /** The wire fields, then what chatctl adds: how many messages link the file, and whose it is. */
 const ATTACHMENT_FIELDS = ['id', 'name', 'size', 'create_time', 'references', 'owner', 'path_id', 'messages'] as const;
-const ATTACHMENT_OUTPUT: OutputSpec = { fields: ATTACHMENT_FIELDS, columns: ['id', 'name', 'size', 'create_time', 'references'], times: { create_time: 'ms' } };
+const ATTACHMENT_OUTPUT: OutputSpec = {
+  fields: ATTACHMENT_FIELDS,
+  columns: ['id', 'name', 'size', 'create_time', 'references'],
+  times: { create_time: 'ms' },
+  key: ['id', 'name'],
+};
 
 /** Deleting failed because the file is already gone (another run, or the server's own cleanup). */
 const isGone = (e: unknown): boolean => e instanceof ApiError && classify(e)?.meaning === 'noSuchAttachment';

@@ -12,6 +12,7 @@ import type { OutputSpec } from '../output/output.js';
 const LINKIFIER_OUTPUT: OutputSpec = {
   fields: ['id', 'pattern', 'url_template', 'reverse_template', 'alternative_url_templates', 'example_input'],
   columns: ['id', 'pattern', 'url_template', 'reverse_template', 'alternative_url_templates'],
+  key: ['id', 'pattern'],
 };
 
 /** The reverse-linkification fields, which `add` and `update` both take. */

@@ -40,6 +40,8 @@ export const USER_FIELDS = [
 ] as const;
 
 const USER_COLUMNS = ['user_id', 'full_name', 'email', 'delivery_email', 'role', 'is_active', 'is_bot', 'date_joined'] as const;
+/** How users show in text: roles by name and date_joined as every other time, in tables. */
+const USER_DISPLAY = { times: { date_joined: 'iso' }, roles: ['role'], key: ['user_id', 'email', 'full_name'] } as const;
 
 /** The options of every users command that takes rows from a file as well as from arguments. */
 const USER_BULK_FLAGS = { ...fromFileFlags(), ...BULK_FLAGS };
@@ -204,7 +206,7 @@ export const commands = [
       ids: flag.ids('--ids <ids>', 'only these user IDs (comma-separated)'),
       customFields: flag.bool('--custom-fields', 'include custom profile fields (profile_data)'),
     },
-    output: { fields: USER_FIELDS, columns: USER_COLUMNS },
+    output: { fields: USER_FIELDS, columns: USER_COLUMNS, ...USER_DISPLAY },
     check(opts) {
       if (opts.active && opts.deactivated) throw usageError('--active and --deactivated exclude each other');
       if (opts.bots && opts.humans) throw usageError('--bots and --humans exclude each other');
@@ -241,7 +243,7 @@ export const commands = [
     examples: ['chatctl users get 8', 'chatctl users get iago@example.com --json', 'chatctl users get 8 --custom-fields --fields profile_data'],
     args: { user: arg.required('user ID or e-mail address') },
     options: { customFields: flag.bool('--custom-fields', 'include custom profile fields (profile_data)') },
-    output: { fields: USER_FIELDS },
+    output: { fields: USER_FIELDS, ...USER_DISPLAY },
     async run(opts, ctx) {
       const out = ctx.output(opts);
       const client = await ctx.client();
