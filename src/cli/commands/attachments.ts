@@ -205,7 +205,7 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const { ids } = opts;
-      const calls = rowCalls(ids, 'deleted', (id) => planCall(removeAttachment, { attachment_id: id }, { id }));
+      const calls = rowCalls(ids, 'deleted', (id) => planCall(removeAttachment, { attachment_id: id }, { id }), 'attachment');
       await confirmAndRun(ctx, opts, calls, 'deleted', `Delete ${ids.length === 1 ? `attachment ${ids[0]}` : `${ids.length} attachments`}?`);
     },
   }),

@@ -95,7 +95,7 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const domains = [...new Set(opts.domains.map(domainArg))];
-      const calls = rowCalls(domains, 'removed', (domain) => planCall(removeRealmDomain, { domain }));
+      const calls = rowCalls(domains, 'removed', (domain) => planCall(removeRealmDomain, { domain }), 'domain');
       await confirmAndRun(
         ctx,
         opts,

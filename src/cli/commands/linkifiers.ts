@@ -144,7 +144,7 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const { ids } = opts;
-      const calls = rowCalls(ids, 'removed', (id) => planCall(removeLinkifier, { filter_id: id }, { id }));
+      const calls = rowCalls(ids, 'removed', (id) => planCall(removeLinkifier, { filter_id: id }, { id }), 'linkifier');
       await confirmAndRun(ctx, opts, calls, 'removed', `Remove ${ids.length === 1 ? `linkifier ${ids[0]}` : `${ids.length} linkifiers`}?`);
     },
   }),

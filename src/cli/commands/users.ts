@@ -92,8 +92,9 @@ async function planForUsers<R extends UserRef>(
     const found = resolved.get(r.user)!;
     const base = { row: i + 1, target: r.user };
     if (!found.ok) return { ...base, status: 'failed', error: found.error };
+    const label = `user ${found.id}${found.user ? ` (${found.user.email})` : ''}`;
     try {
-      return { ...base, ...plan(r, found.id, found.user) };
+      return { ...base, label, ...plan(r, found.id, found.user) };
     } catch (e) {
       return { ...base, status: 'failed', error: refusalOf(e) };
     }
