@@ -89,7 +89,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'profiles use')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -113,7 +113,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'serve')
       case "$prev" in
         --host) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -150,7 +150,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server grant')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -163,7 +163,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server revoke')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -176,7 +176,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server reset-password')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -213,7 +213,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--role --active --deactivated --bots --humans --ids --custom-fields --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--role --active --deactivated --bots --humans --ids --custom-fields --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users get')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -226,7 +226,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--custom-fields --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--custom-fields --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users create')
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -243,7 +243,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--name --password-stdin --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--name --password-stdin --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users update')
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -263,7 +263,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--name --role --profile-field --new-email --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--name --role --profile-field --new-email --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users deactivate')
       case "$prev" in
         --comment) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -280,7 +280,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--comment --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--comment --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users reactivate')
       case "$prev" in
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -296,7 +296,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -328,7 +328,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --no-notify --welcome-text --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --no-notify --welcome-text --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite list')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -341,7 +341,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite revoke')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -354,7 +354,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite resend')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -367,7 +367,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite link')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -395,7 +395,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -423,7 +423,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--text --emoji --emoji-code --reaction-type --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--text --emoji --emoji-code --reaction-type --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status clear')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -436,7 +436,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status get')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -449,7 +449,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -473,7 +473,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains add')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -486,7 +486,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--subdomains --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--subdomains --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains update')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -499,7 +499,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--subdomains --no-subdomains --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--subdomains --no-subdomains --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains remove')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -512,7 +512,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -536,7 +536,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers add')
       case "$prev" in
         --example-input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -552,7 +552,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--example-input --reverse-template --alternative-url-template --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--example-input --reverse-template --alternative-url-template --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers update')
       case "$prev" in
         --example-input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -568,7 +568,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--example-input --reverse-template --alternative-url-template --clear-reverse --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--example-input --reverse-template --alternative-url-template --clear-reverse --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers remove')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -581,7 +581,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers reorder')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -616,7 +616,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'attachments delete')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -629,7 +629,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'attachments clean')
       case "$prev" in
         --older-than) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -645,7 +645,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--older-than --unreferenced --larger-than --owner --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--older-than --unreferenced --larger-than --owner --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'flags')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -673,7 +673,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'flags remove')
       case "$prev" in
         --narrow) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -690,7 +690,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'presence')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -716,7 +716,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--days --offline-after --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--days --offline-after --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'presence set')
       case "$prev" in
         --days) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -731,7 +731,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--ping-only --days --offline-after --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--ping-only --days --offline-after --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'topics')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -822,7 +822,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --policy --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --policy --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -846,7 +846,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--all --archived --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--all --archived --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels get')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -859,7 +859,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels create')
       case "$prev" in
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -879,7 +879,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--description --privacy --folder --default --user --group --from-file --encoding --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--description --privacy --folder --default --user --group --from-file --encoding --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels update')
       case "$prev" in
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -920,7 +920,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels unarchive')
       case "$prev" in
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -936,7 +936,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels members')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -949,7 +949,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels subscribe')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -968,7 +968,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels unsubscribe')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -987,7 +987,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels default-channels')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1011,7 +1011,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels default-channels add')
       case "$prev" in
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1025,7 +1025,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels default-channels remove')
       case "$prev" in
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1039,7 +1039,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels sync')
       case "$prev" in
         --map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1054,7 +1054,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--map --remove --fail-fast --concurrency --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--map --remove --fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'subscriptions')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1078,7 +1078,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--subscribers --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--subscribers --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'subscriptions set')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1093,7 +1093,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --fail-fast --concurrency --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'typing')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1195,7 +1195,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--deactivated --no-system --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--deactivated --no-system --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'groups members')
       case "$prev" in
         --add) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1212,7 +1212,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--add --remove --add-subgroup --remove-subgroup --direct --json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--add --remove --add-subgroup --remove-subgroup --direct --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'groups create')
       case "$prev" in
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1228,7 +1228,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--description --member --subgroup --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--description --member --subgroup --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1252,7 +1252,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages send')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1269,7 +1269,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --topic --to --content --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --topic --to --content --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages edit')
       case "$prev" in
         --content) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1307,7 +1307,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--archived --json --format --fields --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--archived --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'folders create')
       case "$prev" in
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1321,7 +1321,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--description --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--description --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'folders update')
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1360,7 +1360,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--event-types --lifespan --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--event-types --lifespan --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'events delete')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -1373,7 +1373,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'webhook')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1415,7 +1415,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--url --bot --trigger --message-id --token --json --format --fields --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--url --bot --trigger --message-id --token --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'webhook listen')
       case "$prev" in
         --port) COMPREPLY=($(compgen -f -- "$cur")); return ;;
