@@ -21,6 +21,9 @@ export const isGuest = (role: number): boolean => role === ROLE.guest;
 
 export const isRole = (value: number): value is Role => (ROLES as readonly number[]).includes(value);
 
+/** A role by name (`member`), or its number when chatctl knows no name for it. */
+export const roleName = (role: number): string => (isRole(role) ? ROLE_NAMES[role] : String(role));
+
 /** A role by its name (`admin`) or wire value (`200`); undefined when it is neither. */
 export function roleFrom(value: string): Role | undefined {
   const name = value.trim().toLowerCase();

@@ -1,7 +1,8 @@
 /**
  * Running a bulk command: one outcome per input row, printed as it is known (a JSON line with --json or
- * --format ndjson, a table or TSV row otherwise), processing past failures unless --fail-fast, a summary on stderr, and exit 3 when
- * some rows failed. A run that the server's longest rate-limit rule (an hour on current servers) cannot take
+ * --format ndjson, a table or TSV row otherwise), processing past failures unless --fail-fast, one summary on stderr at the end, and exit 3 when
+ * some rows failed. A run of one row is a person's single change: on a terminal table it prints no row, and
+ * its summary is a sentence ("Deactivated user 8 (iago@example.com)."); machine formats keep the row. A run that the server's longest rate-limit rule (an hour on current servers) cannot take
  * within --max-wait sends what it can, reports the other rows as skipped and exits 75, so it can be resumed.
  *
  * Ctrl-C, SIGINT or SIGTERM stop it starting rows: the rows done are reported as they went, those whose
@@ -42,6 +43,8 @@ export interface Outcome {
   code?: string | null;
   /** The error behind a failed row, never printed: a one-row run exits as it would. */
   cause?: unknown;
+  /** What the row names, for a person ("user 8 (iago@example.com)"; default: the target), never printed in rows. */
+  label?: string;
 }
 
 export const OUTCOME_FIELDS = ['row', 'target', 'ok', 'status', 'id', 'error', 'code'] as const;
@@ -58,7 +61,7 @@ export const unknownOutcome = (r: RowRef): Outcome => ({
 });
 
 /** A row whose effect was already in place (a re-run): nothing was sent for it, and it counts as done. */
-export const unchangedOutcome = (r: RowRef, id: number | string | null): Outcome => ({
+export const unchangedOutcome = (r: RowRef & { label?: string }, id: number | string | null): Outcome => ({
   row: r.row,
   target: r.target,
   ok: true,
@@ -66,6 +69,7 @@ export const unchangedOutcome = (r: RowRef, id: number | string | null): Outcome
   id,
   error: null,
   code: null,
+  label: r.label,
 });
 
 /** The line printed for a row: every field, null where there is nothing, so a script reads one shape. */
@@ -92,6 +96,14 @@ function summaryOf(outcomes: readonly Outcome[], verb: string, interrupted: bool
   const unknown = outcomes.filter((r) => r.status === 'unknown').map((r) => r.row);
   const rows = unknown.length ? ` (row${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ' ...' : ''})` : '';
   return `chatctl: interrupted: ${head}, ${count('failed')} failed, ${unknown.length} unknown${rows}, ${count('skipped')} skipped`;
+}
+
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The summary of a one-row run that succeeded, as a sentence: `Deactivated user 8 (iago@example.com).` */
+function sentenceOf(r: Outcome, verb: string): string {
+  const what = r.label ?? r.target;
+  return r.status === 'unchanged' ? `${capitalized(what)} unchanged: already ${verb}.` : `${capitalized(r.status)} ${what}.`;
 }
 
 export interface BulkOptions<U> {
@@ -251,7 +263,11 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
         }
         printedUnits++;
       }
-      if (finished) return;
+      if (finished) {
+        // The count ends on its own line before a table, printed once every row is known, starts below it.
+        progress.done();
+        return;
+      }
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
     }
@@ -269,15 +285,21 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
     for (const r of rest) out.rowNow(lineOf(r));
     ctx.info(summaryOf([...outcomes, ...rest], o.verb, true));
   });
+  // One row on a terminal table: its sentence says it all, a table of one row would repeat it.
+  const single = total === 1 && out.format === 'table';
   try {
-    await out.list(produce());
+    if (single) for await (const _ of produce());
+    else await out.list(produce());
     await pool;
   } finally {
     unsay();
     progress.done();
   }
   if (fatal !== undefined && !ctx.signal.aborted) throw fatal;
-  ctx.info(summaryOf(outcomes, o.verb, ctx.signal.aborted));
+  const only = total === 1 && !ctx.signal.aborted ? outcomes[0] : undefined;
+  // A single row that failed is said once, by its error; one that succeeded, by a sentence.
+  if (only?.ok) ctx.info(sentenceOf(only, o.verb));
+  else if (!only) ctx.info(summaryOf(outcomes, o.verb, ctx.signal.aborted));
   if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
   const failed = outcomes.filter((r) => !r.ok).length;
   if (unsent) throw new ChatctlError(`${unsent} rows not sent: the server's rate limit is used up`, 'temporary', 'run the skipped rows again later');
@@ -349,6 +371,8 @@ export interface RowCall {
   inPlace?: { id: number | string | null };
   /** Past tense for the outcome: created, updated, deactivated ... */
   status: string;
+  /** What the row names, for a person's sentence ("user 8 (iago@example.com)"); default: the target. */
+  label?: string;
 }
 
 /**
@@ -387,14 +411,17 @@ export async function runCalls(
       const id = await c.call.send(client, ctx.signal).catch((e: unknown) => {
         throw refusal?.(e) ?? e;
       });
-      return [{ row: c.row, target: c.target, ok: true, status: c.status, id }];
+      return [{ row: c.row, target: c.target, ok: true, status: c.status, id, label: c.label }];
     },
   });
 }
 
-/** One row per target, each with its planned call: what a command that acts on the things it names sends. */
-export const rowCalls = <T>(targets: readonly T[], status: string, plan: (target: T) => PlannedCall): RowCall[] =>
-  targets.map((target, i) => ({ row: i + 1, target: String(target), status, call: plan(target) }));
+/**
+ * One row per target, each with its planned call: what a command that acts on the things it names sends.
+ * `noun` names them in a one-row run's sentence ("Removed linkifier 3.").
+ */
+export const rowCalls = <T>(targets: readonly T[], status: string, plan: (target: T) => PlannedCall, noun?: string): RowCall[] =>
+  targets.map((target, i) => ({ row: i + 1, target: String(target), status, call: plan(target), ...(noun ? { label: `${noun} ${String(target)}` } : {}) }));
 
 /** A destructive run: asks first on a terminal (not for --dry-run; --yes answers), then runs the calls. */
 export async function confirmAndRun(

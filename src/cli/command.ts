@@ -9,12 +9,13 @@ import { usageError } from './errors.js';
 import { flag, parseValues, type ArgDefs, type FlagDefs, type Raw, type Values } from './flags.js';
 import { FORMATS, parseFields, type OutputSpec } from './output/output.js';
 
-/** The options a command that prints records takes: --json, --format, --fields (checked against its fields). */
+/** The options a command that prints records takes: --json, --format, --fields (checked against its fields), --relative. */
 export function outputFlags(spec: OutputSpec) {
   return {
     json: flag.bool('--json', 'print JSON (the data itself, wire field names)'),
     format: flag.choice('--format <format>', 'output format', FORMATS),
     fields: flag.custom('--fields <list>', `comma-separated fields to print (of: ${spec.fields.join(', ')})`, (v) => parseFields(spec, v)),
+    relative: flag.bool('--relative', 'show times in tables relative to now ("3 days ago")'),
   };
 }
 

@@ -9,6 +9,7 @@ import { userIndex } from './resolve.js';
 export const MEMBER_OUTPUT: OutputSpec = {
   fields: ['user_id', 'email', 'full_name', 'is_active', 'is_bot'],
   columns: ['user_id', 'full_name', 'email'],
+  key: ['user_id', 'email', 'full_name'],
 };
 
 /** The user of each ID, in order; an ID the list does not hold is shown by its ID alone. */

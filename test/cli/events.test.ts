@@ -69,7 +69,7 @@ describe.each(TRANSPORTS)('events commands over %s', (kind) => {
     const b = (await client.call(register, { event_types: ['message'], fetch_event_types: [] })).queue_id!;
     const t = await cliTarget(org, kind);
     const one = await runCli([...t.args, 'events', 'delete', a, '--yes'], { env: t.env });
-    expect(one).toEqual({ code: 0, stdout: `1\t${a}\ttrue\tdeleted\t${a}\t\t\n`, stderr: 'chatctl: 1 deleted, 0 failed\n' });
+    expect(one).toEqual({ code: 0, stdout: `1\t${a}\ttrue\tdeleted\t${a}\t\t\n`, stderr: `Deleted event queue ${a}.\n` });
     expect(queueRow(a)).toBeUndefined();
     const again = await runCli([...t.args, 'events', 'delete', a, '--yes'], { env: t.env });
     expect(again.code).toBe(6);

@@ -245,7 +245,7 @@ describe('linkifiers against a server below feature level 176 (url_format)', () 
       const list = await runCli(['--server', site, 'linkifiers', 'list', '--fields', 'id,url_template'], { env });
       expect(list).toMatchObject({ code: 0, stdout: '1\thttps://x.test/{id}?a=100%\n' });
       const add = await runCli(['--server', site, 'linkifiers', 'add', 'X(?P<id>[0-9]+)', 'https://x.test/{id}?q=5%'], { env });
-      expect(add).toMatchObject({ code: 0, stderr: expect.stringContaining('1 added') });
+      expect(add).toMatchObject({ code: 0, stderr: expect.stringContaining('Added X(?P<id>') });
       const posted = requests.find((r) => r.line === 'POST /api/v1/realm/filters')!;
       expect(Object.fromEntries(new URLSearchParams(posted.body))).toEqual({ pattern: 'X(?P<id>[0-9]+)', url_format_string: 'https://x.test/%(id)s?q=5%%' });
 

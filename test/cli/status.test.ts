@@ -73,7 +73,7 @@ describe.each(TRANSPORTS)('status commands over %s', (kind) => {
     const r = await runCli([...t.args, 'status', 'clear', user.email], { env: t.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`1\t${user.email}\ttrue\tcleared\t${user.id}\t\t\n`);
-    expect(r.stderr).toContain('chatctl: 1 cleared, 0 failed');
+    expect(r.stderr).toBe(`Cleared ${user.email}.\n`);
     const json = await runCli([...t.args, 'status', 'get', user.email, '--json'], { env: t.env });
     expect(json.stdout).toBe('{}\n');
     const table = await runCli([...t.args, 'status', 'get', user.email], { env: { ...t.env, NO_COLOR: '1' }, tty: true });

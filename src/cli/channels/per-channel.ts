@@ -48,7 +48,7 @@ export async function planPerChannel(
     else if (!f.ok) calls.push({ ...base, status: 'failed', error: f.error });
     else if (!seen.has(f.channel.stream_id)) {
       seen.add(f.channel.stream_id);
-      calls.push({ ...base, ...plan(f.channel) });
+      calls.push({ ...base, label: `channel ${f.channel.stream_id} (#${f.channel.name})`, ...plan(f.channel) });
     }
   }
   return calls;

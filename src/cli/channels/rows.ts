@@ -46,6 +46,7 @@ export const CHANNEL_OUTPUT: OutputSpec = {
   fields: CHANNEL_FIELDS,
   columns: ['stream_id', 'name', 'privacy', 'subscriber_count', 'folder', 'description'],
   times: { date_created: 's', last_message_time: 's' },
+  key: ['stream_id', 'name'],
 };
 
 export interface ChannelRow extends Omit<Channel, 'subscriber_count'> {

@@ -17,7 +17,12 @@ import { formatSize } from '../units.js';
 
 /** The wire fields, then what chatctl adds: how many messages link the file, and whose it is. */
 const ATTACHMENT_FIELDS = ['id', 'name', 'size', 'create_time', 'references', 'owner', 'path_id', 'messages'] as const;
-const ATTACHMENT_OUTPUT: OutputSpec = { fields: ATTACHMENT_FIELDS, columns: ['id', 'name', 'size', 'create_time', 'references'], times: { create_time: 'ms' } };
+const ATTACHMENT_OUTPUT: OutputSpec = {
+  fields: ATTACHMENT_FIELDS,
+  columns: ['id', 'name', 'size', 'create_time', 'references'],
+  times: { create_time: 'ms' },
+  key: ['id', 'name'],
+};
 
 /** Deleting failed because the file is already gone (another run, or the server's own cleanup). */
 const isGone = (e: unknown): boolean => e instanceof ApiError && classify(e)?.meaning === 'noSuchAttachment';
@@ -200,7 +205,7 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const { ids } = opts;
-      const calls = rowCalls(ids, 'deleted', (id) => planCall(removeAttachment, { attachment_id: id }, { id }));
+      const calls = rowCalls(ids, 'deleted', (id) => planCall(removeAttachment, { attachment_id: id }, { id }), 'attachment');
       await confirmAndRun(ctx, opts, calls, 'deleted', `Delete ${ids.length === 1 ? `attachment ${ids[0]}` : `${ids.length} attachments`}?`);
     },
   }),

@@ -17,6 +17,7 @@ import { userIndex } from '../resolve.js';
 const PLAN_OUTPUT: OutputSpec = {
   fields: ['row', 'action', 'channel', 'stream_id', 'user', 'user_id', 'rule', 'error'],
   columns: ['row', 'action', 'channel', 'user', 'rule', 'error'],
+  key: ['row', 'action', 'channel', 'user'],
 };
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -124,7 +124,7 @@ export const commands = [
       'GET /streams) with its privacy, folder, subscriber count and the time of its last message.',
     examples: ['chatctl channels get general', 'chatctl channels get 12 --json', 'chatctl channels get "#design" --fields name,last_message_time'],
     args: { channel: arg.required('channel ID or name') },
-    output: { fields: CHANNEL_OUTPUT.fields, times: CHANNEL_OUTPUT.times },
+    output: { fields: CHANNEL_OUTPUT.fields, times: CHANNEL_OUTPUT.times, key: CHANNEL_OUTPUT.key },
     async run(opts, ctx) {
       const out = ctx.output(opts);
       const client = await ctx.client();

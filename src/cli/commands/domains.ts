@@ -20,7 +20,7 @@ export const commands = [
       'Lists the e-mail domains of the organization (GET /realm/domains): when sign-ups are restricted to ' +
       'them, only addresses in these domains (and their subdomains where allowed) can join.',
     examples: ['chatctl domains list', "chatctl domains list --json | jq -r '.[].domain'"],
-    output: { fields: DOMAIN_FIELDS },
+    output: { fields: DOMAIN_FIELDS, key: ['domain'] },
     async run(opts, ctx) {
       const out = ctx.output(opts);
       const { domains } = await (await ctx.client()).call(getRealmDomains, {});
@@ -95,7 +95,7 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const domains = [...new Set(opts.domains.map(domainArg))];
-      const calls = rowCalls(domains, 'removed', (domain) => planCall(removeRealmDomain, { domain }));
+      const calls = rowCalls(domains, 'removed', (domain) => planCall(removeRealmDomain, { domain }), 'domain');
       await confirmAndRun(
         ctx,
         opts,

@@ -80,7 +80,7 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const ids = opts.queueIds;
-      const calls = rowCalls(ids, 'deleted', (queueId) => planCall(deleteQueue, { queue_id: queueId }, { id: queueId }));
+      const calls = rowCalls(ids, 'deleted', (queueId) => planCall(deleteQueue, { queue_id: queueId }, { id: queueId }), 'event queue');
       await confirmAndRun(ctx, opts, calls, 'deleted', `Delete ${ids.length === 1 ? `event queue ${ids[0]}` : `${ids.length} event queues`}?`);
     },
   }),

@@ -115,6 +115,8 @@ async function apply(ctx: Context, p: Plan, o: OutputOptions & { all: boolean; d
       progress.tick(res.processed_count);
       yield { batch: batches, ...rowOf(res) };
     }
+    // The count ends on its own line before a table, printed once every batch is known, starts below it.
+    progress.done();
   }
   try {
     await out.list(rows());

@@ -9,7 +9,7 @@ import { resolveFolder } from '../resolve.js';
 
 const FOLDER_FIELDS = ['id', 'name', 'description', 'rendered_description', 'order', 'is_archived', 'date_created', 'creator_id'] as const;
 const FOLDER_COLUMNS = ['id', 'name', 'description', 'is_archived'] as const;
-const FOLDER_OUTPUT: OutputSpec = { fields: FOLDER_FIELDS, columns: FOLDER_COLUMNS, times: { date_created: 's' } };
+const FOLDER_OUTPUT: OutputSpec = { fields: FOLDER_FIELDS, columns: FOLDER_COLUMNS, times: { date_created: 's' }, key: ['id', 'name'] };
 
 /** A folder's name, as given; blank is no name. */
 function folderName(name: string): string {

@@ -29,7 +29,7 @@ const GROUP_FIELDS = [
   ...GROUP_PERMISSION_SETTINGS,
 ] as const;
 const GROUP_COLUMNS = ['id', 'name', 'description', 'members', 'direct_subgroup_ids', 'is_system_group'] as const;
-const GROUP_OUTPUT: OutputSpec = { fields: GROUP_FIELDS, columns: GROUP_COLUMNS, times: { date_created: 's' } };
+const GROUP_OUTPUT: OutputSpec = { fields: GROUP_FIELDS, columns: GROUP_COLUMNS, times: { date_created: 's' }, key: ['id', 'name'] };
 
 /** Groups by ID or name (system groups have names such as role:administrators), all or an error. */
 function groupIds(groups: readonly UserGroup[], refs: readonly string[]): number[] {

@@ -21,7 +21,12 @@ export const NOUNS: readonly NounEntry[] = [
     load: async () => (await import('./server.js')).commands,
   },
   { name: 'users', summary: 'list, inspect, create and manage users', load: async () => (await import('./users.js')).commands },
-  { name: 'invite', summary: 'invite people by e-mail or link; list, resend and revoke invitations', load: async () => (await import('./invite.js')).commands },
+  {
+    name: 'invite',
+    summary: 'invite people by e-mail or link; list, resend and revoke invitations',
+    groups: { link: 'reusable invitation links' },
+    load: async () => (await import('./invite.js')).commands,
+  },
   { name: 'status', summary: "set or clear a user's status (administrators)", load: async () => (await import('./status.js')).commands },
   { name: 'domains', summary: 'allowed e-mail domains of the organization', load: async () => (await import('./domains.js')).commands },
   { name: 'linkifiers', summary: 'linkifiers: patterns that become links', load: async () => (await import('./linkifiers.js')).commands },
@@ -32,6 +37,7 @@ export const NOUNS: readonly NounEntry[] = [
   {
     name: 'channels',
     summary: 'channels: list, create, archive, members, default channels, sync from groups',
+    groups: { 'default-channels': 'the channels new users join: list, add, remove' },
     load: async () => [
       ...(await import('./channels.js')).commands,
       ...(await import('./channels-archive.js')).commands,

@@ -51,6 +51,8 @@ const INVITE_OUTPUT: OutputSpec = {
   fields: INVITE_FIELDS,
   columns: ['id', 'kind', 'address', 'role', 'invited', 'expiry_date'],
   times: { invited: 's', expiry_date: 's' },
+  roles: ['invited_as'],
+  key: ['id', 'kind', 'address'],
 };
 
 /** What `invite send` takes besides its rows: the defaults of every row. */

@@ -12,6 +12,7 @@ import type { OutputSpec } from '../output/output.js';
 const LINKIFIER_OUTPUT: OutputSpec = {
   fields: ['id', 'pattern', 'url_template', 'reverse_template', 'alternative_url_templates', 'example_input'],
   columns: ['id', 'pattern', 'url_template', 'reverse_template', 'alternative_url_templates'],
+  key: ['id', 'pattern'],
 };
 
 /** The reverse-linkification fields, which `add` and `update` both take. */
@@ -143,7 +144,7 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const { ids } = opts;
-      const calls = rowCalls(ids, 'removed', (id) => planCall(removeLinkifier, { filter_id: id }, { id }));
+      const calls = rowCalls(ids, 'removed', (id) => planCall(removeLinkifier, { filter_id: id }, { id }), 'linkifier');
       await confirmAndRun(ctx, opts, calls, 'removed', `Remove ${ids.length === 1 ? `linkifier ${ids[0]}` : `${ids.length} linkifiers`}?`);
     },
   }),

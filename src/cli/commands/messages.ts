@@ -27,7 +27,7 @@ const HISTORY_FIELDS = [
   'content_html_diff',
 ] as const;
 const HISTORY_COLUMNS = ['timestamp', 'user', 'topic', 'changes'] as const;
-const HISTORY_OUTPUT: OutputSpec = { fields: HISTORY_FIELDS, columns: HISTORY_COLUMNS, times: { timestamp: 's' } };
+const HISTORY_OUTPUT: OutputSpec = { fields: HISTORY_FIELDS, columns: HISTORY_COLUMNS, times: { timestamp: 's' }, key: ['timestamp', 'user'] };
 
 /** What one snapshot changed, for a person: "sent" for the original, else the edited parts. */
 export function changesOf(s: HistorySnapshot, first: boolean): string {

@@ -7,7 +7,7 @@ import { arg, flag } from '../flags.js';
 import { fetchState } from '../state.js';
 
 const PRESENCE_FIELDS = ['user_id', 'email', 'full_name', 'status', 'active_timestamp', 'idle_timestamp'] as const;
-const OUTPUT = { fields: PRESENCE_FIELDS, times: { active_timestamp: 's', idle_timestamp: 's' } } as const;
+const OUTPUT = { fields: PRESENCE_FIELDS, times: { active_timestamp: 's', idle_timestamp: 's' }, key: ['user_id', 'email', 'full_name'] } as const;
 
 /**
  * The threshold of servers that do not report server_presence_offline_threshold_seconds (below feature

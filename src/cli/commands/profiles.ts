@@ -15,7 +15,7 @@ export const commands = [
       'Lists the stored profiles: name, whether it is the default (what commands use when no flag or variable names a ' +
       'target), kind (server or embedded), the server URL or data dir, and the e-mail. Never the API key.',
     examples: ['chatctl profiles', 'chatctl profiles list --json'],
-    output: { fields: FIELDS },
+    output: { fields: FIELDS, key: ['name'] },
     async run(opts, ctx) {
       const out = ctx.output(opts);
       const config = readConfig(ctx.env);

@@ -122,7 +122,7 @@ function permissionCommand(verb: 'grant' | 'revoke'): CommandSpec {
       email: arg.required("the account's e-mail address"),
       permission: arg.choice(OPERATOR_PERMISSIONS.join(' or '), OPERATOR_PERMISSIONS, { what: 'permission' }),
     },
-    output: { fields: PERMISSION_FIELDS },
+    output: { fields: PERMISSION_FIELDS, key: ['user_id', 'email', 'permission'] },
     async run(opts, ctx) {
       const out = ctx.output(opts);
       const result = await changePermissionOf(ctx, opts.email, opts.permission, granted);

@@ -31,7 +31,12 @@ const SUBSCRIPTION_COLUMNS = [
   'push_notifications',
   'email_notifications',
 ] as const;
-const SUBSCRIPTION_OUTPUT: OutputSpec = { fields: SUBSCRIPTION_FIELDS, columns: SUBSCRIPTION_COLUMNS, times: { date_created: 's' } };
+const SUBSCRIPTION_OUTPUT: OutputSpec = {
+  fields: SUBSCRIPTION_FIELDS,
+  columns: SUBSCRIPTION_COLUMNS,
+  times: { date_created: 's' },
+  key: ['stream_id', 'name'],
+};
 
 /** `PROPERTY=VALUE`: a colour as #rrggbb, every other property true or false. */
 export function parseSetting(text: string): { property: SubscriptionProperty; value: string | boolean } {

@@ -68,7 +68,7 @@ function policyCommand(verb: Verb, summary: string, description: string, example
 
 const TOPIC_FIELDS = ['stream_id', 'channel', 'topic_name', 'visibility_policy', 'policy', 'last_updated'] as const;
 const TOPIC_COLUMNS = ['channel', 'topic_name', 'policy', 'last_updated'] as const;
-const TOPIC_OUTPUT: OutputSpec = { fields: TOPIC_FIELDS, columns: TOPIC_COLUMNS, times: { last_updated: 's' } };
+const TOPIC_OUTPUT: OutputSpec = { fields: TOPIC_FIELDS, columns: TOPIC_COLUMNS, times: { last_updated: 's' }, key: ['stream_id', 'channel', 'topic_name'] };
 
 interface TopicRow extends UserTopic {
   channel: string | null;

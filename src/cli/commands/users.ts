@@ -42,12 +42,14 @@ export const USER_FIELDS = [
 ] as const;
 
 const USER_COLUMNS = ['user_id', 'full_name', 'email', 'delivery_email', 'role', 'is_active', 'is_bot', 'date_joined'] as const;
+/** How users show in text: roles by name and date_joined as every other time, in tables. */
+const USER_DISPLAY = { times: { date_joined: 'iso' }, roles: ['role'], key: ['user_id', 'email', 'full_name'] } as const;
 
 /** What `users list` may print: users, or with --inactive-since the report's rows. */
 const LIST_FIELDS = [...USER_FIELDS, ...INACTIVE_FIELDS.filter((f) => !(USER_FIELDS as readonly string[]).includes(f))];
 
 /** The inactivity report's output: its own columns, last_active shown as a time. */
-const REPORT_OUTPUT: OutputSpec = { fields: LIST_FIELDS, columns: INACTIVE_FIELDS, times: { last_active: 's' } };
+const REPORT_OUTPUT: OutputSpec = { fields: LIST_FIELDS, columns: INACTIVE_FIELDS, times: { last_active: 's' }, key: ['user_id', 'email', 'full_name'] };
 
 const INACTIVE_HELP =
   'With --inactive-since DURATION it prints instead the active humans last active before then: user_id, email, ' +
@@ -142,8 +144,9 @@ async function planForUsers<R extends UserRef>(
     const base = { row: i + 1, target: r.user };
     if (!found) return { ...base, status: 'failed', error: new Refusal('no user, user_id or email') };
     if (!found.ok) return { ...base, status: 'failed', error: found.error };
+    const label = `user ${found.id}${found.user ? ` (${found.user.email})` : ''}`;
     try {
-      return { ...base, ...plan(r, found.id, found.user) };
+      return { ...base, label, ...plan(r, found.id, found.user) };
     } catch (e) {
       return { ...base, status: 'failed', error: refusalOf(e) };
     }
@@ -261,7 +264,7 @@ export const commands = [
       inactiveSince: flag.duration('--inactive-since <duration>', 'only active humans last active before this long ago (e.g. 90d), from presence'),
       includeUnknown: flag.bool('--include-unknown', 'with --inactive-since: also users whose activity presence cannot tell'),
     },
-    output: { fields: LIST_FIELDS, columns: USER_COLUMNS },
+    output: { fields: LIST_FIELDS, columns: USER_COLUMNS, ...USER_DISPLAY },
     check(opts) {
       if (opts.active && opts.deactivated) throw usageError('--active and --deactivated exclude each other');
       if (opts.bots && opts.humans) throw usageError('--bots and --humans exclude each other');
@@ -318,7 +321,7 @@ export const commands = [
     examples: ['chatctl users get 8', 'chatctl users get iago@example.com --json', 'chatctl users get 8 --custom-fields --fields profile_data'],
     args: { user: arg.required('user ID or e-mail address') },
     options: { customFields: flag.bool('--custom-fields', 'include custom profile fields (profile_data)') },
-    output: { fields: USER_FIELDS },
+    output: { fields: USER_FIELDS, ...USER_DISPLAY },
     async run(opts, ctx) {
       const out = ctx.output(opts);
       const client = await ctx.client();

@@ -17,7 +17,7 @@ export const commands = [
       'a profile, a zuliprc, or ZULIP_EMAIL and ZULIP_API_KEY, saying whose they replaced), and the authenticated user ' +
       '(GET /users/me). The API key is masked to its last four characters.',
     examples: ['chatctl whoami', 'chatctl whoami --json'],
-    output: { fields: FIELDS },
+    output: { fields: FIELDS, roles: ['role'] },
     async run(opts, ctx) {
       const out = ctx.output(opts);
       const target = ctx.target();

@@ -6,7 +6,7 @@
  * the others.
  */
 import { getInvites, sendInvites } from '../../api/operations/invites.js';
-import { ROLE, type Role } from '../../api/roles.js';
+import { ROLE, roleName, type Role } from '../../api/roles.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
@@ -15,7 +15,6 @@ import { parseRole } from '../flags.js';
 import { refusalOf, type Refusal } from '../refusal.js';
 import { requireResolved, resolveChannels, resolveGroups, type ResolvedId } from '../resolve.js';
 import { parseExpires } from './options.js';
-import { roleName } from './refs.js';
 
 export const INVITE_COLUMNS: Columns = {
   email: { required: true, description: 'the address to invite' },

@@ -4,16 +4,13 @@
  * kinds in GET /invites and must name exactly one; `email:ID` and `link:ID` say which kind. An address
  * names the e-mail invitations to it, never a link; a link's URL names that link.
  */
-import { isRole, ROLE_NAMES } from '../../api/roles.js';
 import type { Invite } from '../../api/operations/invites.js';
+import { roleName } from '../../api/roles.js';
 import { usageError } from '../errors.js';
 import { unknownRef, type Refusal } from '../refusal.js';
 import { isId } from '../resolve.js';
 
 export type InviteKind = 'email' | 'link';
-
-/** A role by name (`member`), or its number when chatctl knows no name for it. */
-export const roleName = (role: number): string => (isRole(role) ? ROLE_NAMES[role] : String(role));
 
 export const kindOf = (invite: Invite): InviteKind => (invite.is_multiuse ? 'link' : 'email');
 

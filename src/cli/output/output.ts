@@ -1,6 +1,7 @@
 /**
  * The one output layer. Data goes to stdout only, in the format asked for:
- * - table: on a TTY by default; headers, colour unless NO_COLOR, cells cut to the terminal width;
+ * - table: on a TTY by default; headers, colour unless NO_COLOR, fitted to the terminal width keeping the
+ *   identifying columns (table.ts); times in one format and roles by name (display.ts);
  * - tsv: when piped by default; no header, no colour, no truncation;
  * - json: the data itself (an array for lists, `[]` when empty); ndjson: one object a line, streamed;
  * - csv: with a header row.
@@ -10,6 +11,9 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import type { IO } from '../io.js';
 import { usageError } from '../errors.js';
+import { clearProgress } from '../progress.js';
+import { dateOf, relativeTime, rfc3339, roleText, type TimeUnit } from './display.js';
+import { renderTable } from './table.js';
 
 export const FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -25,10 +29,14 @@ export interface OutputSpec {
   /** The columns of table and TSV output when --fields is not given. */
   columns?: readonly string[];
   /**
-   * Fields holding UNIX times, in seconds or milliseconds: shown as RFC 3339 (UTC) in tables, TSV and CSV;
-   * JSON keeps the wire numbers.
+   * Fields holding times: UNIX seconds or milliseconds, shown as RFC 3339 (UTC) in tables, TSV and CSV; or
+   * ISO 8601 strings, shown so in tables and as the server sent them in TSV and CSV. JSON keeps the wire values.
    */
-  times?: Readonly<Record<string, 's' | 'ms'>>;
+  times?: Readonly<Record<string, TimeUnit>>;
+  /** Fields holding a role's wire value: tables show its name (TSV, CSV and JSON keep the number). */
+  roles?: readonly string[];
+  /** The identifying fields (IDs, names, e-mails): a narrow terminal's table keeps them whole while others give way. */
+  key?: readonly string[];
 }
 
 /** The output options as parsed (command.ts declares them): --fields already checked against the fields. */
@@ -36,6 +44,8 @@ export interface OutputFlags {
   json?: boolean;
   format?: Format;
   fields?: readonly string[];
+  /** Times in tables relative to now ("3 days ago"). */
+  relative?: boolean;
 }
 
 export const COLOR_MODES = ['auto', 'always', 'never'] as const;
@@ -88,15 +98,18 @@ const tsvCell = (value: unknown): string => cellText(value).replace(/\\/g, '\\\\
 export class Output {
   readonly format: Format;
   private readonly fields: readonly string[] | null;
+  private readonly relative: boolean;
 
   constructor(
     private readonly io: IO,
     private readonly spec: OutputSpec,
     flags: OutputFlags,
     private readonly color: boolean,
+    private readonly nowMs: () => number = Date.now,
   ) {
     this.format = resolveFormat(flags, io);
     this.fields = flags.fields ?? null;
+    this.relative = flags.relative === true;
   }
 
   get isJson(): boolean {
@@ -107,16 +120,26 @@ export class Output {
     return this.fields ?? this.spec.columns ?? this.spec.fields;
   }
 
-  /** A field's value as text output shows it: times as RFC 3339. */
+  /** A field's value as TSV and CSV show it: UNIX times as RFC 3339. */
   private shown(row: Row, field: string): unknown {
     const value = fieldOf(row, field);
     const unit = this.spec.times?.[field];
-    if (!unit || typeof value !== 'number') return value;
+    if ((unit !== 's' && unit !== 'ms') || typeof value !== 'number') return value;
     // Seconds have no fraction to show; milliseconds keep theirs.
     return unit === 's' ? new Date(value * 1000).toISOString().replace(/\.000Z$/, 'Z') : new Date(value).toISOString();
   }
 
+  /** A field's value as a table shows it to a person: every time in one format, roles by name. */
+  private cell(row: Row, field: string): string {
+    const value = fieldOf(row, field);
+    const unit = this.spec.times?.[field];
+    const date = unit && dateOf(value, unit);
+    if (date) return this.relative ? relativeTime(date, this.nowMs()) : rfc3339(date);
+    return cellText(this.spec.roles?.includes(field) ? roleText(value) : value);
+  }
+
   private write(text: string): void {
+    clearProgress(this.io);
     this.io.stdout.write(text);
   }
 
@@ -178,7 +201,9 @@ export class Output {
         const fields = this.fields ?? Object.keys(row);
         await this.renderTable(
           ['FIELD', 'VALUE'],
-          fields.map((f) => [f, cellText(this.shown(row, f))]),
+          fields.map((f) => [f, this.cell(row, f)]),
+          [true, false],
+          [false, false],
         );
         return;
       }
@@ -197,7 +222,9 @@ export class Output {
     const cols = this.columns();
     await this.renderTable(
       cols.map((c) => c.toUpperCase()),
-      rows.map((r) => cols.map((c) => cellText(this.shown(r, c)))),
+      rows.map((r) => cols.map((c) => this.cell(r, c))),
+      cols.map((c) => this.spec.key?.includes(c) === true),
+      cols.map((c) => this.spec.times?.[c] !== undefined),
     );
   }
 
@@ -261,66 +288,13 @@ export class Output {
 
   /** Writes `text`, waiting until stdout takes more when it is full: a list printed as it comes is never held in its buffer. */
   private async writeWaiting(text: string): Promise<void> {
-    if (text === '' || this.io.stdout.write(text)) return;
+    if (text === '') return;
+    clearProgress(this.io);
+    if (this.io.stdout.write(text)) return;
     await once(this.io.stdout, 'drain');
   }
 
-  private async renderTable(head: string[], body: string[][]): Promise<void> {
-    const Table = require('cli-table3') as typeof import('cli-table3');
-    const widths = fitWidths(head, body, this.io.columns);
-    let headers = head;
-    if (this.color) {
-      // Our own decision (NO_COLOR, --color), not chalk's detection of the stream.
-      const { Chalk } = await import('chalk');
-      const chalk = new Chalk({ level: 1 });
-      headers = head.map((h) => chalk.bold(h));
-    }
-    // cli-table3 colours borders and headers by itself even in pipes; the style is ours to decide.
-    const table = new Table({
-      head: headers,
-      colWidths: widths,
-      wordWrap: false,
-      truncate: '…',
-      style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
-      chars: {
-        top: '',
-        'top-mid': '',
-        'top-left': '',
-        'top-right': '',
-        bottom: '',
-        'bottom-mid': '',
-        'bottom-left': '',
-        'bottom-right': '',
-        left: '',
-        'left-mid': '',
-        mid: '',
-        'mid-mid': '',
-        right: '',
-        'right-mid': '',
-        middle: '',
-      },
-    });
-    for (const r of body) table.push(r.map((c) => c.replace(/\s+/g, ' ')));
-    this.write(
-      `${table
-        .toString()
-        .split('\n')
-        .map((l) => l.trimEnd())
-        .join('\n')}\n`,
-    );
+  private async renderTable(head: string[], body: string[][], keys: boolean[], whole: boolean[]): Promise<void> {
+    this.write(await renderTable({ head, body, keys, whole }, { columns: this.io.columns, color: this.color }));
   }
-}
-
-/** Column widths that fit the terminal: the widest columns give way first. */
-function fitWidths(head: string[], body: string[][], total: number): number[] {
-  const pad = 2;
-  const natural = head.map((h, i) => Math.max(h.length, ...body.map((r) => [...(r[i] ?? '')].length)) + pad);
-  const budget = Math.max(total, head.length * 6);
-  const widths = [...natural];
-  while (widths.reduce((a, b) => a + b, 0) > budget) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest]! <= 6) break;
-    widths[widest]! -= 1;
-  }
-  return widths;
 }
