@@ -72,7 +72,7 @@ export function parseHeader(value: string): [string, string] {
 export function parseInputBody(text: string, source: string): Field[] {
   const trimmed = text.trim();
   if (trimmed === '') return [];
-  if (!trimmed.startsWith('{')) return [...new URLSearchParams(trimmed)].map(([key, value]) => ({ key, value: { kind: 'value', value } }));
+  if (!/^[[{"]/.test(trimmed)) return [...new URLSearchParams(trimmed)].map(([key, value]) => ({ key, value: { kind: 'value', value } }));
   let parsed: unknown;
   try {
     parsed = JSON.parse(trimmed);
