@@ -160,7 +160,8 @@ function releaseFifoOnAbort(file: string, signal: AbortSignal): () => void {
   return () => signal.removeEventListener('abort', release);
 }
 
-async function readInput(ctx: Context, file: string): Promise<Buffer> {
+/** The bytes of `file`, or of stdin for `-`; a file that cannot be read is a usage error naming `what` it should be. */
+export async function readInput(ctx: Context, file: string, what = 'a file of rows'): Promise<Buffer> {
   let done = () => {};
   try {
     if (file === '-') return await readBytes(ctx.io.stdin, ctx.signal);
@@ -169,7 +170,7 @@ async function readInput(ctx: Context, file: string): Promise<Buffer> {
   } catch (e) {
     if (ctx.signal.aborted) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR') throw usageError(`${file} is a directory, not a file of rows`);
+    if (code === 'EISDIR') throw usageError(`${file} is a directory, not ${what}`);
     throw usageError(`cannot read ${file}: ${code ?? String(e)}`);
   } finally {
     done();

@@ -133,7 +133,7 @@ const FATAL: ReadonlySet<ExitKind> = new Set(['auth', 'interrupted', 'usage', 't
 /** A refusal every row would meet alike (a permission the caller lacks): it ends the run like the kinds above. */
 export class RunRefusedError extends ChatctlError {}
 
-const endsRun = (e: unknown): boolean => e instanceof RunRefusedError || FATAL.has(exitKindOf(e));
+export const endsRun = (e: unknown): boolean => e instanceof RunRefusedError || FATAL.has(exitKindOf(e));
 
 /** The options every bulk command takes besides its own. */
 export const BULK_FLAGS = {

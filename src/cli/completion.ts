@@ -88,7 +88,10 @@ export function completionTree(nouns: readonly NounEntry[], specs: ReadonlyMap<s
 }
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
-const apiPaths = () => [...new Set(catalogue.map((op) => op.path))].sort();
+/** The catalogue's paths for a method, each once (an operation's older forms share its path). */
+const apiPaths = (method: string) => [...new Set(catalogue.filter((op) => op.method === method).map((op) => op.path))].sort();
+/** Shell `case` arms giving each method (in either case) its paths, by `assign`. */
+const methodCases = (assign: (paths: string) => string): string => METHODS.map((m) => `${m}|${m.toLowerCase()}) ${assign(apiPaths(m).join(' '))} ;;`).join(' ');
 const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 function bashValues(o: OptionInfo): string {
@@ -131,7 +134,7 @@ _chatctl() {
   if [[ "$path" == api || "$path" == "api "* ]]; then
     local n=\${path//[^ ]/}
     if [[ "$path" == api && "$cur" != -* ]]; then COMPREPLY=($(compgen -W ${q(METHODS.join(' '))} -- "$cur")); return; fi
-    if [[ \${#n} -eq 1 && "$cur" != -* ]]; then COMPREPLY=($(compgen -W ${q(apiPaths().join(' '))} -- "$cur")); return; fi
+    if [[ \${#n} -eq 1 && "$cur" != -* ]]; then case "\${path#api }" in ${methodCases((paths) => `COMPREPLY=($(compgen -W ${q(paths)} -- "$cur"))`)} esac; return; fi
   fi
   while :; do
     case "$path" in
@@ -177,7 +180,7 @@ _chatctl() {
     esac
   done
   if [[ "$path_" == api && "\${words[CURRENT]}" != -* ]]; then compadd -- ${METHODS.join(' ')}; return; fi
-  if [[ "$path_" == "api "* && "$path_" != "api "*" "* && "\${words[CURRENT]}" != -* ]]; then compadd -- ${apiPaths().join(' ')}; return; fi
+  if [[ "$path_" == "api "* && "$path_" != "api "*" "* && "\${words[CURRENT]}" != -* ]]; then case "\${path_#api }" in ${methodCases((paths) => `compadd -- ${paths}`)} esac; return; fi
   while [[ -z "\${_chatctl_items[$path_]+x}" && "$path_" == *" "* ]]; do path_="\${path_% *}"; done
   local v="\${_chatctl_values[$path_|$prev]}"
   if [[ -n "$v" ]]; then
@@ -224,7 +227,9 @@ end`);
     }
   }
   lines.push(`complete -c chatctl -n "test (__chatctl_path) = api" -a ${q(METHODS.join(' '))}`);
-  for (const m of METHODS) lines.push(`complete -c chatctl -n "test (__chatctl_path) = 'api ${m}'" -a ${q(apiPaths().join(' '))}`);
+  for (const m of METHODS) {
+    for (const spelled of [m, m.toLowerCase()]) lines.push(`complete -c chatctl -n "test (__chatctl_path) = 'api ${spelled}'" -a ${q(apiPaths(m).join(' '))}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

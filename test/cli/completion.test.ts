@@ -54,6 +54,15 @@ describe('the bash completion script', () => {
     expect(complete(['chatctl', 'api', 'GET', '/server_s'])).toEqual(['/server_settings']);
   });
 
+  it('completes the api paths of the method given, each once', () => {
+    expect(complete(['chatctl', 'api', 'POST', '/user_up'])).toEqual(['/user_uploads']);
+    expect(complete(['chatctl', 'api', 'post', '/user_up'])).toEqual(['/user_uploads']);
+    expect(complete(['chatctl', 'api', 'GET', '/user_up'])).toEqual([]);
+    const paths = complete(['chatctl', 'api', 'POST', '/']);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect(paths).toContain('/register');
+  });
+
   it('completes role names for --role and --as, and the stored profiles for --profile', () => {
     expect(complete(['chatctl', 'users', 'list', '--role', 'ad'])).toEqual(['admin']);
     expect(complete(['chatctl', 'invite', 'send', '--as', 'g'])).toEqual(['guest']);

@@ -14,6 +14,7 @@ import { tryOrganizationLock } from '../lock.js';
 import type { Output, OutputSpec } from '../output/output.js';
 import { startProgress } from '../progress.js';
 import { formatSize } from '../units.js';
+import { uploadCommand } from './attachments-upload.js';
 
 /** The wire fields, then what chatctl adds: how many messages link the file, and whose it is. */
 const ATTACHMENT_FIELDS = ['id', 'name', 'size', 'create_time', 'references', 'owner', 'path_id', 'messages'] as const;
@@ -237,4 +238,6 @@ export const commands = [
     check: checkFilters,
     run: clean,
   }),
+
+  uploadCommand,
 ];

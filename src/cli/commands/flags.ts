@@ -1,6 +1,7 @@
 import type { NarrowTerm } from '../../api/narrow.js';
 import { updateMessageFlagsForNarrow, type FlagsForNarrowResult } from '../../api/operations/messages.js';
 import type { ChatClient } from '../../client/client.js';
+import { walkForward } from '../anchor-walk.js';
 import { defineCommand, type CommandSpec, type OutputOptions } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -75,17 +76,12 @@ const params = (p: Plan, anchor: string, includeAnchor: boolean) => ({
 const rowOf = (r: FlagsForNarrowResult) => Object.fromEntries(RESULT_FIELDS.map((f) => [f, r[f] ?? null]));
 
 /** Batches until the narrow's newest message is reached: each starts after the last one processed. */
-async function* walk(ctx: Context, client: ChatClient, p: Plan): AsyncGenerator<FlagsForNarrowResult> {
-  let anchor = p.anchor;
-  let includeAnchor = true;
-  for (;;) {
-    const res = await client.call(updateMessageFlagsForNarrow, params(p, anchor, includeAnchor), { signal: ctx.signal });
-    yield res;
-    if (res.found_newest || res.last_processed_id === null || res.processed_count === 0) return;
-    anchor = String(res.last_processed_id);
-    includeAnchor = false;
-  }
-}
+const walk = (ctx: Context, client: ChatClient, p: Plan): AsyncGenerator<FlagsForNarrowResult> =>
+  walkForward(
+    p.anchor,
+    (anchor, includeAnchor) => client.call(updateMessageFlagsForNarrow, params(p, anchor, includeAnchor), { signal: ctx.signal }),
+    (res) => ({ lastId: res.processed_count === 0 ? null : res.last_processed_id, foundNewest: res.found_newest }),
+  );
 
 /** Sends the plan (every batch with --all), or prints its first request under --dry-run. */
 async function apply(ctx: Context, p: Plan, o: OutputOptions & { all: boolean; dryRun: boolean }): Promise<void> {

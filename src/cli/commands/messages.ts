@@ -1,5 +1,8 @@
+import { uploadFile } from '../../api/operations/attachments.js';
 import { getMessageHistory, sendMessage, updateMessage, type HistorySnapshot } from '../../api/operations/messages.js';
 import { getUsers } from '../../api/operations/users.js';
+import type { UploadedFile } from '../../api/wire.js';
+import type { ChatClient } from '../../client/client.js';
 import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
@@ -9,6 +12,7 @@ import { readAll } from '../io.js';
 import { messageIdArg } from '../args.js';
 import type { OutputSpec } from '../output/output.js';
 import { resolveUserIds } from '../resolve.js';
+import { readUploads, sendUpload, uploadLimit, uploadLink } from '../uploads.js';
 import { topicName } from './topics.js';
 
 const HISTORY_FIELDS = [
@@ -49,6 +53,27 @@ async function contentOf(ctx: Context, content: string): Promise<string> {
   return (await readAll(ctx.io.stdin)).replace(/\r?\n$/, '');
 }
 
+/**
+ * The content with a link to each --file appended, one a line, as Zulip's clients add them: the files are
+ * uploaded first (under --dry-run, the links name the files and nothing is uploaded).
+ */
+async function withFiles(
+  ctx: Context,
+  client: ChatClient,
+  text: string,
+  paths: readonly string[],
+  dryRun: boolean,
+): Promise<{ content: string; files: UploadedFile[] }> {
+  if (!paths.length) return { content: text, files: [] };
+  const files = await readUploads(ctx, paths, dryRun ? null : await uploadLimit(client));
+  const links: string[] = [];
+  for (const file of files) {
+    const url = dryRun ? `<URL of the upload of ${file.filename}>` : await sendUpload(client, file, ctx.signal).then((r) => r.url ?? r.uri);
+    links.push(uploadLink(file, url));
+  }
+  return { content: [text, ...links].filter((line) => line !== '').join('\n'), files };
+}
+
 export const commands = [
   defineCommand({
     path: ['messages', 'history'],
@@ -87,40 +112,48 @@ export const commands = [
     description:
       'Sends a message (POST /messages) to a channel topic (--channel and --topic) or to users (--to, by ID or ' +
       "e-mail). --content - reads the content from stdin. Prints the new message's ID. Meant for scripts and " +
-      'tests: notifications from cron jobs, fixtures.',
+      'tests: notifications from cron jobs, fixtures.\n\n' +
+      '--file uploads a file first (POST /user_uploads) and ends the message with a link to it, [name](url), ' +
+      "as Zulip's clients do; a file larger than the server's upload limit is refused before anything is sent " +
+      '(exit 2). With --file, --content may be left out.',
     examples: [
       'chatctl messages send --channel general --topic "deploys" --content "v2.3 is live"',
       'chatctl messages send --to ada@example.com 12 --content "lunch?"',
       'git log -1 --format=%B | chatctl messages send --channel dev --topic commits --content -',
+      'chatctl messages send --channel ops --topic backups --content "last night\'s log" --file backup.log',
     ],
     options: {
       channel: flag.string('--channel <channel>', 'the channel, by ID or name (with --topic)'),
       topic: flag.string('--topic <topic>', "the topic ('' for the general-chat topic)"),
       to: flag.list('--to <users...>', 'direct message recipients (IDs or e-mails)'),
       content: flag.string('--content <text>', 'the message (Markdown); - reads stdin'),
+      file: flag.list('--file <path>', 'upload a file and link it at the end of the message (repeatable; - reads stdin)'),
     },
     output: { fields: ['id'] },
     mutating: true,
     // Where to send is said first: a bare `messages send` is missing that before its content.
-    check({ channel, topic, to, content }) {
+    check({ channel, topic, to, content, file }) {
       if ((channel !== undefined) === to.length > 0) throw usageError('send to --channel C --topic T, or --to USER...');
       if (channel !== undefined && topic === undefined) throw usageError("--channel needs --topic ('' for the general-chat topic)");
       if (to.length && topic !== undefined) throw usageError('--topic goes with --channel');
-      if (content === undefined) throw usageError('--content is required (- reads stdin)');
+      if (content === undefined && !file.length) throw usageError('--content is required (- reads stdin)');
+      if (content === '-' && file.includes('-')) throw usageError('stdin (-) can be the content or a file, not both');
     },
     async run(opts, ctx) {
       const { channel, topic, to } = opts;
       const out = ctx.output(opts);
-      // check() refused a send without --content, and --channel without --topic.
-      const content = await contentOf(ctx, opts.content ?? '');
+      // check() refused a send without --content or --file, and --channel without --topic.
+      const text = await contentOf(ctx, opts.content ?? '');
       const client = await ctx.client();
+      const { content, files } = await withFiles(ctx, client, text, opts.file, opts.dryRun);
       // A channel goes by name or ID as it is (the server resolves both); users become IDs.
       const params =
         channel !== undefined
           ? { type: 'stream' as const, to: channel.trim().replace(/^#/, ''), topic: topicName(topic ?? ''), content }
           : { type: 'direct' as const, to: JSON.stringify(await resolveUserIds(client, to)), content };
       if (opts.dryRun) {
-        printDryRun(ctx, await client.prepare(sendMessage, params));
+        const uploads = await Promise.all(files.map((f) => client.prepare(uploadFile, {}, { files: [f] })));
+        printDryRun(ctx, [...uploads.flat(), ...(await client.prepare(sendMessage, params))]);
         return;
       }
       const { id } = await client.call(sendMessage, params, { signal: ctx.signal });

@@ -90,6 +90,7 @@ function realmState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
     realm_push_notifications_enabled: false,
     realm_push_notifications_enabled_end_timestamp: null,
     realm_upload_quota_mib: null,
+    max_file_upload_size_mib: LIMITS.uploadMiB,
     realm_message_retention_days: -1,
     realm_waiting_period_threshold: 0,
     realm_can_access_all_users_group: graph.systemId('role:everyone'),
