@@ -87,7 +87,7 @@ export function createContext(deps: ContextDeps): Context {
     },
     output: (flags, spec = deps.outputSpec) => {
       if (!spec) throw new Error('this command declares no output');
-      return new Output(io, spec, flags, useColor(globals.color, env, io.stdoutIsTTY));
+      return new Output(io, spec, flags, useColor(globals.color, env, io.stdoutIsTTY), ctx.nowMs);
     },
     info: (message) => {
       if (!globals.quiet) io.stderr.write(`${message}\n`);
