@@ -134,9 +134,13 @@ export function checkFormat(raw: Readonly<Record<string, unknown>>): void {
   if (!transforming(raw)) return;
   const name = raw.jq !== undefined ? '--jq' : '--template';
   if (raw.jq !== undefined && raw.template !== undefined) throw usageError('--jq and --template exclude each other; pass one');
-  if (raw.fields !== undefined) throw usageError(`${name} and --fields exclude each other`, `pick fields in the ${name === '--jq' ? 'expression: --jq \'.[] | {id, email}\'' : 'template'}`);
+  if (raw.fields !== undefined)
+    throw usageError(`${name} and --fields exclude each other`, `pick fields in the ${name === '--jq' ? "expression: --jq '.[] | {id, email}'" : 'template'}`);
   if (typeof raw.format === 'string' && raw.format !== 'json' && raw.format !== 'ndjson') {
-    throw usageError(`${name} reads JSON: --format ${raw.format} does not apply`, `leave --format out (the whole result), or --format ndjson (once per record)`);
+    throw usageError(
+      `${name} reads JSON: --format ${raw.format} does not apply`,
+      `leave --format out (the whole result), or --format ndjson (once per record)`,
+    );
   }
 }
 
