@@ -43,8 +43,9 @@ const paramsOf = (args: readonly unknown[]): unknown[] => args.slice(0, -1);
 function renderTable(rows: readonly (readonly string[])[]): string {
   const width = (s: string) => [...stripVTControlCharacters(s)].length;
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, width(cell))));
-  return rows.map((row) => `${row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - width(cell) + 2))).join('')}\n`).join('');
+  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, width(cell));
+  const padded = (cell: string, i: number, row: readonly string[]) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - width(cell) + 2));
+  return rows.map((row) => `${row.map(padded).join('')}\n`).join('');
 }
 
 /** Prints values through `source`; a helper's failure (an unknown colour) is exit 1. */
