@@ -77,8 +77,9 @@ export async function compileTemplate(source: string, settings: TemplateSettings
     rfc3339: timeHelper(rfc3339),
     color: (style: unknown, value: unknown) => {
       let text = cellText(value);
-      // `red`, or several joined by `+` (`bold+red`); checked even when colour is off, so a typo shows.
-      for (const name of String(style).split('+')) {
+      // `red`, or several joined by `+` (`bold+red`, the first outermost); checked even when colour is
+      // off, so a typo shows.
+      for (const name of String(style).split('+').reverse()) {
         if (!isStyle(name)) throw new ChatctlError(`template: unknown colour "${name}" (of: ${styles.join(', ')})`);
         text = chalk[name](text);
       }
