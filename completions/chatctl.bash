@@ -81,6 +81,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -89,7 +91,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'profiles use')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -105,6 +107,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -113,7 +117,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'serve')
       case "$prev" in
         --host) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -142,6 +146,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -150,11 +156,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server grant')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -163,11 +171,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server revoke')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -176,7 +186,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server reset-password')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -206,6 +216,8 @@ _chatctl() {
         --inactive-since) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -214,11 +226,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--role --active --deactivated --bots --humans --ids --custom-fields --inactive-since --include-unknown --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--role --active --deactivated --bots --humans --ids --custom-fields --inactive-since --include-unknown --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users get')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -227,7 +241,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--custom-fields --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--custom-fields --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users create')
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -236,6 +250,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -244,7 +260,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--name --password-stdin --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--name --password-stdin --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users update')
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -256,6 +272,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -264,7 +282,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--name --role --profile-field --new-email --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--name --role --profile-field --new-email --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users deactivate')
       case "$prev" in
         --comment) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -273,6 +291,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -281,7 +301,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--comment --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--comment --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'users reactivate')
       case "$prev" in
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -289,6 +309,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -297,7 +319,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -321,6 +343,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -329,11 +353,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --no-notify --welcome-text --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --no-notify --welcome-text --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite list')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -342,11 +368,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite revoke')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -355,11 +383,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite resend')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -368,7 +398,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'invite link')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -388,6 +418,8 @@ _chatctl() {
         --group) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -396,7 +428,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --as --expires --group --default-channels --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -416,6 +448,8 @@ _chatctl() {
         --reaction-type) COMPREPLY=($(compgen -W 'unicode_emoji realm_emoji zulip_extra_emoji' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -424,11 +458,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--text --emoji --emoji-code --reaction-type --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--text --emoji --emoji-code --reaction-type --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status clear')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -437,11 +473,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'status get')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -450,7 +488,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -466,6 +504,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -474,11 +514,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains add')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -487,11 +529,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--subdomains --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--subdomains --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains update')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -500,11 +544,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--subdomains --no-subdomains --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--subdomains --no-subdomains --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'domains remove')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -513,7 +559,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -529,6 +575,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -537,7 +585,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers add')
       case "$prev" in
         --example-input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -545,6 +593,8 @@ _chatctl() {
         --alternative-url-template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -553,7 +603,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--example-input --reverse-template --alternative-url-template --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--example-input --reverse-template --alternative-url-template --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers update')
       case "$prev" in
         --example-input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -561,6 +611,8 @@ _chatctl() {
         --alternative-url-template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -569,11 +621,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--example-input --reverse-template --alternative-url-template --clear-reverse --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--example-input --reverse-template --alternative-url-template --clear-reverse --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers remove')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -582,7 +636,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'linkifiers reorder')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -609,6 +663,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -617,11 +673,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'attachments delete')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -630,7 +688,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'attachments clean')
       case "$prev" in
         --older-than) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -638,6 +696,8 @@ _chatctl() {
         --owner) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -646,11 +706,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--older-than --unreferenced --larger-than --owner --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--older-than --unreferenced --larger-than --owner --json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'attachments upload')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -659,7 +721,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'flags')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -679,6 +741,8 @@ _chatctl() {
         --after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -687,7 +751,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'flags remove')
       case "$prev" in
         --narrow) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -696,6 +760,8 @@ _chatctl() {
         --after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -704,7 +770,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--narrow --anchor --before --after --all --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'presence')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -722,6 +788,8 @@ _chatctl() {
         --offline-after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -730,13 +798,15 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--days --offline-after --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--days --offline-after --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'presence set')
       case "$prev" in
         --days) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --offline-after) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -745,7 +815,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--ping-only --days --offline-after --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--ping-only --days --offline-after --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'topics')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -828,6 +898,8 @@ _chatctl() {
         --policy) COMPREPLY=($(compgen -W 'muted unmuted followed' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -836,7 +908,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --policy --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --policy --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -853,6 +925,8 @@ _chatctl() {
         --quiet-since) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -861,11 +935,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--all --archived --quiet-since --include-unknown --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--all --archived --quiet-since --include-unknown --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels get')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -874,7 +950,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels create')
       case "$prev" in
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -886,6 +962,8 @@ _chatctl() {
         --encoding) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -894,7 +972,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--description --privacy --folder --default --user --group --from-file --encoding --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--description --privacy --folder --default --user --group --from-file --encoding --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels update')
       case "$prev" in
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -927,6 +1005,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -935,7 +1015,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels unarchive')
       case "$prev" in
         --from-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -943,6 +1023,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -951,11 +1033,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels members')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -964,7 +1048,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels subscribe')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -975,6 +1059,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -983,7 +1069,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels unsubscribe')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -994,6 +1080,8 @@ _chatctl() {
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1002,7 +1090,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --user --group --from-file --encoding --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels default-channels')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1018,6 +1106,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1026,12 +1116,14 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels default-channels add')
       case "$prev" in
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1040,12 +1132,14 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels default-channels remove')
       case "$prev" in
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1054,13 +1148,15 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'channels sync')
       case "$prev" in
         --map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1069,7 +1165,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--map --remove --fail-fast --concurrency --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--map --remove --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'subscriptions')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1085,6 +1181,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1093,13 +1191,15 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--subscribers --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--subscribers --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'subscriptions set')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --concurrency) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1108,7 +1208,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --fail-fast --concurrency --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --fail-fast --concurrency --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'typing')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1202,6 +1302,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1210,7 +1312,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--deactivated --no-system --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--deactivated --no-system --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'groups members')
       case "$prev" in
         --add) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1219,6 +1321,8 @@ _chatctl() {
         --remove-subgroup) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1227,7 +1331,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--add --remove --add-subgroup --remove-subgroup --direct --json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--add --remove --add-subgroup --remove-subgroup --direct --json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'groups create')
       case "$prev" in
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1235,6 +1339,8 @@ _chatctl() {
         --subgroup) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1243,7 +1349,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--description --member --subgroup --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--description --member --subgroup --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1259,6 +1365,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1267,7 +1375,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages send')
       case "$prev" in
         --channel) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1277,6 +1385,8 @@ _chatctl() {
         --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1285,7 +1395,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--channel --topic --to --content --file --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--channel --topic --to --content --file --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages edit')
       case "$prev" in
         --content) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1315,6 +1425,8 @@ _chatctl() {
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1323,12 +1435,14 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--archived --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--archived --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'folders create')
       case "$prev" in
         --description) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1337,7 +1451,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--description --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--description --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'folders update')
       case "$prev" in
         --name) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1368,6 +1482,8 @@ _chatctl() {
         --lifespan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1376,11 +1492,13 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--event-types --lifespan --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--event-types --lifespan --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'events delete')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1389,7 +1507,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--json --format --fields --relative --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--json --format --fields --relative --jq --template --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'webhook')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1423,6 +1541,8 @@ _chatctl() {
         --token) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1431,7 +1551,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--url --bot --trigger --message-id --token --json --format --fields --relative --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--url --bot --trigger --message-id --token --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'webhook listen')
       case "$prev" in
         --port) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1467,6 +1587,8 @@ _chatctl() {
         --header|-H) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
         --fields) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -1475,7 +1597,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--field -f --typed-field -F --input --header -H --include -i --paginate --slurp --json --format --fields --relative --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--field -f --typed-field -F --input --header -H --include -i --paginate --slurp --json --format --fields --relative --jq --template --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
       *) if [[ "$path" == *" "* ]]; then path="${path% *}"; continue; fi; COMPREPLY=() ;;
     esac
     break

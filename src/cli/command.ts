@@ -8,14 +8,21 @@ import type { Context } from './context.js';
 import { usageError } from './errors.js';
 import { flag, parseValues, type ArgDefs, type FlagDefs, type Raw, type Values } from './flags.js';
 import { FORMATS, parseFields, type OutputSpec } from './output/output.js';
+import { readTemplate } from './output/template-source.js';
+import { checkTransform } from './output/transform.js';
 
-/** The options a command that prints records takes: --json, --format, --fields (checked against its fields), --relative. */
+/**
+ * The options a command that prints records takes: --json, --format, --fields (checked against its fields),
+ * --relative for times in tables, and --jq or --template over its JSON result.
+ */
 export function outputFlags(spec: OutputSpec) {
   return {
     json: flag.bool('--json', 'print JSON (the data itself, wire field names)'),
     format: flag.choice('--format <format>', 'output format', FORMATS),
     fields: flag.custom('--fields <list>', `comma-separated fields to print (of: ${spec.fields.join(', ')})`, (v) => parseFields(spec, v)),
     relative: flag.bool('--relative', 'show times in tables relative to now ("3 days ago")'),
+    jq: flag.string('--jq <expression>', 'filter the JSON result with a jq expression; strings print raw (chatctl help output)', { complete: 'none' }),
+    template: flag.custom('--template <template>', 'print the JSON result through a Handlebars template, or @FILE (chatctl help output)', readTemplate),
   };
 }
 
@@ -67,8 +74,11 @@ export interface CommandSpec extends About {
   readonly output?: OutputSpec;
   readonly mutating: boolean;
   readonly destructive: boolean;
-  /** The validation step: what commander collected, by name, into typed options bound to `run`. */
-  bind(raw: Readonly<Record<string, unknown>>): (ctx: Context) => Promise<void>;
+  /**
+   * The validation step: what commander collected, by name, into typed options bound to `run`. Asynchronous
+   * because a --jq expression or a template is compiled here, by an engine loaded only then.
+   */
+  bind(raw: Readonly<Record<string, unknown>>): Promise<(ctx: Context) => Promise<void>>;
 }
 
 export function defineCommand<
@@ -92,11 +102,16 @@ export function defineCommand<
     ...(decl.output ? { output: decl.output } : {}),
     mutating: decl.mutating === true,
     destructive: decl.destructive === true,
-    bind(raw) {
-      checkFormat(raw);
+    async bind(given) {
+      checkFormat(given);
+      // --jq and --template imply JSON; --json beside them must not make a command that streams --json as
+      // NDJSON (bulk outcomes, flag batches) run them once per line instead of over the whole result.
+      const raw = transforming(given) ? { ...given, json: false } : given;
+      const values = parseValues(flags, raw);
       // The declared kinds above are exactly what Options<> adds to the declared options' values.
-      const opts = { ...parseValues(args, raw), ...parseValues(flags, raw) } as Options<A, F, O, M, D>;
+      const opts = { ...parseValues(args, raw), ...values } as Options<A, F, O, M, D>;
       decl.check?.(opts);
+      if (decl.output) await checkTransform({ jq: textOf(values.jq), template: textOf(values.template) });
       return (ctx) => decl.run(opts, ctx);
     },
   };
@@ -107,9 +122,27 @@ function about(d: About): About {
   return { path, summary, description, examples, aliases, default: d.default, dryRunHelp };
 }
 
-/** --json and a --format other than json contradict each other: a usage error before anything runs. */
+const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+const transforming = (raw: Readonly<Record<string, unknown>>): boolean => raw.jq !== undefined || raw.template !== undefined;
+
+/**
+ * Output options that contradict each other, a usage error before anything runs: --json and a --format
+ * other than json; --jq and --template; either of them with --fields or a format other than JSON.
+ */
 export function checkFormat(raw: Readonly<Record<string, unknown>>): void {
   if (raw.json === true && typeof raw.format === 'string' && raw.format !== 'json') throw usageError('--json and --format disagree; pass one');
+  if (!transforming(raw)) return;
+  const name = raw.jq !== undefined ? '--jq' : '--template';
+  if (raw.jq !== undefined && raw.template !== undefined) throw usageError('--jq and --template exclude each other; pass one');
+  if (raw.fields !== undefined)
+    throw usageError(`${name} and --fields exclude each other`, `pick fields in the ${name === '--jq' ? "expression: --jq '.[] | {id, email}'" : 'template'}`);
+  if (typeof raw.format === 'string' && raw.format !== 'json' && raw.format !== 'ndjson') {
+    throw usageError(
+      `${name} reads JSON: --format ${raw.format} does not apply`,
+      `leave --format out (the whole result), or --format ndjson (once per record)`,
+    );
+  }
 }
 
 /** Whether a failure is reported as JSON: the command was asked for JSON, whether or not its options parsed. */

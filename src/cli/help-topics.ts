@@ -1,4 +1,4 @@
-/** `chatctl help exit-codes` and `chatctl help environment`: the contract a script relies on. */
+/** `chatctl help exit-codes`, `environment` and `output`: the contract a script relies on. */
 import { EXIT, EXIT_DESCRIPTIONS, type ExitKind } from './errors.js';
 
 /** Every environment variable chatctl reads, in one place. */
@@ -34,6 +34,45 @@ const environment = (): string => {
   return `Environment (flags win over these; these win over profiles):\n${ENVIRONMENT.map((e) => `  ${e.name.padEnd(width)}  ${e.description}`).join('\n')}\n`;
 };
 
-export const HELP_TOPICS: Record<string, () => string> = { 'exit-codes': exitCodes, environment };
+const output = (): string => `Output (every command that prints records):
+
+  On a terminal a table; piped, tab-separated values. --json prints the data itself (wire field names);
+  --format table|tsv|csv|json|ndjson picks a format; --fields a,b picks and orders fields.
+
+--jq EXPRESSION
+  Runs a jq program (real jq 1.7, built in: no jq binary needed) over the JSON result: a list as one array,
+  every page and every batch of it. Strings print raw, other values as compact JSON, one a line, as with
+  gh --jq. With --format ndjson the program runs once per record, as records arrive. A bad expression is a
+  usage error (exit 2) before anything is sent; an error while it runs is exit 1 with jq's message.
+
+    chatctl users list --jq '.[] | select(.role <= 200) | .email'
+    chatctl users list --jq 'group_by(.role) | map({role: .[0].role, n: length})'
+    chatctl users list --jq '.[] | "\\(.full_name) <\\(.email)>"'
+    chatctl users list --format ndjson --jq '[.user_id, .email] | @csv'
+    chatctl users deactivate --from-file gone.csv --yes --jq 'map(select(.ok | not)) | length'
+
+--template TEMPLATE, --template @FILE
+  Prints the JSON result through a Handlebars template (handlebarsjs.com): {{field}}, {{#each .}},
+  {{#if}}, {{lookup}}. Nothing is HTML-escaped. Runs once over the whole result (a list as one array), or
+  once per record with --format ndjson. A bad template, or a helper that does not exist, is a usage error.
+  Helpers:
+    tablerow A B ...    a row of a table, columns aligned when the table is printed
+    tablerender         prints the rows so far (rows left at the end are printed then)
+    timeago T           "3 days ago", "in 2 hours" (T: seconds, milliseconds or an ISO 8601 time)
+    rfc3339 T           2026-11-20T09:30:00Z (UTC)
+    color STYLE X       X in a chalk style (red, bold, bgBlue ... joined by +: "bold+red"), only when
+                        colour is on (--color, NO_COLOR, a terminal)
+    join LIST [SEP]     a list's items joined by SEP (default ", ")
+    pluck LIST FIELD    that field of every item of a list
+    json X              X as compact JSON
+
+    chatctl users list --template '{{#each .}}{{tablerow full_name email (timeago date_joined)}}{{/each}}'
+    chatctl users list --template '{{join (pluck . "email") ", "}}'
+    chatctl users get 8 --template $'{{color "bold" full_name}} joined {{rfc3339 date_joined}}\\n'
+
+  --jq and --template exclude each other, --fields, and formats other than json and ndjson.
+`;
+
+export const HELP_TOPICS: Record<string, () => string> = { 'exit-codes': exitCodes, environment, output };
 
 export const helpTopic = (name: string): string | undefined => HELP_TOPICS[name]?.();

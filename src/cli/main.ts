@@ -85,7 +85,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   let run: (ctx: Context) => Promise<void>;
   try {
     globals = parseValues(GLOBAL_FLAGS, parsed.globals);
-    run = parsed.spec.bind(parsed.opts);
+    run = await parsed.spec.bind(parsed.opts);
   } catch (e) {
     return report(e, io, jsonErrors, deps.env);
   }

@@ -75,7 +75,10 @@ export function buildProgram(
       getErrHelpWidth: () => io.columns,
     });
   for (const [name, f] of Object.entries(GLOBAL_FLAGS)) program.addOption(toOption(name, f));
-  program.addHelpText('after', '\nRun "chatctl help exit-codes" and "chatctl help environment" for the scripting contract.');
+  program.addHelpText(
+    'after',
+    '\nRun "chatctl help exit-codes", "chatctl help environment" and "chatctl help output" (--jq, --template) for the scripting contract.',
+  );
 
   for (const noun of nouns) {
     const specs = loaded.get(noun.name);

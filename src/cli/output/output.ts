@@ -6,6 +6,7 @@
  * - json: the data itself (an array for lists, `[]` when empty); ndjson: one object a line, streamed;
  * - csv: with a header row.
  * `--fields a,b` picks and orders the fields; an unknown one is a usage error that lists the valid ones.
+ * `--jq` and `--template` (transform.ts) print the JSON result through a jq program or a template instead.
  */
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
@@ -14,6 +15,8 @@ import { usageError } from '../errors.js';
 import { clearProgress } from '../progress.js';
 import { dateOf, relativeTime, rfc3339, roleText, type TimeUnit } from './display.js';
 import { renderTable } from './table.js';
+import { nowMs as systemNowMs } from '../../time.js';
+import { loadTransform, transforms, type Transform, type TransformFlags } from './transform.js';
 
 export const FORMATS = ['table', 'tsv', 'csv', 'json', 'ndjson'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -21,7 +24,7 @@ export type Format = (typeof FORMATS)[number];
 /** A record to print; any object with wire field names. */
 export type Row = object;
 
-const fieldOf = (row: Row, field: string): unknown => (row as Record<string, unknown>)[field];
+export const fieldOf = (row: Row, field: string): unknown => (row as Record<string, unknown>)[field];
 
 export interface OutputSpec {
   /** Every field a row may have (wire names), in display order. */
@@ -39,8 +42,11 @@ export interface OutputSpec {
   key?: readonly string[];
 }
 
-/** The output options as parsed (command.ts declares them): --fields already checked against the fields. */
-export interface OutputFlags {
+/**
+ * The output options as parsed (command.ts declares them): --fields already checked against the fields;
+ * --jq and --template already checked, and given only with JSON (or NDJSON) output.
+ */
+export interface OutputFlags extends TransformFlags {
   json?: boolean;
   format?: Format;
   fields?: readonly string[];
@@ -54,6 +60,8 @@ export type ColorMode = (typeof COLOR_MODES)[number];
 const require = createRequire(import.meta.url);
 
 export function resolveFormat(flags: OutputFlags, io: IO): Format {
+  // A jq program or a template reads JSON: the whole result, or each record with NDJSON.
+  if (transforms(flags)) return flags.format === 'ndjson' ? 'ndjson' : 'json';
   if (flags.json) return 'json';
   return flags.format ?? (io.stdoutIsTTY ? 'table' : 'tsv');
 }
@@ -86,7 +94,7 @@ export function useColor(mode: ColorMode, env: Readonly<Record<string, string | 
 const pick = (row: Row, fields: readonly string[] | null): Row => (fields ? Object.fromEntries(fields.map((f) => [f, fieldOf(row, f) ?? null])) : row);
 
 /** A cell as text: nothing for null, JSON for structures. */
-function cellText(value: unknown): string {
+export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -99,17 +107,23 @@ export class Output {
   readonly format: Format;
   private readonly fields: readonly string[] | null;
   private readonly relative: boolean;
+  /** The --jq or --template transform, loaded when first used; null when neither is given. */
+  private readonly transform: (() => Promise<Transform>) | null = null;
 
   constructor(
     private readonly io: IO,
     private readonly spec: OutputSpec,
     flags: OutputFlags,
     private readonly color: boolean,
-    private readonly nowMs: () => number = Date.now,
+    private readonly nowMs: () => number = systemNowMs,
   ) {
     this.format = resolveFormat(flags, io);
     this.fields = flags.fields ?? null;
     this.relative = flags.relative === true;
+    if (transforms(flags)) {
+      let loaded: Promise<Transform> | undefined;
+      this.transform = () => (loaded ??= loadTransform(flags, { color, nowMs }));
+    }
   }
 
   get isJson(): boolean {
@@ -145,6 +159,7 @@ export class Output {
 
   /** Prints a list. NDJSON and TSV rows are written as they come, so long lists stream. */
   async list(rows: Iterable<Row> | AsyncIterable<Row>): Promise<number> {
+    if (this.transform) return this.transformed(this.transform, oneByOne(rows));
     let count = 0;
     const buffered: Row[] = [];
     const streaming = this.format === 'ndjson' || this.format === 'tsv';
@@ -162,6 +177,7 @@ export class Output {
    * text is what `list` prints. A failure midway leaves what was printed (a JSON array without its end).
    */
   async stream(chunks: AsyncIterable<readonly Row[]>): Promise<number> {
+    if (this.transform) return this.transformed(this.transform, chunks);
     if (this.format === 'table') {
       const rows: Row[] = [];
       for await (const chunk of chunks) for (const row of chunk) rows.push(row);
@@ -183,13 +199,18 @@ export class Output {
    * a command's last words, when the process exits before the list could be finished.
    */
   rowNow(row: Row): boolean {
-    if (this.format !== 'ndjson' && this.format !== 'tsv') return false;
+    // A transform is asynchronous: rows it has not printed are left to the summary.
+    if (this.transform || (this.format !== 'ndjson' && this.format !== 'tsv')) return false;
     this.write(this.line(row));
     return true;
   }
 
   /** Prints one object: JSON as it is; tables as field/value pairs. */
   async item(row: Row): Promise<void> {
+    if (this.transform) {
+      await this.writeWaiting(await (await this.transform())([row]));
+      return;
+    }
     switch (this.format) {
       case 'json':
         this.write(`${JSON.stringify(pick(row, this.fields), null, this.io.stdoutIsTTY ? 2 : undefined)}\n`);
@@ -210,6 +231,23 @@ export class Output {
       default:
         await this.flush([row]);
     }
+  }
+
+  /**
+   * A list through --jq or --template: once over the whole array, collected from every chunk; with NDJSON,
+   * once per record, each chunk printed as it comes.
+   */
+  private async transformed(transform: () => Promise<Transform>, chunks: AsyncIterable<readonly Row[]>): Promise<number> {
+    const apply = await transform();
+    const all: Row[] = [];
+    let count = 0;
+    for await (const chunk of chunks) {
+      count += chunk.length;
+      if (this.format === 'ndjson') await this.writeWaiting(await apply(chunk));
+      else all.push(...chunk);
+    }
+    if (this.format !== 'ndjson') await this.writeWaiting(await apply([all]));
+    return count;
   }
 
   private async flush(rows: Row[]): Promise<void> {
@@ -297,4 +335,9 @@ export class Output {
   private async renderTable(head: string[], body: string[][], keys: boolean[], whole: boolean[]): Promise<void> {
     this.write(await renderTable({ head, body, keys, whole }, { columns: this.io.columns, color: this.color }));
   }
+}
+
+/** The rows of a list as chunks of one, for what takes chunks. */
+async function* oneByOne(rows: Iterable<Row> | AsyncIterable<Row>): AsyncIterable<readonly Row[]> {
+  for await (const row of rows) yield [row];
 }

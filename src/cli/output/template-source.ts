@@ -1,0 +1,14 @@
+/** The text of `--template`: given inline, or read from a file named after `@` (`--template @users.hbs`). */
+import { readFileSync } from 'node:fs';
+import { usageError } from '../errors.js';
+
+export function readTemplate(value: string, name: string): string {
+  if (!value.startsWith('@')) return value;
+  const file = value.slice(1);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    const why = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : e instanceof Error ? e.message : String(e);
+    throw usageError(`${name}: cannot read template file "${file}": ${why}`);
+  }
+}
