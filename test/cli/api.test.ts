@@ -208,6 +208,28 @@ describe.each(TRANSPORTS)('api over %s', (kind) => {
       const tsv = await cli([...args, '--format', 'tsv', '--fields', 'id,sender_email'], { env: t.env });
       expect(tsv.stdout).toBe(ids.map((id) => `${id}\t${sender.email}\n`).join(''));
     });
+
+    it('--jq runs once per message as pages arrive, or once over every page with --slurp', async () => {
+      const t = await cliTarget(org, kind);
+      const args = [...t.args, 'api', 'GET', '/messages', '-F', `narrow=${narrow()}`, '-F', 'num_after=3', '--paginate'];
+      const each = await cli([...args, '--jq', '.content'], { env: t.env });
+      expect(each.code).toBe(0);
+      expect(each.stdout).toBe(ids.map((_, i) => `<p>m${i}</p>\n`).join(''));
+      const whole = await cli([...args, '--slurp', '--jq', '[length, (map(.id) | max)]'], { env: t.env });
+      expect(whole.stdout).toBe(`[${ids.length},${ids.at(-1)}]\n`);
+    });
+  });
+
+  it('--jq filters a single response; a bad expression is refused before anything is sent (exit 2)', async () => {
+    const t = await cliTarget(org, kind);
+    const r = await cli([...t.args, 'api', 'GET', '/users/me', '--jq', '.email'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${org.owner.email}\n`);
+    listen();
+    const bad = await cli([...t.args, 'api', 'POST', '/messages', '-f', 'type=stream', '--jq', '.id |'], { env: t.env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --jq expression');
+    expect(received).toEqual([]);
   });
 
   it.each([
