@@ -72,6 +72,22 @@ describe.each(TRANSPORTS)('uploads over %s', (kind) => {
     expect(JSON.parse((await cli([...t.args, 'attachments', 'list', '--json'], t.env)).stdout)).toEqual([]);
   });
 
+  it('one file on a terminal: a sentence with its ID and URL, no table of one row; piped, the row', async () => {
+    const t = await cliTarget(org, kind, org.addUser());
+    const f = file('one.txt', 'single');
+    const tty = await runCli([...t.args, 'attachments', 'upload', f], {
+      env: { ...t.env, NO_COLOR: '1' },
+      tty: true,
+      openTransport: () => transportFor(org, kind),
+    });
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toBe('');
+    expect(tty.stderr).toMatch(new RegExp(`^Uploaded ${f} \\(6 B\\) as attachment \\d+: /user_uploads/.+/one\\.txt\n$`));
+    const piped = await cli([...t.args, 'attachments', 'upload', f], t.env);
+    expect(piped.stdout).toMatch(new RegExp(`^${f}\tuploaded\t\\d+\t/user_uploads/.+/one\\.txt\t\n$`));
+    expect(piped.stderr).toBe('chatctl: 1 uploaded (6 B), 0 failed\n');
+  });
+
   it('several files: one refused by the server fails its row only (exit 3); one file exits as its error', async () => {
     const t = await cliTarget(org, kind, org.addUser());
     const refuse = (inner: Transport): Transport => ({

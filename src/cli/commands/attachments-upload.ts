@@ -67,11 +67,17 @@ async function upload(opts: { files: string[]; dryRun: boolean } & OutputOptions
         : { row: i + 1, target: d.target, ok: false, status: 'failed', id: null, url: null, ...failure(d.error) },
   );
   const out = ctx.output(opts.json ? { ...opts, json: false, format: 'ndjson' } : opts);
-  await out.list(rows);
   const uploaded = done.filter((d) => d.url);
   const bytes = uploaded.reduce((n, d) => n + d.file.data.length, 0);
   const failed = rows.length - uploaded.length;
-  ctx.info(`chatctl: ${uploaded.length} uploaded (${formatSize(bytes)}), ${failed} failed`);
+  // One file on a terminal table: a sentence says it all (a failure is said once, by its error below).
+  const only = rows.length === 1 && out.format === 'table' ? rows[0]! : undefined;
+  if (!only) {
+    await out.list(rows);
+    ctx.info(`chatctl: ${uploaded.length} uploaded (${formatSize(bytes)}), ${failed} failed`);
+  } else if (only.ok) {
+    ctx.info(`Uploaded ${only.target} (${formatSize(bytes)}) as attachment ${only.id ?? '(ID unknown)'}: ${only.url}`);
+  }
   if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
   // One file is one request: exit as its error would.
   if (failed && files.length === 1) throw done[0]!.error;
