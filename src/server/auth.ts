@@ -4,7 +4,8 @@
  */
 import { badRequest, mustBe, unauthorized } from '../api/errors.js';
 import type { Access } from '../api/operation.js';
-import { isAdmin, isGuest, isOwner, userByEmail, type UserRow } from './model/users.js';
+import { callerByEmail } from './caller-cache.js';
+import { isAdmin, isGuest, isOwner, type UserRow } from './model/users.js';
 import { secretsEqual } from './secrets.js';
 import type { Db } from './store/db.js';
 
@@ -32,7 +33,7 @@ export function authenticate(db: Db, authorization: string | undefined): UserRow
 /** The active account `email` whose API key is `key`, with the same refusals as a request's credentials. */
 export function authenticateKey(db: Db, email: string, key: string): UserRow {
   if (!API_KEY.test(key)) throw unauthorized('Malformed API key');
-  const user = userByEmail(db, email);
+  const user = callerByEmail(db, email.trim());
   // Compare even when there is no such user, so timing does not reveal which addresses exist.
   if (!secretsEqual(user?.api_key ?? 'x'.repeat(32), key) || !user) throw unauthorized('Invalid API key');
   if (!user.is_active) throw unauthorized('Account is deactivated');

@@ -3,6 +3,7 @@
  * requests (the housekeeping sweeps, WAL checkpoints off the event loop), started and stopped together.
  */
 import { once } from 'node:events';
+import { batchedLog } from './log-batch.js';
 import { systemClock } from './context.js';
 import { startHousekeeping } from './housekeeping.js';
 import { createApiServer } from './http.js';
@@ -21,8 +22,8 @@ export interface ServeOptions {
   rateLimit: boolean;
   /** Let outgoing webhooks call loopback, private and link-local addresses. */
   allowPrivateWebhooks: boolean;
-  /** Where the request and handler log lines go (serve: stderr). */
-  log: (line: string) => void;
+  /** Where the request and handler log lines go (serve: stderr), several lines in one write. */
+  write: (text: string) => void;
 }
 
 export interface Serving {
@@ -35,21 +36,23 @@ export interface Serving {
 /** Serves the organization in `db` until stop(); rejects when the address cannot be listened on. */
 export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promise<Serving> {
   const stopCheckpoints = checkpointOffLoop(db);
+  const log = batchedLog(o.write);
   const router = new Router({
     db,
     dataDir,
-    log: o.log,
+    log,
     webhookDestinations: destinationsForServe(o.host, o.allowPrivateWebhooks),
     admit: o.rateLimit ? zulipRateLimits() : undefined,
   });
-  const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, o.log);
-  const server = createApiServer(router, o.log);
+  const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
+  const server = createApiServer(router, log);
   server.listen(o.port, o.host);
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
   } catch (e) {
     stopHousekeeping();
     await stopCheckpoints();
+    log.flush();
     throw e;
   }
   const address = server.address();
@@ -65,6 +68,7 @@ export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promi
       stopHousekeeping();
       await router.drain();
       await stopCheckpoints();
+      log.flush();
     },
   };
 }

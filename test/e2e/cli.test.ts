@@ -71,6 +71,8 @@ describe('bin/chatctl.cjs', () => {
     expect(await exit).toBe(0);
     expect(stderr).toMatch(/"GET \/api\/v1\/server_settings" 200 [\d.]+ms/);
     expect(stderr).toMatch(/"POST \/api\/v1\/fetch_api_key" 200/);
+    // The log is written a batch at a time, its lines in the order the requests were answered.
+    expect(stderr.indexOf('"GET /api/v1/server_settings" 200')).toBeLessThan(stderr.indexOf('"POST /api/v1/fetch_api_key" 200'));
     expect(stderr).toContain('stopping');
     expect(stderr).not.toContain('serve-pass-1');
   });

@@ -40,7 +40,7 @@ export const commands = [
           port,
           rateLimit: rateLimit,
           allowPrivateWebhooks: opts.allowPrivateWebhooks,
-          log: (line) => ctx.io.stderr.write(`${line}\n`),
+          write: (text) => ctx.io.stderr.write(text),
         });
         ctx.info(`chatctl: serving ${dataDir} at ${serving.url}/api/v1${rateLimit ? ' with rate limits' : ''} (Ctrl-C to stop)`);
         if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
