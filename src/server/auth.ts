@@ -33,7 +33,7 @@ export function authenticate(db: Db, authorization: string | undefined): UserRow
 /** The active account `email` whose API key is `key`, with the same refusals as a request's credentials. */
 export function authenticateKey(db: Db, email: string, key: string): UserRow {
   if (!API_KEY.test(key)) throw unauthorized('Malformed API key');
-  const user = callerByEmail(db, email.trim());
+  const user = callerByEmail(db, email.trim(), key);
   // Compare even when there is no such user, so timing does not reveal which addresses exist.
   if (!secretsEqual(user?.api_key ?? 'x'.repeat(32), key) || !user) throw unauthorized('Invalid API key');
   if (!user.is_active) throw unauthorized('Account is deactivated');

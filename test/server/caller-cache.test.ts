@@ -57,5 +57,6 @@ describe.each(TRANSPORTS)('a caller changed between two requests, over %s', (kin
     const user = org.addUser();
     expect((await me(user, basic(user.email.toUpperCase(), user.apiKey))).body).toMatchObject({ user_id: user.id });
     expect((await me(user, basic(user.email, 'W'.repeat(32)))).body).toMatchObject({ msg: 'Invalid API key' });
+    expect((await me(user)).body).toMatchObject({ result: 'success', user_id: user.id });
   });
 });
