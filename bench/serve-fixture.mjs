@@ -1,9 +1,9 @@
 // What the `serve` benchmarks share: an embedded organization in a temporary HOME (an owner and `users`
 // members, inserted straight through the store), and `chatctl serve` spawned on it on a free port.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
@@ -33,26 +33,28 @@ export async function makeOrganization(prefix, users) {
 
 /**
  * `chatctl serve` on the organization, `nodeArgs` before the script (--cpu-prof ...); resolves with the
- * child and its site (`http://127.0.0.1:PORT`) once it says where it listens. Its log lines are read and
- * dropped, or it would block on a full pipe.
+ * child and its site (`http://127.0.0.1:PORT`) once it says where it listens. Its log goes to a file
+ * (`serve.log` beside the data dir), as a deployment's would: read through a pipe, every request's line
+ * would cost the benchmark's own process a wake-up on a core the measured processes share.
  */
 export async function startServe({ dataDir, env }, nodeArgs = []) {
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--data-dir', dataDir, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const site = await new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${text}`)), 20_000);
-    child.stderr.on('data', (d) => {
-      if (text.length < 10_000) text += d.toString();
-      const m = /at (http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(text);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
+  const logPath = join(dirname(dataDir), 'serve.log');
+  const log = openSync(logPath, 'w');
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--data-dir', dataDir, '--port', '0'], { env, stdio: ['ignore', 'ignore', log] });
+  closeSync(log);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const started = Date.now();
+  let site;
+  while (!site) {
+    const text = readFileSync(logPath, 'utf8');
+    site = /at (http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(text)?.[1];
+    if (site) break;
+    if (child.exitCode !== null || Date.now() - started > 20_000) throw new Error(`serve did not start: ${text.slice(0, 10_000)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const stop = async () => {
     child.kill('SIGTERM');
-    if (child.exitCode === null) await new Promise((r) => child.on('exit', r));
+    if (child.exitCode === null) await exited;
   };
   return { child, site, stop };
 }

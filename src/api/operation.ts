@@ -70,6 +70,12 @@ export interface OperationDecl {
   readonly before?: number;
   /** Safe to repeat after a failure (GET always is). */
   readonly idempotent?: boolean;
+  /**
+   * A GET whose answer is a function of the organization's stored state, the caller and the request alone
+   * (it reads no clock and writes nothing): the embedded server gives it again while its store is unchanged
+   * (server/answer-cache.ts).
+   */
+  readonly cacheable?: boolean;
   /** The request carries a file (multipart/form-data). */
   readonly upload?: boolean;
   /** Documented in the Zulip OpenAPI file under this path, for response validation. */

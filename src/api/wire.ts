@@ -40,6 +40,8 @@ export interface WireResponse {
    * list has been read to its end.
    */
   body: unknown;
+  /** The body's JSON text, when the server holds it already (an answer it gave before): sent as it is. */
+  text?: string;
 }
 
 export const basicAuthHeader = (email: string, apiKey: string): string => `Basic ${Buffer.from(`${email}:${apiKey}`, 'utf8').toString('base64')}`;

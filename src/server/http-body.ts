@@ -11,7 +11,11 @@ import { StreamedList } from '../api/streamed-list.js';
 
 /** Writes an answer held whole (null: no body) and ends the response. */
 export function sendWhole(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
-  const text = body === null ? '' : JSON.stringify(body);
+  sendText(res, status, headers, body === null ? '' : JSON.stringify(body));
+}
+
+/** Writes an answer's text as it is and ends the response. */
+export function sendText(res: ServerResponse, status: number, headers: Record<string, string>, text: string): void {
   res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

@@ -8,7 +8,8 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../api/errors.js';
 import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
-import { sendWhole, writeAnswer } from './http-body.js';
+import type { ReadRequest } from './answer-cache.js';
+import { sendText, sendWhole, writeAnswer } from './http-body.js';
 import type { Router } from './router.js';
 
 const API_PREFIX = '/api/v1';
@@ -126,69 +127,155 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   );
 }
 
+/** A GET that the router may answer from its cache, waiting for the rest of the turn's (see gatherReads). */
+interface WaitingRead {
+  read: ReadRequest;
+  remoteAddress: string | undefined;
+  res: ServerResponse;
+  /** Sends the request the whole way, when the cache has no answer for it. */
+  handle(): void;
+  done(status: number): void;
+}
+
+/**
+ * GETs the router may answer from its cache are gathered while the event loop reads its sockets, and asked
+ * for together once it has (setImmediate runs after that phase): one read of the store's stamp serves them all,
+ * and it comes after every one of them arrived, so each is answered with every change made before it came.
+ * Under load a turn reads many requests, and the stamp was most of what a cached answer cost.
+ */
+function gatherReads(router: Router): (waiting: WaitingRead) => void {
+  let turn: WaitingRead[] = [];
+  const answer = () => {
+    const reads = turn;
+    turn = [];
+    const answers = router.cachedAnswers(reads);
+    reads.forEach((r, i) => {
+      const cached = answers[i];
+      if (!cached) r.handle();
+      else {
+        if (cached.text === undefined) sendWhole(r.res, cached.status, cached.headers, cached.body);
+        else sendText(r.res, cached.status, cached.headers, cached.text);
+        r.done(cached.status);
+      }
+    });
+  };
+  return (waiting) => {
+    if (turn.push(waiting) === 1) setImmediate(answer);
+  };
+}
+
 export function createApiServer(router: Router, log: (line: string) => void): Server {
+  const ask = gatherReads(router);
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     // Read now: once the socket is destroyed (a refused body) it is gone from the request.
     const address = req.socket.remoteAddress;
     const remote = address ?? '-';
     let pathname = '-';
     const done = (status: number) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const ms = performance.now() - started;
       // The path only: query strings can carry secrets.
       log(`${remote} "${req.method} ${pathname}" ${status} ${ms.toFixed(1)}ms`);
     };
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    void (async () => {
+    const handle = () => {
       const url = parseTarget(req.url ?? '/');
-      if (!url) {
-        answerEarly(req, res, new ApiError('Malformed request target', 'BAD_REQUEST', 400));
-        return done(400);
-      }
-      pathname = url.pathname;
-      if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
-        answerEarly(req, res, new ApiError('Not Found', 'BAD_REQUEST', 404));
-        return done(404);
-      }
-      let parsed: { body: [string, string][]; files: UploadedFile[] };
-      try {
-        const contentType = req.headers['content-type'] ?? '';
-        parsed = await parseForm(contentType, await readBody(req, isMultipart(contentType)));
-      } catch (e) {
-        if (e instanceof TooLarge) {
-          answerEarly(req, res, new ApiError(e.message, 'REQUEST_TOO_LARGE', 413));
-          return done(413);
-        }
-        sendError(res, new ApiError('Malformed payload', 'BAD_REQUEST', 400));
-        return done(400);
-      }
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-      const wire: WireRequest = {
-        method: req.method ?? 'GET',
-        path: url.pathname.slice(API_PREFIX.length),
-        query: [...url.searchParams],
-        body: parsed.body,
-        files: parsed.files,
-        headers,
-        remoteAddress: address,
-      };
-      const out = await router.handle(wire, abort.signal, { streamAll: true });
-      if (abort.signal.aborted) return done(499);
-      const whole = await writeAnswer(res, out.status, out.headers, req.method === 'HEAD' ? null : out.body);
-      done(whole ? out.status : 499);
-    })().catch((e: unknown) => {
-      // Whatever went wrong, this request gets an answer and the server keeps serving the others.
-      log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
-      if (!res.headersSent && !res.destroyed) sendError(res, new ApiError('Internal server error', 'BAD_REQUEST', 500));
-      done(500);
-    });
+      if (url) pathname = url.pathname;
+      handleFully(router, req, res, url, address, done, log);
+    };
+    const target = req.url ?? '/';
+    if (req.method === 'GET' && PLAIN_TARGET.test(target) && !carriesBody(req)) {
+      pathname = target;
+      ask({ read: readRequest(req, target.slice(API_PREFIX.length), []), remoteAddress: address, res, handle, done });
+    } else handle();
   });
   server.on('clientError', answerClientError);
   return server;
+}
+
+/** A request the whole way: its body read and parsed, the router's answer written. */
+function handleFully(
+  router: Router,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL | null,
+  address: string | undefined,
+  done: (status: number) => void,
+  log: (line: string) => void,
+): void {
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  // A read that waited for the end of its turn (gatherReads) may have lost its client meanwhile.
+  if (req.socket.destroyed) abort.abort();
+  void (async () => {
+    if (!url) {
+      answerEarly(req, res, new ApiError('Malformed request target', 'BAD_REQUEST', 400));
+      return done(400);
+    }
+    if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
+      answerEarly(req, res, new ApiError('Not Found', 'BAD_REQUEST', 404));
+      return done(404);
+    }
+    let parsed: { body: [string, string][]; files: UploadedFile[] };
+    try {
+      const contentType = req.headers['content-type'] ?? '';
+      parsed = await parseForm(contentType, await readBody(req, isMultipart(contentType)));
+    } catch (e) {
+      if (e instanceof TooLarge) {
+        answerEarly(req, res, new ApiError(e.message, 'REQUEST_TOO_LARGE', 413));
+        return done(413);
+      }
+      sendError(res, new ApiError('Malformed payload', 'BAD_REQUEST', 400));
+      return done(400);
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+    const wire: WireRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname.slice(API_PREFIX.length),
+      query: [...url.searchParams],
+      body: parsed.body,
+      files: parsed.files,
+      headers,
+      remoteAddress: address,
+    };
+    const out = await router.handle(wire, abort.signal, { streamAll: true });
+    if (abort.signal.aborted) return done(499);
+    const body = req.method === 'HEAD' ? null : out.body;
+    let whole = true;
+    if (out.text !== undefined && body !== null) sendText(res, out.status, out.headers, out.text);
+    else whole = await writeAnswer(res, out.status, out.headers, body);
+    done(whole ? out.status : 499);
+  })().catch((e: unknown) => {
+    // Whatever went wrong, this request gets an answer and the server keeps serving the others.
+    log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
+    if (!res.headersSent && !res.destroyed) sendError(res, new ApiError('Internal server error', 'BAD_REQUEST', 500));
+    done(500);
+  });
+}
+
+/** Whether a request says it carries a body (one without either header has none). */
+const carriesBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/**
+ * A target the URL parser would leave as it stands, without a query string (`/api/v1/users/me`): its path is
+ * read without parsing, so that a repeated read is answered from the router's cache at the least cost.
+ */
+const PLAIN_TARGET = /^\/api\/v1(?:\/[\w@+-][\w.@+-]*)+$/;
+
+/** A GET without a body as the router's answer cache reads it (Router.cachedAnswer). */
+function readRequest(req: IncomingMessage, path: string, query: [string, string][]): ReadRequest {
+  const forwardedProto = req.headers['x-forwarded-proto'];
+  return {
+    method: 'GET',
+    path,
+    query,
+    authorization: req.headers.authorization,
+    host: req.headers.host,
+    forwardedProto: typeof forwardedProto === 'string' ? forwardedProto : undefined,
+  };
 }
 
 /** The request target as a URL, or null when it is not one (`http://[`). */

@@ -13,6 +13,7 @@ import type { Operation, ParamDef } from '../api/operation.js';
 import { decodeWire } from '../api/schema.js';
 import { collectNow, StreamedList } from '../api/streamed-list.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
+import { AnswerCache, answerKey, type CachedAnswer, type ReadRequest } from './answer-cache.js';
 import { authenticate, checkAccess } from './auth.js';
 import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.js';
 import { systemClock, wholeSeconds } from './context.js';
@@ -96,9 +97,11 @@ export class Router {
   private readonly byHead = new Map<string, Route[]>();
   private readonly headless: Route[];
   private readonly loaded = new Map<AreaName, Promise<Map<string, Binding>>>();
+  private readonly answers: AnswerCache;
   readonly background = new Set<Promise<void>>();
 
   constructor(private readonly opts: RouterOptions) {
+    this.answers = new AnswerCache(opts.db);
     const routes = (Object.entries(operationsByArea) as [AreaName, readonly Operation[]][])
       .flatMap(([area, ops]) => ops.filter((op) => op.before === undefined).map((op) => compile(op, area)))
       .sort((a, b) => b.rank - a.rank);
@@ -146,11 +149,38 @@ export class Router {
    * inside the handler's transaction, so that it is one snapshot as before.
    */
   async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal, o: { streamAll?: boolean } = {}): Promise<WireResponse> {
+    const read = readOf(req);
+    const cached = read && this.cachedAnswers([{ read, remoteAddress: req.remoteAddress }])[0];
+    if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
+    const keep = read && this.match(read.method, read.path)?.cacheable === true ? { key: answerKey(read), stamp: this.answers.stamp() } : undefined;
     const streamed = (key: string) => o.streamAll === true || key === req.stream;
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
-    const out = await this.dispatch(req, signal, limits, streamed).catch((e: unknown) => errorResponse(this.failure(req, e)));
+    const out = await this.dispatch(req, signal, limits, streamed, keep).catch((e: unknown) => errorResponse(this.failure(req, e)));
     return { ...out, headers: { ...out.headers, ...limits } };
+  }
+
+  /**
+   * The answers the cache holds for reads (answer-cache.ts), with the rate limits applied as `handle` applies
+   * them; undefined for each read that has to go the whole way through `handle`. `serve` asks first for the
+   * GETs without a body that arrived in a turn of its event loop, all at once: the store's stamp is read once
+   * for them, after every one of them arrived.
+   */
+  cachedAnswers(reads: readonly { read: ReadRequest; remoteAddress: string | undefined }[]): (WireResponse | undefined)[] {
+    // Only answers of cacheable operations are kept (see dispatch), so the key alone finds them; no key is
+    // empty, so a method other than GET finds nothing.
+    const found = this.answers.find(reads.map(({ read }) => (read.method === 'GET' ? answerKey(read) : '')));
+    return reads.map(({ remoteAddress }, i) => {
+      const answer = found[i];
+      return answer && this.fromCache(answer, remoteAddress);
+    });
+  }
+
+  /** A kept answer as a response: the request is counted by the rate limits as an answered one is. */
+  private fromCache(answer: CachedAnswer, remoteAddress: string | undefined): WireResponse {
+    const admission = this.opts.admit?.(answer.userId === null ? { address: remoteAddress ?? '' } : { userId: answer.userId });
+    if (admission?.refusal) return admission.refusal;
+    return { status: answer.status, headers: { ...answer.headers, ...admission?.headers }, body: null, text: answer.text };
   }
 
   /** What a failure is answered with: an API error as it is, a busy store as 503, anything else logged and 500. */
@@ -204,7 +234,13 @@ export class Router {
     return this.candidates(path).find((c) => c.route.op.method === lookup)?.route.op;
   }
 
-  private async dispatch(req: WireRequest, signal: AbortSignal, limits: Record<string, string>, streamed: (key: string) => boolean): Promise<WireResponse> {
+  private async dispatch(
+    req: WireRequest,
+    signal: AbortSignal,
+    limits: Record<string, string>,
+    streamed: (key: string) => boolean,
+    keep?: { key: string; stamp: string },
+  ): Promise<WireResponse> {
     const method = req.method.toUpperCase();
     const candidates = this.candidates(req.path);
     if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
@@ -242,7 +278,11 @@ export class Router {
     const body: Record<string, unknown> = { result: 'success', msg: '', ...result };
     const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
     if (ignored.length) body.ignored_parameters_unsupported = ignored;
-    return json(200, body);
+    const out = json(200, body);
+    if (!keep || !ctx.pure() || Object.values(result).some((v) => v instanceof StreamedList)) return out;
+    const text = JSON.stringify(body);
+    this.answers.set(keep.key, keep.stamp, { status: out.status, headers: out.headers, text, userId: caller?.id ?? null });
+    return { ...out, text };
   }
 
   private context(req: WireRequest, caller: HandlerContext['caller'], signal: AbortSignal) {
@@ -250,6 +290,14 @@ export class Router {
     const clock = this.opts.clock ?? systemClock;
     const deferred: BackgroundTask[] = [];
     const log = this.opts.log ?? (() => {});
+    // Whether the answer depends on nothing but the store, the caller and the request (answer-cache.ts):
+    // reading the clock or the client's details, writing or scheduling work says it does not.
+    let pure = true;
+    const impure = () => {
+      pure = false;
+    };
+    const userAgent = req.headers['user-agent'] ?? '';
+    const source = sourceOf(req.remoteAddress);
     const host = req.headers.host;
     // Over HTTP the organization is wherever the client reached it; in-process it is the stored URL.
     const realmUrl = host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${host}` : getSetting(db, 'url');
@@ -258,20 +306,42 @@ export class Router {
       dataDir,
       caller,
       realmUrl,
-      clock,
-      nowSeconds: () => wholeSeconds(clock),
+      get clock() {
+        impure();
+        return clock;
+      },
+      nowSeconds: () => {
+        impure();
+        return wholeSeconds(clock);
+      },
       files: req.files ?? [],
-      userAgent: req.headers['user-agent'] ?? '',
-      source: sourceOf(req.remoteAddress),
+      get userAgent() {
+        impure();
+        return userAgent;
+      },
+      get source() {
+        impure();
+        return source;
+      },
       webhookDestinations: this.opts.webhookDestinations ?? IN_PROCESS_DESTINATIONS,
       signal,
       log,
-      emit: (event, userIds) => emitEvent(db, event, userIds, wholeSeconds(clock)),
-      defer: (task) => deferred.push(task),
-      tx: (fn) => inTransaction(db, 'immediate', fn),
+      emit: (event, userIds) => {
+        impure();
+        emitEvent(db, event, userIds, wholeSeconds(clock));
+      },
+      defer: (task) => {
+        impure();
+        deferred.push(task);
+      },
+      tx: (fn) => {
+        impure();
+        return inTransaction(db, 'immediate', fn);
+      },
     };
     return {
       handler,
+      pure: () => pure,
       /** Starts the deferred work once the transaction has committed. */
       commit: () => {
         for (const task of deferred.splice(0)) {
@@ -283,6 +353,19 @@ export class Router {
       },
     };
   }
+}
+
+/** A request the answer cache could hold: a GET that carries no body. */
+function readOf(req: WireRequest): ReadRequest | null {
+  if (req.method.toUpperCase() !== 'GET' || req.body.length > 0 || (req.files?.length ?? 0) > 0) return null;
+  return {
+    method: 'GET',
+    path: req.path,
+    query: req.query,
+    authorization: req.headers.authorization,
+    host: req.headers.host,
+    forwardedProto: req.headers['x-forwarded-proto'],
+  };
 }
 
 /**

@@ -44,6 +44,7 @@ export const getAttachments = operation<{ attachments: Attachment[]; upload_spac
   path: '/attachments',
   summary: "The caller's uploaded files, with the messages linking each",
   access: 'user',
+  cacheable: true,
   params: {},
   openapiPath: '/attachments',
 });

@@ -94,6 +94,7 @@ export const getSubscriptions = operation<{ subscriptions: Subscription[] }>()({
   path: '/users/me/subscriptions',
   summary: 'The channels the caller is subscribed to, with personal settings',
   access: 'user',
+  cacheable: true,
   params: {
     include_subscribers: p.def(s.bool(), false, { doc: 'add each channel’s subscriber IDs' }),
   },
@@ -191,6 +192,7 @@ export const getStreams = operation<{ streams: Channel[] }>()({
   path: '/streams',
   summary: 'Channels the caller can see',
   access: 'user',
+  cacheable: true,
   params: {
     include_public: p.def(s.bool(), true),
     include_web_public: p.def(s.bool(), false),
@@ -215,6 +217,7 @@ export const getStream = operation<{ stream: Channel }>()({
   path: '/streams/{stream_id}',
   summary: 'One channel by ID',
   access: 'user',
+  cacheable: true,
   params: { stream_id: p.path(s.int()) },
   minFeatureLevel: 132,
   openapiPath: '/streams/{stream_id}',
@@ -272,6 +275,7 @@ export const getSubscribers = operation<{ subscribers: number[] }>()({
   path: '/streams/{stream_id}/members',
   summary: "A channel's subscribers (active users)",
   access: 'user',
+  cacheable: true,
   params: { stream_id: p.path(s.int()) },
   openapiPath: '/streams/{stream_id}/members',
 });

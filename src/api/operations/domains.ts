@@ -13,6 +13,7 @@ export const getRealmDomains = operation<{ domains: RealmDomain[] }>()({
   path: '/realm/domains',
   summary: 'The allowed e-mail domains',
   access: 'user',
+  cacheable: true,
   params: {},
 });
 

@@ -23,6 +23,7 @@ export const getChannelFolders = operation<{ channel_folders: ChannelFolder[] }>
   path: '/channel_folders',
   summary: 'Channel folders, in display order',
   access: 'user',
+  cacheable: true,
   params: {
     include_archived: p.def(s.bool(), false),
   },

@@ -60,6 +60,7 @@ export const getUserGroups = operation<{ user_groups: UserGroup[] }>()({
   path: '/user_groups',
   summary: 'All user groups, system groups included',
   access: 'member',
+  cacheable: true,
   bots: false,
   params: {
     include_deactivated_groups: p.def(s.bool(), false, {
@@ -80,6 +81,7 @@ export const getUserGroupMembers = operation<{ members: number[] }>()({
   path: '/user_groups/{user_group_id}/members',
   summary: 'Members of a user group (with those of its subgroups unless direct_member_only)',
   access: 'member',
+  cacheable: true,
   bots: false,
   params: { ...groupPath, direct_member_only: p.def(s.bool(), false) },
   minFeatureLevel: 127,
@@ -92,6 +94,7 @@ export const getIsUserGroupMember = operation<{ is_user_group_member: boolean }>
   path: '/user_groups/{user_group_id}/members/{user_id}',
   summary: 'Whether a user is a member of a user group',
   access: 'member',
+  cacheable: true,
   bots: false,
   params: { ...groupPath, user_id: p.path(s.int()), direct_member_only: p.def(s.bool(), false) },
   minFeatureLevel: 127,
@@ -137,6 +140,7 @@ export const getUserGroupSubgroups = operation<{ subgroups: number[] }>()({
   path: '/user_groups/{user_group_id}/subgroups',
   summary: 'Subgroups of a user group (recursively unless direct_subgroup_only)',
   access: 'member',
+  cacheable: true,
   bots: false,
   params: { ...groupPath, direct_subgroup_only: p.def(s.bool(), false) },
   minFeatureLevel: 127,

@@ -45,6 +45,7 @@ export const getLinkifiers = operation<{ linkifiers: Linkifier[] }>()({
   path: '/realm/linkifiers',
   summary: "The organization's linkifiers, in the order they are applied",
   access: 'user',
+  cacheable: true,
   params: {},
   minFeatureLevel: 54,
   openapiPath: '/realm/linkifiers',

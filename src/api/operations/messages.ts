@@ -152,6 +152,7 @@ export const getMessage = operation<{ raw_content: string; message: FetchedMessa
   path: '/messages/{message_id}',
   summary: 'One message',
   access: 'user',
+  cacheable: true,
   params: {
     message_id: p.path(s.int()),
     apply_markdown: p.def(s.bool(), true),

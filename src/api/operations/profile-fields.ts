@@ -34,6 +34,7 @@ export const getCustomProfileFields = operation<{ custom_fields: CustomProfileFi
   path: '/realm/profile_fields',
   summary: "The organization's custom profile fields, in display order",
   access: 'user',
+  cacheable: true,
   params: {},
   openapiPath: '/realm/profile_fields',
 });

@@ -48,6 +48,7 @@ export const getCustomEmoji = operation<{ emoji: Record<string, CustomEmoji> }>(
   path: '/realm/emoji',
   summary: "The organization's custom emoji, deactivated ones included",
   access: 'user',
+  cacheable: true,
   params: {},
   openapiPath: '/realm/emoji',
 });

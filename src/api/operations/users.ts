@@ -30,6 +30,7 @@ export const getOwnUser = operation<OwnUser>()({
   path: '/users/me',
   summary: 'The calling user',
   access: 'user',
+  cacheable: true,
   params: {},
   openapiPath: '/users/me',
 });
@@ -45,6 +46,7 @@ export const getUser = operation<{ user: User }>()({
   path: '/users/{user_id}',
   summary: 'One user by ID',
   access: 'user',
+  cacheable: true,
   params: { user_id: p.path(s.int()), ...userLookupParams },
   openapiPath: '/users/{user_id}',
 });
@@ -55,6 +57,7 @@ export const getUserByEmail = operation<{ user: User }>()({
   path: '/users/{email}',
   summary: 'One user by e-mail address',
   access: 'user',
+  cacheable: true,
   params: { email: p.path(s.string()), ...userLookupParams },
   minFeatureLevel: 39,
   openapiPath: '/users/{email}',
