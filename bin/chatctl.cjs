@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// The installed entry point: runs the compiled CLI (dist/, built by npm ci) and sets the exit code.
+// The installed entry point: runs the compiled CLI (dist/chatctl.cjs, one file built by npm ci: see
+// scripts/bundle.mjs) and sets the exit code.
 //
 // CommonJS on purpose: Node starts a CommonJS entry about 6 ms faster than an ES module one (no module loader
 // to set up), which is most of what `chatctl --version` costs over `node -e 0`; scripts call it often, so it is
@@ -14,7 +15,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   require('node:module').enableCompileCache?.();
   // The CLI maps every error of a command to its exit code; what reaches the catch is the CLI failing to load
   // (dist/ not built), exit 1 as for any failure.
-  import('../dist/cli/run.js')
+  new Promise((resolve) => resolve(require('../dist/chatctl.cjs')))
     .then(async ({ run }) => {
       process.exitCode = await run(argv);
     })
