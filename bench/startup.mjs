@@ -47,17 +47,22 @@ const baseEnv = { ...process.env, HOME: work, CHATCTL_CONFIG_DIR: configDir };
 delete baseEnv.CHATCTL_DATA_DIR;
 delete baseEnv.CHATCTL_PROFILE;
 
-function median(cmd, args, env) {
-  const times = [];
+/**
+ * Medians of each command's run time, the commands run in turn within each round (not one command's runs
+ * back to back), so that a machine busy with other work for a while slows every command alike.
+ */
+function medians(commands, env) {
+  const times = commands.map(() => []);
   for (let i = 0; i < WARMUP + RUNS; i++) {
-    const t = process.hrtime.bigint();
-    const r = spawnSync(cmd, args, { env, cwd: root, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
-    const ms = Number(process.hrtime.bigint() - t) / 1e6;
-    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-    if (i >= WARMUP) times.push(ms);
+    commands.forEach(([cmd, args], k) => {
+      const t = process.hrtime.bigint();
+      const r = spawnSync(cmd, args, { env, cwd: root, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      if (i >= WARMUP) times[k].push(ms);
+    });
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return times.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
 }
 
 // What any program pays to print these users from this store, with no CLI, no auth and no router: one
@@ -74,15 +79,22 @@ process.stdout.write(JSON.stringify(rows.map((t) => ({ user_id: t.id, delivery_e
 
 // Each row: name, median, and the budget as [ratio, what it is a ratio of] (null: no budget).
 function run(label, env) {
-  const baseline = median(process.execPath, ['-e', '0'], env);
-  const floor = median(process.execPath, ['--input-type=module', '-e', FLOOR, join(dataDir, 'chatctl.db')], env);
+  const [baseline, version, list, floor] = medians(
+    [
+      [process.execPath, ['-e', '0']],
+      [process.execPath, [bin, '--version']],
+      [process.execPath, [bin, 'users', 'list', '--json']],
+      [process.execPath, ['--input-type=module', '-e', FLOOR, join(dataDir, 'chatctl.db')]],
+    ],
+    env,
+  );
   const rows = [
     ['node -e 0', baseline, null],
-    ['chatctl --version', median(process.execPath, [bin, '--version'], env), [1.2, 'node -e 0', baseline]],
-    [`chatctl users list --json (${USERS} users)`, median(process.execPath, [bin, 'users', 'list', '--json'], env), [1.25, 'floor', floor]],
+    ['chatctl --version', version, [1.2, 'node -e 0', baseline]],
+    [`chatctl users list --json (${USERS} users)`, list, [1.25, 'floor', floor]],
     ['  floor: bare SQLite read + JSON, no CLI', floor, null],
   ];
-  console.log(`\n${label}: median of ${RUNS} runs after ${WARMUP} warm-up, Node ${process.version}`);
+  console.log(`\n${label}: median of ${RUNS} rounds (each command once a round) after ${WARMUP} warm-up, Node ${process.version}`);
   console.log(`${'command'.padEnd(44)} ${'median'.padStart(9)} ${'/ node'.padStart(7)}  budget`);
   let ok = true;
   for (const [name, ms, budget] of rows) {
