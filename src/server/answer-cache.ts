@@ -37,25 +37,37 @@ export interface CachedAnswer {
 /** Bounds, so that the cache's memory does not grow with the organization: the oldest answer makes room. */
 export const ANSWER_CACHE_LIMITS = { answers: 1000, characters: 16 * 1024 * 1024, answerCharacters: 64 * 1024 };
 
-/** The key of a request's answer; header values and encoded paths cannot hold a newline. */
+/**
+ * The key of a request's answer: each part as it came, a header left out told apart from an empty one (they
+ * make different links), and no part able to run into the next.
+ */
 export function answerKey(r: ReadRequest): string {
   const query = r.query.length === 0 ? '' : new URLSearchParams(r.query).toString();
-  return `${r.method}\n${r.path}\n${query}\n${r.authorization ?? ''}\n${r.host ?? ''}\n${r.forwardedProto ?? ''}`;
+  return JSON.stringify([r.method, r.path, query, r.authorization ?? null, r.host ?? null, r.forwardedProto ?? null]);
 }
 
 export class AnswerCache {
   /** The stamp the answers held were kept at. */
-  private kept = '';
+  private kept: string | undefined;
   private readonly answers = new Map<string, CachedAnswer>();
   /** Characters of the answers and keys held. */
   private characters = 0;
 
   constructor(private readonly db: Db) {}
 
-  /** The store's stamp now; the cache is emptied when it differs from the one its answers were kept at. */
-  stamp(): string {
-    const stamp = storeStamp(this.db);
-    if (stamp !== this.kept) {
+  /**
+   * The store's stamp now; the cache is emptied when it differs from the one its answers were kept at. When
+   * the store cannot be read (busy for longer than its timeout), undefined, and the cache is emptied: nothing
+   * is answered from it or kept in it, and the request goes the whole way, where a busy store is answered 503.
+   */
+  stamp(): string | undefined {
+    let stamp: string | undefined;
+    try {
+      stamp = storeStamp(this.db);
+    } catch {
+      stamp = undefined;
+    }
+    if (stamp === undefined || stamp !== this.kept) {
       this.kept = stamp;
       this.answers.clear();
       this.characters = 0;
@@ -68,8 +80,7 @@ export class AnswerCache {
    * for them all, and only when one of them is held.
    */
   find(keys: readonly string[]): (CachedAnswer | undefined)[] {
-    if (!keys.some((key) => this.answers.has(key))) return keys.map(() => undefined);
-    this.stamp();
+    if (!keys.some((key) => this.answers.has(key)) || this.stamp() === undefined) return keys.map(() => undefined);
     return keys.map((key) => this.answers.get(key));
   }
 

@@ -143,19 +143,30 @@ interface WaitingRead {
  * and it comes after every one of them arrived, so each is answered with every change made before it came.
  * Under load a turn reads many requests, and the stamp was most of what a cached answer cost.
  */
-function gatherReads(router: Router): (waiting: WaitingRead) => void {
+function gatherReads(router: Router, log: (line: string) => void): (waiting: WaitingRead) => void {
   let turn: WaitingRead[] = [];
   const answer = () => {
-    const reads = turn;
+    // A client gone away meanwhile is neither answered nor counted by the rate limits.
+    const reads = turn.filter((r) => {
+      if (r.res.destroyed) r.done(499);
+      return !r.res.destroyed;
+    });
     turn = [];
     const answers = router.cachedAnswers(reads);
     reads.forEach((r, i) => {
       const cached = answers[i];
-      if (!cached) r.handle();
-      else {
-        if (cached.text === undefined) sendWhole(r.res, cached.status, cached.headers, cached.body);
-        else sendText(r.res, cached.status, cached.headers, cached.text);
-        r.done(cached.status);
+      try {
+        if (!cached) r.handle();
+        else {
+          if (cached.text === undefined) sendWhole(r.res, cached.status, cached.headers, cached.body);
+          else sendText(r.res, cached.status, cached.headers, cached.text);
+          r.done(cached.status);
+        }
+      } catch (e) {
+        // One request's failure is its own: the others of the turn are still answered, and the server goes on.
+        log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
+        r.res.destroy();
+        r.done(500);
       }
     });
   };
@@ -165,7 +176,7 @@ function gatherReads(router: Router): (waiting: WaitingRead) => void {
 }
 
 export function createApiServer(router: Router, log: (line: string) => void): Server {
-  const ask = gatherReads(router);
+  const ask = gatherReads(router, log);
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => {
     const started = performance.now();
     // Read now: once the socket is destroyed (a refused body) it is gone from the request.

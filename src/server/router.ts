@@ -152,7 +152,8 @@ export class Router {
     const read = readOf(req);
     const cached = read && this.cachedAnswers([{ read, remoteAddress: req.remoteAddress }])[0];
     if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
-    const keep = read && this.match(read.method, read.path)?.cacheable === true ? { key: answerKey(read), stamp: this.answers.stamp() } : undefined;
+    const stamp = read && this.match(read.method, read.path)?.cacheable === true ? this.answers.stamp() : undefined;
+    const keep = read && stamp !== undefined ? { key: answerKey(read), stamp } : undefined;
     const streamed = (key: string) => o.streamAll === true || key === req.stream;
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
@@ -168,7 +169,7 @@ export class Router {
    */
   cachedAnswers(reads: readonly { read: ReadRequest; remoteAddress: string | undefined }[]): (WireResponse | undefined)[] {
     // Only answers of cacheable operations are kept (see dispatch), so the key alone finds them; no key is
-    // empty, so a method other than GET finds nothing.
+    // empty, so a method other than GET finds nothing. A store that cannot be read finds nothing either.
     const found = this.answers.find(reads.map(({ read }) => (read.method === 'GET' ? answerKey(read) : '')));
     return reads.map(({ remoteAddress }, i) => {
       const answer = found[i];
@@ -300,7 +301,7 @@ export class Router {
     const source = sourceOf(req.remoteAddress);
     const host = req.headers.host;
     // Over HTTP the organization is wherever the client reached it; in-process it is the stored URL.
-    const realmUrl = host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${host}` : getSetting(db, 'url');
+    const realmUrl = host ? `${req.headers['x-forwarded-proto'] || 'http'}://${host}` : getSetting(db, 'url');
     const handler: HandlerContext = {
       db,
       dataDir,

@@ -211,6 +211,9 @@ describe('kept answers over HTTP', () => {
     expect(await emailSeen('chat.example.test')).toBe(`${hidden}chat.example.test`);
     expect(await emailSeen('chat.example.test')).toBe(`${hidden}chat.example.test`);
     expect(await emailSeen('other.example.test')).toBe(`${hidden}other.example.test`);
+    // An empty X-Forwarded-Proto is no scheme at all: the address is the host's, as without the header.
+    const proxied = await exchange('GET', `/users/${org.owner.id}`, { authorization, host: 'chat.example.test', 'x-forwarded-proto': '' });
+    expect((JSON.parse(proxied.body) as { user: { email: string } }).user.email).toBe(`${hidden}chat.example.test`);
   });
 
   it('answer HEAD without a body after a GET was kept', async () => {
@@ -234,7 +237,7 @@ describe('the answer cache', () => {
 
   it(`holds at most ${ANSWER_CACHE_LIMITS.answers} answers, making room by dropping the oldest`, () => {
     const cache = new AnswerCache(org.db);
-    const stamp = cache.stamp();
+    const stamp = cache.stamp() ?? '';
     for (let i = 0; i <= ANSWER_CACHE_LIMITS.answers; i++) cache.set(keyFor(i), stamp, answer(`{"n":${i}}`));
     const [first, second, last] = cache.find([keyFor(0), keyFor(1), keyFor(ANSWER_CACHE_LIMITS.answers)]);
     expect(first).toBeUndefined();
@@ -244,7 +247,7 @@ describe('the answer cache', () => {
 
   it('keeps no answer longer than its bound, and none past its own bound of characters in all', () => {
     const cache = new AnswerCache(org.db);
-    const stamp = cache.stamp();
+    const stamp = cache.stamp() ?? '';
     cache.set(keyFor(0), stamp, answer('x'.repeat(ANSWER_CACHE_LIMITS.answerCharacters)));
     expect(cache.find([keyFor(0)])[0]).toBeUndefined();
     const big = 'y'.repeat(ANSWER_CACHE_LIMITS.answerCharacters - 100);
@@ -255,13 +258,23 @@ describe('the answer cache', () => {
     expect(cache.find([keyFor(fit)])[0]?.text).toBe(big);
   });
 
+  it('answers nothing, and keeps nothing, while the store cannot be read', () => {
+    const db = openDb(org.dataDir);
+    const cache = new AnswerCache(db);
+    cache.set(keyFor(1), cache.stamp() ?? '', answer('{}'));
+    expect(cache.find([keyFor(1)])[0]?.text).toBe('{}');
+    db.close();
+    expect(cache.stamp()).toBeUndefined();
+    expect(cache.find([keyFor(1)])).toEqual([undefined]);
+  });
+
   it('keeps nothing when the store changed between the read of the stamp and the answer', () => {
     const cache = new AnswerCache(org.db);
-    const stamp = cache.stamp();
+    const stamp = cache.stamp() ?? '';
     org.addUser();
     cache.set(keyFor(1), stamp, answer('{}'));
     expect(cache.find([keyFor(1)])[0]).toBeUndefined();
-    cache.set(keyFor(1), cache.stamp(), answer('{}'));
+    cache.set(keyFor(1), cache.stamp() ?? '', answer('{}'));
     expect(cache.find([keyFor(1)])[0]?.text).toBe('{}');
     org.addUser();
     expect(cache.find([keyFor(1)])[0]).toBeUndefined();
