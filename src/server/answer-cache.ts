@@ -27,6 +27,7 @@ export interface ReadRequest {
 
 export interface CachedAnswer {
   status: number;
+  /** Content-Length included: a kept answer is written as it is. */
   headers: Record<string, string>;
   /** The body's JSON text, as it goes on the wire. */
   text: string;
@@ -39,12 +40,17 @@ export const ANSWER_CACHE_LIMITS = { answers: 1000, characters: 16 * 1024 * 1024
 
 /**
  * The key of a request's answer: each part as it came, a header left out told apart from an empty one (they
- * make different links), and no part able to run into the next.
+ * make different links). Parts are joined by newlines, which no header value or encoded path holds over HTTP;
+ * a request with one anyway (only an in-process caller could make it) has no key, and is never kept.
  */
-export function answerKey(r: ReadRequest): string {
+export function answerKey(r: ReadRequest): string | undefined {
   const query = r.query.length === 0 ? '' : new URLSearchParams(r.query).toString();
-  return JSON.stringify([r.method, r.path, query, r.authorization ?? null, r.host ?? null, r.forwardedProto ?? null]);
+  const parts = [r.method, r.path, query, present(r.authorization), present(r.host), present(r.forwardedProto)];
+  return parts.some((part) => part.includes('\n')) ? undefined : parts.join('\n');
 }
+
+/** A header's value with a mark that it was sent, or nothing when it was not. */
+const present = (value: string | undefined): string => (value === undefined ? '' : `=${value}`);
 
 export class AnswerCache {
   /** The stamp the answers held were kept at. */

@@ -14,9 +14,9 @@ export function sendWhole(res: ServerResponse, status: number, headers: Record<s
   sendText(res, status, headers, body === null ? '' : JSON.stringify(body));
 }
 
-/** Writes an answer's text as it is and ends the response. */
+/** Writes an answer's text as it is and ends the response; its length is counted unless the headers carry it. */
 export function sendText(res: ServerResponse, status: number, headers: Record<string, string>, text: string): void {
-  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, 'content-length' in headers ? headers : { ...headers, 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 

@@ -153,7 +153,8 @@ export class Router {
     const cached = read && this.cachedAnswers([{ read, remoteAddress: req.remoteAddress }])[0];
     if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
     const stamp = read && this.match(read.method, read.path)?.cacheable === true ? this.answers.stamp() : undefined;
-    const keep = read && stamp !== undefined ? { key: answerKey(read), stamp } : undefined;
+    const key = read && stamp !== undefined ? answerKey(read) : undefined;
+    const keep = key !== undefined && stamp !== undefined ? { key, stamp } : undefined;
     const streamed = (key: string) => o.streamAll === true || key === req.stream;
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
@@ -169,8 +170,9 @@ export class Router {
    */
   cachedAnswers(reads: readonly { read: ReadRequest; remoteAddress: string | undefined }[]): (WireResponse | undefined)[] {
     // Only answers of cacheable operations are kept (see dispatch), so the key alone finds them; no key is
-    // empty, so a method other than GET finds nothing. A store that cannot be read finds nothing either.
-    const found = this.answers.find(reads.map(({ read }) => (read.method === 'GET' ? answerKey(read) : '')));
+    // empty, so a method other than GET (or a request with no key) finds nothing. A store that cannot be read
+    // finds nothing either.
+    const found = this.answers.find(reads.map(({ read }) => (read.method === 'GET' ? (answerKey(read) ?? '') : '')));
     return reads.map(({ remoteAddress }, i) => {
       const answer = found[i];
       return answer && this.fromCache(answer, remoteAddress);
@@ -282,7 +284,8 @@ export class Router {
     const out = json(200, body);
     if (!keep || !ctx.pure() || Object.values(result).some((v) => v instanceof StreamedList)) return out;
     const text = JSON.stringify(body);
-    this.answers.set(keep.key, keep.stamp, { status: out.status, headers: out.headers, text, userId: caller?.id ?? null });
+    const headers = { ...out.headers, 'content-length': String(Buffer.byteLength(text)) };
+    this.answers.set(keep.key, keep.stamp, { status: out.status, headers, text, userId: caller?.id ?? null });
     return { ...out, text };
   }
 
