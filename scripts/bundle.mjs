@@ -6,18 +6,24 @@
 // (Node's built-ins, packages), only when the module is first imported. Measured side by side (median of 21,
 // 10,000 users, Node 20): whoami 170 -> 110 ms, `users list --json` 249 -> 184 ms as one ES module, and a
 // further 10-30 ms as CommonJS. Packages stay outside (the heavy ones load only in the commands that use
-// them; better-sqlite3 has a native part); the ES-only ones are loaded with import(), which stays as it is.
-// tsc's per-module output is what the tests, the benchmarks and the architecture checks use; this file is
-// only what bin/chatctl.cjs runs.
+// them; better-sqlite3 has a native part). tsc's per-module output is what the tests, the benchmarks and the
+// architecture checks use; this file is only what bin/chatctl.cjs runs (through bin/load-cli.cjs).
+//
+// The packages that are ES modules only are loaded with import(), and each import() goes through
+// `importPackage`, which bin/load-cli.cjs passes in: on Node 20 the bundle runs from V8's code cache, and code
+// from that cache cannot run import() itself there.
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-await build({
+const out = 'dist/chatctl.cjs';
+const result = await build({
   absWorkingDir: root,
   entryPoints: ['dist/cli/run.js'],
   // One level below the package root, as dist/version.js is: it reads ../package.json from where it runs.
-  outfile: 'dist/chatctl.cjs',
+  outfile: out,
+  write: false,
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -26,6 +32,22 @@ await build({
   // CommonJS has no import.meta: the modules that resolve files and packages from their own location
   // (createRequire, ../package.json) get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },
-  banner: { js: 'const bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  banner: {
+    js: [
+      'const bundleUrl = require("node:url").pathToFileURL(__filename).href;',
+      // Given by bin/load-cli.cjs when it runs the bundle itself; required another way, the bundle imports alone.
+      'const importPackage = typeof chatctlImportPackage === "function" ? chatctlImportPackage : (specifier) => import(specifier);',
+    ].join('\n'),
+  },
   logLevel: 'warning',
 });
+const [file] = result.outputFiles;
+let imports = 0;
+const text = file.text.replace(/\bimport\(("[^"./][^"]*")\)/g, (_, specifier) => {
+  imports++;
+  return `importPackage(${specifier})`;
+});
+// Every import() of the modules must be of a package, and so go through importPackage (the banner's is the one left).
+const left = text.match(/\bimport\(/g)?.length ?? 0;
+if (imports === 0 || left !== 1) throw new Error(`bundle: ${imports} package imports rewritten, ${left} import() left (expected 1, the banner's)`);
+writeFileSync(new URL(`../${out}`, import.meta.url), text);
