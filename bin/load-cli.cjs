@@ -33,12 +33,17 @@ function readCache(file) {
   }
 }
 
+/** Keeps `data` as `file`, whole or not at all, and drops what was kept for other builds of the bundle. */
 function writeCache(file, data) {
+  const dir = path.dirname(file);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const partial = `${file}.${process.pid}`;
     fs.writeFileSync(partial, data, { mode: 0o600 });
     fs.renameSync(partial, file);
+    for (const name of fs.readdirSync(dir)) {
+      if (/^chatctl-.*\.cache$/.test(name) && name !== path.basename(file)) fs.rmSync(path.join(dir, name), { force: true });
+    }
   } catch {
     // An unwritable cache directory: the next run compiles again.
   }

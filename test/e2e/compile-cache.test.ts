@@ -33,15 +33,19 @@ describe.skipIf(nodeKeepsItsOwn)("the CLI's compiled code, kept between runs", (
     expect(readFileSync(file).equals(kept)).toBe(true);
   });
 
-  it('is made again when the kept code is damaged', async () => {
+  it('is made again when the kept code is damaged, and what was kept for another build is dropped', async () => {
     const { home, env } = tempHome();
     expect((await spawnCli(['whoami'], { env })).code).toBe(0);
     const file = onlyFile(cacheOf(home));
+    const older = join(cacheOf(home), 'chatctl-1-2-v8-0.cache');
+    writeFileSync(older, 'kept for an earlier build');
     writeFileSync(file, 'not compiled code');
     const again = await spawnCli(['whoami', '--json'], { env });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ email: 'owner@localhost' });
     expect(readFileSync(file).length).toBeGreaterThan(10_000);
+    expect(existsSync(older)).toBe(false);
+    onlyFile(cacheOf(home));
   });
 
   it('is not kept with NODE_DISABLE_COMPILE_CACHE, and a cache directory that cannot be made changes nothing else', async () => {
