@@ -14,7 +14,7 @@
  * an answer comes tells nobody without the credentials whether they were used.
  */
 import type { Db } from './store/db.js';
-import { storeStamp } from './store/stamp.js';
+import { StampedCache } from './store/stamped-cache.js';
 
 /** What a request is answered by, for those the cache can hold: parameters from the query string only. */
 export interface ReadRequest {
@@ -36,6 +36,15 @@ export interface CachedAnswer {
   userId: number | null;
 }
 
+/** A GET that carries no body, as the cache reads it: the three headers an answer can depend on, when sent once. */
+export function readRequest(path: string, query: [string, string][], headers: Readonly<Record<string, string | string[] | undefined>>): ReadRequest {
+  const one = (name: string): string | undefined => {
+    const value = headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return { method: 'GET', path, query, authorization: one('authorization'), host: one('host'), forwardedProto: one('x-forwarded-proto') };
+}
+
 /** Bounds, so that the cache's memory does not grow with the organization: the oldest answer makes room. */
 export const ANSWER_CACHE_LIMITS = { answers: 1000, characters: 16 * 1024 * 1024, answerCharacters: 64 * 1024 };
 
@@ -53,62 +62,14 @@ export function answerKey(r: ReadRequest): string | undefined {
 /** A header's value with a mark that it was sent, or nothing when it was not. */
 const present = (value: string | undefined): string => (value === undefined ? '' : `=${value}`);
 
-export class AnswerCache {
-  /** The stamp the answers held were kept at. */
-  private kept: string | undefined;
-  private readonly answers = new Map<string, CachedAnswer>();
-  /** Characters of the answers and keys held. */
-  private characters = 0;
-
-  constructor(private readonly db: Db) {}
-
-  /**
-   * The store's stamp now; the cache is emptied when it differs from the one its answers were kept at. When
-   * the store cannot be read (busy for longer than its timeout), undefined, and the cache is emptied: nothing
-   * is answered from it or kept in it, and the request goes the whole way, where a busy store is answered 503.
-   */
-  stamp(): string | undefined {
-    let stamp: string | undefined;
-    try {
-      stamp = storeStamp(this.db);
-    } catch {
-      stamp = undefined;
-    }
-    if (stamp === undefined || stamp !== this.kept) {
-      this.kept = stamp;
-      this.answers.clear();
-      this.characters = 0;
-    }
-    return stamp;
-  }
-
-  /**
-   * The answers kept for `keys`, each when the store has not changed since it was kept; the stamp is read once
-   * for them all, and only when one of them is held.
-   */
-  find(keys: readonly string[]): (CachedAnswer | undefined)[] {
-    if (!keys.some((key) => this.answers.has(key)) || this.stamp() === undefined) return keys.map(() => undefined);
-    return keys.map((key) => this.answers.get(key));
-  }
-
-  /** Keeps `answer` for `key`, provided the store is still as it was at `stamp` (read before the handler ran). */
-  set(key: string, stamp: string, answer: CachedAnswer): void {
-    const size = answer.text.length + key.length;
-    if (size > ANSWER_CACHE_LIMITS.answerCharacters || this.stamp() !== stamp) return;
-    this.drop(key);
-    while (this.answers.size >= ANSWER_CACHE_LIMITS.answers || this.characters + size > ANSWER_CACHE_LIMITS.characters) {
-      const oldest = this.answers.keys().next();
-      if (oldest.done) break;
-      this.drop(oldest.value);
-    }
-    this.answers.set(key, answer);
-    this.characters += size;
-  }
-
-  private drop(key: string): void {
-    const answer = this.answers.get(key);
-    if (!answer) return;
-    this.answers.delete(key);
-    this.characters -= answer.text.length + key.length;
+/** The answers of one store (`handle` and `serve` ask it through the router), bounded by ANSWER_CACHE_LIMITS. */
+export class AnswerCache extends StampedCache<CachedAnswer> {
+  constructor(db: Db) {
+    super(db, {
+      entries: ANSWER_CACHE_LIMITS.answers,
+      sizeOf: (key, answer) => key.length + answer.text.length,
+      size: ANSWER_CACHE_LIMITS.characters,
+      entrySize: ANSWER_CACHE_LIMITS.answerCharacters,
+    });
   }
 }

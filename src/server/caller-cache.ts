@@ -1,5 +1,5 @@
 /**
- * Callers' rows by e-mail, kept while the store is unchanged (store/stamp.ts): every request over HTTP
+ * Callers' rows by e-mail, kept while the store is unchanged (store/stamped-cache.ts): every request over HTTP
  * authenticates, and reading the whole row of its caller took longer than the rest of a `GET /users/me`.
  * A real Zulip server caches the same lookup (user profiles by API key, in memcached). Any write to the
  * store, by this process or another, empties it, so a deactivated account or a new API key counts from the
@@ -10,39 +10,31 @@
 import { userByEmail, type UserRow } from './model/users.js';
 import { secretsEqual } from './secrets.js';
 import type { Db } from './store/db.js';
-import { storeStamp } from './store/stamp.js';
+import { StampedCache } from './store/stamped-cache.js';
 
-/** Entries kept at most: the cache is emptied when full, so its memory does not grow with the organization. */
+/** Entries kept at most, so that the memory does not grow with the organization. */
 const MAX_CALLERS = 1000;
 const NO_KEY = 'x'.repeat(32);
 
-interface Cached {
-  stamp: string;
-  rows: Map<string, UserRow>;
-}
-
-const caches = new WeakMap<Db, Cached>();
+const caches = new WeakMap<Db, StampedCache<UserRow>>();
 
 /**
  * The row of the user with this address as the store holds it now (a copy the caller may change), or
  * undefined; from the cache only when `key` is the key it holds. The caller still checks the key.
  */
 export function callerByEmail(db: Db, email: string, key: string): UserRow | undefined {
-  const stamp = storeStamp(db);
-  let cached = caches.get(db);
-  if (!cached || cached.stamp !== stamp) {
-    cached = { stamp, rows: new Map() };
-    caches.set(db, cached);
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new StampedCache<UserRow>(db, { entries: MAX_CALLERS });
+    caches.set(db, cache);
   }
-  const hit = cached.rows.get(email);
-  // Compared even without a cached row, so that a miss takes as long as a wrong key.
+  // Read whether or not the address is held, so that a miss takes as long as a wrong key.
+  const stamp = cache.stamp();
+  const hit = cache.peek(email);
   if (secretsEqual(hit?.api_key ?? NO_KEY, key) && hit) return { ...hit };
   const row = userByEmail(db, email);
   if (!row) return undefined;
   // Kept only when the key matched: an unknown address, or a known one with a wrong key, leaves nothing behind.
-  if (secretsEqual(row.api_key, key)) {
-    if (cached.rows.size >= MAX_CALLERS) cached.rows.clear();
-    cached.rows.set(email, row);
-  }
+  if (stamp !== undefined && secretsEqual(row.api_key, key)) cache.set(email, stamp, row);
   return { ...row };
 }

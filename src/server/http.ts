@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../api/errors.js';
 import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
-import type { ReadRequest } from './answer-cache.js';
+import { type ReadRequest, readRequest } from './answer-cache.js';
 import { sendText, sendWhole, writeAnswer } from './http-body.js';
 import type { Router } from './router.js';
 
@@ -196,7 +196,7 @@ export function createApiServer(router: Router, log: (line: string) => void): Se
     const target = req.url ?? '/';
     if (req.method === 'GET' && PLAIN_TARGET.test(target) && !carriesBody(req)) {
       pathname = target;
-      ask({ read: readRequest(req, target.slice(API_PREFIX.length), []), remoteAddress: address, res, handle, done });
+      ask({ read: readRequest(target.slice(API_PREFIX.length), [], req.headers), remoteAddress: address, res, handle, done });
     } else handle();
   });
   server.on('clientError', answerClientError);
@@ -275,19 +275,6 @@ const carriesBody = (req: IncomingMessage): boolean =>
  * read without parsing, so that a repeated read is answered from the router's cache at the least cost.
  */
 const PLAIN_TARGET = /^\/api\/v1(?:\/[\w@+-][\w.@+-]*)+$/;
-
-/** A GET without a body as the router's answer cache reads it (Router.cachedAnswer). */
-function readRequest(req: IncomingMessage, path: string, query: [string, string][]): ReadRequest {
-  const forwardedProto = req.headers['x-forwarded-proto'];
-  return {
-    method: 'GET',
-    path,
-    query,
-    authorization: req.headers.authorization,
-    host: req.headers.host,
-    forwardedProto: typeof forwardedProto === 'string' ? forwardedProto : undefined,
-  };
-}
 
 /** The request target as a URL, or null when it is not one (`http://[`). */
 function parseTarget(target: string): URL | null {

@@ -13,7 +13,7 @@ import type { Operation, ParamDef } from '../api/operation.js';
 import { decodeWire } from '../api/schema.js';
 import { collectNow, StreamedList } from '../api/streamed-list.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
-import { AnswerCache, answerKey, type CachedAnswer, type ReadRequest } from './answer-cache.js';
+import { AnswerCache, answerKey, type CachedAnswer, type ReadRequest, readRequest } from './answer-cache.js';
 import { authenticate, checkAccess } from './auth.js';
 import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.js';
 import { systemClock, wholeSeconds } from './context.js';
@@ -152,9 +152,7 @@ export class Router {
     const read = readOf(req);
     const cached = read && this.cachedAnswers([{ read, remoteAddress: req.remoteAddress }])[0];
     if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
-    const stamp = read && this.match(read.method, read.path)?.cacheable === true ? this.answers.stamp() : undefined;
-    const key = read && stamp !== undefined ? answerKey(read) : undefined;
-    const keep = key !== undefined && stamp !== undefined ? { key, stamp } : undefined;
+    const keep = read ? this.keepFor(read) : undefined;
     const streamed = (key: string) => o.streamAll === true || key === req.stream;
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
@@ -177,6 +175,14 @@ export class Router {
       const answer = found[i];
       return answer && this.fromCache(answer, remoteAddress);
     });
+  }
+
+  /** Where the answer to a read is kept once handled, and the stamp it is kept at: only for a cacheable operation. */
+  private keepFor(read: ReadRequest): { key: string; stamp: string } | undefined {
+    if (this.match(read.method, read.path)?.cacheable !== true) return undefined;
+    const key = answerKey(read);
+    const stamp = key === undefined ? undefined : this.answers.stamp();
+    return key === undefined || stamp === undefined ? undefined : { key, stamp };
   }
 
   /** A kept answer as a response: the request is counted by the rate limits as an answered one is. */
@@ -362,14 +368,7 @@ export class Router {
 /** A request the answer cache could hold: a GET that carries no body. */
 function readOf(req: WireRequest): ReadRequest | null {
   if (req.method.toUpperCase() !== 'GET' || req.body.length > 0 || (req.files?.length ?? 0) > 0) return null;
-  return {
-    method: 'GET',
-    path: req.path,
-    query: req.query,
-    authorization: req.headers.authorization,
-    host: req.headers.host,
-    forwardedProto: req.headers['x-forwarded-proto'],
-  };
+  return readRequest(req.path, req.query, req.headers);
 }
 
 /**

@@ -66,6 +66,8 @@ export interface TestOrg {
   http(): Promise<string>;
   /** Logged lines of the router and the HTTP server. */
   logs: string[];
+  /** A connection of its own to the same store, as another process holds one (closed with the organization). */
+  otherConnection(): Db;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export function createTestOrg(opts: { clock?: TestClock; webhookDestinations?: W
   });
   const router = new Router({ db, dataDir, clock, log, ...(opts.webhookDestinations && { webhookDestinations: opts.webhookDestinations }) });
   let server: ReturnType<typeof createApiServer> | undefined;
+  const others: Db[] = [];
   let site: Promise<string> | undefined;
   const asTestUser = (row: UserRow, password: string): TestUser => ({ id: row.id, email: row.email, apiKey: row.api_key, password, row });
   const org: TestOrg = {
@@ -117,6 +120,11 @@ export function createTestOrg(opts: { clock?: TestClock; webhookDestinations?: W
       if (o.active === false) db.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(row.id);
       return asTestUser({ ...row, is_active: o.active === false ? 0 : 1 }, USER_PASSWORD);
     },
+    otherConnection() {
+      const other = openDb(dataDir);
+      others.push(other);
+      return other;
+    },
     http() {
       site ??= new Promise((resolve, reject) => {
         server = createApiServer(router, log);
@@ -131,6 +139,7 @@ export function createTestOrg(opts: { clock?: TestClock; webhookDestinations?: W
         await new Promise<void>((r) => server!.close(() => r()));
       }
       await router.drain();
+      for (const other of others) other.close();
       db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -9,7 +9,7 @@ import { operationsByArea } from '../../src/api/catalogue.js';
 import type { WireRequest } from '../../src/api/wire.js';
 import { AnswerCache, ANSWER_CACHE_LIMITS, answerKey } from '../../src/server/answer-cache.js';
 import { setSetting } from '../../src/server/model/realm.js';
-import { openDb, type Db } from '../../src/server/store/db.js';
+import type { Db } from '../../src/server/store/db.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
@@ -113,12 +113,9 @@ describe.each(TRANSPORTS)('a kept answer after a change, over %s', (kind) => {
   let other: Db;
   beforeAll(() => {
     org = createTestOrg();
-    other = openDb(org.dataDir);
+    other = org.otherConnection();
   });
-  afterAll(async () => {
-    other.close();
-    await org.close();
-  });
+  afterAll(() => org.close());
 
   const user = (u: TestUser, who: TestUser = org.owner) => rawRequest(org, kind, { method: 'GET', path: `/users/${u.id}` }, who);
   const nameOf = async (u: TestUser, who?: TestUser) => ((await user(u, who)).body as { user: { full_name: string } }).user.full_name;
@@ -266,7 +263,7 @@ describe('the answer cache', () => {
   });
 
   it('answers nothing, and keeps nothing, while the store cannot be read', () => {
-    const db = openDb(org.dataDir);
+    const db = org.otherConnection();
     const cache = new AnswerCache(db);
     cache.set(keyFor(1), cache.stamp() ?? '', answer('{}'));
     expect(cache.find([keyFor(1)])[0]?.text).toBe('{}');

@@ -5,7 +5,7 @@
  * `chatctl serve` runs).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/server/store/db.js';
+import type { Db } from '../../src/server/store/db.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
@@ -14,12 +14,9 @@ describe.each(TRANSPORTS)('a caller changed between two requests, over %s', (kin
   let other: Db;
   beforeAll(() => {
     org = createTestOrg();
-    other = openDb(org.dataDir);
+    other = org.otherConnection();
   });
-  afterAll(async () => {
-    other.close();
-    await org.close();
-  });
+  afterAll(() => org.close());
 
   const me = (user: Parameters<typeof rawRequest>[3], authorization?: string) =>
     rawRequest(org, kind, { method: 'GET', path: '/users/me', headers: authorization ? { authorization } : {} }, user);

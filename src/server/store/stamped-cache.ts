@@ -1,0 +1,79 @@
+/**
+ * Values computed from the store, kept while its stamp (stamp.ts) stays the same: any write, by this process or
+ * another, empties the cache at the next read of the stamp. Bounded in entries and, where the owner measures
+ * its values, in their size in all and each: the oldest entry makes room. While the store cannot be read (busy
+ * for longer than its timeout) the stamp is undefined, and nothing is answered from the cache or kept in it.
+ */
+import type { Db } from './db.js';
+import { storeStamp } from './stamp.js';
+
+export interface StampedCacheLimits<V> {
+  entries: number;
+  /** The size of an entry, in whatever unit `size` and `entrySize` count (none: only entries are counted). */
+  sizeOf?: (key: string, value: V) => number;
+  /** The sizes of all entries together, at most. */
+  size?: number;
+  /** The size of one entry, at most: a larger one is not kept. */
+  entrySize?: number;
+}
+
+export class StampedCache<V> {
+  /** The stamp the entries held were kept at. */
+  private kept: string | undefined;
+  private readonly entries = new Map<string, V>();
+  private size = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly limits: StampedCacheLimits<V>,
+  ) {}
+
+  /** The store's stamp now (undefined when it cannot be read); the cache is emptied when it is not the one its entries were kept at. */
+  stamp(): string | undefined {
+    let stamp: string | undefined;
+    try {
+      stamp = storeStamp(this.db);
+    } catch {
+      stamp = undefined;
+    }
+    if (stamp === undefined || stamp !== this.kept) {
+      this.kept = stamp;
+      this.entries.clear();
+      this.size = 0;
+    }
+    return stamp;
+  }
+
+  /** The entry for `key` as of the last read of the stamp: call stamp() first. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** The entries for `keys`, each when the store has not changed since it was kept; the stamp is read once for them all, and only when one of them is held. */
+  find(keys: readonly string[]): (V | undefined)[] {
+    if (!keys.some((key) => this.entries.has(key)) || this.stamp() === undefined) return keys.map(() => undefined);
+    return keys.map((key) => this.entries.get(key));
+  }
+
+  /** Keeps `value` for `key`, provided the store is still as it was at `stamp` (read before the value was). */
+  set(key: string, stamp: string, value: V): void {
+    const size = this.limits.sizeOf?.(key, value) ?? 0;
+    if (size > (this.limits.entrySize ?? Number.POSITIVE_INFINITY) || this.stamp() !== stamp) return;
+    this.drop(key);
+    const total = this.limits.size ?? Number.POSITIVE_INFINITY;
+    while (this.entries.size >= this.limits.entries || this.size + size > total) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.drop(oldest.value);
+    }
+    this.entries.set(key, value);
+    this.size += size;
+  }
+
+  private drop(key: string): void {
+    const value = this.entries.get(key);
+    if (value === undefined) return;
+    this.entries.delete(key);
+    this.size -= this.limits.sizeOf?.(key, value) ?? 0;
+  }
+}
