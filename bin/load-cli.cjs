@@ -58,7 +58,8 @@ function loadCli() {
   }
   const file = cachePath();
   const cachedData = readCache(file);
-  const source = `(function (exports, require, module, __filename, __dirname, chatctlImportPackage) {${fs.readFileSync(bundle, 'utf8')}\n})`;
+  // The build makes the bundle ASCII only (scripts/bundle.mjs): read as Latin-1, it needs no UTF-8 decoding.
+  const source = `(function (exports, require, module, __filename, __dirname, chatctlImportPackage) {${fs.readFileSync(bundle, 'latin1')}\n})`;
   const script = new vm.Script(source, { filename: bundle, cachedData });
   const module = { exports: {}, id: bundle, filename: bundle, loaded: false };
   script.runInThisContext()(module.exports, Module.createRequire(bundle), module, bundle, path.dirname(bundle), importPackage);

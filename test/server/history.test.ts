@@ -78,6 +78,28 @@ describe.each(TRANSPORTS)('message editing and history over %s', (kind) => {
       expect(row(sent.id)).toMatchObject({ content: '(deleted)', rendered_content: '<p>(deleted)</p>' });
     });
 
+    it('resolves and unresolves a topic without counting it as a move; is:resolved finds it', async () => {
+      const c = await channel([]);
+      const topic = unique('bug', '-');
+      const sent = await owner.call(sendMessage, { type: 'stream', to: c.name, topic, content: 'found a bug' });
+      const resolvedNarrow = [
+        { operator: 'channel', operand: c.name },
+        { operator: 'is', operand: 'resolved' },
+      ];
+      const resolvedIds = async () =>
+        (await owner.call(getMessages, { anchor: 'newest', num_before: 10, num_after: 0, narrow: resolvedNarrow })).messages.map((m) => m.id);
+      expect(await resolvedIds()).toEqual([]);
+      await owner.call(updateMessage, { message_id: sent.id, topic: `✔ ${topic}`, propagate_mode: 'change_all' });
+      expect(row(sent.id)).toMatchObject({ topic: `✔ ${topic}`, last_moved_time: null });
+      expect(await resolvedIds()).toEqual([sent.id]);
+      await owner.call(updateMessage, { message_id: sent.id, topic, propagate_mode: 'change_all' });
+      expect(row(sent.id)).toMatchObject({ topic, last_moved_time: null });
+      expect(await resolvedIds()).toEqual([]);
+      // Another name with the prefix is a move.
+      await owner.call(updateMessage, { message_id: sent.id, topic: `✔ other ${topic}`, propagate_mode: 'change_all' });
+      expect(row(sent.id).last_moved_time).toBe(org.clock.now());
+    });
+
     it('moves a topic (moderators) with change_one, change_later and change_all', async () => {
       const moderator = await as(org.addUser({ role: 300 }));
       const c = await channel([]);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallParamsOf } from '../../src/api/operation.js';
+import { createUserGroup } from '../../src/api/operations/groups.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { getOutgoingWebhookPayload, getZulipOutgoingWebhookPayload, type OutgoingWebhookPayload } from '../../src/api/operations/webhooks.js';
 import { SERVER_VERSION } from '../../src/server/model/realm.js';
@@ -184,6 +185,20 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
     // What the bot is shown as its newest trigger is that message too, though it holds no copy of it.
     const { result: _r, msg: _m, ...shown } = await (await clientFor(org, kind, bot)).call(getOutgoingWebhookPayload, {});
     expect(shown).toEqual(payload);
+  });
+
+  it('POSTs when a group it is in is mentioned in a channel it is subscribed to, and not where it is not', async () => {
+    const owner = await clientFor(org, kind, org.owner);
+    const listener = org.addUser({ name: 'Listener Bot', bot: { type: 3, ownerId: org.owner.id, url: service.url } });
+    const { group_id } = await owner.call(createUserGroup, { name: unique('bots', '-'), description: 'Bots', members: [bot.id, listener.id] });
+    const group = (org.db.prepare('SELECT name FROM user_groups WHERE id = ?').get(group_id) as { name: string }).name;
+    // Echo Bot is subscribed to this channel; Listener Bot is not, so a group mention does not reach it.
+    const channel = await createChannel(org, owner, unique('with-bot', '-'), { principals: [org.owner.id, ann.id, bot.id] });
+    const sent = await send(ann, { type: 'stream', to: String(channel.id), topic: 'group', content: `@*${group}* please look` });
+    await org.router.drain();
+    expect(service.received).toHaveLength(1);
+    const payload = JSON.parse(service.received[0]!.body) as OutgoingWebhookPayload;
+    expect(payload).toMatchObject({ trigger: 'mention', bot_email: bot.email, message: { id: sent.id, stream_id: channel.id } });
   });
 
   it('is not triggered without a mention, by a mention in code, or by a bot sender', async () => {

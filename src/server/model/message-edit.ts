@@ -23,6 +23,7 @@ import {
   normalizeContent,
   topicParticipantIds,
   truncateTopic,
+  unresolvedTopic,
   wireFlags,
 } from './messages.js';
 import { renderMarkdown, topicLinks } from './render.js';
@@ -192,10 +193,7 @@ function applyMove(
   const ids = inList(moved.map((m) => m.id));
   // Resolving or unresolving a topic (adding or removing the `✔ ` prefix) is not a move.
   const onlyResolving =
-    !newChannel &&
-    topic !== undefined &&
-    isResolvedTopic(topic) !== isResolvedTopic(target.topic) &&
-    topic.replace(/^✔ /, '') === target.topic.replace(/^✔ /, '');
+    !newChannel && topic !== undefined && isResolvedTopic(topic) !== isResolvedTopic(target.topic) && unresolvedTopic(topic) === unresolvedTopic(target.topic);
   const movedAt = onlyResolving ? null : now;
   if (topic !== undefined) db.prepare('UPDATE messages SET topic = ? WHERE id IN (SELECT value FROM json_each(?))').run(topic, ids);
   if (movedAt !== null) db.prepare('UPDATE messages SET last_moved_time = ? WHERE id IN (SELECT value FROM json_each(?))').run(movedAt, ids);

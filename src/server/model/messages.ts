@@ -59,7 +59,13 @@ export const truncateTopic = (topic: string): string => truncate(topic, MAX_TOPI
 export const displayTopic = (db: Db, topic: string, allowEmpty: boolean): string =>
   topic === '' && !allowEmpty ? getSetting(db, 'empty_topic_display_name') : topic;
 
-export const isResolvedTopic = (topic: string): boolean => topic.startsWith('✔ ');
+/** What a resolved topic starts with (zerver/lib/topic.py RESOLVED_TOPIC_PREFIX). */
+export const RESOLVED_TOPIC_PREFIX = '✔ ';
+
+export const isResolvedTopic = (topic: string): boolean => topic.startsWith(RESOLVED_TOPIC_PREFIX);
+
+/** The topic without its resolved prefix. */
+export const unresolvedTopic = (topic: string): string => (isResolvedTopic(topic) ? topic.slice(RESOLVED_TOPIC_PREFIX.length) : topic);
 
 // ---------------------------------------------------------------------------------------------------
 // Recipients

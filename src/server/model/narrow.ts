@@ -14,7 +14,7 @@ import type { Db } from '../store/db.js';
 import { streamById, streamByName } from './channels.js';
 import { FLAG_BITS } from './flags.js';
 import { canAccessChannelHistory, type MessageRow } from './message-access.js';
-import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, userByApiEmail } from './messages.js';
+import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, RESOLVED_TOPIC_PREFIX, userByApiEmail } from './messages.js';
 import { isGuest, userById, type UserRow } from './users.js';
 
 export interface NarrowTerm {
@@ -235,7 +235,7 @@ class NarrowBuilder {
       case 'alerted':
         return bit(FLAG_BITS.has_alert_word, true);
       case 'resolved':
-        return { sql: `m.type = 'stream' AND m.topic LIKE '✔ %'`, params: [] };
+        return { sql: `m.type = 'stream' AND m.topic LIKE ?`, params: [`${RESOLVED_TOPIC_PREFIX}%`] };
       case 'followed':
         return {
           sql: `m.type = 'stream' AND EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = ? AND ut.stream_id = m.stream_id AND ut.topic = m.topic AND ut.visibility_policy = 3)`,

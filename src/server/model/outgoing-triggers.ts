@@ -30,21 +30,22 @@ export function triggeredBots(db: Db, messageId: number): Triggered[] {
     .prepare('SELECT m.type, m.rendered_content, s.is_bot AS sender_is_bot FROM messages m JOIN users s ON s.id = m.sender_id WHERE m.id = ?')
     .get(messageId) as { type: 'stream' | 'private'; rendered_content: string; sender_is_bot: number } | undefined;
   if (!message || message.sender_is_bot) return [];
-  // Holders of a triggering copy, then the users a channel message mentions: looked up by ID, so the work is
-  // the message's size, not the organization's.
-  const candidates = new Set(
-    db
-      .prepare(
-        `SELECT um.user_id FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN users s ON s.id = m.sender_id
-         WHERE um.message_id = ? AND ${TRIGGERING_COPY}`,
-      )
-      .pluck()
-      .all(messageId) as number[],
-  );
-  if (message.type === 'stream') for (const id of mentionedUserIdsIn(message.rendered_content)) candidates.add(id);
-  const bots = db
-    .prepare(`SELECT u.* FROM json_each(?) j JOIN users u ON u.id = j.value WHERE ${SERVICE_BOT} ORDER BY u.id`)
-    .all(JSON.stringify([...candidates])) as UserRow[];
+  const bots =
+    message.type === 'private'
+      ? // A direct message's copies are its few recipients: each is asked whether it is a service bot.
+        (db
+          .prepare(`SELECT u.* FROM user_messages um JOIN users u ON u.id = um.user_id WHERE um.message_id = ? AND ${SERVICE_BOT} ORDER BY u.id`)
+          .all(messageId) as UserRow[])
+      : // A channel message may have 100,000 copies: the organization's service bots are asked for theirs
+        // (a mention flag, a group's mention included), and the users it @-mentions are looked up by ID.
+        (db
+          .prepare(
+            `SELECT u.* FROM users u WHERE ${SERVICE_BOT} AND (
+               EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = u.id AND um.message_id = ? AND (um.flags & ${FLAG_BITS.mentioned}) != 0)
+               OR u.id IN (SELECT value FROM json_each(?)))
+             ORDER BY u.id`,
+          )
+          .all(messageId, JSON.stringify([...mentionedUserIdsIn(message.rendered_content)])) as UserRow[]);
   return bots.map((bot) => ({ bot, trigger: triggerOf(message.type) }));
 }
 

@@ -457,4 +457,10 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX users_by_full_name ON users (full_name COLLATE NOCASE);
     `);
   },
+  // 12: the organization's outgoing-webhook bots
+  `
+  -- Which bots a channel message triggers is asked of these few users' copies: asked of every copy, a message to
+  -- 100,000 subscribers looked up 100,000 rows' flags (a tenth of its cost, more as the table outgrew the cache).
+  CREATE INDEX users_service_bots ON users (id) WHERE is_bot = 1 AND bot_type = 3;
+  `,
 ];
