@@ -5,7 +5,7 @@
 // and keeps every module lazy that was lazy: esbuild runs a module's top level, and requires what it imports
 // (Node's built-ins, packages), only when the module is first imported. Measured side by side (median of 21,
 // 10,000 users, Node 20): whoami 170 -> 110 ms, `users list --json` 249 -> 184 ms as one ES module, and a
-// further 10-30 ms as CommonJS. Packages stay outside (the heavy ones load only in the commands that use
+// further 10-30 ms as CommonJS. Packages but commander stay outside (the heavy ones load only in the commands that use
 // them; better-sqlite3 has a native part). tsc's per-module output is what the tests, the benchmarks and the
 // architecture checks use; this file is only what bin/chatctl.cjs runs (through bin/load-cli.cjs).
 //
@@ -34,8 +34,7 @@ const result = await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20.19',
-  // Every package but commander stays a require() of node_modules (the heavy ones load only in the commands that
-  // use them, better-sqlite3 has a native part); a package's subpaths follow it.
+  // Every package but commander (see above) stays a require() of node_modules; a package's subpaths follow it.
   external: Object.keys(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).dependencies).filter((p) => p !== 'commander'),
   minifyWhitespace: true,
   minifySyntax: true,
