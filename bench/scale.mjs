@@ -42,16 +42,31 @@ const LIST_ITEMS = LIMITS.listItems;
 // the log back into the database (a checkpoint) inside the commit that takes it past 1,000 pages. At 100,000
 // users every message to `big` does (27,000 pages), at 1,000 users one in four (270 pages each): the median of
 // single sends compared a send with its write-back against sends without one (1.31x and 1.56x over the budget
-// in two runs, 1.12x as a mean of the same runs). So each message row says which it measures, the same at
-// every size: in-process, the send and its write-back (what a `chatctl` command pays, as closing the store
-// checkpoints); over HTTP, the send alone (`serve` checkpoints on a thread of its own), from an empty log.
-/** Copies what the log holds of the organization in `dataDir` back into its database, from a connection of its own. */
-function writeBackOf(dataDir) {
+// in two runs, 1.12x as the mean of 21 sends measured apart). So each message row says which it measures, the
+// same at every size: in-process, the send and its write-back (what a `chatctl` command pays, as closing the
+// store checkpoints); over HTTP, the send alone (`serve` checkpoints on a thread of its own), from an empty log.
+/**
+ * Runs `fn(writeBack)` with a connection of its own to the store in `dataDir`, closed after (so that the
+ * commands timed later are the last connection, as alone). `writeBack()` copies the whole log back into the
+ * database: a PASSIVE checkpoint returns without waiting when another (serve's thread) holds the checkpoint,
+ * so it is tried again until every page is back.
+ */
+async function withWriteBack(dataDir, fn) {
   const side = new Database(join(dataDir, 'chatctl.db'));
-  return {
-    writeBack: () => side.pragma('wal_checkpoint(PASSIVE)'),
-    close: () => side.close(),
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const writeBack = () => {
+    for (let tries = 0; ; tries++) {
+      const [{ busy, log, checkpointed }] = side.pragma('wal_checkpoint(PASSIVE)');
+      if (!busy && log === checkpointed) return;
+      if (tries === 400) throw new Error(`the log was not written back in 2 s: busy ${busy}, ${checkpointed} of ${log} pages`);
+      Atomics.wait(pause, 0, 0, 5);
+    }
   };
+  try {
+    return await fn(writeBack);
+  } finally {
+    side.close();
+  }
 }
 
 const work = mkdtempSync(join(tmpdir(), 'chatctl-scale-'));
@@ -285,7 +300,7 @@ async function kObjectOperations(size, call, seeded, writeBack) {
   record('  (messages in big / batches in the walk)', 'info', size, `${bigIds.length}/${Math.ceil(bigIds.length / 1000)}`);
 }
 
-async function childProcesses(size, dataDir, seeded, writeBack) {
+async function childProcesses(size, dataDir, seeded) {
   const env = childEnv(dataDir, seeded.owner, size);
   const runs = Math.min(runsAt(size), 5);
   const list = [];
@@ -327,17 +342,19 @@ async function childProcesses(size, dataDir, seeded, writeBack) {
     const status = readFileSync(`/proc/${serve.pid}/status`, 'utf8');
     const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
     record('serve: peak RSS answering GET /users', 'memory', size, peakKb / 1024, 250);
-    writeBack();
-    record(
-      'HTTP: message to big (N subscribers), from an empty log',
-      'k',
-      size,
-      await timeMedian(
-        size >= 100_000 ? runs : CHEAP_RUNS,
-        (i) => http('POST', '/messages', { type: 'stream', to: 'big', topic: 'http', content: `to all over http ${i}` }),
-        writeBack,
-      ),
-    );
+    await withWriteBack(dataDir, async (writeBack) => {
+      writeBack();
+      record(
+        'HTTP: message to big (N subscribers), from an empty log',
+        'k',
+        size,
+        await timeMedian(
+          size >= 100_000 ? runs : CHEAP_RUNS,
+          (i) => http('POST', '/messages', { type: 'stream', to: 'big', topic: 'http', content: `to all over http ${i}` }),
+          writeBack,
+        ),
+      );
+    });
   } finally {
     serve.kill('SIGINT');
     await once(serve, 'exit');
@@ -354,7 +371,6 @@ async function measure(size) {
   record('  messages seeded / groups / small channels', 'info', size, `${seeded.messages}/${seeded.groups}/${seeded.smallChannels}`);
 
   const org = EmbeddedOrganization.open(dataDir);
-  const log = writeBackOf(dataDir);
   try {
     const call = clientOf(org, seeded.owner);
     // Ten clients with event queues (the owner and the other members of `ten`), so events have somewhere to go.
@@ -366,19 +382,14 @@ async function measure(size) {
     const tenMessage = (await call('POST', '/messages', { type: 'stream', to: 'ten', topic: 'bench', content: 'the message reacted to' })).id;
     const member = seeded.ids.at(-2);
     await oneObjectOperations(size, call, { ten: seeded.channels.ten, tenMessage, member });
-    await kObjectOperations(size, call, seeded, log.writeBack);
+    await withWriteBack(dataDir, (writeBack) => kObjectOperations(size, call, seeded, writeBack));
     for (const q of queues) await q.call('DELETE', '/events', { queue_id: q.id });
   } finally {
+    // The last connection: closing it writes the log back and removes it, so the commands and `serve` below do
+    // not find the writes above (serve would copy them back while its rows are timed).
     await org.close();
   }
-  try {
-    // Closing the store checkpoints only when it is the last connection: the commands and `serve` below must not
-    // find the log of the writes above (serve would copy it back while its rows are timed).
-    log.writeBack();
-    await childProcesses(size, dataDir, seeded, log.writeBack);
-  } finally {
-    log.close();
-  }
+  await childProcesses(size, dataDir, seeded);
   rmSync(dataDir, { recursive: true, force: true });
 }
 

@@ -16,8 +16,9 @@
 // Commander, which every command loads, is bundled too, so its code comes from the same cache; the bundle has
 // no comments or layout, and is ASCII only, so the loader reads it as Latin-1 (no UTF-8 decoding). Together,
 // interleaved runs of 61 rounds (10,000 users, Node 20, no CA bundle): `users list --json` 204.8 -> 189.3 ms,
-// 1.21x -> 1.12x the bare floor; minifying alone changed nothing. Names are kept: CHATCTL_DEBUG's stack traces
-// name the functions, though their positions are on one long line.
+// 1.21x -> 1.12x the bare floor; minifying alone changed nothing. Identifiers are not minified: CHATCTL_DEBUG's
+// stack traces name the functions (esbuild numbers a name two modules share, e.g. commander's CommanderError2,
+// as it did before), though their positions are on one long line.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -39,7 +40,6 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
-  charset: 'ascii',
   // CommonJS has no import.meta: the modules that resolve files and packages from their own location
   // (createRequire, ../package.json) get the bundle's.
   define: { 'import.meta.url': 'bundleUrl' },
@@ -61,7 +61,8 @@ const text = file.text.replace(/\bimport\(("[^"./][^"]*")\)/g, (_, specifier) =>
 // Every import() of the modules must be of a package, and so go through importPackage (the banner's is the one left).
 const left = text.match(/\bimport\(/g)?.length ?? 0;
 if (imports === 0 || left !== 1) throw new Error(`bundle: ${imports} package imports rewritten, ${left} import() left (expected 1, the banner's)`);
-// esbuild escapes strings, not regular expressions: a character outside ASCII there would be misread as Latin-1.
+// esbuild escapes non-ASCII characters in strings, not in regular expressions: one there would be misread as
+// Latin-1. In a bundled package's code (commander's, after an upgrade), the way out is to keep it external.
 const outside = /[^\x00-\x7f]/.exec(text);
 if (outside) throw new Error(`bundle: ${JSON.stringify(outside[0])} is not ASCII, in ${JSON.stringify(text.slice(Math.max(0, outside.index - 60), outside.index + 20))}; write it as \\u${outside[0].charCodeAt(0).toString(16).padStart(4, '0')}`);
 writeFileSync(new URL(`../${out}`, import.meta.url), text);

@@ -199,6 +199,17 @@ describe.each(TRANSPORTS)('outgoing webhooks over %s', (kind) => {
     expect(service.received).toHaveLength(1);
     const payload = JSON.parse(service.received[0]!.body) as OutgoingWebhookPayload;
     expect(payload).toMatchObject({ trigger: 'mention', bot_email: bot.email, message: { id: sent.id, stream_id: channel.id } });
+    // Named one by one, both are called, the unsubscribed one too.
+    service.received.length = 0;
+    const both = await send(ann, { type: 'stream', to: String(channel.id), topic: 'group', content: '@**Echo Bot** and @**Listener Bot**' });
+    await org.router.drain();
+    const called = service.received.map((r) => JSON.parse(r.body) as OutgoingWebhookPayload);
+    expect(called.map((p) => [p.bot_email, p.message.id]).sort()).toEqual(
+      [
+        [bot.email, both.id],
+        [listener.email, both.id],
+      ].sort(),
+    );
   });
 
   it('is not triggered without a mention, by a mention in code, or by a bot sender', async () => {
