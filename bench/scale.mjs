@@ -22,6 +22,10 @@ const runsAt = (size) => Number(process.env.BENCH_RUNS ?? (size >= 100_000 ? 3 :
 // and subscribing all N below 100,000 users; the flags walk's batches; the HTTP rows): enough runs that one
 // slow run on a shared machine moves no median. Their ratios rest on baselines of a millisecond or less.
 const CHEAP_RUNS = Number(process.env.BENCH_CHEAP_RUNS ?? 21);
+// The one-object rows over HTTP take a few milliseconds each through `serve` and move most from run to run (a
+// message to `ten`: medians of 1.7 to 3.7 ms in eight runs of 101 at one size, 2.0 and 2.8 ms at 1,000 users in two
+// full runs): 101 runs each, still under a second.
+const HTTP_RUNS = Number(process.env.BENCH_HTTP_RUNS ?? 101);
 // Each run of a subscribe row takes a channel nobody is in yet (TARGET_CHANNELS of them): 7 runs and a
 // warm-up for each k-fixed row, and as many for subscribing all N where that is cheap, use 24.
 const SUBSCRIBE_RUNS = 7;
@@ -331,12 +335,12 @@ async function childProcesses(size, dataDir, seeded) {
       await http('GET', '/users/me');
       await http('POST', '/messages', { type: 'stream', to: 'ten', topic: 'http', content: `warming up ${i}` });
     }
-    record('HTTP: GET /users/me', 'one', size, await timeMedian(CHEAP_RUNS, () => http('GET', '/users/me')));
+    record('HTTP: GET /users/me', 'one', size, await timeMedian(HTTP_RUNS, () => http('GET', '/users/me')));
     record(
       'HTTP: message to a 10-member channel',
       'one',
       size,
-      await timeMedian(CHEAP_RUNS, (i) => http('POST', '/messages', { type: 'stream', to: 'ten', topic: 'http', content: `over http ${i}` })),
+      await timeMedian(HTTP_RUNS, (i) => http('POST', '/messages', { type: 'stream', to: 'ten', topic: 'http', content: `over http ${i}` })),
     );
     record('HTTP: GET /users (N users)', 'k', size, await timeMedian(runs, () => http('GET', '/users')));
     const status = readFileSync(`/proc/${serve.pid}/status`, 'utf8');
@@ -398,7 +402,7 @@ try {
   for (const size of SIZES) await measure(size);
   const ok = table.print(
     `Scale benchmark: Node ${process.version}, ${cpus().length} cores, medians of ${SIZES.map(runsAt).join('/')} runs after a warm-up ` +
-      `(${CHEAP_RUNS} for operations of a few ms), ` +
+      `(${CHEAP_RUNS} for operations of a few ms, ${HTTP_RUNS} for one object over HTTP), ` +
       `${((Date.now() - started) / 1000).toFixed(0)} s in all.\n` +
       'Ratios: one object = time at the largest size / the smallest (budget 1.5x); k objects = that ratio divided by the growth in N (budget 1.2x);\n' +
       'flags walk = the dearest of its three batches / the cheapest at one size, worst size shown (budget 1.5x: no change with position);\n' +
