@@ -3,7 +3,10 @@
 // (BENCH_SIZES=1000,10000 for fewer) through the bulk seeding path (scale-seed.mjs says what they hold), times
 // the catalogue's operations at each size in-process over the embedded transport, a few over HTTP through
 // `chatctl serve`, and the user stories' commands as child processes, then prints each operation's time at
-// each size beside the issue's budget (ratios within this run, so they hold on a noisy machine).
+// each size beside the issue's budget (ratios within this run, so they hold on a noisy machine). The sizes are
+// measured side by side once all are built: each takes its turn for one run or one request (scale-measure.mjs
+// Turns), so a slow stretch of a shared machine lands on every size, not on whichever was measured then (one
+// size after the other, three full runs each had a different row over by noise: 1.59x, 1.61x, 1.52x).
 // Not a test: the verdicts are for people; the exit code is 1 when one is OVER.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,7 +15,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { fmtMs, median, Table, timeMedian } from './scale-measure.mjs';
+import { fmtMs, median, Table, timeMedian, turns } from './scale-measure.mjs';
 import { seedOrganization, TARGET_CHANNELS } from './scale-seed.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
@@ -110,13 +113,14 @@ function record(name, kind, size, value, budget) {
 /** The embedded transport's server side, signed in as the owner: a JSON body or a thrown error. */
 function clientOf(org, owner) {
   const authorization = basicAuthHeader(owner.email, owner.api_key);
-  return async (method, path, params = {}, files) => {
-    const pairs = Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
-    const get = method === 'GET';
-    const res = await org.handle({ method, path, query: get ? pairs : [], body: get ? [] : pairs, headers: { authorization }, ...(files && { files }) });
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  return (method, path, params = {}, files) =>
+    turns.run(async () => {
+      const pairs = Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+      const get = method === 'GET';
+      const res = await org.handle({ method, path, query: get ? pairs : [], body: get ? [] : pairs, headers: { authorization }, ...(files && { files }) });
+      if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    });
 }
 
 function childEnv(dataDir, owner, size) {
@@ -292,9 +296,11 @@ async function kObjectOperations(size, call, seeded, writeBack) {
   const batchTimes = positions.map(() => []);
   for (let round = 0; round <= CHEAP_RUNS; round++) {
     for (const [p, [, anchor]] of positions.entries()) {
-      const t = process.hrtime.bigint();
-      const { processed_count } = await batch(anchor, 'add');
-      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      const [ms, processed_count] = await turns.run(async () => {
+        const t = process.hrtime.bigint();
+        const { processed_count } = await batch(anchor, 'add');
+        return [Number(process.hrtime.bigint() - t) / 1e6, processed_count];
+      });
       if (processed_count < 1000) throw new Error(`a batch of the flags walk processed ${processed_count} messages, not 1,000`);
       await batch(anchor, 'remove');
       if (round > 0) batchTimes[p].push(ms);
@@ -308,29 +314,22 @@ async function childProcesses(size, dataDir, seeded) {
   const env = childEnv(dataDir, seeded.owner, size);
   const runs = Math.min(runsAt(size), 5);
   const list = [];
-  for (let i = 0; i <= runs; i++) list.push(runChatctl(['users', 'list', '--json'], env));
+  for (let i = 0; i <= runs; i++) list.push(await turns.run(async () => runChatctl(['users', 'list', '--json'], env)));
   const times = list.slice(1).map((r) => r.ms);
   record('chatctl users list --json (N users)', 'k', size, times.sort((a, b) => a - b)[Math.floor(times.length / 2)]);
-  record('chatctl users list --format ndjson: peak RSS', 'memory', size, runChatctl(['users', 'list', '--format', 'ndjson'], env).rssMb, 150);
+  const ndjson = await turns.run(async () => runChatctl(['users', 'list', '--format', 'ndjson'], env));
+  record('chatctl users list --format ndjson: peak RSS', 'memory', size, ndjson.rssMb, 150);
 
-  const serve = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const { serve, url } = await turns.run(() => startServe(env));
   try {
-    let said = '';
-    const url = await new Promise((resolve, reject) => {
-      serve.stderr.on('data', (d) => {
-        said += d;
-        const m = /at (http:\/\/\S+)\/api\/v1/.exec(said);
-        if (m) resolve(m[1]);
-      });
-      serve.on('exit', (code) => reject(new Error(`serve exited ${code}: ${said}`)));
-    });
     const headers = { authorization: basicAuthHeader(seeded.owner.email, seeded.owner.api_key) };
-    const http = async (method, path, form) => {
-      const res = await fetch(`${url}/api/v1${path}`, { method, headers, ...(form && { body: new URLSearchParams(form) }) });
-      const body = await res.text();
-      if (res.status !== 200) throw new Error(`${method} ${path} over HTTP: ${res.status} ${body}`);
-      return body;
-    };
+    const http = (method, path, form) =>
+      turns.run(async () => {
+        const res = await fetch(`${url}/api/v1${path}`, { method, headers, ...(form && { body: new URLSearchParams(form) }) });
+        const body = await res.text();
+        if (res.status !== 200) throw new Error(`${method} ${path} over HTTP: ${res.status} ${body}`);
+        return body;
+      });
     for (let i = 0; i < HTTP_WARMUP; i++) {
       await http('GET', '/users/me');
       await http('POST', '/messages', { type: 'stream', to: 'ten', topic: 'http', content: `warming up ${i}` });
@@ -360,12 +359,29 @@ async function childProcesses(size, dataDir, seeded) {
       );
     });
   } finally {
-    serve.kill('SIGINT');
-    await once(serve, 'exit');
+    await turns.run(async () => {
+      serve.kill('SIGINT');
+      await once(serve, 'exit');
+    });
   }
 }
 
-async function measure(size) {
+/** `chatctl serve` on the organization `env` names, once it listens: the process and its URL. */
+function startServe(env) {
+  const serve = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  return new Promise((resolve, reject) => {
+    serve.stderr.on('data', (d) => {
+      said += d;
+      const m = /at (http:\/\/\S+)\/api\/v1/.exec(said);
+      if (m) resolve({ serve, url: m[1] });
+    });
+    serve.on('exit', (code) => reject(new Error(`serve exited ${code}: ${said}`)));
+  });
+}
+
+/** Builds the organization of `size` users; what measure() needs of it. */
+async function seed(size) {
   const dataDir = join(work, `org-${size}`);
   console.error(`\n${size} users: seeding ...`);
   const t = process.hrtime.bigint();
@@ -373,7 +389,10 @@ async function measure(size) {
   const seedMs = Number(process.hrtime.bigint() - t) / 1e6;
   record('seeding (users, channels, groups, messages)', 'info', size, seedMs);
   record('  messages seeded / groups / small channels', 'info', size, `${seeded.messages}/${seeded.groups}/${seeded.smallChannels}`);
+  return { size, dataDir, seeded };
+}
 
+async function measure({ size, dataDir, seeded }) {
   const org = EmbeddedOrganization.open(dataDir);
   try {
     const call = clientOf(org, seeded.owner);
@@ -391,15 +410,18 @@ async function measure(size) {
   } finally {
     // The last connection: closing it writes the log back and removes it, so the commands and `serve` below do
     // not find the writes above (serve would copy them back while its rows are timed).
-    await org.close();
+    await turns.run(() => org.close());
   }
   await childProcesses(size, dataDir, seeded);
-  rmSync(dataDir, { recursive: true, force: true });
+  await turns.run(async () => rmSync(dataDir, { recursive: true, force: true }));
 }
 
 try {
   const started = Date.now();
-  for (const size of SIZES) await measure(size);
+  // Every organization is built first, one at a time; then all are measured side by side, taking turns.
+  const organizations = [];
+  for (const size of SIZES) organizations.push(await seed(size));
+  await Promise.all(organizations.map(measure));
   const ok = table.print(
     `Scale benchmark: Node ${process.version}, ${cpus().length} cores, medians of ${SIZES.map(runsAt).join('/')} runs after a warm-up ` +
       `(${CHEAP_RUNS} for operations of a few ms, ${HTTP_RUNS} for one object over HTTP), ` +
