@@ -7,7 +7,7 @@ import type { Streamable } from '../api/streamed-list.js';
 import type { UploadedFile } from '../api/wire.js';
 import { nowMs } from '../time.js';
 import type { UserRow } from './model/users.js';
-import type { WebhookDestinations } from './outgoing/destinations.js';
+import type { WebhookDestinations } from './outgoing/destination-policy.js';
 import type { Db } from './store/db.js';
 
 /** The server's clock, injected so tests can move time. */

@@ -20,7 +20,7 @@ import { systemClock, wholeSeconds } from './context.js';
 import { emitEvent } from './model/event-queues.js';
 import { handlerAreas } from './handlers/index.js';
 import { sourceOf } from './model/login-failures.js';
-import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destinations.js';
+import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destination-policy.js';
 import type { Admit } from './rate-limit.js';
 import { getSetting } from './model/realm.js';
 import { BUSY_MESSAGE, isBusy } from './store/busy.js';

@@ -10,7 +10,7 @@ import type { Role } from '../../src/api/roles.js';
 import type { Clock } from '../../src/server/context.js';
 import { createApiServer } from '../../src/server/http.js';
 import { insertUser, type UserRow } from '../../src/server/model/users.js';
-import type { WebhookDestinations } from '../../src/server/outgoing/destinations.js';
+import type { WebhookDestinations } from '../../src/server/outgoing/destination-policy.js';
 import { Router } from '../../src/server/router.js';
 import { hashPassword } from '../../src/server/secrets.js';
 import { createOrganization } from '../../src/server/setup.js';

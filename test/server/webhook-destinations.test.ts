@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { destinationAllowed, destinationsForServe, IN_PROCESS_DESTINATIONS } from '../../src/server/outgoing/destinations.js';
+import { IN_PROCESS_DESTINATIONS } from '../../src/server/outgoing/destination-policy.js';
+import { destinationAllowed, destinationsForServe } from '../../src/server/outgoing/destinations.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 

@@ -17,7 +17,8 @@ import { sendMessage } from '../model/messages.js';
 import { channelNarrowPath, encodeHashComponent } from '../model/render.js';
 import { userById, type UserRow } from '../model/users.js';
 import { SERVER_VERSION } from '../model/realm.js';
-import { destinationAllowed, DestinationRefused, vettedLookup, type WebhookDestinations } from './destinations.js';
+import type { WebhookDestinations } from './destination-policy.js';
+import { destinationAllowed, DestinationRefused, vettedLookup } from './destinations.js';
 import { GENERIC_INTERFACE, SLACK_INTERFACE, slackForm, webhookPayload } from './payload.js';
 
 /** Retries after a timeout or a connection error, before the bot is declared unavailable. */

@@ -8,16 +8,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-
-export interface WebhookDestinations {
-  /** This machine: 127.0.0.0/8, ::1, and the unspecified addresses, which connect here too. */
-  loopback: boolean;
-  /** Private, shared (CGNAT), link-local (cloud metadata lives there) and multicast networks. */
-  internal: boolean;
-}
-
-/** The in-process transport runs on a person's own machine, whose own services are theirs to call. */
-export const IN_PROCESS_DESTINATIONS: WebhookDestinations = { loopback: true, internal: false };
+import type { WebhookDestinations } from './destination-policy.js';
 
 const subnets = (list: [string, number][]): BlockList => {
   const b = new BlockList();
