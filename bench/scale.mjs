@@ -8,8 +8,7 @@
 // Turns), so a slow stretch of a shared machine lands on every size, not on whichever was measured then (one
 // size after the other, three full runs each had a different row over by noise: 1.59x, 1.61x, 1.52x).
 // Not a test: the verdicts are for people; the exit code is 1 when one is OVER.
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { fmtMs, median, Table, timeMedian, turns } from './scale-measure.mjs';
 import { seedOrganization, TARGET_CHANNELS } from './scale-seed.mjs';
+import { startServe } from './serve-fixture.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 // Medians of this many runs after one warm-up; fewer at 100,000 users, where one run can take seconds.
@@ -320,7 +320,7 @@ async function childProcesses(size, dataDir, seeded) {
   const ndjson = await turns.run(async () => runChatctl(['users', 'list', '--format', 'ndjson'], env));
   record('chatctl users list --format ndjson: peak RSS', 'memory', size, ndjson.rssMb, 150);
 
-  const { serve, url } = await turns.run(() => startServe(env));
+  const { child: serve, site: url, stop } = await turns.run(() => startServe({ dataDir, env }));
   try {
     const headers = { authorization: basicAuthHeader(seeded.owner.email, seeded.owner.api_key) };
     const http = (method, path, form) =>
@@ -359,25 +359,8 @@ async function childProcesses(size, dataDir, seeded) {
       );
     });
   } finally {
-    await turns.run(async () => {
-      serve.kill('SIGINT');
-      await once(serve, 'exit');
-    });
+    await turns.run(stop);
   }
-}
-
-/** `chatctl serve` on the organization `env` names, once it listens: the process and its URL. */
-function startServe(env) {
-  const serve = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  let said = '';
-  return new Promise((resolve, reject) => {
-    serve.stderr.on('data', (d) => {
-      said += d;
-      const m = /at (http:\/\/\S+)\/api\/v1/.exec(said);
-      if (m) resolve({ serve, url: m[1] });
-    });
-    serve.on('exit', (code) => reject(new Error(`serve exited ${code}: ${said}`)));
-  });
 }
 
 /** Builds the organization of `size` users; what measure() needs of it. */

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
@@ -34,11 +34,11 @@ export async function makeOrganization(prefix, users) {
 /**
  * `chatctl serve` on the organization, `nodeArgs` before the script (--cpu-prof ...); resolves with the
  * child and its site (`http://127.0.0.1:PORT`) once it says where it listens. Its log goes to a file
- * (`serve.log` beside the data dir), as a deployment's would: read through a pipe, every request's line
+ * (`<data dir>-serve.log` beside the data dir), as a deployment's would: read through a pipe, every request's line
  * would cost the benchmark's own process a wake-up on a core the measured processes share.
  */
 export async function startServe({ dataDir, env }, nodeArgs = []) {
-  const logPath = join(dirname(dataDir), 'serve.log');
+  const logPath = join(dirname(dataDir), `${basename(dataDir)}-serve.log`);
   const log = openSync(logPath, 'w');
   const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--data-dir', dataDir, '--port', '0'], { env, stdio: ['ignore', 'ignore', log] });
   closeSync(log);

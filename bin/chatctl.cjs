@@ -10,9 +10,6 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
-  // Where the runtime has it (Node 22.1+), keep the compiled code of chatctl's modules between runs, so
-  // start-up skips compiling them; Node 20 has no such cache and runs as before. Enabled before the CLI loads.
-  require('node:module').enableCompileCache?.();
   // The CLI maps every error of a command to its exit code; what reaches the catch is the CLI failing to load
   // (dist/ not built), exit 1 as for any failure.
   new Promise((resolve) => resolve(require('./load-cli.cjs').loadCli()))

@@ -9,16 +9,15 @@
  *
  * An answer is keyed by everything else it can depend on: the Authorization header as sent (an entry exists
  * only once those very credentials were accepted at this stamp, and they cannot have been revoked without a
- * write), the Host and X-Forwarded-Proto headers (links in answers use them), the method, path and query.
+ * write), the Host and X-Forwarded-Proto headers (links in answers use them), the path and query (of a GET).
  * A wrong key never matches an entry, so it goes the whole way through authentication as before: how fast
  * an answer comes tells nobody without the credentials whether they were used.
  */
 import type { Db } from './store/db.js';
 import { StampedCache } from './store/stamped-cache.js';
 
-/** What a request is answered by, for those the cache can hold: parameters from the query string only. */
+/** What a GET is answered by, for those the cache can hold: parameters from the query string only. */
 export interface ReadRequest {
-  method: string;
   path: string;
   query: [string, string][];
   authorization: string | undefined;
@@ -42,7 +41,7 @@ export function readRequest(path: string, query: [string, string][], headers: Re
     const value = headers[name];
     return typeof value === 'string' ? value : undefined;
   };
-  return { method: 'GET', path, query, authorization: one('authorization'), host: one('host'), forwardedProto: one('x-forwarded-proto') };
+  return { path, query, authorization: one('authorization'), host: one('host'), forwardedProto: one('x-forwarded-proto') };
 }
 
 /** Bounds, so that the cache's memory does not grow with the organization: the oldest answer makes room. */
@@ -55,7 +54,7 @@ export const ANSWER_CACHE_LIMITS = { answers: 1000, characters: 16 * 1024 * 1024
  */
 export function answerKey(r: ReadRequest): string | undefined {
   const query = r.query.length === 0 ? '' : new URLSearchParams(r.query).toString();
-  const parts = [r.method, r.path, query, present(r.authorization), present(r.host), present(r.forwardedProto)];
+  const parts = [r.path, query, present(r.authorization), present(r.host), present(r.forwardedProto)];
   return parts.some((part) => part.includes('\n')) ? undefined : parts.join('\n');
 }
 

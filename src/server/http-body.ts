@@ -8,10 +8,20 @@ import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isPlainObject } from '../api/schema.js';
 import { StreamedList } from '../api/streamed-list.js';
+import type { WireResponse } from '../api/wire.js';
 
 /** Writes an answer held whole (null: no body) and ends the response. */
 export function sendWhole(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
   sendText(res, status, headers, body === null ? '' : JSON.stringify(body));
+}
+
+/**
+ * Writes a router's answer held whole and ends the response: the JSON text the router holds already (an answer
+ * it kept), else its body's; nothing for HEAD.
+ */
+export function sendHeld(res: ServerResponse, out: WireResponse, head = false): void {
+  if (head || out.text === undefined) sendWhole(res, out.status, out.headers, head ? null : out.body);
+  else sendText(res, out.status, out.headers, out.text);
 }
 
 /** Writes an answer's text as it is and ends the response; its length is counted unless the headers carry it. */
@@ -21,13 +31,14 @@ export function sendText(res: ServerResponse, status: number, headers: Record<st
 }
 
 /**
- * Writes the answer and ends the response; false when the client went away before all of it was written.
- * A list that fails midway, after the status went out, cuts the answer short (the connection is destroyed,
- * so the client sees a truncated answer, never a shorter list) and the failure is thrown.
+ * Writes a router's answer and ends the response (no body for HEAD); false when the client went away before
+ * all of it was written. A list that fails midway, after the status went out, cuts the answer short (the
+ * connection is destroyed, so the client sees a truncated answer, never a shorter list) and the failure is thrown.
  */
-export async function writeAnswer(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): Promise<boolean> {
-  if (!isPlainObject(body) || !Object.values(body).some((v) => v instanceof StreamedList)) {
-    sendWhole(res, status, headers, body);
+export async function writeAnswer(res: ServerResponse, out: WireResponse, head = false): Promise<boolean> {
+  const { status, headers, body } = out;
+  if (head || !isPlainObject(body) || !Object.values(body).some((v) => v instanceof StreamedList)) {
+    sendHeld(res, out, head);
     return true;
   }
   // No length: it is not known before the end, so the answer goes out chunked.

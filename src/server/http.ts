@@ -9,7 +9,7 @@ import { ApiError } from '../api/errors.js';
 import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
 import { type ReadRequest, readRequest } from './answer-cache.js';
-import { sendText, sendWhole, writeAnswer } from './http-body.js';
+import { sendHeld, sendWhole, writeAnswer } from './http-body.js';
 import type { Router } from './router.js';
 
 const API_PREFIX = '/api/v1';
@@ -158,8 +158,7 @@ function gatherReads(router: Router, log: (line: string) => void): (waiting: Wai
       try {
         if (!cached) r.handle();
         else {
-          if (cached.text === undefined) sendWhole(r.res, cached.status, cached.headers, cached.body);
-          else sendText(r.res, cached.status, cached.headers, cached.text);
+          sendHeld(r.res, cached);
           r.done(cached.status);
         }
       } catch (e) {
@@ -253,10 +252,7 @@ function handleFully(
     };
     const out = await router.handle(wire, abort.signal, { streamAll: true });
     if (abort.signal.aborted) return done(499);
-    const body = req.method === 'HEAD' ? null : out.body;
-    let whole = true;
-    if (out.text !== undefined && body !== null) sendText(res, out.status, out.headers, out.text);
-    else whole = await writeAnswer(res, out.status, out.headers, body);
+    const whole = await writeAnswer(res, out, req.method === 'HEAD');
     done(whole ? out.status : 499);
   })().catch((e: unknown) => {
     // Whatever went wrong, this request gets an answer and the server keeps serving the others.

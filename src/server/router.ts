@@ -168,9 +168,8 @@ export class Router {
    */
   cachedAnswers(reads: readonly { read: ReadRequest; remoteAddress: string | undefined }[]): (WireResponse | undefined)[] {
     // Only answers of cacheable operations are kept (see dispatch), so the key alone finds them; no key is
-    // empty, so a method other than GET (or a request with no key) finds nothing. A store that cannot be read
-    // finds nothing either.
-    const found = this.answers.find(reads.map(({ read }) => (read.method === 'GET' ? (answerKey(read) ?? '') : '')));
+    // empty, so a request with no key finds nothing. A store that cannot be read finds nothing either.
+    const found = this.answers.find(reads.map(({ read }) => answerKey(read) ?? ''));
     return reads.map(({ remoteAddress }, i) => {
       const answer = found[i];
       return answer && this.fromCache(answer, remoteAddress);
@@ -179,7 +178,7 @@ export class Router {
 
   /** Where the answer to a read is kept once handled, and the stamp it is kept at: only for a cacheable operation. */
   private keepFor(read: ReadRequest): { key: string; stamp: string } | undefined {
-    if (this.match(read.method, read.path)?.cacheable !== true) return undefined;
+    if (this.match('GET', read.path)?.cacheable !== true) return undefined;
     const key = answerKey(read);
     const stamp = key === undefined ? undefined : this.answers.stamp();
     return key === undefined || stamp === undefined ? undefined : { key, stamp };

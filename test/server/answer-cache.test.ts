@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationsByArea } from '../../src/api/catalogue.js';
 import type { WireRequest } from '../../src/api/wire.js';
-import { AnswerCache, ANSWER_CACHE_LIMITS, answerKey } from '../../src/server/answer-cache.js';
+import { AnswerCache, ANSWER_CACHE_LIMITS, answerKey, readRequest } from '../../src/server/answer-cache.js';
 import { setSetting } from '../../src/server/model/realm.js';
 import type { Db } from '../../src/server/store/db.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
@@ -23,14 +23,7 @@ describe('operations declared cacheable', () => {
   afterAll(() => org.close());
 
   const get = (path: string): WireRequest => ({ method: 'GET', path, query: [], body: [], headers: { authorization: basic(org.owner) } });
-  const readOf = (req: WireRequest) => ({
-    method: 'GET',
-    path: req.path,
-    query: req.query,
-    authorization: req.headers.authorization,
-    host: undefined,
-    forwardedProto: undefined,
-  });
+  const readOf = (req: WireRequest) => readRequest(req.path, req.query, req.headers);
 
   it('are each kept after one answer, and the kept answer is the answer', async () => {
     const ok = async (req: WireRequest) => {
@@ -233,7 +226,7 @@ describe('the answer cache', () => {
   afterAll(() => org.close());
 
   const keyFor = (i: number): string => {
-    const key = answerKey({ method: 'GET', path: `/users/${i}`, query: [], authorization: 'Basic x', host: undefined, forwardedProto: undefined });
+    const key = answerKey({ path: `/users/${i}`, query: [], authorization: 'Basic x', host: undefined, forwardedProto: undefined });
     if (key === undefined) throw new Error('a plain request has a key');
     return key;
   };
