@@ -54,3 +54,27 @@ export function schemaExample(name: string): Record<string, unknown> {
   if (!example) throw new Error(`zulip.yaml has no example for ${name}`);
   return example;
 }
+
+/** Every documented path template with its methods and, per method, its parameters' descriptions by name. */
+export function documentedParameters(): Map<string, Map<string, Map<string, string>>> {
+  const out = new Map<string, Map<string, Map<string, string>>>();
+  for (const [path, item] of Object.entries(load().paths as Record<string, Node>)) {
+    const methods = new Map<string, Map<string, string>>();
+    const shared = ((item.parameters as unknown[] | undefined) ?? []).map(resolveRef);
+    for (const [method, op] of Object.entries(item)) {
+      if (method === 'parameters' || typeof op !== 'object' || op === null) continue;
+      const params = new Map<string, string>();
+      for (const p of [...shared, ...(((op as Node).parameters as unknown[] | undefined) ?? []).map(resolveRef)]) {
+        if (p.in !== 'path') params.set(String(p.name), String(p.description ?? ''));
+      }
+      const content = ((op as Node).requestBody as Node | undefined)?.content as Node | undefined;
+      for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data']) {
+        const schema = resolveRef((content?.[type] as Node | undefined)?.schema);
+        for (const [name, s] of Object.entries((schema?.properties as Node | undefined) ?? {})) params.set(name, String(resolveRef(s).description ?? ''));
+      }
+      methods.set(method.toUpperCase(), params);
+    }
+    out.set(path, methods);
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ import type { CallParamsOf, Operation } from '../../src/api/operation.js';
 import { getUserGroups, updateUserGroupMembers, createUserGroup } from '../../src/api/operations/groups.js';
 import { sendInvites, createInviteLink } from '../../src/api/operations/invites.js';
 import { addLinkifier, updateLinkifier } from '../../src/api/operations/linkifiers.js';
-import { getMessages, sendMessage, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
+import { getMessage, getMessages, sendMessage, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { createChannel, getStreams, subscribe, updateStream, updateUserTopic } from '../../src/api/operations/channels.js';
 import { register } from '../../src/api/operations/events.js';
@@ -226,6 +226,31 @@ describe('parameters renamed, re-valued or added', () => {
     expect(
       await refusal(at(57, setTypingStatus, { type: 'stream', op: 'start', stream_id: 3, topic: 't' }, { stream_id: 'channel typing notifications' })),
     ).toBe('channel typing notifications needs feature level ≥ 58 (server has 57)');
+  });
+
+  it('a channel message is type "stream" before 248; allow_empty_topic_name is left out before 334, where no topic is empty', async () => {
+    expect(await at(247, sendMessage, { type: 'channel', to: 'general', topic: 't', content: 'x' })).toMatchObject([{ params: { type: 'stream' } }]);
+    expect(await at(248, sendMessage, { type: 'channel', to: 'general', topic: 't', content: 'x' })).toMatchObject([{ params: { type: 'channel' } }]);
+    expect(await at(333, getMessage, { message_id: 4, allow_empty_topic_name: true })).toEqual([{ method: 'GET', path: '/messages/4', params: {} }]);
+    expect(await at(334, getMessage, { message_id: 4, allow_empty_topic_name: true })).toMatchObject([{ params: { allow_empty_topic_name: 'true' } }]);
+    expect(await refusal(at(235, sendMessage, { type: 'channel', to: 'general', topic: 't', content: 'x', read_by_sender: false }))).toBe(
+      'send-message parameter read_by_sender needs feature level ≥ 236 (server has 235)',
+    );
+  });
+
+  it('group permissions: each from its level; can_mention_group is can_mention_group_id before 198 and a group ID only before 258', async () => {
+    const group = { name: 'g', description: '', members: [] };
+    expect(await at(197, createUserGroup, { ...group, can_mention_group: 11 })).toMatchObject([{ params: { can_mention_group_id: '11' } }]);
+    const members = { direct_members: [1], direct_subgroups: [] };
+    expect(await at(258, createUserGroup, { ...group, can_mention_group: members })).toMatchObject([
+      { params: { can_mention_group: JSON.stringify(members) } },
+    ]);
+    expect(await refusal(at(257, createUserGroup, { ...group, can_mention_group: members }))).toBe(
+      'a group-setting value of members and subgroups needs feature level ≥ 258 (server has 257)',
+    );
+    expect(await refusal(at(300, createUserGroup, { ...group, can_join_group: 11 }, { can_join_group: '--can-join' }))).toBe(
+      '--can-join needs feature level ≥ 301 (server has 300)',
+    );
   });
 
   it('the general-chat topic is "(no topic)" before 334', async () => {

@@ -1,6 +1,6 @@
 /** User groups: named groups of users and subgroups, and the role-based system groups. */
 import { declareOlder, olderCall } from '../older.js';
-import { operation, p } from '../operation.js';
+import { NotAtLevel, operation, p } from '../operation.js';
 import { s } from '../schema.js';
 import type { GroupSettingValue } from './channels.js';
 
@@ -30,6 +30,12 @@ export type UserGroup = {
 /** A group-setting value on the wire: a group ID or {direct_members, direct_subgroups}. */
 const groupSettingValue = s.union(s.int(), s.object({ direct_members: s.list(s.int()), direct_subgroups: s.list(s.int()) }), 'an integer or a dict');
 
+/** A group-setting value as servers before 258 take it: a group ID, never members and subgroups. */
+function groupIdOnly(value: number | { direct_members: number[]; direct_subgroups: number[] }): number {
+  if (typeof value === 'number') return value;
+  throw new NotAtLevel('a group-setting value of members and subgroups');
+}
+
 const groupPath = { user_group_id: p.path(s.int()) };
 
 export const createUserGroup = operation<{ group_id: number }>()({
@@ -44,12 +50,19 @@ export const createUserGroup = operation<{ group_id: number }>()({
     description: p.req(s.string()),
     members: p.req(s.list(s.int(), { unique: true }), { doc: 'JSON list of user IDs' }),
     subgroups: p.opt(s.list(s.int(), { unique: true }), { doc: 'JSON list of group IDs', minFeatureLevel: 311 }),
-    can_add_members_group: p.opt(groupSettingValue),
-    can_join_group: p.opt(groupSettingValue),
-    can_leave_group: p.opt(groupSettingValue),
-    can_manage_group: p.opt(groupSettingValue),
-    can_mention_group: p.opt(groupSettingValue),
-    can_remove_members_group: p.opt(groupSettingValue),
+    can_add_members_group: p.opt(groupSettingValue, { minFeatureLevel: 305 }),
+    can_join_group: p.opt(groupSettingValue, { minFeatureLevel: 301 }),
+    can_leave_group: p.opt(groupSettingValue, { minFeatureLevel: 308 }),
+    can_manage_group: p.opt(groupSettingValue, { minFeatureLevel: 283 }),
+    // Named can_mention_group_id until 198, and a group ID only (no members and subgroups) until 258.
+    can_mention_group: p.opt(groupSettingValue, {
+      minFeatureLevel: 191,
+      older: [
+        { before: 258, value: groupIdOnly },
+        { before: 198, name: 'can_mention_group_id' },
+      ],
+    }),
+    can_remove_members_group: p.opt(groupSettingValue, { minFeatureLevel: 324 }),
   },
   openapiPath: '/user_groups/create',
 });

@@ -1,7 +1,7 @@
 /** Messages: sending, fetching, editing, edit history, rendering and personal flags. */
 import { LIMITS } from '../limits.js';
 import { NARROW_OLDER, type NarrowTerm } from '../narrow.js';
-import { DIRECT_TYPE_BEFORE_174, EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
+import { CHANNEL_TYPE_BEFORE_248, DIRECT_TYPE_BEFORE_174, EMPTY_TOPIC_BEFORE_334, EMPTY_TOPICS_FROM_334 } from '../older-values.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
@@ -117,11 +117,14 @@ export const sendMessage = operation<{ id: number; automatic_new_visibility_poli
   summary: 'Send a channel or direct message',
   access: 'user',
   params: {
-    type: p.req(s.literal(['direct', 'private', 'stream', 'channel']), { doc: 'direct (private) or channel (stream)', older: DIRECT_TYPE_BEFORE_174 }),
+    type: p.req(s.literal(['direct', 'private', 'stream', 'channel']), {
+      doc: 'direct (private) or channel (stream)',
+      older: [...DIRECT_TYPE_BEFORE_174, ...CHANNEL_TYPE_BEFORE_248],
+    }),
     to: p.req(s.string(), { doc: 'channel name or ID; for direct messages a JSON list of user IDs or e-mails' }),
     topic: p.opt(s.string(), { aliases: ['subject'], doc: 'topic of a channel message', older: EMPTY_TOPIC_BEFORE_334 }),
     content: p.req(s.string()),
-    read_by_sender: p.opt(s.bool(), { doc: 'mark the message read for the sender (default true)' }),
+    read_by_sender: p.opt(s.bool(), { doc: 'mark the message read for the sender (default true)', minFeatureLevel: 236 }),
   },
   openapiPath: '/messages',
 });
@@ -134,14 +137,14 @@ export const getMessages = operation<GetMessagesResult>()({
   access: 'user',
   params: {
     anchor: p.opt(s.string(), { doc: 'message ID, newest, oldest or first_unread' }),
-    include_anchor: p.def(s.bool(), true),
+    include_anchor: p.def(s.bool(), true, { minFeatureLevel: 155 }),
     num_before: p.def(s.int({ min: 0 }), 0),
     num_after: p.def(s.int({ min: 0 }), 0),
     narrow: p.def(narrowParam, [], { older: NARROW_OLDER }),
     client_gravatar: p.def(s.bool(), true),
     apply_markdown: p.def(s.bool(), true),
-    allow_empty_topic_name: p.def(s.bool(), false),
-    message_ids: p.opt(s.list(s.int(), { unique: true }), { doc: 'fetch exactly these messages instead of a range' }),
+    allow_empty_topic_name: p.def(s.bool(), false, { older: EMPTY_TOPICS_FROM_334 }),
+    message_ids: p.opt(s.list(s.int(), { unique: true }), { doc: 'fetch exactly these messages instead of a range', minFeatureLevel: 300 }),
   },
   openapiPath: '/messages',
 });
@@ -155,8 +158,8 @@ export const getMessage = operation<{ raw_content: string; message: FetchedMessa
   cacheable: true,
   params: {
     message_id: p.path(s.int()),
-    apply_markdown: p.def(s.bool(), true),
-    allow_empty_topic_name: p.def(s.bool(), false),
+    apply_markdown: p.def(s.bool(), true, { minFeatureLevel: 120 }),
+    allow_empty_topic_name: p.def(s.bool(), false, { older: EMPTY_TOPICS_FROM_334 }),
   },
   openapiPath: '/messages/{message_id}',
 });
@@ -185,7 +188,7 @@ export const getMessageHistory = operation<{ message_history: HistorySnapshot[] 
   access: 'user',
   params: {
     message_id: p.path(s.int()),
-    allow_empty_topic_name: p.def(s.bool(), false),
+    allow_empty_topic_name: p.def(s.bool(), false, { older: EMPTY_TOPICS_FROM_334 }),
   },
   openapiPath: '/messages/{message_id}/history',
 });

@@ -50,9 +50,9 @@ export const createCustomProfileField = operation<{ id: number }>()({
     hint: p.def(s.string(), '', { doc: 'help text (at most 80 characters)' }),
     field_type: p.req(s.int(), { doc: '1 short text, 2 long text, 3 select, 4 date, 5 link, 6 users, 7 external account, 8 pronouns' }),
     field_data: p.opt(s.dict(s.any()), { doc: 'select: {"key": {"text", "order"}}; external account: {"subtype", "url_pattern"?}' }),
-    display_in_profile_summary: p.def(s.bool(), false),
-    required: p.def(s.bool(), false),
-    editable_by_user: p.def(s.bool(), true, { doc: 'whether users may edit their own value (feature level 296)' }),
+    display_in_profile_summary: p.def(s.bool(), false, { minFeatureLevel: 146 }),
+    required: p.def(s.bool(), false, { minFeatureLevel: 244 }),
+    editable_by_user: p.def(s.bool(), true, { doc: 'whether users may edit their own value', minFeatureLevel: 296 }),
   },
   openapiPath: '/realm/profile_fields',
 });

@@ -1,6 +1,6 @@
 /** Typing notifications: composing a new message, and editing an existing one. */
 import { olderCall, declareOlder } from '../older.js';
-import { DIRECT_TYPE_BEFORE_174, EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
+import { CHANNEL_TYPE_BEFORE_248, DIRECT_TYPE_BEFORE_174, EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
@@ -17,7 +17,7 @@ export const setTypingStatus = operation<Record<string, never>>()({
     // `private` was removed at feature level 215 (a server answers `Invalid type`); `channel` came at 248.
     type: p.def(s.literal(['direct', 'stream', 'channel']), 'direct', {
       doc: 'direct (default), stream or channel',
-      older: [...DIRECT_TYPE_BEFORE_174, { before: 248, value: (type) => (type === 'channel' ? 'stream' : type) }],
+      older: [...DIRECT_TYPE_BEFORE_174, ...CHANNEL_TYPE_BEFORE_248],
     }),
     op: p.req(s.literal(TYPING_OPS), { doc: 'start or stop' }),
     to: p.opt(s.list(s.int(), { unique: true }), { doc: 'recipient user IDs (direct)' }),

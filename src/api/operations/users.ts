@@ -124,7 +124,7 @@ export const deactivateUser = operation<Record<string, never>>()({
   access: 'admin',
   params: {
     user_id: p.path(s.int()),
-    deactivation_notification_comment: p.opt(s.string({ maxLength: 2000 }), { doc: 'text for the notification e-mail' }),
+    deactivation_notification_comment: p.opt(s.string({ maxLength: 2000 }), { doc: 'text for the notification e-mail', minFeatureLevel: 135 }),
   },
   openapiPath: '/users/{user_id}',
 });
