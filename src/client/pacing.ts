@@ -9,12 +9,16 @@
  * - the rule the headers describe: the server's count at the last response, which requests of ours will
  *   leave the window when (the times our requests were answered, plus the window), and the rest, made by
  *   the user's other clients, assumed to stay until the reset. A `Limit` that is not one of the documented
- *   rules is treated as one window that frees everything at its reset;
+ *   rules is an operator's own rule: its window is read from the headers (right after a request, `Reset`
+ *   is the window ahead: the newest call leaves it last), and none of ours outlasts the reset;
  * - once the server has shown that it limits (it sent the headers once), every documented rule the headers
- *   do not show, counted from our own requests alone; when the server refuses a request although all of
- *   them had room, the shortest one is lowered to the requests it accepted within its window (the user's
- *   other clients share it);
- * - a 429's `retry-after`, which holds every request until then.
+ *   do not show, counted from our own requests alone, unless the headers showed an operator's rule: the
+ *   documented ones are then not assumed, and the rules the headers hide are learned from the 429s;
+ * - a rule the headers hide, learned from a 429 that no rule known explained: the server's `retry-after` is
+ *   when the calls-th newest of our requests leaves that rule's window, so each number of calls k gives a
+ *   window (now + retry-after - the k-th newest answer); the rule is the smallest k whose window every
+ *   accepted request fitted (a window it would have been refused in is not the server's);
+ * - a 429's `retry-after`, which holds every request until then, and is the longest the pacer then waits.
  * Before each request it waits until every rule has room for it (and, in the reported rule, `reserve` more
  * for the user's other clients while the headers show them at work), if that is within `maxWaitMs`;
  * otherwise it lets the request go and the 429 handling decides.
@@ -63,8 +67,9 @@ interface Window {
 /** What the last response's headers said. */
 interface Report {
   limit: number;
-  /** The documented rule of that size: a sliding window of known length; absent: unknown, all free at the reset. */
-  rule: RateRule | undefined;
+  /** The rule of that size: a documented one, or an operator's with the window the headers implied. */
+  rule: RateRule;
+  documented: boolean;
   /** Calls in the window that are not ours (or not known to be). */
   others: number;
   /** Local ms at which the server's window is empty again. */
@@ -78,8 +83,10 @@ export class Pacer {
   private report: Report | undefined;
   /** Whether the server has ever sent rate-limit headers: one that never does enforces no limits. */
   private limiting = false;
-  /** The shortest rule as learned from a 429 the headers did not explain. */
-  private learned: RateRule | undefined;
+  /** Rules learned from 429s the headers did not explain. */
+  private learned: RateRule[] = [];
+  /** The window of each undocumented `Limit` the headers showed, s (the longest the headers implied). */
+  private readonly shownWindows = new Map<number, number>();
   /** A 429's retry-after: no request goes before this (local ms). */
   private blockedUntil = 0;
   /** An announced wait covers waits until then (concurrent workers wait together). */
@@ -135,21 +142,31 @@ export class Pacer {
     if (headers['x-ratelimit-remaining'] === undefined || !Number.isFinite(remaining) || !Number.isFinite(reset) || !(limit > 0)) return;
     this.limiting = true;
     const serverNow = headers.date ? Date.parse(headers.date) : Number.NaN;
-    const rule = this.rules.find((r) => r.calls === limit);
-    const ours = rule ? this.answeredSince(now - rule.seconds * 1000) : 0;
+    const resetAt = now + (reset * 1000 - (Number.isNaN(serverNow) ? now : serverNow));
+    const documented = this.rules.find((r) => r.calls === limit);
+    const rule = documented ?? this.shownRule(limit, resetAt - now);
+    const ours = this.answeredSince(now - rule.seconds * 1000);
     this.report = {
       limit,
       rule,
+      documented: documented !== undefined,
       // Requests of ours still in flight may be among them: counted twice until the next report, to be safe.
       others: Math.max(0, limit - remaining - ours),
-      resetAt: now + (reset * 1000 - (Number.isNaN(serverNow) ? now : serverNow)),
+      resetAt,
     };
+  }
+
+  /** An operator's rule the headers show: `limit` calls in the longest window a reset has implied so far. */
+  private shownRule(limit: number, toResetMs: number): RateRule {
+    const seconds = Math.max(this.shownWindows.get(limit) ?? 1, Math.ceil(toResetMs / 1000));
+    this.shownWindows.set(limit, seconds);
+    return { calls: limit, seconds };
   }
 
   /**
    * The server refused a taken request with 429 (not counted: a refused request uses no budget). When no
-   * rule known had run out, one the headers do not show is tighter than documented: the requests it took
-   * within the shortest window are its size.
+   * rule known had run out, a rule the headers do not show refused it: learned from the `retry-after`
+   * (see above), or without one, as the requests accepted within the shortest documented window.
    */
   refused(retryAfterSeconds: number | undefined): void {
     this.release();
@@ -158,12 +175,34 @@ export class Pacer {
     // Only a report with room left says that a rule the headers do not show refused it.
     const windows = this.windows(now);
     if (!this.report || now >= this.report.resetAt || windows.some((w) => w.count >= w.rule.calls)) return;
+    const rule = retryAfterSeconds !== undefined ? this.hiddenRule(now + retryAfterSeconds * 1000) : this.shortestFilled(now);
+    if (!rule) return;
+    this.learned = [...this.learned.filter((r) => r.seconds !== rule.seconds), rule];
+    this.opts.onWait?.(
+      `the server refused a request its rate-limit headers allowed; keeping below ${rule.calls} requests per ${Number(rule.seconds.toFixed(1))} s`,
+    );
+  }
+
+  /**
+   * The rule that refused a request the server takes again at `freeAt`: the fewest calls k whose window
+   * (`freeAt` - our k-th newest answer) held fewer than k of ours before each request it accepted.
+   */
+  private hiddenRule(freeAt: number): RateRule | undefined {
+    const t = this.answered;
+    const n = t.length;
+    for (let k = 1; k <= n; k++) {
+      const windowMs = freeAt - t[n - k]!;
+      let fits = windowMs > 0;
+      for (let i = k; fits && i < n; i++) fits = t[i]! - t[i - k]! >= windowMs;
+      if (fits) return { calls: k, seconds: windowMs / 1000 };
+    }
+    return undefined;
+  }
+
+  /** Without a retry-after: the requests accepted within the shortest documented window. */
+  private shortestFilled(now: number): RateRule | undefined {
     const shortest = this.rules[0];
-    if (!shortest) return;
-    const calls = Math.max(1, this.answeredSince(now - shortest.seconds * 1000));
-    if (this.learned && this.learned.calls <= calls) return;
-    this.learned = { calls, seconds: shortest.seconds };
-    this.opts.onWait?.(`the server refused a request its rate-limit headers allowed; keeping below ${calls} requests per ${shortest.seconds} s`);
+    return shortest && { calls: Math.max(1, this.answeredSince(now - shortest.seconds * 1000)), seconds: shortest.seconds };
   }
 
   /** A taken request failed without a response. */
@@ -199,9 +238,9 @@ export class Pacer {
     const out: Window[] = [];
     const report = this.report && now < this.report.resetAt ? this.report : undefined;
     if (report) {
-      // An unknown rule frees everything at its reset, our requests in flight included.
-      const own = report.rule ? this.frees(report.rule, now) : Array<number>(this.inFlight).fill(report.resetAt);
-      const rule = report.rule ?? { calls: report.limit, seconds: Math.max(1, (report.resetAt - now) / 1000) };
+      const rule = report.rule;
+      // An operator's rule may be a fixed window, which frees everything at its reset: none of ours outlasts it.
+      const own = this.frees(rule, now).map((t) => (report.documented ? t : Math.min(t, report.resetAt)));
       const frees = [...own, ...Array<number>(report.others).fill(report.resetAt)].sort((a, b) => a - b);
       // Room is kept only for other clients the window shows: a user whose other clients made no request
       // in it loses nothing, and a job may use the whole budget. Kept always, it made a run of exactly the
@@ -209,14 +248,9 @@ export class Pacer {
       out.push({ rule, count: frees.length, frees, reserved: report.others > 0 ? this.reserve : 0 });
     }
     if (!this.limiting) return out;
-    let learned = this.learned;
-    for (const documented of this.rules) {
-      if (report && documented.calls === report.limit) continue;
-      const rule = learned && documented.seconds === learned.seconds ? learned : documented;
-      if (rule === learned) learned = undefined;
-      out.push(this.ownWindow(rule, now));
-    }
-    if (learned) out.push(this.ownWindow(learned, now));
+    // An operator's rule in the headers: the documented ones are not in force, the hidden ones are learned.
+    const documented = this.report && !this.report.documented ? [] : this.rules.filter((r) => r.calls !== report?.limit);
+    for (const rule of [...documented, ...this.learned]) out.push(this.ownWindow(rule, now));
     return out;
   }
 
@@ -240,8 +274,9 @@ export class Pacer {
 
   /** Drops answers no rule's window still holds. */
   private forget(now: number): void {
-    const longestMs = Math.max(...this.rules.map((r) => r.seconds)) * 1000;
-    const most = Math.max(...this.rules.map((r) => r.calls));
+    const all = [...this.rules, ...this.learned, ...[...this.shownWindows].map(([calls, seconds]) => ({ calls, seconds }))];
+    const longestMs = Math.max(...all.map((r) => r.seconds)) * 1000;
+    const most = Math.max(...all.map((r) => r.calls));
     let drop = 0;
     while (drop < this.answered.length && (this.answered[drop]! <= now - longestMs || this.answered.length - drop > most)) drop++;
     if (drop) this.answered = this.answered.slice(drop);

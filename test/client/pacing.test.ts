@@ -104,7 +104,7 @@ describe('Pacer', () => {
     expect(f.clock.t - before).toBeLessThan(3_600_000);
   });
 
-  it('learns a tighter per-minute rule from a 429 the headers did not explain, and holds every request for its retry-after', async () => {
+  it('learns a rule the headers hide from a 429 and its retry-after, and waits no longer than the server asked', async () => {
     const f = fakePacer({ reserve: 1 });
     for (let i = 0; i < 50; i++) {
       await f.pacer.take();
@@ -113,10 +113,27 @@ describe('Pacer', () => {
     }
     await f.pacer.take();
     f.pacer.refused(2.5);
-    expect(f.notes).toEqual(['the server refused a request its rate-limit headers allowed; keeping below 50 requests per 60 s']);
+    // The first of the 50 leaves the hidden window in 2.5 s: 50 calls per 52.5 s, the fewest every accepted request fitted.
+    expect(f.notes).toEqual(['the server refused a request its rate-limit headers allowed; keeping below 50 requests per 52.5 s']);
     await f.pacer.take();
-    // 50 in the last 60 s is the rule now: room for one more once the first has left it, 10 s on.
-    expect(f.sleeps).toEqual([10_000]);
+    expect(f.sleeps).toEqual([2_500]);
+    f.pacer.observe(f.headers(1849, 3600, 2000));
+    await f.pacer.take();
+    // The window is full again: the next goes when the second of the 50 leaves it.
+    expect(f.sleeps).toEqual([2_500, 1_000]);
+  });
+
+  it('a burst refused by a rule the headers hide: its window is the retry-after, and the next burst goes then', async () => {
+    const f = fakePacer({ reserve: 0 });
+    for (let i = 0; i < 10; i++) {
+      await f.pacer.take();
+      f.pacer.observe(f.headers(99 - i, 30, 100));
+    }
+    await f.pacer.take();
+    f.pacer.refused(2);
+    expect(f.notes).toEqual(['the server refused a request its rate-limit headers allowed; keeping below 10 requests per 2 s']);
+    await f.pacer.take();
+    expect(f.sleeps).toEqual([2_000]);
   });
 
   it('a 429 from a rule known to be used up, or before any report, teaches nothing', async () => {
