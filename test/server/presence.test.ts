@@ -20,23 +20,39 @@ describe.each(TRANSPORTS)('presence over %s', (kind) => {
   describe('POST /users/me/presence', () => {
     it('answers in the legacy format keyed by e-mail, with a fractional server_timestamp', async () => {
       const user = org.addUser();
-      const client = await clientFor(org, kind, user);
-      const res = await client.call(updatePresence, { status: 'active' });
+      const other = org.addUser();
+      const t = Math.floor(org.clock.now());
+      await (await clientFor(org, kind, other)).call(updatePresence, { status: 'active' });
+      const res = await (await clientFor(org, kind, user)).call(updatePresence, { status: 'active' });
       expect(openapiErrors('post', '/users/me/presence', 200, res)).toEqual([]);
       expect(res.server_timestamp).toBe(org.clock.now());
-      const mine = res.presences![user.email] as Record<string, unknown>;
-      const t = Math.floor(org.clock.now());
-      expect(mine).toEqual({
+      expect(res.presences![other.email]).toEqual({
         aggregated: { client: 'website', status: 'active', timestamp: t },
         website: { client: 'website', status: 'active', timestamp: t, pushable: false },
       });
       expect(res.presence_last_update_id).toBeGreaterThan(0);
     });
 
+    it("answers with what was stored before the caller's report: their own entry is absent, then their previous one", async () => {
+      const user = org.addUser();
+      const client = await clientFor(org, kind, user);
+      const first = await client.call(updatePresence, { status: 'idle', slim_presence: true });
+      expect(first.presences).not.toHaveProperty(String(user.id));
+      const idleAt = Math.floor(org.clock.now());
+      org.clock.advance(120);
+      const second = await client.call(updatePresence, { status: 'active', slim_presence: true });
+      // The idle report, not this active one.
+      expect(second.presences![String(user.id)]).toEqual({ active_timestamp: Math.floor(user.row.date_joined), idle_timestamp: idleAt });
+      const third = await client.call(updatePresence, { status: 'active', slim_presence: true });
+      const activeAt = Math.floor(org.clock.now());
+      expect(third.presences![String(user.id)]).toEqual({ active_timestamp: activeAt, idle_timestamp: activeAt });
+    });
+
     it('uses the modern format with last_update_id or slim_presence, returning only newer data', async () => {
       const a = org.addUser();
       const b = org.addUser();
       const clientA = await clientFor(org, kind, a);
+      await clientA.call(updatePresence, { status: 'idle', ping_only: true });
       const first = await clientA.call(updatePresence, { status: 'idle', last_update_id: -1 });
       expect(openapiErrors('post', '/users/me/presence', 200, first)).toEqual([]);
       const t = Math.floor(org.clock.now());
@@ -56,10 +72,13 @@ describe.each(TRANSPORTS)('presence over %s', (kind) => {
       const fresh = createTestOrg();
       try {
         const [first, second, reader] = [fresh.addUser(), fresh.addUser(), fresh.addUser()];
-        await (await clientFor(fresh, kind, first)).call(updatePresence, { status: 'active' });
-        const cursor = (await (await clientFor(fresh, kind, second)).call(updatePresence, { status: 'active', last_update_id: -1 })).presence_last_update_id!;
+        await (await clientFor(fresh, kind, first)).call(updatePresence, { status: 'active', ping_only: true });
+        const secondClient = await clientFor(fresh, kind, second);
+        await secondClient.call(updatePresence, { status: 'active', ping_only: true });
+        const cursor = (await secondClient.call(updatePresence, { status: 'active', last_update_id: -1 })).presence_last_update_id!;
         fresh.clock.advance(20 * DAY);
         const client = await clientFor(fresh, kind, reader);
+        await client.call(updatePresence, { status: 'active', ping_only: true });
         const res = await client.call(updatePresence, { status: 'active' });
         expect(Object.keys(res.presences!)).toEqual([reader.email]);
         const month = await client.call(updatePresence, { status: 'active', history_limit_days: 30 });
@@ -118,9 +137,11 @@ describe.each(TRANSPORTS)('presence over %s', (kind) => {
         await client.call(updatePresence, { status: 'active' });
         expect(row()).toEqual(before);
         fresh.clock.advance(100);
+        await client.call(updatePresence, { status: 'idle' });
+        expect(row()).toMatchObject({ last_active_time: activeAt, last_connected_time: fresh.clock.now() });
+        // The idle report shows in the next answer (each answer precedes its own report).
         const res = await client.call(updatePresence, { status: 'idle' });
         expect((res.presences![user.email] as Record<string, unknown>).aggregated).toEqual({ client: 'website', status: 'idle', timestamp: fresh.clock.now() });
-        expect(row()).toMatchObject({ last_active_time: activeAt, last_connected_time: fresh.clock.now() });
       } finally {
         await fresh.close();
       }

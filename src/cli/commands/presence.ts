@@ -115,8 +115,9 @@ export const commands = [
     description:
       'Reports your presence (POST /users/me/presence), as a client does every minute. "active": you are using ' +
       'the device; "idle": a client is open but you are not using it. The server answers with everyone\'s ' +
-      'presence, printed as presence list does; --ping-only records yours and asks for nothing back (for ' +
-      'keep-alive scripts). Bots have no presence.\n\n' +
+      'presence as it stood before this report, printed as presence list does (a Zulip server applies the ' +
+      'report after answering, so your own row is your previous report, or absent); --ping-only records ' +
+      'yours and asks for nothing back (for keep-alive scripts). Bots have no presence.\n\n' +
       THRESHOLD_HELP,
     examples: ['chatctl presence set active --ping-only', 'chatctl presence set idle --json'],
     args: { status: arg.custom('active or idle', parseStatus, { suggestions: ['active', 'idle'] }) },

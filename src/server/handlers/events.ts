@@ -21,6 +21,7 @@ import {
   queueLifespanSecs,
   touchQueue,
 } from '../model/event-queues.js';
+import { eventNarrow } from '../model/event-narrow.js';
 import { initialState } from '../model/register.js';
 import { isGuest } from '../model/users.js';
 import { versionFields } from '../model/realm.js';
@@ -96,6 +97,7 @@ export const bindings: Binding[] = [
     const me = callerOf(ctx);
     const now = ctx.nowSeconds();
     if (p.all_public_streams && isGuest(me)) throw badRequest('User not authorized for this query');
+    const narrow = eventNarrow(p.narrow);
     expireQueues(db, now);
     const queueId = createQueue(db, {
       userId: me.id,
@@ -107,8 +109,9 @@ export const bindings: Binding[] = [
         all_public_streams: p.all_public_streams,
         include_subscribers: p.include_subscribers,
         client_capabilities: p.client_capabilities,
-        narrow: p.narrow,
+        narrow,
       },
+      watchesPublicChannels: p.all_public_streams || narrow.length > 0,
       lifespanSecs: p.idle_queue_timeout ?? p.queue_lifespan_secs,
       now,
     });

@@ -16,17 +16,22 @@ export const bindings: Binding[] = [
   bind(updatePresence, (ctx, p): PresenceUpdateResult => {
     if (p.status !== 'active' && p.status !== 'idle') throw badRequest(`Invalid status: ${p.status}`);
     const timestamp = serverTimestamp(ctx.clock);
+    // The answer is read before the caller's report is applied: a Zulip server hands the report to a queue
+    // worker (zerver/actions/presence.py update_user_presence) and answers at once from what is stored
+    // (zerver/views/presence.py), so the caller's own entry is the one of their previous report, or none.
+    const answer = p.ping_only
+      ? undefined
+      : realmPresence(ctx.db, {
+          // Sending last_update_id asks for the modern format.
+          slim: p.slim_presence || p.last_update_id !== undefined,
+          lastUpdateId: p.last_update_id,
+          historyLimitDays: p.history_limit_days,
+          now: ctx.nowSeconds(),
+          realmUrl: ctx.realmUrl,
+        });
     recordPresence(ctx.db, ctx, callerOf(ctx), p.status, ctx.nowSeconds(), timestamp, ctx.realmUrl);
-    if (p.ping_only) return {};
-    const { presences, lastUpdateId } = realmPresence(ctx.db, {
-      // Sending last_update_id asks for the modern format.
-      slim: p.slim_presence || p.last_update_id !== undefined,
-      lastUpdateId: p.last_update_id,
-      historyLimitDays: p.history_limit_days,
-      now: ctx.nowSeconds(),
-      realmUrl: ctx.realmUrl,
-    });
-    return { presences, server_timestamp: timestamp, presence_last_update_id: lastUpdateId };
+    if (!answer) return {};
+    return { presences: answer.presences, server_timestamp: timestamp, presence_last_update_id: answer.lastUpdateId };
   }),
 
   bind(getRealmPresence, (ctx) => {

@@ -7,8 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { ApiError, badRequest } from '../../api/errors.js';
+import { ROLE } from '../../api/roles.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
+import { matchesEventNarrow, type EventNarrow, type NarrowedMessage } from './event-narrow.js';
 import type { Viewer } from './users.js';
 
 export interface QueueRow {
@@ -23,6 +25,8 @@ export interface QueueRow {
   pruned_through: number;
   /** 1: dropped (over its bound, or pushed out by newer queues); polls are refused until cleanup deletes it. */
   dead: number;
+  /** 1: takes public channels' messages without a subscription (`all_public_streams`, or a narrow). */
+  watches_public: number;
 }
 
 /** An event as a queue hands it out. */
@@ -50,18 +54,42 @@ export const listeningViewers = (db: Db): Viewer[] =>
 
 export const listeningUserIds = (db: Db): number[] => listeningViewers(db).map((v) => v.id);
 
+/**
+ * The users, other than `recipients`, with a queue that takes every public channel's messages: Tornado's
+ * realm_clients_all_streams, which holds the queues registered with `all_public_streams` **or with any
+ * narrow** (zerver/tornado/event_queue.py add_to_client_dicts). Guests are left out, unlike on a Zulip
+ * server: there a guest's narrowed queue gets messages of public channels the guest may not read. Found by
+ * a partial index, so the cost follows those queues, not the organization.
+ */
+export function publicChannelWatcherIds(db: Db, recipients: readonly number[]): number[] {
+  const watchers = statement(
+    db,
+    `SELECT DISTINCT q.user_id FROM event_queues q JOIN users u ON u.id = q.user_id
+     WHERE q.watches_public = 1 AND q.dead = 0 AND u.is_active = 1 AND u.role != ?`,
+  )
+    .pluck()
+    .all(ROLE.guest) as number[];
+  // Usually none: then the recipients, perhaps a whole organization, are not looked at.
+  if (watchers.length === 0) return [];
+  const received = new Set(recipients);
+  return watchers.filter((id) => !received.has(id));
+}
+
 /** Queue options that decide whether a queue receives an event, and in which form. */
 interface DeliveryOptions {
   client_capabilities?: Record<string, boolean>;
   apply_markdown?: boolean;
   client_gravatar?: boolean;
+  narrow?: EventNarrow;
 }
 
 /**
  * Fields a model sets on an event only to choose its audience here; no client gets them (Zulip's
  * InternalStreamDeleteEvent and InternalStreamCreateEvent carry them to Tornado, which drops them).
+ * `for_public_watchers` marks a public channel's message sent to users who are not its recipients: only
+ * their queues that watch public channels take it.
  */
-const INTERNAL_FIELDS = ['for_archiving', 'for_unarchiving'] as const;
+const INTERNAL_FIELDS = ['for_archiving', 'for_unarchiving', 'for_public_watchers'] as const;
 
 /**
  * Events some clients must not get: linkifier lists only go to clients that understand URL templates, and
@@ -70,8 +98,9 @@ const INTERNAL_FIELDS = ['for_archiving', 'for_unarchiving'] as const;
  * one (API changelog, feature level 378): an `is_archived` update for clients that declared
  * `archived_channels`, the `delete` or `create` for the others.
  */
-function wants(eventTypes: string | null, o: DeliveryOptions, event: Record<string, unknown> & { type: string }): boolean {
-  if (eventTypes !== null && !(JSON.parse(eventTypes) as string[]).includes(event.type)) return false;
+function wants(q: Pick<QueueRow, 'event_types' | 'watches_public'>, o: DeliveryOptions, event: Record<string, unknown> & { type: string }): boolean {
+  if (q.event_types !== null && !(JSON.parse(q.event_types) as string[]).includes(event.type)) return false;
+  if (event.for_public_watchers === true && q.watches_public !== 1) return false;
   if (event.type === 'realm_linkifiers') return o.client_capabilities?.linkifier_url_template === true;
   if (event.type === 'typing' && 'stream_id' in event) return o.client_capabilities?.stream_typing_notifications === true;
   if (event.type === 'stream') {
@@ -112,18 +141,20 @@ function formOf(o: DeliveryOptions, event: { type: string }): string {
 /**
  * Queues `event` for the users' queues that want it: its body is stored once per form, each queue gets a
  * reference. Given the time, queues idle past their lifespan are skipped: they are dead, only not yet
- * deleted, and would otherwise keep growing as long as nobody registers.
+ * deleted, and would otherwise keep growing as long as nobody registers. A queue with a narrow takes only
+ * the message events that match it, read in the form the queue gets (zerver/tornado/event_queue.py
+ * ClientDescriptor.accepts_event); every other event type reaches it unfiltered, as on a Zulip server.
  */
 export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>, now?: number): void {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
   const queues = statement(
     db,
-    `SELECT id, event_types, options, last_event_id, pruned_through FROM event_queues WHERE user_id IN (SELECT value FROM json_each(?))
-     AND dead = 0 AND (? IS NULL OR last_access + lifespan_secs >= ?)`,
+    `SELECT id, event_types, options, last_event_id, pruned_through, watches_public FROM event_queues
+     WHERE user_id IN (SELECT value FROM json_each(?)) AND dead = 0 AND (? IS NULL OR last_access + lifespan_secs >= ?)`,
   ).all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as Pick<
     QueueRow,
-    'id' | 'event_types' | 'options' | 'last_event_id' | 'pruned_through'
+    'id' | 'event_types' | 'options' | 'last_event_id' | 'pruned_through' | 'watches_public'
   >[];
   // Queues of one kind of client share their options text: each distinct one is parsed once per event.
   const parsed = new Map<string, DeliveryOptions>();
@@ -135,23 +166,32 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     }
     return o;
   };
-  const payloads = new Map<string, number>();
-  const payloadFor = (o: DeliveryOptions): number => {
+  const bodies = new Map<string, { body: Record<string, unknown>; payloadId?: number }>();
+  const formFor = (o: DeliveryOptions) => {
     const form = formOf(o, event);
-    let id = payloads.get(form);
-    if (id === undefined) {
-      const body = event.type === 'message' ? messageEventFor(db, event, o) : withoutInternalFields(event);
-      id = storePayload(db, JSON.stringify(body));
-      payloads.set(form, id);
+    let f = bodies.get(form);
+    if (!f) {
+      f = { body: withoutInternalFields(event.type === 'message' ? messageEventFor(db, event, o) : event) };
+      bodies.set(form, f);
     }
-    return id;
+    return f;
+  };
+  const payloadFor = (o: DeliveryOptions): number => {
+    const f = formFor(o);
+    f.payloadId ??= storePayload(db, JSON.stringify(f.body));
+    return f.payloadId;
+  };
+  const passesNarrow = (o: DeliveryOptions): boolean => {
+    if (event.type !== 'message' || !o.narrow?.length) return true;
+    const body = formFor(o).body;
+    return matchesEventNarrow(o.narrow, body.message as NarrowedMessage, body.flags as string[]);
   };
   const woken: string[] = [];
   const appended: [queueId: string, eventId: number, payloadId: number][] = [];
   const kill = statement(db, 'UPDATE event_queues SET dead = 1 WHERE id = ?');
   for (const q of queues) {
     const options = optionsOf(q);
-    if (!wants(q.event_types, options, event)) continue;
+    if (!wants(q, options, event) || !passesNarrow(options)) continue;
     woken.push(q.id);
     // A queue nobody drains would hold its events for as long as it lives: past its bound it is dropped.
     if (q.last_event_id - q.pruned_through >= MAX_PENDING_EVENTS) kill.run(q.id);
@@ -240,6 +280,8 @@ export interface NewQueue {
   /** null: every type. */
   eventTypes: string[] | null;
   options: Record<string, unknown>;
+  /** Takes public channels' messages without a subscription (publicChannelWatcherIds). */
+  watchesPublicChannels?: boolean;
   /** 0: the default. */
   lifespanSecs: number;
   now: number;
@@ -268,13 +310,14 @@ export function createQueue(db: Db, q: NewQueue): string {
     });
   }
   const lifespan = Math.min(q.lifespanSecs > 0 ? q.lifespanSecs : DEFAULT_QUEUE_LIFESPAN_SECS, MAX_QUEUE_LIFESPAN_SECS);
-  db.prepare('INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access) VALUES (?, ?, ?, ?, ?, ?)').run(
+  db.prepare('INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access, watches_public) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
     id,
     q.userId,
     q.eventTypes === null ? null : JSON.stringify(q.eventTypes),
     JSON.stringify(q.options),
     lifespan,
     now,
+    q.watchesPublicChannels ? 1 : 0,
   );
   return id;
 }

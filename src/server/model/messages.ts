@@ -9,11 +9,13 @@ import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
 import { linkAttachments } from './attachments.js';
+import { publicChannelWatcherIds } from './event-queues.js';
 import { isSubscribed, streamById, streamByName, subscriberIds, type StreamRow } from './channels.js';
 import { flagNames, FLAG_BITS } from './flags.js';
 import { GroupGraph } from './groups.js';
 import { messageById, type MessageRow } from './message-access.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
+import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
 import { apiEmail, userView } from './user-view.js';
 import { isGuest, userByEmail, userById, type UserRow } from './users.js';
 
@@ -58,9 +60,6 @@ export const truncateTopic = (topic: string): string => truncate(topic, MAX_TOPI
 /** The topic as clients without the empty-topic capability see it. */
 export const displayTopic = (db: Db, topic: string, allowEmpty: boolean): string =>
   topic === '' && !allowEmpty ? getSetting(db, 'empty_topic_display_name') : topic;
-
-/** What a resolved topic starts with (zerver/lib/topic.py RESOLVED_TOPIC_PREFIX). */
-export const RESOLVED_TOPIC_PREFIX = '✔ ';
 
 export const isResolvedTopic = (topic: string): boolean => topic.startsWith(RESOLVED_TOPIC_PREFIX);
 
@@ -302,6 +301,11 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   for (const [flags, ids] of byFlags) insert.run(id, flags, JSON.stringify(ids));
   const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, null, ctx.realmUrl);
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
+  // A public channel's message also reaches queues that watch every public channel, with no flags
+  // (zerver/tornado/event_queue.py get_client_info_for_message_event).
+  if (channel && !channel.invite_only) {
+    ctx.emit({ type: 'message', message, flags: [], for_public_watchers: true }, publicChannelWatcherIds(db, userIds));
+  }
   linkAttachments(db, id, sender.id, content);
   return id;
 }

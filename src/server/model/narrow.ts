@@ -14,7 +14,8 @@ import type { Db } from '../store/db.js';
 import { streamById, streamByName } from './channels.js';
 import { FLAG_BITS } from './flags.js';
 import { canAccessChannelHistory, type MessageRow } from './message-access.js';
-import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, RESOLVED_TOPIC_PREFIX, userByApiEmail } from './messages.js';
+import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, userByApiEmail } from './messages.js';
+import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
 import { isGuest, userById, type UserRow } from './users.js';
 
 export interface NarrowTerm {

@@ -62,6 +62,7 @@ function markdown(): MarkdownIt {
   m.inline.ruler.before('emphasis', 'zulip_channel_link', channelLinkRule);
   m.inline.ruler.before('emphasis', 'zulip_emoji', emojiRule);
   m.core.ruler.push('zulip_linkifiers', linkifierRule);
+  m.core.ruler.push('zulip_empty_links', emptyLinkRule);
   m.renderer.rules.zulip_html = (tokens, idx) => tokens[idx]!.content;
   md = m;
   return m;
@@ -321,11 +322,9 @@ function linkifierRule(state: StateCore): void {
       };
       for (const m of matches) {
         if (m.start > at) text(token.content.slice(at, m.start));
+        // Only the href, as a Zulip server writes every link (zerver/lib/markdown/__init__.py url_to_a).
         const open = new state.Token('link_open', 'a', 1);
-        open.attrs = [
-          ['href', m.url],
-          ['title', m.url],
-        ];
+        open.attrs = [['href', m.url]];
         out.push(open);
         text(token.content.slice(m.start, m.end));
         out.push(new state.Token('link_close', 'a', -1));
@@ -334,6 +333,27 @@ function linkifierRule(state: StateCore): void {
       if (at < token.content.length) text(token.content.slice(at));
     }
     block.children = out;
+  }
+}
+
+/**
+ * A Markdown link with no text, or only spaces, shows its URL, as on a Zulip server
+ * (zerver/lib/markdown/__init__.py LinkInlineProcessor.zulip_specific_link_changes).
+ */
+function emptyLinkRule(state: StateCore): void {
+  for (const block of state.tokens) {
+    const children = block.children;
+    if (block.type !== 'inline' || !children) continue;
+    for (let i = 0; i < children.length; i++) {
+      const open = children[i]!;
+      if (open.type !== 'link_open') continue;
+      let close = i + 1;
+      while (close < children.length && children[close]!.type === 'text' && children[close]!.content.trim() === '') close++;
+      if (children[close]?.type !== 'link_close') continue;
+      const text = new state.Token('text', '', 0);
+      text.content = open.attrGet('href') ?? '';
+      children.splice(i + 1, close - i - 1, text);
+    }
   }
 }
 

@@ -463,4 +463,18 @@ export const migrations: readonly Migration[] = [
   -- 100,000 subscribers looked up 100,000 rows' flags (a tenth of its cost, more as the table outgrew the cache).
   CREATE INDEX users_service_bots ON users (id) WHERE is_bot = 1 AND bot_type = 3;
   `,
+  // 13: queues that take public channels' messages without a subscription
+  `
+  -- Registered with all_public_streams or with a narrow (zerver/tornado/event_queue.py add_to_client_dicts): a
+  -- public channel's message is offered to them too, so they are found by index rather than by reading every
+  -- queue's options.
+  ALTER TABLE event_queues ADD COLUMN watches_public INTEGER NOT NULL DEFAULT 0;
+  UPDATE event_queues SET watches_public = 1
+    WHERE json_extract(options, '$.all_public_streams') = 1 OR json_array_length(options, '$.narrow') > 0;
+  CREATE INDEX event_queues_watching_public ON event_queues (user_id) WHERE watches_public = 1 AND dead = 0;
+  -- A narrow of {operator, operand} objects was kept but never applied; a Zulip server refuses one. Such queues
+  -- are dropped, and their clients register again.
+  UPDATE event_queues SET dead = 1
+    WHERE EXISTS (SELECT 1 FROM json_each(options, '$.narrow') WHERE type != 'array');
+  `,
 ];

@@ -25,6 +25,32 @@ export const eventCases: PermissionCase[] = [
     denied: {},
   },
   {
+    name: "register a queue of every public channel's messages",
+    request: () => ({
+      method: 'POST',
+      path: '/register',
+      body: [
+        ['fetch_event_types', '["realm"]'],
+        ['all_public_streams', 'true'],
+      ],
+    }),
+    allowed: ['owner', 'admin', 'moderator', 'member', 'bot'],
+    denied: 'User not authorized for this query',
+  },
+  {
+    name: 'register a queue narrowed to a channel',
+    request: () => ({
+      method: 'POST',
+      path: '/register',
+      body: [
+        ['fetch_event_types', '["realm"]'],
+        ['narrow', '[["channel", "general"]]'],
+      ],
+    }),
+    allowed: EVERYONE,
+    denied: {},
+  },
+  {
     name: 'read events of an own queue',
     request: (f) => ({
       method: 'GET',
