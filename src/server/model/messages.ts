@@ -105,7 +105,7 @@ export interface SendRequest {
   to: string | number | readonly number[] | readonly string[];
   topic?: string;
   content: string;
-  /** Default true: a message one sends is read for oneself. */
+  /** Whether the sender's copy is marked read; by default, only when `client` is one of Zulip's own apps. */
   readBySender?: boolean;
   client?: string;
 }
@@ -236,8 +236,37 @@ export function wireFlags(bits: number): string[] {
   return names;
 }
 
-/** Derives the client name from the User-Agent (`ZulipPython/0.8 ...` → `ZulipPython`). */
-export const clientName = (userAgent: string): string => /^[^/\s]+/.exec(userAgent)?.[0] ?? 'chatctl';
+/** zerver/lib/user_agent.py parse_user_agent: the name is what comes before the version. */
+const USER_AGENT_NAME = /^([^/ ]*[^0-9/(]*)(\/[^/ ]*)?([ /].*)?$/;
+/** Client.MAX_NAME_LENGTH (zerver/models/clients.py). */
+const MAX_CLIENT_NAME_LENGTH = 30;
+
+/**
+ * The client name a Zulip server derives from the User-Agent (zerver/middleware.py parse_client:
+ * `ZulipMobile/27.1 (Android)` → `ZulipMobile`, one it cannot parse → `Unspecified`). Requests without one
+ * are chatctl's own in-process ones.
+ */
+export function clientName(userAgent: string): string {
+  if (userAgent === '') return 'chatctl';
+  return (USER_AGENT_NAME.exec(userAgent)?.[1] ?? 'Unspecified').slice(0, MAX_CLIENT_NAME_LENGTH);
+}
+
+/** Zulip's own apps, whose messages are read for their sender (zerver/models/clients.py default_read_by_sender). */
+const ZULIP_APP_CLIENTS = new Set([
+  'zulipandroid',
+  'zulipios',
+  'zulipdesktop',
+  'zulipmobile',
+  'zulipelectron',
+  'zulipterminal',
+  'snipe',
+  'website',
+  'ios',
+  'android',
+]);
+
+/** Without `read_by_sender`, only a message sent from a Zulip app counts as read by its sender: not one an integration sends with the user's key. */
+export const defaultReadBySender = (client: string): boolean => ZULIP_APP_CLIENTS.has(client.toLowerCase());
 
 /**
  * Validates and stores a message from `sender`, with a Zulip server's checks in its order, and notifies its
@@ -266,6 +295,8 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   const memberIds = [...new Set([sender.id, ...members.map((m) => m.id)])];
   const recipientId = channel ? channelRecipientId(db, channel.id) : directRecipientId(db, memberIds);
   const rendered = renderMarkdown(db, content, { senderId: sender.id });
+  const client = req.client ?? 'chatctl';
+  const readBySender = req.readBySender ?? defaultReadBySender(client);
   const now = ctx.nowSeconds();
   const id = Number(
     db
@@ -282,7 +313,7 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
         content,
         rendered.html,
         now,
-        req.client ?? 'chatctl',
+        client,
         content.startsWith('/me ') ? 1 : 0,
       ).lastInsertRowid,
   );
@@ -293,7 +324,7 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   // Recipients grouped by their flags: one insert and one event per group, however many subscribers.
   const byFlags = new Map<number, number[]>();
   for (const userId of userIds) {
-    const flags = flagsOf(userId) | (userId === sender.id && (req.readBySender ?? true) ? FLAG_BITS.read : 0);
+    const flags = flagsOf(userId) | (userId === sender.id && readBySender ? FLAG_BITS.read : 0);
     const group = byFlags.get(flags);
     if (group) group.push(userId);
     else byFlags.set(flags, [userId]);
