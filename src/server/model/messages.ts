@@ -3,12 +3,14 @@
  * wire form of GET /messages (`messageToWire`), which outgoing webhooks reuse.
  */
 import { ApiError, badRequest } from '../../api/errors.js';
+import type { VisibilityPolicy } from '../../api/operations/channels.js';
 import type { DisplayRecipientUser, EditHistoryEntry, MessageReaction, WireMessage } from '../../api/operations/messages.js';
 import type { HandlerContext } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
 import { linkAttachments } from './attachments.js';
+import { followOnSend } from './automatic-follow.js';
 import { isSubscribed, streamById, streamByName, subscriberIds, type StreamRow } from './channels.js';
 import { flagNames, FLAG_BITS } from './flags.js';
 import { GroupGraph } from './groups.js';
@@ -268,6 +270,13 @@ const ZULIP_APP_CLIENTS = new Set([
 /** Without `read_by_sender`, only a message sent from a Zulip app counts as read by its sender: not one an integration sends with the user's key. */
 export const defaultReadBySender = (client: string): boolean => ZULIP_APP_CLIENTS.has(client.toLowerCase());
 
+/** What POST /messages answers. */
+export interface SentMessage {
+  id: number;
+  /** The policy the sender's topic took automatically (automatic-follow.ts), when it changed. */
+  automatic_new_visibility_policy?: VisibilityPolicy;
+}
+
 /**
  * Validates and stores a message from `sender`, with a Zulip server's checks in its order, and notifies its
  * recipients. Used by POST /messages and by anything that posts on someone's behalf (outgoing-webhook
@@ -275,7 +284,10 @@ export const defaultReadBySender = (client: string): boolean => ZULIP_APP_CLIENT
  * bots it triggers is the sender's next step (webhooks.ts), as a server queues that work for another
  * worker: outgoing/ posts the bots' replies through here.
  */
-export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendRequest): number {
+export const sendMessage = (ctx: HandlerContext, sender: UserRow, req: SendRequest): number => sendMessageAnswer(ctx, sender, req).id;
+
+/** sendMessage, with the whole answer of POST /messages. */
+export function sendMessageAnswer(ctx: HandlerContext, sender: UserRow, req: SendRequest): SentMessage {
   const db = ctx.db;
   const target = resolveTarget(req);
   const members = target.kind === 'direct' ? directMembers(db, target.recipients) : [];
@@ -331,10 +343,12 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   }
   const insert = statement(db, 'INSERT INTO user_messages (user_id, message_id, flags) SELECT value, ?, ? FROM json_each(?)');
   for (const [flags, ids] of byFlags) insert.run(id, flags, JSON.stringify(ids));
+  const mentionedRecipientIds = userIds.filter((userId) => rendered.mentionedUserIds.has(userId));
+  const automatic = channel ? followOnSend(db, ctx, sender, { messageId: id, channel, topic, mentionedRecipientIds }, now) : undefined;
   const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, null, ctx.realmUrl);
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
   linkAttachments(db, id, sender.id, content);
-  return id;
+  return automatic === undefined ? { id } : { id, automatic_new_visibility_policy: automatic };
 }
 
 // ---------------------------------------------------------------------------------------------------
