@@ -58,3 +58,14 @@ export const unauthorized = (msg: string): ApiError => new ApiError(msg, 'UNAUTH
 export const mustBe = (what: 'administrator' | 'owner' | 'member'): ApiError => new ApiError(`${ROLE_REQUIRED} ${what}`, 'UNAUTHORIZED_PRINCIPAL', 400);
 
 export const insufficientPermission = (): ApiError => badRequest(INSUFFICIENT_PERMISSION);
+
+/**
+ * A `change_all` move that would take messages older than the mover's time limit (zerver/lib/exceptions.py
+ * MessageMoveError): says how many of the topic's messages could be moved, from which one on.
+ */
+export const moveTimeLimitExceeded = (firstAllowedId: number, total: number, allowed: number): ApiError =>
+  new ApiError(`You only have permission to move the ${allowed}/${total} most recent messages in this topic.`, 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED', 400, {
+    first_message_id_allowed_to_move: firstAllowedId,
+    total_messages_in_topic: total,
+    total_messages_allowed_to_move: allowed,
+  });

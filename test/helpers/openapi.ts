@@ -32,6 +32,9 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
   'max_channel_folder_name_length', // register, feature level 410
   'max_channel_folder_description_length', // register, feature level 410
   'realm_empty_topic_display_name', // register, feature level 334
+  'realm_can_move_messages_between_topics_group', // register: the group settings that replaced the move policies
+  'realm_can_move_messages_between_channels_group', // ...
+  'realm_can_resolve_topics_group', // ...
   'can_add_members_group', // user groups, feature level 305
   'can_join_group', // user groups, feature level 301
   'can_leave_group', // user groups, feature level 308

@@ -29,12 +29,12 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
     org.db.prepare('SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(userId, messageId) as { flags: number } | undefined;
 
   describe('POST /messages', () => {
-    it('sends a channel message to every subscriber, read for the sender, with a message event carrying flags', async () => {
+    it('sends a channel message to every subscriber, read for the sender who asks, with a message event carrying flags', async () => {
       const reader = org.addUser();
       const c = await channel([reader]);
       const readerEvents = await listen(await as(reader), ['message'], { apply_markdown: true });
       const ownerEvents = await listen(owner, ['message'], { apply_markdown: true });
-      const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'greetings', content: 'Hello **world**' });
+      const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'greetings', content: 'Hello **world**', read_by_sender: true });
       expect(openapiErrors('post', '/messages', 200, res)).toEqual([]);
       const stored = org.db.prepare('SELECT * FROM messages WHERE id = ?').get(res.id) as Record<string, unknown>;
       expect(stored).toMatchObject({
@@ -256,10 +256,29 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       expect(fetched.messages[0]!.flags.sort()).toEqual(['stream_wildcard_mentioned', 'wildcard_mentioned']);
     });
 
-    it('leaves the message unread for the sender with read_by_sender false', async () => {
+    it('marks the message read for its sender only when a Zulip app sends it, unless read_by_sender says otherwise', async () => {
       const c = await channel([]);
-      const res = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: 'x', read_by_sender: false });
-      expect(userMessage(org.owner.id, res.id)!.flags).toBe(0);
+      const send = async (userAgent: string | undefined, extra: [string, string][] = []) => {
+        const res = await rawRequest(org, kind, {
+          method: 'POST',
+          path: '/messages',
+          headers: userAgent === undefined ? {} : { 'user-agent': userAgent },
+          body: [['type', 'stream'], ['to', c.name], ['topic', 't'], ['content', 'x'], ...extra],
+        });
+        expect(res.status).toBe(200);
+        const { id } = res.body as { id: number };
+        const stored = org.db.prepare('SELECT client FROM messages WHERE id = ?').get(id) as { client: string };
+        return { read: userMessage(org.owner.id, id)!.flags === 1, client: stored.client };
+      };
+      // zerver/models/clients.py default_read_by_sender: the client name comes from the User-Agent.
+      expect(await send('ZulipMobile/27.192 (Android 14)')).toEqual({ read: true, client: 'ZulipMobile' });
+      expect(await send('ZulipElectron/5.12.0 Mozilla/5.0')).toEqual({ read: true, client: 'ZulipElectron' });
+      expect(await send('ZulipTerminal/0.7.0 Linux')).toEqual({ read: true, client: 'ZulipTerminal' });
+      expect(await send('ZulipPython/0.9.0 (Ubuntu; 24.04)')).toEqual({ read: false, client: 'ZulipPython' });
+      expect(await send('curl/8.5.0')).toEqual({ read: false, client: 'curl' });
+      expect((await send(undefined)).read).toBe(false);
+      expect((await send('ZulipMobile/27.192', [['read_by_sender', 'false']])).read).toBe(false);
+      expect((await send('curl/8.5.0', [['read_by_sender', 'true']])).read).toBe(true);
     });
   });
 
@@ -271,11 +290,10 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       reader = org.addUser({ name: unique('Rita Reader', '-') });
       c = await channel([reader]);
       ids = [];
+      // Read for the owner, who has then nothing unread here (first_unread).
       for (let i = 0; i < 6; i++) {
-        ids.push(
-          (await owner.call(sendMessage, { type: 'stream', to: c.name, topic: i < 3 ? 'first' : 'second', content: `message ${i} https://example.com/${i}` }))
-            .id,
-        );
+        const content = `message ${i} https://example.com/${i}`;
+        ids.push((await owner.call(sendMessage, { type: 'stream', to: c.name, topic: i < 3 ? 'first' : 'second', content, read_by_sender: true })).id);
       }
     });
     const inChannel = () => [{ operator: 'channel', operand: c.name }];
@@ -370,7 +388,8 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
         num_after: 0,
         narrow: [{ operator: 'dm', operand: [peer.id] }, ['is', 'unread']],
       });
-      expect(ownerView.messages).toEqual([]);
+      // Sent by chatctl, not one of Zulip's apps: unread for its sender too.
+      expect(ownerView.messages.map((m) => m.id)).toEqual([dm.id]);
     });
 
     it('shows the whole history of a public channel to a non-subscriber narrowed to it, flagged historical', async () => {
@@ -559,7 +578,8 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       const res = await owner.call(getMessage, { message_id: sent.id });
       expect(openapiErrors('get', '/messages/{message_id}', 200, res)).toEqual([]);
       expect(res.raw_content).toBe('**bold**');
-      expect(res.message).toMatchObject({ id: sent.id, content: '<p><strong>bold</strong></p>', flags: ['read'] });
+      // Sent by chatctl, not one of Zulip's apps: unread for its sender.
+      expect(res.message).toMatchObject({ id: sent.id, content: '<p><strong>bold</strong></p>', flags: [] });
     });
 
     it('answers Invalid message(s) for a conversation the caller is not in, and for no message', async () => {

@@ -124,7 +124,10 @@ export const sendMessage = operation<{ id: number; automatic_new_visibility_poli
     to: p.req(s.string(), { doc: 'channel name or ID; for direct messages a JSON list of user IDs or e-mails' }),
     topic: p.opt(s.string(), { aliases: ['subject'], doc: 'topic of a channel message', older: EMPTY_TOPIC_BEFORE_334 }),
     content: p.req(s.string()),
-    read_by_sender: p.opt(s.bool(), { doc: 'mark the message read for the sender (default true)', minFeatureLevel: 236 }),
+    read_by_sender: p.opt(s.bool(), {
+      doc: "mark the message read for the sender (default: only when sent from one of Zulip's own apps, by User-Agent)",
+      minFeatureLevel: 236,
+    }),
   },
   openapiPath: '/messages',
 });

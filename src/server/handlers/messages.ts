@@ -56,7 +56,7 @@ const incompatible = (parameters: string[]): ApiError =>
 
 export const bindings: Binding[] = [
   bind(sendMessage, (ctx, p) => {
-    const id = messages.sendMessage(ctx, callerOf(ctx), {
+    const answer = messages.sendMessageAnswer(ctx, callerOf(ctx), {
       type: p.type,
       to: p.to,
       topic: p.topic,
@@ -64,8 +64,8 @@ export const bindings: Binding[] = [
       readBySender: p.read_by_sender,
       client: messages.clientName(ctx.userAgent),
     });
-    afterMessageSent(ctx, id);
-    return { id };
+    afterMessageSent(ctx, answer.id);
+    return answer;
   }),
 
   bind(getMessages, (ctx, p) => {

@@ -5,9 +5,9 @@
  * breadcrumbs) are not sent.
  */
 import type { Attachment } from '../../api/operations/attachments.js';
-import { badRequest } from '../../api/errors.js';
+import { badRequest, moveTimeLimitExceeded } from '../../api/errors.js';
 import type { HandlerContext } from '../context.js';
-import { getSetting } from './realm.js';
+import { EMPTY_TOPIC_FALLBACK_NAME, getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { attachmentById, attachmentView, linkAttachments } from './attachments.js';
 import { accessStream, subscriberIds, type StreamRow } from './channels.js';
@@ -27,6 +27,8 @@ import {
   wireFlags,
 } from './messages.js';
 import { renderMarkdown, topicLinks } from './render.js';
+import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
+import { inSystemGroup } from './system-groups.js';
 import { isGuest, isModeratorOrAbove, userById, type UserRow } from './users.js';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
@@ -42,8 +44,60 @@ export interface EditRequest {
 /** Zulip allows 20 s past a time limit, for network delays and the client's own countdown. */
 const EDIT_LIMIT_BUFFER = 20;
 
-/** Moving messages between topics and channels: moderators and above. */
-const canMoveMessages = (user: UserRow): boolean => isModeratorOrAbove(user);
+/**
+ * Who may rename topics, resolve them and move messages out of their channel: the organization's group
+ * settings (zerver/lib/streams.py can_edit_topic, can_resolve_topics, can_move_messages_out_of_channel).
+ * The per-channel grants those also consult are not modelled.
+ */
+const mayMoveTopics = (db: Db, user: UserRow): boolean => inSystemGroup(user, getSetting(db, 'can_move_messages_between_topics_group'));
+const mayResolveTopics = (db: Db, user: UserRow): boolean => inSystemGroup(user, getSetting(db, 'can_resolve_topics_group'));
+const mayMoveBetweenChannels = (db: Db, user: UserRow): boolean => inSystemGroup(user, getSetting(db, 'can_move_messages_between_channels_group'));
+
+/** The time limits on moves bind those below moderators only (zerver/actions/message_edit.py, `is_moderator`). */
+function checkMoveLimit(db: Db, user: UserRow, message: MessageRow, limitKey: MoveLimitKey, now: number, msg: string): void {
+  const limit = getSetting(db, limitKey);
+  if (limit !== null && !isModeratorOrAbove(user) && now - message.date_sent > limit + EDIT_LIMIT_BUFFER) throw badRequest(msg);
+}
+
+type MoveLimitKey = 'move_messages_within_stream_limit_seconds' | 'move_messages_between_streams_limit_seconds';
+
+/** The topic without any leading character of the resolved prefix, as Python's `lstrip(RESOLVED_TOPIC_PREFIX)`. */
+function stripPrefixCharacters(topic: string): string {
+  let start = 0;
+  while (start < topic.length && RESOLVED_TOPIC_PREFIX.includes(topic.charAt(start))) start++;
+  return topic.slice(start);
+}
+
+/**
+ * Whether a topic edit only adds or removes the resolved prefix (zerver/actions/message_edit.py
+ * build_message_edit_request): such an edit is governed by can_resolve_topics_group, without time limit.
+ * `requested` is the new topic before truncation.
+ */
+function isResolveToggle(oldTopic: string, requested: string, target: string): boolean {
+  const resolving = isResolvedTopic(target) && !isResolvedTopic(oldTopic) && requested.slice(RESOLVED_TOPIC_PREFIX.length) === oldTopic;
+  const unresolving = isResolvedTopic(oldTopic) && !isResolvedTopic(target) && stripPrefixCharacters(oldTopic) === target;
+  return resolving || unresolving;
+}
+
+/**
+ * A `change_all` move by someone the time limits bind must take every message of the topic they can see
+ * (zerver/actions/message_edit.py check_time_limit_for_change_all_propagate_mode): the strictest limit of
+ * the move decides which are recent enough.
+ */
+function checkChangeAllLimit(db: Db, topicMessages: readonly MessageRow[], topicMoved: boolean, channelMoved: boolean, now: number): void {
+  const deadlines: number[] = [];
+  const withinLimit = getSetting(db, 'move_messages_within_stream_limit_seconds');
+  const betweenLimit = getSetting(db, 'move_messages_between_streams_limit_seconds');
+  if (topicMoved && withinLimit !== null) deadlines.push(withinLimit + EDIT_LIMIT_BUFFER);
+  if (channelMoved && betweenLimit !== null) deadlines.push(betweenLimit + EDIT_LIMIT_BUFFER);
+  if (deadlines.length === 0) return;
+  const oldest = now - Math.min(...deadlines);
+  const allowed = topicMessages.filter((m) => m.date_sent > oldest);
+  const first = allowed[0];
+  // With none allowed, the message asked for is itself past the limit, which was refused before.
+  if (allowed.length === topicMessages.length || !first) return;
+  throw moveTimeLimitExceeded(first.id, topicMessages.length, allowed.length);
+}
 
 function checkCanEditContent(db: Db, user: UserRow, message: MessageRow, now: number): void {
   if (!getSetting(db, 'allow_message_editing')) throw badRequest('Your organization has turned off message editing');
@@ -86,22 +140,37 @@ export function editMessage(ctx: HandlerContext, user: UserRow, req: EditRequest
     if (topic !== undefined) throw badRequest('Direct messages cannot have topics.');
   }
   if (req.propagateMode !== 'change_one' && topic === undefined && streamId === undefined) throw badRequest('Invalid propagate_mode without topic edit');
+  if (topic === RESOLVED_TOPIC_PREFIX.trim() || topic === `${RESOLVED_TOPIC_PREFIX}${EMPTY_TOPIC_FALLBACK_NAME}`)
+    throw badRequest('General chat cannot be marked as resolved');
   if (topic !== undefined) checkTopicCharacters(topic);
   if (streamId !== undefined && req.content !== undefined) throw badRequest('Cannot change message content while changing channel');
-  if (topic !== undefined && !canMoveMessages(user)) throw badRequest("You don't have permission to edit this message");
 
   let content: string | undefined;
   if (req.content !== undefined) content = normalizeContent(req.content.trimEnd() === '' ? '(deleted)' : req.content);
-  let newChannel: StreamRow | undefined;
-  if (streamId !== undefined) {
-    if (!canMoveMessages(user)) throw badRequest("You don't have permission to move this message");
-    newChannel = accessStream(db, user, streamId);
-  }
+  const requestedTopic = topic;
   if (topic !== undefined) topic = truncateTopic(topic);
+  const newChannel = streamId === undefined ? undefined : accessStream(db, user, streamId);
+  let resolveToggle = false;
+  if (requestedTopic !== undefined && topic !== undefined) {
+    resolveToggle = isResolveToggle(message.topic, requestedTopic, topic);
+    if (resolveToggle) {
+      if (!mayResolveTopics(db, user)) throw badRequest("You don't have permission to resolve topics in this channel.");
+    } else {
+      if (!mayMoveTopics(db, user)) throw badRequest("You don't have permission to edit this message");
+      checkMoveLimit(db, user, message, 'move_messages_within_stream_limit_seconds', now, "The time limit for editing this message's topic has passed.");
+    }
+  }
+  if (newChannel) {
+    if (!mayMoveBetweenChannels(db, user)) throw badRequest("You don't have permission to move this message");
+    checkMoveLimit(db, user, message, 'move_messages_between_streams_limit_seconds', now, "The time limit for editing this message's channel has passed");
+  }
 
   const oldChannel = message.stream_id === null ? undefined : (db.prepare('SELECT * FROM streams WHERE id = ?').get(message.stream_id) as StreamRow);
   const moving = topic !== undefined || newChannel !== undefined;
   const moved = moving ? messagesToMove(db, user, message, oldChannel!, req.propagateMode) : [message];
+  if (req.propagateMode === 'change_all' && moving && !resolveToggle && !isModeratorOrAbove(user)) {
+    checkChangeAllLimit(db, moved, topic !== undefined, newChannel !== undefined, now);
+  }
   const movedIds = moved.map((m) => m.id);
   const event: Record<string, unknown> & { type: string } = {
     type: 'update_message',

@@ -3,12 +3,14 @@
  * wire form of GET /messages (`messageToWire`), which outgoing webhooks reuse.
  */
 import { ApiError, badRequest } from '../../api/errors.js';
+import type { VisibilityPolicy } from '../../api/operations/channels.js';
 import type { DisplayRecipientUser, EditHistoryEntry, MessageReaction, WireMessage } from '../../api/operations/messages.js';
 import type { HandlerContext } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { statement } from '../store/statements.js';
 import { linkAttachments } from './attachments.js';
+import { followOnSend } from './automatic-follow.js';
 import { publicChannelWatcherIds } from './event-queues.js';
 import { isSubscribed, streamById, streamByName, subscriberIds, type StreamRow } from './channels.js';
 import { flagNames, FLAG_BITS } from './flags.js';
@@ -104,7 +106,7 @@ export interface SendRequest {
   to: string | number | readonly number[] | readonly string[];
   topic?: string;
   content: string;
-  /** Default true: a message one sends is read for oneself. */
+  /** Whether the sender's copy is marked read; by default, only when `client` is one of Zulip's own apps. */
   readBySender?: boolean;
   client?: string;
 }
@@ -235,8 +237,44 @@ export function wireFlags(bits: number): string[] {
   return names;
 }
 
-/** Derives the client name from the User-Agent (`ZulipPython/0.8 ...` → `ZulipPython`). */
-export const clientName = (userAgent: string): string => /^[^/\s]+/.exec(userAgent)?.[0] ?? 'chatctl';
+/** zerver/lib/user_agent.py parse_user_agent: the name is what comes before the version. */
+const USER_AGENT_NAME = /^([^/ ]*[^0-9/(]*)(\/[^/ ]*)?([ /].*)?$/;
+/** Client.MAX_NAME_LENGTH (zerver/models/clients.py). */
+const MAX_CLIENT_NAME_LENGTH = 30;
+
+/**
+ * The client name a Zulip server derives from the User-Agent (zerver/middleware.py parse_client:
+ * `ZulipMobile/27.1 (Android)` → `ZulipMobile`, one it cannot parse → `Unspecified`). Requests without one
+ * are chatctl's own in-process ones.
+ */
+export function clientName(userAgent: string): string {
+  if (userAgent === '') return 'chatctl';
+  return (USER_AGENT_NAME.exec(userAgent)?.[1] ?? 'Unspecified').slice(0, MAX_CLIENT_NAME_LENGTH);
+}
+
+/** Zulip's own apps, whose messages are read for their sender (zerver/models/clients.py default_read_by_sender). */
+const ZULIP_APP_CLIENTS = new Set([
+  'zulipandroid',
+  'zulipios',
+  'zulipdesktop',
+  'zulipmobile',
+  'zulipelectron',
+  'zulipterminal',
+  'snipe',
+  'website',
+  'ios',
+  'android',
+]);
+
+/** Without `read_by_sender`, only a message sent from a Zulip app counts as read by its sender: not one an integration sends with the user's key. */
+export const defaultReadBySender = (client: string): boolean => ZULIP_APP_CLIENTS.has(client.toLowerCase());
+
+/** What POST /messages answers. */
+export interface SentMessage {
+  id: number;
+  /** The policy the sender's topic took automatically (automatic-follow.ts), when it changed. */
+  automatic_new_visibility_policy?: VisibilityPolicy;
+}
 
 /**
  * Validates and stores a message from `sender`, with a Zulip server's checks in its order, and notifies its
@@ -245,7 +283,10 @@ export const clientName = (userAgent: string): string => /^[^/\s]+/.exec(userAge
  * bots it triggers is the sender's next step (webhooks.ts), as a server queues that work for another
  * worker: outgoing/ posts the bots' replies through here.
  */
-export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendRequest): number {
+export const sendMessage = (ctx: HandlerContext, sender: UserRow, req: SendRequest): number => sendMessageAnswer(ctx, sender, req).id;
+
+/** sendMessage, with the whole answer of POST /messages. */
+export function sendMessageAnswer(ctx: HandlerContext, sender: UserRow, req: SendRequest): SentMessage {
   const db = ctx.db;
   const target = resolveTarget(req);
   const members = target.kind === 'direct' ? directMembers(db, target.recipients) : [];
@@ -265,6 +306,8 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   const memberIds = [...new Set([sender.id, ...members.map((m) => m.id)])];
   const recipientId = channel ? channelRecipientId(db, channel.id) : directRecipientId(db, memberIds);
   const rendered = renderMarkdown(db, content, { senderId: sender.id });
+  const client = req.client ?? 'chatctl';
+  const readBySender = req.readBySender ?? defaultReadBySender(client);
   const now = ctx.nowSeconds();
   const id = Number(
     db
@@ -281,7 +324,7 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
         content,
         rendered.html,
         now,
-        req.client ?? 'chatctl',
+        client,
         content.startsWith('/me ') ? 1 : 0,
       ).lastInsertRowid,
   );
@@ -292,13 +335,15 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   // Recipients grouped by their flags: one insert and one event per group, however many subscribers.
   const byFlags = new Map<number, number[]>();
   for (const userId of userIds) {
-    const flags = flagsOf(userId) | (userId === sender.id && (req.readBySender ?? true) ? FLAG_BITS.read : 0);
+    const flags = flagsOf(userId) | (userId === sender.id && readBySender ? FLAG_BITS.read : 0);
     const group = byFlags.get(flags);
     if (group) group.push(userId);
     else byFlags.set(flags, [userId]);
   }
   const insert = statement(db, 'INSERT INTO user_messages (user_id, message_id, flags) SELECT value, ?, ? FROM json_each(?)');
   for (const [flags, ids] of byFlags) insert.run(id, flags, JSON.stringify(ids));
+  const mentionedRecipientIds = userIds.filter((userId) => rendered.mentionedUserIds.has(userId));
+  const automatic = channel ? followOnSend(db, ctx, sender, { messageId: id, channel, topic, mentionedRecipientIds }, now) : undefined;
   const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, null, ctx.realmUrl);
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
   // A public channel's message also reaches queues that watch every public channel, with no flags
@@ -307,7 +352,7 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
     ctx.emit({ type: 'message', message, flags: [], for_public_watchers: true }, publicChannelWatcherIds(db, userIds));
   }
   linkAttachments(db, id, sender.id, content);
-  return id;
+  return automatic === undefined ? { id } : { id, automatic_new_visibility_policy: automatic };
 }
 
 // ---------------------------------------------------------------------------------------------------

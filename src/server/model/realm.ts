@@ -26,6 +26,12 @@ export const versionFields = () => ({
   svc_merge_base: SERVER_VERSION,
 });
 
+/** What the empty topic is called where no organization setting applies (zerver/models/messages.py EMPTY_TOPIC_FALLBACK_NAME). */
+export const EMPTY_TOPIC_FALLBACK_NAME = 'general chat';
+
+/** Realm.DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS (zerver/models/realms.py): a week. */
+const DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS = 7 * 24 * 3600;
+
 export const realmDefaults = {
   name: 'Embedded organization',
   description: '',
@@ -53,8 +59,18 @@ export const realmDefaults = {
   can_create_groups: 'role:members',
   /** Who may add others to channels. */
   can_add_subscribers_group: 'role:members',
+  /**
+   * Who may move messages to another topic, and who may resolve topics: everyone, guests included; who may
+   * move them to another channel: members (zerver/models/realms.py REALM_PERMISSION_GROUP_SETTINGS).
+   */
+  can_move_messages_between_topics_group: 'role:everyone',
+  can_resolve_topics_group: 'role:everyone',
+  can_move_messages_between_channels_group: 'role:members',
+  /** How long after sending those below moderators may move a message; null: no limit. */
+  move_messages_within_stream_limit_seconds: DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS as number | null,
+  move_messages_between_streams_limit_seconds: DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS as number | null,
   require_unique_names: false,
-  empty_topic_display_name: 'general chat',
+  empty_topic_display_name: EMPTY_TOPIC_FALLBACK_NAME,
   invite_validity_minutes: 14400,
   /**
    * Invitations per day; null: no limit. A stock self-hosted server has none (Zulip applies its limit only

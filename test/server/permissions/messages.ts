@@ -4,6 +4,8 @@ import type { Fixture, PermissionCase } from './matrix.js';
 
 const EVERYONE = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const;
 const MODERATORS = ['owner', 'admin', 'moderator'] as const;
+/** A week and Zulip's 20 seconds of grace, past: beyond the default limit on moves. */
+const WEEK_AND_GRACE = 7 * 24 * 3600 + 21;
 
 /**
  * A message in `general` from `senderId`, straight in the store, with a copy for every subscriber (test
@@ -93,16 +95,33 @@ export const messageCases: PermissionCase[] = [
     denied: "You don't have permission to edit this message",
   },
   {
-    name: 'move a message to another topic',
+    name: 'move someone else’s message to another topic',
     request: (f) => ({ method: 'PATCH', path: `/messages/${generalMessage(f, f.others.member.id)}`, body: [['topic', 'moved']] }),
-    allowed: MODERATORS,
-    denied: "You don't have permission to edit this message",
+    allowed: EVERYONE,
+    denied: {},
   },
   {
-    name: 'move a message to another channel',
-    request: (f) => ({ method: 'PATCH', path: `/messages/${generalMessage(f, f.others.member.id)}`, body: [['stream_id', String(otherChannel(f))]] }),
+    name: 'move someone else’s message to another topic after the time limit',
+    request: (f) => {
+      const id = generalMessage(f, f.others.member.id);
+      f.org.db.prepare('UPDATE messages SET date_sent = date_sent - ? WHERE id = ?').run(WEEK_AND_GRACE, id);
+      return { method: 'PATCH', path: `/messages/${id}`, body: [['topic', 'moved']] };
+    },
     allowed: MODERATORS,
-    denied: "You don't have permission to move this message",
+    denied: "The time limit for editing this message's topic has passed.",
+  },
+  {
+    name: 'resolve a topic',
+    request: (f) => ({ method: 'PATCH', path: `/messages/${generalMessage(f, f.others.member.id)}`, body: [['topic', '✔ perm']] }),
+    allowed: EVERYONE,
+    denied: {},
+  },
+  {
+    name: 'move a message to another public channel',
+    request: (f) => ({ method: 'PATCH', path: `/messages/${generalMessage(f, f.others.member.id)}`, body: [['stream_id', String(otherChannel(f))]] }),
+    allowed: ['owner', 'admin', 'moderator', 'member', 'bot'],
+    // A guest cannot see a public channel they are not in.
+    denied: { guest: 'Invalid channel ID' },
   },
   {
     name: 'read a message’s edit history',
