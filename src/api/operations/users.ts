@@ -121,7 +121,9 @@ export const deactivateUser = operation<Record<string, never>>()({
   method: 'DELETE',
   path: '/users/{user_id}',
   summary: 'Deactivate a user account and its bots (administrators)',
-  access: 'admin',
+  // No role gate: zerver/views/users.py deactivate_user_backend checks access_user_by_id(..., for_admin=True), so a
+  // non-administrator is told "Insufficient permission" (after "No such user" and the like), not "Must be ...".
+  access: 'user',
   params: {
     user_id: p.path(s.int()),
     deactivation_notification_comment: p.opt(s.string({ maxLength: 2000 }), { doc: 'text for the notification e-mail' }),
@@ -133,8 +135,9 @@ export const reactivateUser = operation<Record<string, never>>()({
   name: 'reactivate-user',
   method: 'POST',
   path: '/users/{user_id}/reactivate',
-  summary: 'Reactivate a deactivated user or bot (administrators)',
-  access: 'admin',
+  summary: "Reactivate a deactivated user or bot (administrators, or a bot's owner)",
+  // As deactivate-user: reactivate_user_backend's access_user_by_id(..., for_admin=True) lets a bot's owner through.
+  access: 'user',
   params: { user_id: p.path(s.int()) },
   openapiPath: '/users/{user_id}/reactivate',
 });

@@ -1,5 +1,5 @@
 /** Channels, subscriptions and topic preferences, with a Zulip server's checks, order and messages. */
-import { ApiError, badRequest, insufficientPermission } from '../../api/errors.js';
+import { badRequest, insufficientPermission } from '../../api/errors.js';
 import {
   getStream,
   getStreams,
@@ -245,9 +245,9 @@ export const bindings: Binding[] = [
   bind(muteTopic, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
-    if (p.stream_id === undefined && p.stream === undefined) {
-      throw new ApiError("Missing 'stream_id' argument", 'REQUEST_VARIABLE_MISSING', 400, { var_name: 'stream_id' });
-    }
+    // zerver/lib/streams.py check_for_exactly_one_stream_arg: RequestVariableMissingError's text, but raised as a
+    // plain JsonableError, so BAD_REQUEST and no var_name.
+    if (p.stream_id === undefined && p.stream === undefined) throw badRequest("Missing 'stream_id' argument");
     if (p.stream_id !== undefined && p.stream !== undefined) {
       throw badRequest('Unsupported parameter combination: stream_id, stream', { parameters: 'stream_id, stream' });
     }
