@@ -261,7 +261,7 @@ describe.each(TRANSPORTS)('channels over %s', (kind) => {
       expect((await failure(member.call(getStream, { stream_id: 987654 }))).msg).toBe('Invalid channel ID');
     });
 
-    it('takes the legacy include_all_active from a non-administrator as include_all, as today\'s Zulip does', async () => {
+    it("takes the legacy include_all_active from a non-administrator as include_all, as today's Zulip does", async () => {
       // zerver/views/streams.py get_streams_backend: `if include_all_active is True: include_all = True`, then
       // do_get_streams lists what the caller has metadata access to (level 356). Zulip 9.0 refused non-administrators
       // ("User not authorized for this query", lib/streams.py); today's source no longer does.

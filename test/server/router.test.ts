@@ -50,6 +50,7 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
         'is_active',
         'is_admin',
         'is_bot',
+        'is_billing_admin',
         'is_guest',
         'is_imported_stub',
         'is_owner',

@@ -21,8 +21,11 @@ export const getUsers = operation<{ members: User[] }>()({
   openapiPath: '/users',
 });
 
-/** GET /users/me: the user object without the bot fields and profile data, plus max_message_id. */
-export type OwnUser = Omit<User, 'profile_data' | 'bot_type' | 'bot_owner_id'> & { max_message_id: number };
+/**
+ * GET /users/me: the whole user object (a human's with profile_data, a bot's with its bot fields), plus
+ * max_message_id (zerver/views/users.py get_profile_backend).
+ */
+export type OwnUser = Omit<User, 'bot_type'> & { bot_type?: User['bot_type']; max_message_id: number };
 
 export const getOwnUser = operation<OwnUser>()({
   name: 'get-own-user',
