@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBot, deactivateBot } from '../../src/api/operations/bots.js';
+import { createBot, deactivateBot, getBots } from '../../src/api/operations/bots.js';
 import { deactivateUser, getUser } from '../../src/api/operations/users.js';
 import { setPermission } from '../../src/server/model/user-permissions.js';
 import { bad, flatFailure } from '../helpers/api.js';
@@ -32,6 +32,44 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
   const as = (user: TestUser) => clientFor(org, kind, user);
   const unique = () => `${kind}${++n}`;
   const row = (id: number) => org.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as BotRow;
+
+  it("lists the caller's own active bots, oldest first, with their keys: administrators only theirs too", async () => {
+    // zerver/views/users.py get_bots_backend: bot_owner = the caller, is_active, by date_joined.
+    const owner = org.addUser();
+    const client = await as(owner);
+    const name = unique();
+    const first = await client.call(createBot, { full_name: `First ${name}`, short_name: `first${name}` });
+    org.clock.advance(60);
+    const second = await client.call(createBot, { full_name: `Second ${name}`, short_name: `second${name}`, bot_type: 2 });
+    const gone = await client.call(createBot, { full_name: `Gone ${name}`, short_name: `gone${name}` });
+    await client.call(deactivateBot, { bot_id: gone.user_id });
+    await (await as(admin)).call(createBot, { full_name: `Admins ${name}`, short_name: `admins${name}` });
+    const res = await client.call(getBots, {});
+    expect(res.bots).toEqual([
+      {
+        username: row(first.user_id).email,
+        full_name: `First ${name}`,
+        api_key: first.api_key,
+        avatar_url: first.avatar_url,
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+      },
+      {
+        username: row(second.user_id).email,
+        full_name: `Second ${name}`,
+        api_key: second.api_key,
+        avatar_url: second.avatar_url,
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+      },
+    ]);
+    const adminsBots = (await (await as(admin)).call(getBots, {})).bots.map((b) => b.full_name);
+    expect(adminsBots).toContain(`Admins ${name}`);
+    expect(adminsBots).not.toContain(`First ${name}`);
+    expect((await (await as(org.addUser())).call(getBots, {})).bots).toEqual([]);
+  });
 
   it('creates a generic bot owned by the caller, with the documented response and both events', async () => {
     const adminQueue = openQueue(org, admin);
