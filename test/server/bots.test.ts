@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBot, deactivateBot, getBots } from '../../src/api/operations/bots.js';
 import { deactivateUser, getUser } from '../../src/api/operations/users.js';
+import { getSetting, setSetting } from '../../src/server/model/realm.js';
 import { setPermission } from '../../src/server/model/user-permissions.js';
 import { bad, flatFailure } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
@@ -69,6 +70,22 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
     expect(adminsBots).toContain(`Admins ${name}`);
     expect(adminsBots).not.toContain(`First ${name}`);
     expect((await (await as(org.addUser())).call(getBots, {})).bots).toEqual([]);
+  });
+
+  it("addresses a bot under the organization's domain, never the host a request or serve came in by", async () => {
+    // zerver/views/users.py add_bot_backend: realm.get_bot_domain(). serve rewrites the stored URL to where it
+    // listens (here as if on 0.0.0.0); the domain fixed when the organization was created stays.
+    const [url, domain] = [getSetting(org.db, 'url'), getSetting(org.db, 'bot_domain')];
+    setSetting(org.db, 'url', 'http://0.0.0.0:8080');
+    setSetting(org.db, 'bot_domain', 'chat.acme.test');
+    try {
+      const name = unique();
+      const res = await (await as(member)).call(createBot, { full_name: `Domain ${name}`, short_name: `domain${name}` });
+      expect(row(res.user_id).email).toBe(`domain${name}-bot@chat.acme.test`);
+    } finally {
+      setSetting(org.db, 'url', url);
+      setSetting(org.db, 'bot_domain', domain);
+    }
   });
 
   it('creates a generic bot owned by the caller, with the documented response and both events', async () => {

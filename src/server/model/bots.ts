@@ -8,7 +8,7 @@ import type { BotType } from '../../api/types.js';
 import { randomAlphanumeric } from '../../random.js';
 import type { EventSink } from '../context.js';
 import { holds } from './user-permissions.js';
-import { getSetting, realmHost } from './realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { inSystemGroup } from './system-groups.js';
 import { emitWithPerson } from './user-events.js';
@@ -77,8 +77,8 @@ export function addBot(db: Db, sink: EventSink, caller: UserRow, p: NewBot, now:
   if (!shortName) throw badRequest('Bad name or username');
   const serviceName = p.bot_type === BOT_TYPES.incoming_webhook ? (p.service_name ?? '') : p.service_name || shortName;
   const fullName = validateFullName(db, p.full_name);
-  // Bot addresses live under the organization's own host, whatever host a request came in by.
-  const email = `${shortName}-bot@${realmHost(getSetting(db, 'url'))}`;
+  // Under the organization's domain, whatever host the request came in by (views/users.py add_bot_backend).
+  const email = `${shortName}-bot@${getSetting(db, 'bot_domain')}`;
   if (!isValidEmail(email)) throw badRequest('Bad name or username');
   if (p.bot_type === BOT_TYPES.embedded && !EMBEDDED_BOTS.includes(serviceName)) throw badRequest('Invalid embedded bot name.');
   if (emailTaken(db, email)) throw badRequest('Username already in use');
