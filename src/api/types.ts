@@ -19,6 +19,8 @@ export interface User {
   is_owner: boolean;
   is_admin: boolean;
   is_guest: boolean;
+  /** Level 73; the embedded server has no billing, so no one is one (a server's default). */
+  is_billing_admin: boolean;
   is_bot: boolean;
   bot_type: BotType | null;
   bot_owner_id?: number | null;

@@ -254,11 +254,12 @@ export class Router {
     if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
     const lookup = method === 'HEAD' ? 'GET' : method;
     const hit = candidates.find((c) => c.route.op.method === lookup);
-    const allowed = [...new Set(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method))];
-    if (method === 'OPTIONS') return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
+    const allowed = allowedMethods(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method));
+    // zerver/lib/rest.py get_target_view_function_or_response: OPTIONS lists them sorted, a 405 as declared.
+    if (method === 'OPTIONS') return { status: 204, headers: { allow: [...allowed].sort().join(', ') }, body: null };
     if (!hit) {
-      // A Zulip server sends no code here; every error of ours carries one, so clients can branch on it.
-      throw new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
+      // zerver/lib/response.py json_method_not_allowed: Django's HttpResponseNotAllowed with a JSON body and no code.
+      throw new ApiError('Method Not Allowed', null, 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
     }
     checkFieldCounts(req);
 
@@ -362,6 +363,16 @@ export class Router {
       },
     };
   }
+}
+
+/**
+ * The methods a path takes, as a Zulip server lists them: every route's, then HEAD wherever GET is (rest.py
+ * adds it, and Django answers HEAD with the GET view: so does the router, `lookup` above).
+ */
+function allowedMethods(methods: readonly string[]): string[] {
+  const out = [...new Set(methods)];
+  if (out.includes('GET')) out.push('HEAD');
+  return out;
 }
 
 /** A request the answer cache could hold: a GET that carries no body. */

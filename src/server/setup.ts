@@ -10,7 +10,7 @@ import { insertUser, userById, type UserRow } from './model/users.js';
 import { validateFullName, validateNewEmail } from './model/validation.js';
 import { OPERATOR_PERMISSIONS } from './operator-permissions.js';
 import { setPermission } from './model/user-permissions.js';
-import { isInitialized, setSetting } from './model/realm.js';
+import { isInitialized, realmHost, setSetting } from './model/realm.js';
 import type { Db } from './store/db.js';
 
 export interface NewOrganization {
@@ -36,7 +36,10 @@ export function createOrganization(db: Db, org: NewOrganization): UserRow {
       if (isInitialized(db)) throw new AlreadyInitializedError();
       setSetting(db, 'name', org.name);
       setSetting(db, 'date_created', org.now);
-      if (org.url) setSetting(db, 'url', org.url);
+      if (org.url) {
+        setSetting(db, 'url', org.url);
+        setSetting(db, 'bot_domain', realmHost(org.url));
+      }
       insertSystemGroups(db, org.now);
       const owner = insertUser(
         db,

@@ -197,6 +197,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
         expiry_date: stored[0]!.expiry_date,
         invited_as: 300,
         is_multiuse: false,
+        notify_referrer_on_join: false,
       },
     ]);
     const tsv = await runCli([...t.args, 'invite', 'list', '--fields', 'email,invited_as'], { env: t.env });

@@ -22,6 +22,7 @@ const CHANGELOG: Readonly<Record<string, Levels>> = {
   'GET /messages': { allow_empty_topic_name: 334, message_ids: 300 },
   'GET /messages/{message_id}': { allow_empty_topic_name: 334 },
   'GET /messages/{message_id}/history': { allow_empty_topic_name: 334 },
+  'GET /users/me/{stream_id}/topics': { allow_empty_topic_name: 334 },
   'POST /channels/create': all(
     417,
     'name',

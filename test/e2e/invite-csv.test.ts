@@ -64,7 +64,17 @@ describe('invite send --from-file: 50 invitations, 3 bad rows', () => {
     expect(new Set(invites.map((i) => i.email))).toEqual(new Set(good.map((g) => g.email)));
     for (const invite of invites) {
       const row = good.find((g) => g.email === invite.email)!;
-      expect(Object.keys(invite).sort()).toEqual(['email', 'expiry_date', 'id', 'invited', 'invited_as', 'invited_by_user_id', 'is_multiuse']);
+      expect(Object.keys(invite).sort()).toEqual([
+        'email',
+        'expiry_date',
+        'id',
+        'invited',
+        'invited_as',
+        'invited_by_user_id',
+        'is_multiuse',
+        'notify_referrer_on_join',
+      ]);
+      expect(invite.notify_referrer_on_join).toBe(true);
       expect(Number.isInteger(invite.id)).toBe(true);
       expect(invite.invited_by_user_id).toBe(boss.user_id);
       expect(Number.isInteger(invite.invited)).toBe(true);

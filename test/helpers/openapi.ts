@@ -18,6 +18,7 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
   'svc_merge_base', // ... for zulip_merge_base
   'is_imported_stub', // user objects, feature level 433
   'is_deleted', // user objects, feature level 490
+  'notify_referrer_on_join', // e-mail invitations in GET /invites, feature level 267
   'editable_by_user', // custom profile fields, feature level 296
   'url', // POST /user_uploads, feature level 285 (twin of uri)
   'filename', // POST /user_uploads, feature level 285

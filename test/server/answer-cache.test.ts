@@ -57,6 +57,7 @@ describe('operations declared cacheable', () => {
       'get-channel-folders': '/channel_folders',
       'get-streams': '/streams',
       'get-stream': `/streams/${channel[0]!.stream_id}`,
+      'get-stream-topics': `/users/me/${channel[0]!.stream_id}/topics`,
       'get-subscribers': `/streams/${channel[0]!.stream_id}/members`,
       'get-subscriptions': '/users/me/subscriptions',
       'get-message': `/messages/${messageId}`,

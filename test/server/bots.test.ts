@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBot, deactivateBot } from '../../src/api/operations/bots.js';
+import { createBot, deactivateBot, getBots } from '../../src/api/operations/bots.js';
 import { deactivateUser, getUser } from '../../src/api/operations/users.js';
+import { getSetting, setSetting } from '../../src/server/model/realm.js';
 import { setPermission } from '../../src/server/model/user-permissions.js';
 import { bad, flatFailure } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
@@ -32,6 +33,60 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
   const as = (user: TestUser) => clientFor(org, kind, user);
   const unique = () => `${kind}${++n}`;
   const row = (id: number) => org.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as BotRow;
+
+  it("lists the caller's own active bots, oldest first, with their keys: administrators only theirs too", async () => {
+    // zerver/views/users.py get_bots_backend: bot_owner = the caller, is_active, by date_joined.
+    const owner = org.addUser();
+    const client = await as(owner);
+    const name = unique();
+    const first = await client.call(createBot, { full_name: `First ${name}`, short_name: `first${name}` });
+    org.clock.advance(60);
+    const second = await client.call(createBot, { full_name: `Second ${name}`, short_name: `second${name}`, bot_type: 2 });
+    const gone = await client.call(createBot, { full_name: `Gone ${name}`, short_name: `gone${name}` });
+    await client.call(deactivateBot, { bot_id: gone.user_id });
+    await (await as(admin)).call(createBot, { full_name: `Admins ${name}`, short_name: `admins${name}` });
+    const res = await client.call(getBots, {});
+    expect(res.bots).toEqual([
+      {
+        username: row(first.user_id).email,
+        full_name: `First ${name}`,
+        api_key: first.api_key,
+        avatar_url: first.avatar_url,
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+      },
+      {
+        username: row(second.user_id).email,
+        full_name: `Second ${name}`,
+        api_key: second.api_key,
+        avatar_url: second.avatar_url,
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+      },
+    ]);
+    const adminsBots = (await (await as(admin)).call(getBots, {})).bots.map((b) => b.full_name);
+    expect(adminsBots).toContain(`Admins ${name}`);
+    expect(adminsBots).not.toContain(`First ${name}`);
+    expect((await (await as(org.addUser())).call(getBots, {})).bots).toEqual([]);
+  });
+
+  it("addresses a bot under the organization's domain, never the host a request or serve came in by", async () => {
+    // zerver/views/users.py add_bot_backend: realm.get_bot_domain(). serve rewrites the stored URL to where it
+    // listens (here as if on 0.0.0.0); the domain fixed when the organization was created stays.
+    const [url, domain] = [getSetting(org.db, 'url'), getSetting(org.db, 'bot_domain')];
+    setSetting(org.db, 'url', 'http://0.0.0.0:8080');
+    setSetting(org.db, 'bot_domain', 'chat.acme.test');
+    try {
+      const name = unique();
+      const res = await (await as(member)).call(createBot, { full_name: `Domain ${name}`, short_name: `domain${name}` });
+      expect(row(res.user_id).email).toBe(`domain${name}-bot@chat.acme.test`);
+    } finally {
+      setSetting(org.db, 'url', url);
+      setSetting(org.db, 'bot_domain', domain);
+    }
+  });
 
   it('creates a generic bot owned by the caller, with the documented response and both events', async () => {
     const adminQueue = openQueue(org, admin);

@@ -261,6 +261,26 @@ describe.each(TRANSPORTS)('channels over %s', (kind) => {
       expect((await failure(member.call(getStream, { stream_id: 987654 }))).msg).toBe('Invalid channel ID');
     });
 
+    it("takes the legacy include_all_active from a non-administrator as include_all, as today's Zulip does", async () => {
+      // zerver/views/streams.py get_streams_backend: `if include_all_active is True: include_all = True`, then
+      // do_get_streams lists what the caller has metadata access to (level 356). Zulip 9.0 refused non-administrators
+      // ("User not authorized for this query", lib/streams.py); today's source no longer does.
+      const theirs = unique('theirs');
+      const others = unique('others');
+      const memberUser = org.addUser();
+      const member = await as(memberUser);
+      await member.call(subscribe, { subscriptions: [{ name: theirs }], invite_only: true });
+      await owner.call(subscribe, { subscriptions: [{ name: others }], invite_only: true });
+      const legacy = await rawRequest(org, kind, { method: 'GET', path: '/streams', query: [['include_all_active', 'true']] }, memberUser);
+      expect(legacy.status).toBe(200);
+      expect(openapiErrors('get', '/streams', 200, legacy.body)).toEqual([]);
+      const names = (legacy.body as { streams: { name: string }[] }).streams.map((c) => c.name);
+      expect(names).toEqual(expect.arrayContaining(['general', theirs]));
+      expect(names).not.toContain(others);
+      const current = (await member.call(getStreams, { include_all: true })).streams.map((c) => c.name);
+      expect(names).toEqual(current);
+    });
+
     it('shows guests only their channels, and flags defaults with include_default', async () => {
       const guestUser = org.addUser({ role: 600 });
       const guest = await as(guestUser);

@@ -286,7 +286,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     const [mine, theirs, expiring] = [address(), address(), address()];
     await (await as(member)).call(sendInvites, { invitee_emails: mine, stream_ids: [] });
     await (await as(other)).call(sendInvites, { invitee_emails: theirs, stream_ids: [] });
-    await (await as(member)).call(sendInvites, { invitee_emails: expiring, stream_ids: [], invite_expires_in_minutes: 1 });
+    await (await as(member)).call(sendInvites, { invitee_emails: expiring, stream_ids: [], invite_expires_in_minutes: 1, notify_referrer_on_join: false });
     const forMember = await (await as(member)).call(getInvites, {});
     expect(openapiErrors('get', '/invites', 200, forMember)).toEqual([]);
     const emails = forMember.invites.map(emailOf);
@@ -301,7 +301,10 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
       invited_as: 400,
       email: mine,
       is_multiuse: false,
+      // Level 267, zerver/actions/invites.py do_get_invites_controlled_by_user: what the invitation was sent with.
+      notify_referrer_on_join: true,
     });
+    expect(forMember.invites.find((i) => emailOf(i) === expiring)).toMatchObject({ notify_referrer_on_join: false });
     org.clock.advance(61);
     const forAdmin = (await (await as(admin)).call(getInvites, {})).invites.map(emailOf);
     expect(forAdmin).toEqual(expect.arrayContaining([mine, theirs]));
@@ -406,6 +409,7 @@ describe.each(TRANSPORTS)('reusable invitation links over %s', (kind) => {
       link_url: res.invite_link,
       is_multiuse: true,
     });
+    expect(body.invites.filter((i) => i.is_multiuse).every((i) => !('notify_referrer_on_join' in i))).toBe(true);
     expect(body.invites.find((i) => emailOf(i) === email)).toMatchObject({ is_multiuse: false });
     expect(body.invites.filter((i) => i.is_multiuse).every((i) => !('email' in i))).toBe(true);
   });

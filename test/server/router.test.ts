@@ -50,6 +50,7 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
         'is_active',
         'is_admin',
         'is_bot',
+        'is_billing_admin',
         'is_guest',
         'is_imported_stub',
         'is_owner',
@@ -115,12 +116,25 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
     expect(notBool.body).toEqual({ result: 'error', msg: 'client_gravatar is not a boolean', code: 'BAD_REQUEST' });
   });
 
-  it('answers 404 for unknown paths and 405 with a code and the allowed methods for wrong methods', async () => {
+  it('answers 404 for unknown paths and 405 without a code, listing the allowed methods with HEAD where GET is', async () => {
     const notFound = await rawRequest(org, kind, { method: 'GET', path: '/no/such/thing' });
     expect(notFound.status).toBe(404);
-    const wrong = await rawRequest(org, kind, { method: 'PUT', path: '/server_settings' });
+    // zerver/lib/response.py json_method_not_allowed; zerver/lib/rest.py adds HEAD wherever GET is.
+    const wrong = await rawRequest(org, kind, { method: 'PUT', path: '/users' });
     expect(wrong.status).toBe(405);
-    expect(wrong.body).toEqual({ result: 'error', msg: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', allowed_methods: ['GET'] });
+    expect(wrong.body).toEqual({ result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET', 'POST', 'HEAD'] });
+    expect(wrong.headers.allow).toBe('GET, POST, HEAD');
+    const noGet = await rawRequest(org, kind, { method: 'GET', path: '/typing' });
+    expect(noGet.status).toBe(405);
+    expect(noGet.body).toEqual({ result: 'error', msg: 'Method Not Allowed', allowed_methods: ['POST'] });
+    const options = await rawRequest(org, kind, { method: 'OPTIONS', path: '/users' });
+    expect({ status: options.status, allow: options.headers.allow }).toEqual({ status: 204, allow: 'GET, HEAD, POST' });
+  });
+
+  it('answers HEAD where it lists it: a GET route answers HEAD with the GET status and no body over HTTP', async () => {
+    const head = await rawRequest(org, kind, { method: 'HEAD', path: '/users/me' });
+    expect(head.status).toBe(200);
+    if (kind === 'http') expect(head.body ?? null).toBeNull();
   });
 
   it('takes a path segment that is not valid percent-encoding as it stands, as a Django server does, not as a 500', async () => {

@@ -128,7 +128,9 @@ describe.each(TRANSPORTS)('topic preferences over %s', (kind) => {
           ['op', 'add'],
         ],
       });
-      expect(neither.body).toEqual({ result: 'error', msg: "Missing 'stream_id' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'stream_id' });
+      // zerver/lib/streams.py check_for_exactly_one_stream_arg: the missing-argument text as a plain BAD_REQUEST.
+      expect(neither.status).toBe(400);
+      expect(neither.body).toEqual({ result: 'error', msg: "Missing 'stream_id' argument", code: 'BAD_REQUEST' });
       const both = await failure(client.call(muteTopic, { stream_id: general, stream: 'general', topic: 't', op: 'add' }));
       expect(both).toMatchObject({
         msg: 'Unsupported parameter combination: stream_id, stream',

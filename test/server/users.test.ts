@@ -80,6 +80,25 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       expect(me).toMatchObject({ user_id: member.id, max_message_id: -1 });
       expect(me.avatar_url).toMatch(/^https:\/\//);
     });
+
+    it("shows the caller as the whole user object: is_billing_admin, a human's profile_data, a bot's bot fields", async () => {
+      // zerver/views/users.py get_profile_backend: get_users_for_api's user dict (custom profile fields included).
+      const owner = await as(org.owner);
+      const field = (await owner.call(createCustomProfileField, { name: `Pronouns ${kind}`, field_type: 1 })).id;
+      await owner.call(updateUser, { user_id: member.id, profile_data: [{ id: field, value: 'they/them' }] });
+      const me = await (await as(member)).call(getOwnUser, {});
+      expect(openapiErrors('get', '/users/me', 200, me)).toEqual([]);
+      expect(me).toMatchObject({ is_billing_admin: false, profile_data: { [field]: { value: 'they/them' } } });
+      expect(me).not.toHaveProperty('bot_type');
+      expect(me).not.toHaveProperty('bot_owner_id');
+      const bot = org.addUser({ bot: { type: 1, ownerId: member.id } });
+      const botSelf = await (await as(bot)).call(getOwnUser, {});
+      expect(botSelf).toMatchObject({ user_id: bot.id, is_bot: true, bot_type: 1, bot_owner_id: member.id, is_billing_admin: false });
+      expect(botSelf).not.toHaveProperty('profile_data');
+      const listed = await owner.call(getUsers, { user_ids: [member.id, bot.id] });
+      expect(listed.members.map((u) => u.is_billing_admin)).toEqual([false, false]);
+      expect((await owner.call(getUser, { user_id: member.id })).user.is_billing_admin).toBe(false);
+    });
   });
 
   describe('creating users', () => {

@@ -1,4 +1,4 @@
-/** Bots: creating and deactivating them (bots are users; listing and updating them go through the users operations). */
+/** Bots: creating, listing one's own and deactivating them (bots are users; updating them goes through the users operations). */
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
@@ -30,6 +30,28 @@ export const createBot = operation<CreatedBot>()({
     interface_type: p.def(s.int(), 1, { doc: 'outgoing webhook format: 1 Zulip, 2 Slack-compatible' }),
     service_name: p.opt(s.string(), { doc: 'embedded bot name (defaults to short_name)' }),
   },
+});
+
+/** One of the caller's bots as GET /bots lists it (zerver/views/users.py get_bots_backend); `username` is its e-mail. */
+export interface OwnedBot {
+  username: string;
+  full_name: string;
+  api_key: string;
+  avatar_url: string;
+  default_sending_stream: string | null;
+  default_events_register_stream: string | null;
+  default_all_public_streams: boolean;
+}
+
+// Not cacheable: the answer carries API keys, which the answer cache should not hold.
+export const getBots = operation<{ bots: OwnedBot[] }>()({
+  name: 'get-bots',
+  method: 'GET',
+  path: '/bots',
+  summary: "The caller's own active bots, with their API keys (administrators too: only their own)",
+  access: 'member',
+  bots: false,
+  params: {},
 });
 
 /** A server answers DELETE /users/{id} for a bot with `No such user`: bots are deactivated here. */

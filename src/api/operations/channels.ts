@@ -223,6 +223,27 @@ export const getStream = operation<{ stream: Channel }>()({
   openapiPath: '/streams/{stream_id}',
 });
 
+/** One topic of a channel as GET /users/me/{stream_id}/topics lists it. */
+export interface TopicSummary {
+  name: string;
+  /** The newest message of the topic the caller may see. */
+  max_id: number;
+}
+
+export const getChannelTopics = operation<{ topics: TopicSummary[] }>()({
+  name: 'get-stream-topics',
+  method: 'GET',
+  path: '/users/me/{stream_id}/topics',
+  summary: "A channel's topics the caller can see, newest first",
+  access: 'user',
+  cacheable: true,
+  params: {
+    stream_id: p.path(s.int()),
+    allow_empty_topic_name: p.def(s.bool(), false, { minFeatureLevel: 334, doc: 'name the general-chat topic "" rather than its display name' }),
+  },
+  openapiPath: '/users/me/{stream_id}/topics',
+});
+
 export const createChannel = operation<{ id: number }>()({
   name: 'create-channel',
   method: 'POST',

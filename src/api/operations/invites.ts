@@ -17,6 +17,8 @@ interface InviteBase {
 export interface EmailInvite extends InviteBase {
   email: string;
   is_multiuse: false;
+  /** Level 267 (zerver/actions/invites.py do_get_invites_controlled_by_user); links carry none. */
+  notify_referrer_on_join?: boolean;
 }
 
 /** A reusable invitation link: no `email` key. */

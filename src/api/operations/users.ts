@@ -21,8 +21,11 @@ export const getUsers = operation<{ members: User[] }>()({
   openapiPath: '/users',
 });
 
-/** GET /users/me: the user object without the bot fields and profile data, plus max_message_id. */
-export type OwnUser = Omit<User, 'profile_data' | 'bot_type' | 'bot_owner_id'> & { max_message_id: number };
+/**
+ * GET /users/me: the whole user object (a human's with profile_data, a bot's with its bot fields), plus
+ * max_message_id (zerver/views/users.py get_profile_backend).
+ */
+export type OwnUser = Omit<User, 'bot_type'> & { bot_type?: User['bot_type']; max_message_id: number };
 
 export const getOwnUser = operation<OwnUser>()({
   name: 'get-own-user',
@@ -121,7 +124,9 @@ export const deactivateUser = operation<Record<string, never>>()({
   method: 'DELETE',
   path: '/users/{user_id}',
   summary: 'Deactivate a user account and its bots (administrators)',
-  access: 'admin',
+  // No role gate: zerver/views/users.py deactivate_user_backend checks access_user_by_id(..., for_admin=True), so a
+  // non-administrator is told "Insufficient permission" (after "No such user" and the like), not "Must be ...".
+  access: 'user',
   params: {
     user_id: p.path(s.int()),
     deactivation_notification_comment: p.opt(s.string({ maxLength: 2000 }), { doc: 'text for the notification e-mail', minFeatureLevel: 135 }),
@@ -133,8 +138,9 @@ export const reactivateUser = operation<Record<string, never>>()({
   name: 'reactivate-user',
   method: 'POST',
   path: '/users/{user_id}/reactivate',
-  summary: 'Reactivate a deactivated user or bot (administrators)',
-  access: 'admin',
+  summary: "Reactivate a deactivated user or bot (administrators, or a bot's owner)",
+  // As deactivate-user: reactivate_user_backend's access_user_by_id(..., for_admin=True) lets a bot's owner through.
+  access: 'user',
   params: { user_id: p.path(s.int()) },
   openapiPath: '/users/{user_id}/reactivate',
 });

@@ -46,6 +46,7 @@ const INVITE_FIELDS = [
   'email',
   'link_url',
   'is_multiuse',
+  'notify_referrer_on_join',
 ] as const;
 const INVITE_OUTPUT: OutputSpec = {
   fields: INVITE_FIELDS,

@@ -1,6 +1,7 @@
 /** Channels, subscriptions and topic preferences, with a Zulip server's checks, order and messages. */
-import { ApiError, badRequest, insufficientPermission } from '../../api/errors.js';
+import { badRequest, insufficientPermission } from '../../api/errors.js';
 import {
+  getChannelTopics,
   getStream,
   getStreams,
   getSubscriptions,
@@ -34,6 +35,7 @@ import {
   type StreamRow,
 } from '../model/channels.js';
 import { folderById } from '../model/folders.js';
+import { channelTopics } from '../model/topic-history.js';
 import { GroupGraph } from '../model/groups.js';
 import {
   COLOR_PATTERN,
@@ -231,6 +233,13 @@ export const bindings: Binding[] = [
 
   bind(getStream, (ctx, p) => ({ stream: channelView(ctx.db)(accessStream(ctx.db, callerOf(ctx), p.stream_id, { requireContent: false })) })),
 
+  // zerver/views/streams.py get_topics_backend: access_stream_by_id (content access, active channels), then the
+  // topic history by the channel's history setting.
+  bind(getChannelTopics, (ctx, p) => {
+    const me = callerOf(ctx);
+    return { topics: channelTopics(ctx.db, me.id, accessStream(ctx.db, me, p.stream_id), p.allow_empty_topic_name) };
+  }),
+
   bind(updateUserTopic, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
@@ -245,9 +254,9 @@ export const bindings: Binding[] = [
   bind(muteTopic, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
-    if (p.stream_id === undefined && p.stream === undefined) {
-      throw new ApiError("Missing 'stream_id' argument", 'REQUEST_VARIABLE_MISSING', 400, { var_name: 'stream_id' });
-    }
+    // zerver/lib/streams.py check_for_exactly_one_stream_arg: RequestVariableMissingError's text, but raised as a
+    // plain JsonableError, so BAD_REQUEST and no var_name.
+    if (p.stream_id === undefined && p.stream === undefined) throw badRequest("Missing 'stream_id' argument");
     if (p.stream_id !== undefined && p.stream !== undefined) {
       throw badRequest('Unsupported parameter combination: stream_id, stream', { parameters: 'stream_id, stream' });
     }

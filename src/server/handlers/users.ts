@@ -10,6 +10,7 @@ import {
   reactivateUser,
   updateUser,
   updateUserByEmail,
+  type OwnUser,
   type ProfileDataUpdate,
 } from '../../api/operations/users.js';
 import { BOT_TYPES } from '../../api/operations/bots.js';
@@ -90,11 +91,13 @@ export const bindings: Binding[] = [
     return { members: new StreamedList(userViewPages(ctx.db, ctx.caller, opts, ctx.realmUrl, wanted)) };
   }),
 
-  bind(getOwnUser, (ctx) => {
+  // zerver/views/users.py get_profile_backend: get_users_for_api for the caller alone, with its defaults (custom
+  // profile fields included) and every avatar URL given, then max_message_id.
+  bind(getOwnUser, (ctx): OwnUser => {
     const me = callerOf(ctx);
-    // The documented object has no bot fields, whoever asks.
-    const { bot_type: _type, bot_owner_id: _owner, ...own } = viewOf(ctx, { client_gravatar: false, include_custom_profile_fields: false })(me);
-    return { ...own, max_message_id: newestMessageIdOf(ctx.db, me.id) };
+    const { bot_type: botType, ...own } = viewOf(ctx, { client_gravatar: false, include_custom_profile_fields: true })(me);
+    // A human's dict has no bot_type there (format_user_row), and the OpenAPI description of this answer allows none.
+    return { ...own, ...(me.is_bot ? { bot_type: botType } : {}), max_message_id: newestMessageIdOf(ctx.db, me.id) };
   }),
 
   bind(getUser, (ctx, p) => {

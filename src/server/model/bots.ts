@@ -3,12 +3,12 @@
  * who may act on one (access_bot_by_id). Bots are users; their rows are users.ts's.
  */
 import { ApiError, badRequest, insufficientPermission, mustBe } from '../../api/errors.js';
-import { BOT_TYPES, INTERFACE_TYPES, type CreatedBot } from '../../api/operations/bots.js';
+import { BOT_TYPES, INTERFACE_TYPES, type CreatedBot, type OwnedBot } from '../../api/operations/bots.js';
 import type { BotType } from '../../api/types.js';
 import { randomAlphanumeric } from '../../random.js';
 import type { EventSink } from '../context.js';
 import { holds } from './user-permissions.js';
-import { getSetting, realmHost } from './realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { inSystemGroup } from './system-groups.js';
 import { emitWithPerson } from './user-events.js';
@@ -77,8 +77,8 @@ export function addBot(db: Db, sink: EventSink, caller: UserRow, p: NewBot, now:
   if (!shortName) throw badRequest('Bad name or username');
   const serviceName = p.bot_type === BOT_TYPES.incoming_webhook ? (p.service_name ?? '') : p.service_name || shortName;
   const fullName = validateFullName(db, p.full_name);
-  // Bot addresses live under the organization's own host, whatever host a request came in by.
-  const email = `${shortName}-bot@${realmHost(getSetting(db, 'url'))}`;
+  // Under the organization's domain, whatever host the request came in by (views/users.py add_bot_backend).
+  const email = `${shortName}-bot@${getSetting(db, 'bot_domain')}`;
   if (!isValidEmail(email)) throw badRequest('Bad name or username');
   if (p.bot_type === BOT_TYPES.embedded && !EMBEDDED_BOTS.includes(serviceName)) throw badRequest('Invalid embedded bot name.');
   if (emailTaken(db, email)) throw badRequest('Username already in use');
@@ -137,6 +137,25 @@ export function addBot(db: Db, sink: EventSink, caller: UserRow, p: NewBot, now:
     default_events_register_stream: null,
     default_all_public_streams: false,
   };
+}
+
+/**
+ * The active bots `owner` owns, oldest first (zerver/views/users.py get_bots_backend: owned ones only, whatever
+ * the owner's role). The embedded server keeps no default channels for bots: those are always unset.
+ */
+export function ownedBots(db: Db, owner: UserRow): OwnedBot[] {
+  const rows = db
+    .prepare('SELECT email, full_name, api_key, avatar_version FROM users WHERE bot_owner_id = ? AND is_bot = 1 AND is_active = 1 ORDER BY date_joined, id')
+    .all(owner.id) as Pick<UserRow, 'email' | 'full_name' | 'api_key' | 'avatar_version'>[];
+  return rows.map((bot) => ({
+    username: bot.email,
+    full_name: bot.full_name,
+    api_key: bot.api_key,
+    avatar_url: gravatarUrl(bot.email, bot.avatar_version),
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: false,
+  }));
 }
 
 /** The bot an operation on bots names, with a server's checks and messages in its order (access_bot_by_id). */

@@ -47,6 +47,7 @@ export const inviteToWire = (row: InviteRow): EmailInvite => ({
   invited_as: row.invited_as,
   email: row.email,
   is_multiuse: false,
+  notify_referrer_on_join: row.notify_referrer_on_join === 1,
 });
 
 /**

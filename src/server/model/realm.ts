@@ -32,11 +32,21 @@ export const EMPTY_TOPIC_FALLBACK_NAME = 'general chat';
 /** Realm.DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS (zerver/models/realms.py): a week. */
 const DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS = 7 * 24 * 3600;
 
+const DEFAULT_URL = 'http://127.0.0.1:9991';
+
 export const realmDefaults = {
   name: 'Embedded organization',
   description: '',
   /** Set when the organization is created; `chatctl serve` answers with the URL it is reached at. */
-  url: 'http://127.0.0.1:9991',
+  url: DEFAULT_URL,
+  /**
+   * The organization's domain, for bot addresses (`name-bot@domain`), placeholder addresses and an outgoing
+   * webhook's `team_domain`: Zulip's realm.get_bot_domain() (zerver/models/realms.py), which comes from the
+   * server's settings, never from the host a request reached it by. Fixed when the organization is created
+   * (the host of its URL then), so a bot made through `serve` on any address gets the address one made
+   * in-process gets.
+   */
+  bot_domain: realmHost(DEFAULT_URL),
   date_created: 0,
   /** 1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators (Zulip's EMAIL_ADDRESS_VISIBILITY_*). */
   email_address_visibility: 1,
@@ -102,11 +112,14 @@ export function nextSequence(db: Db, key: 'presence_sequence'): number {
 export const isInitialized = (db: Db): boolean =>
   (db.prepare('SELECT count(*) AS n FROM users WHERE role = ? AND is_bot = 0').get(ROLE.owner) as { n: number }).n > 0;
 
-/** The host part of the organization URL, used for placeholder e-mail addresses (`user8@host`). */
-export const realmHost = (url: string): string => {
+/**
+ * The host part of an organization URL: its domain when the organization is created, and the domain of
+ * placeholder addresses (`user8@host`) of the URL a request reached it by.
+ */
+export function realmHost(url: string): string {
   try {
     return new URL(url).hostname;
   } catch {
     return 'localhost';
   }
-};
+}

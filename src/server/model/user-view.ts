@@ -170,6 +170,8 @@ function viewWithProfiles(
       is_owner: isOwner(target),
       is_admin: isAdmin(target),
       is_guest: isGuest(target),
+      // zerver/lib/users.py format_user_row sends it on every user; nothing here grants it (no billing).
+      is_billing_admin: false,
       is_bot: target.is_bot === 1,
       bot_type: target.is_bot ? target.bot_type : null,
       role: target.role,

@@ -34,14 +34,15 @@ export interface Delivery {
   body: { contentType: string; text: string } | null;
 }
 
-export function prepareDelivery(bot: UserRow, message: OutgoingWebhookMessage, trigger: OutgoingWebhookTrigger, realmUrl: string): Delivery {
+/** `teamDomain`: the organization's domain, which the Slack-compatible form names. */
+export function prepareDelivery(bot: UserRow, message: OutgoingWebhookMessage, trigger: OutgoingWebhookTrigger, teamDomain: string): Delivery {
   const base = { botId: bot.id, url: bot.service_base_url ?? '', serviceInterface: bot.service_interface ?? GENERIC_INTERFACE, message };
   if (base.serviceInterface !== SLACK_INTERFACE) {
     return { ...base, body: { contentType: 'application/json', text: JSON.stringify(webhookPayload(bot, message, trigger)) } };
   }
   // Slack's format has no direct messages: nothing is sent, the bot says so in the conversation.
   if (message.type === 'private') return { ...base, body: null };
-  return { ...base, body: { contentType: 'application/x-www-form-urlencoded', text: slackForm(bot, message, trigger, realmUrl).toString() } };
+  return { ...base, body: { contentType: 'application/x-www-form-urlencoded', text: slackForm(bot, message, trigger, teamDomain).toString() } };
 }
 
 type Outcome = { status: number; text: string } | { failure: 'timeout' | 'connection' } | { refused: true } | { exception: Error };

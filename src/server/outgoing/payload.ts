@@ -8,7 +8,6 @@ import { renderHtml } from '../model/render.js';
 import { REALM_ID } from '../model/uploads.js';
 import { userView } from '../model/user-view.js';
 import { userById, type UserRow } from '../model/users.js';
-import { realmHost } from '../model/realm.js';
 import type { Db } from '../store/db.js';
 
 /** Service interfaces of outgoing-webhook bots, as a Zulip server numbers them. */
@@ -39,11 +38,12 @@ export function webhookPayload(bot: UserRow, message: OutgoingWebhookMessage, tr
 }
 
 /** The form a Slack-compatible bot gets (channel messages only: Slack's format has no direct messages). */
-export function slackForm(bot: UserRow, message: OutgoingWebhookMessage, trigger: OutgoingWebhookTrigger, realmUrl: string): URLSearchParams {
+export function slackForm(bot: UserRow, message: OutgoingWebhookMessage, trigger: OutgoingWebhookTrigger, teamDomain: string): URLSearchParams {
   return new URLSearchParams([
     ['token', bot.service_token ?? ''],
     ['team_id', `T${REALM_ID}`],
-    ['team_domain', realmHost(realmUrl)],
+    // zerver/lib/outgoing_webhook.py SlackOutgoingWebhookService: the realm's host, not the request's.
+    ['team_domain', teamDomain],
     ['channel_id', `C${message.stream_id ?? ''}`],
     ['channel_name', typeof message.display_recipient === 'string' ? message.display_recipient : ''],
     ['thread_ts', String(message.timestamp)],

@@ -3,6 +3,13 @@ import type { PermissionCase } from './matrix.js';
 
 export const botCases: PermissionCase[] = [
   {
+    // zerver/views/users.py get_bots_backend: @require_member_or_admin.
+    name: "list one's own bots",
+    request: () => ({ method: 'GET', path: '/bots' }),
+    allowed: ['owner', 'admin', 'moderator', 'member'],
+    denied: { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' },
+  },
+  {
     name: 'create a generic bot',
     request: () => {
       const id = randomToken();

@@ -208,6 +208,33 @@ export const channelCases: PermissionCase[] = [
     denied: {},
   },
   {
+    // views/streams.py get_topics_backend: access_stream_by_id, content access (guests are in general, a default channel).
+    name: 'list the topics of general',
+    request: (f) => ({ method: 'GET', path: `/users/me/${generalId(f)}/topics` }),
+    allowed: EVERYONE,
+    denied: {},
+  },
+  {
+    name: 'list the topics of a public channel one is not in',
+    request: (f) => ({ method: 'GET', path: `/users/me/${publicChannel(f)}/topics` }),
+    allowed: NOT_GUESTS,
+    denied: 'Invalid channel ID',
+  },
+  {
+    // Metadata access (administrators) is not enough: the topics are content.
+    name: 'list the topics of a private channel one is not in',
+    request: (f) => ({ method: 'GET', path: `/users/me/${privateChannel(f)}/topics` }),
+    allowed: [],
+    denied: 'Invalid channel ID',
+  },
+  {
+    // Zulip 9.0 refused non-administrators; today's views/streams.py get_streams_backend reads it as include_all.
+    name: 'list channels with the legacy include_all_active',
+    request: () => ({ method: 'GET', path: '/streams', query: [['include_all_active', 'true']] }),
+    allowed: EVERYONE,
+    denied: {},
+  },
+  {
     name: 'read a private channel one is not in',
     request: (f) => ({ method: 'GET', path: `/streams/${privateChannel(f)}` }),
     allowed: ['owner', 'admin'],
