@@ -14,6 +14,7 @@ import { flagNames, FLAG_BITS } from './flags.js';
 import { GroupGraph } from './groups.js';
 import { messageById, type MessageRow } from './message-access.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
+import { SYSTEM_BOT_REALM } from './system-bots.js';
 import { apiEmail, userView } from './user-view.js';
 import { isGuest, userByEmail, userById, type UserRow } from './users.js';
 
@@ -107,8 +108,15 @@ export interface SendRequest {
   content: string;
   /** Default true: a message one sends is read for oneself. */
   readBySender?: boolean;
+  /** Others whose copies arrive read: who caused a notice is not notified of it (do_send_messages' mark_as_read). */
+  readBy?: readonly number[];
+  /** Whose access renders `#**channel**` links, when not the sender's: the user a notice is on behalf of (acting_user). */
+  renderAs?: number;
   client?: string;
 }
+
+/** What sending needs of a request: a handler's context, or the same for work outside a request (creating the organization). */
+export type SendContext = Pick<HandlerContext, 'db' | 'realmUrl' | 'nowSeconds' | 'emit'>;
 
 type Target = { kind: 'channel'; indicator: string | number; topic: string } | { kind: 'direct'; recipients: readonly number[] | readonly string[] };
 
@@ -194,6 +202,8 @@ function channelForSend(db: Db, sender: UserRow, indicator: string | number): St
   }
   const refused = badRequest(`Not authorized to send to channel '${channel.name}'`);
   if (channel.is_archived) throw refused;
+  // zerver/lib/message.py validate_sender_can_write_to_stream: a cross-realm (system) bot posts anywhere.
+  if (sender.is_system_bot) return channel;
   if (channel.is_web_public) return channel;
   if (channel.invite_only === 0 && !isGuest(sender)) return channel;
   if (isSubscribed(db, sender.id, channel.id)) return channel;
@@ -246,7 +256,7 @@ export const clientName = (userAgent: string): string => /^[^/\s]+/.exec(userAge
  * bots it triggers is the sender's next step (webhooks.ts), as a server queues that work for another
  * worker: outgoing/ posts the bots' replies through here.
  */
-export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendRequest): number {
+export function sendMessage(ctx: SendContext, sender: UserRow, req: SendRequest): number {
   const db = ctx.db;
   const target = resolveTarget(req);
   const members = target.kind === 'direct' ? directMembers(db, target.recipients) : [];
@@ -265,7 +275,7 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   }
   const memberIds = [...new Set([sender.id, ...members.map((m) => m.id)])];
   const recipientId = channel ? channelRecipientId(db, channel.id) : directRecipientId(db, memberIds);
-  const rendered = renderMarkdown(db, content, { senderId: sender.id });
+  const rendered = renderMarkdown(db, content, { senderId: req.renderAs ?? sender.id });
   const now = ctx.nowSeconds();
   const id = Number(
     db
@@ -293,7 +303,8 @@ export function sendMessage(ctx: HandlerContext, sender: UserRow, req: SendReque
   // Recipients grouped by their flags: one insert and one event per group, however many subscribers.
   const byFlags = new Map<number, number[]>();
   for (const userId of userIds) {
-    const flags = flagsOf(userId) | (userId === sender.id && (req.readBySender ?? true) ? FLAG_BITS.read : 0);
+    const read = (userId === sender.id && (req.readBySender ?? true)) || req.readBy?.includes(userId) === true;
+    const flags = flagsOf(userId) | (read ? FLAG_BITS.read : 0);
     const group = byFlags.get(flags);
     if (group) group.push(userId);
     else byFlags.set(flags, [userId]);
@@ -401,7 +412,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
       submessages: [],
       sender_full_name: sender?.full_name ?? '',
       sender_email: sender?.email ?? '',
-      sender_realm_str: '',
+      sender_realm_str: sender?.is_system_bot ? SYSTEM_BOT_REALM : '',
       display_recipient: displayRecipient,
       type: r.type,
       avatar_url: sender?.avatar_url ?? null,

@@ -463,4 +463,23 @@ export const migrations: readonly Migration[] = [
   -- 100,000 subscribers looked up 100,000 rows' flags (a tenth of its cost, more as the table outgrew the cache).
   CREATE INDEX users_service_bots ON users (id) WHERE is_bot = 1 AND bot_type = 3;
   `,
+  // 13: the server's system bots (Notification Bot, Welcome Bot, Email Gateway)
+  (db) => {
+    // Zulip's cross-realm bots live in the server's internal realm: they post notices into the organization but
+    // are none of its users (model/system-bots.ts keeps them out of its lists). Added to an existing data dir at
+    // the next free IDs; a new one gets them first, as a server creates them before any organization. An address
+    // already taken (a server reserves these) leaves that bot out, and the notices it would send are not sent.
+    db.exec('ALTER TABLE users ADD COLUMN is_system_bot INTEGER NOT NULL DEFAULT 0');
+    const insert = db.prepare(
+      `INSERT OR IGNORE INTO users (email, full_name, name_key, is_bot, bot_type, api_key, date_joined, is_system_bot)
+       VALUES (?, ?, ?, 1, 1, lower(hex(randomblob(16))), CAST(strftime('%s', 'now') AS INTEGER), 1)`,
+    );
+    for (const [email, name] of [
+      ['notification-bot@zulip.com', 'Notification Bot'],
+      ['welcome-bot@zulip.com', 'Welcome Bot'],
+      ['emailgateway@zulip.com', 'Email Gateway'],
+    ] as const) {
+      insert.run(email, name, nameKey(name));
+    }
+  },
 ];
