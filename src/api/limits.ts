@@ -34,6 +34,11 @@ export const LIMITS = {
   channelName: 60,
   /** A channel's description, in code points (Zulip's Stream.MAX_DESCRIPTION_LENGTH). */
   channelDescription: 1024,
+  /**
+   * Users newly subscribed by one request beyond which Notification Bot tells none of them (Zulip's
+   * MAX_BULK_NEW_SUBSCRIPTION_MESSAGES, level 397; register's `max_bulk_new_subscription_messages`).
+   */
+  bulkNewSubscriptionMessages: 100,
   /** An uploaded file's name, in UTF-8 bytes (the longest file name most file systems take). */
   uploadNameBytes: 255,
 } as const;

@@ -29,6 +29,8 @@ export interface User {
   avatar_url: string | null;
   avatar_version: number;
   is_imported_stub: boolean;
+  /** Present (true) for the server's system bots only (Notification Bot, Welcome Bot, Email Gateway). */
+  is_system_bot?: true;
   is_deleted?: true;
   profile_data?: Record<string, ProfileValue>;
 }

@@ -10,7 +10,10 @@ import { insertUser, userById, type UserRow } from './model/users.js';
 import { validateFullName, validateNewEmail } from './model/validation.js';
 import { OPERATOR_PERMISSIONS } from './operator-permissions.js';
 import { setPermission } from './model/user-permissions.js';
-import { isInitialized, realmHost, setSetting } from './model/realm.js';
+import { emitEvent } from './model/event-queues.js';
+import type { SendContext } from './model/messages.js';
+import { welcomeNewUser } from './model/notices.js';
+import { getSetting, isInitialized, realmHost, setSetting } from './model/realm.js';
 import type { Db } from './store/db.js';
 
 export interface NewOrganization {
@@ -52,10 +55,22 @@ export function createOrganization(db: Db, org: NewOrganization): UserRow {
         org.now,
       );
       addSubscribers(db, general, [owner.id]);
+      // zerver/actions/create_realm.py: new channels are announced in the first channel.
+      setSetting(db, 'new_stream_announcements_stream_id', general.id);
       // Whoever creates the organization here is also its server's operator, and would grant themselves
       // these with change_user_role on a server: the owner starts with them.
       for (const permission of OPERATOR_PERMISSIONS) setPermission(db, owner.id, permission, true);
-      return userById(db, owner.id)!;
+      // The organization's creator is welcomed as any new user (process_new_human_user with realm_creation);
+      // nobody has an event queue yet, so the events go nowhere.
+      const created = userById(db, owner.id)!;
+      const ctx: SendContext = {
+        db,
+        realmUrl: getSetting(db, 'url'),
+        nowSeconds: () => org.now,
+        emit: (event, userIds) => emitEvent(db, event, userIds, org.now),
+      };
+      welcomeNewUser(ctx, created, { firstUser: true });
+      return created;
     })
     .immediate();
 }

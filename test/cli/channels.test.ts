@@ -3,6 +3,7 @@ import { createChannelFolder } from '../../src/api/operations/folders.js';
 import { createUserGroup } from '../../src/api/operations/groups.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { parse } from '../../src/cli/main.js';
+import { setSetting } from '../../src/server/model/realm.js';
 import { createChannel, newStream } from '../helpers/channels.js';
 import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { unique } from '../helpers/names.js';
@@ -57,7 +58,9 @@ describe.each(TRANSPORTS)('channels commands over %s', (kind) => {
     const name = unique('listed', '-');
     await runOk(['channels', 'create', name, '--user', a.email, '--user', String(org.owner.id), '--folder', String(channel_folder_id)]);
     const id = newStreamId(name);
-    const quiet = await createChannel(org, owner, unique('quiet', '-'));
+    // A channel never written in: only with the organization's channel events messages off (else it has its creation message).
+    setSetting(org.db, 'send_channel_events_messages', false);
+    const quiet = await createChannel(org, owner, unique('quiet', '-')).finally(() => setSetting(org.db, 'send_channel_events_messages', true));
     await owner.call(sendMessage, { type: 'stream', to: name, topic: 't', content: 'hi' });
     const json = await run(['channels', 'list', '--json']);
     expect(json.code).toBe(0);

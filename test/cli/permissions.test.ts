@@ -177,7 +177,7 @@ describe('a data dir from before the permissions were per-user', () => {
       expect(asAdmin.code).toBe(5);
       const db = openDb(old.dir);
       try {
-        expect(db.prepare('SELECT email, can_create_users, can_change_user_emails FROM users ORDER BY id').all()).toEqual([
+        expect(db.prepare('SELECT email, can_create_users, can_change_user_emails FROM users WHERE is_system_bot = 0 ORDER BY id').all()).toEqual([
           { email: 'old-owner@example.com', can_create_users: 1, can_change_user_emails: 1 },
           { email: 'old-admin@example.com', can_create_users: 0, can_change_user_emails: 0 },
           { email: 'kept@example.com', can_create_users: 0, can_change_user_emails: 0 },

@@ -111,14 +111,15 @@ describe('output formats', () => {
     expect(tsv.stdout).toContain('Tab\\tIn Name\n');
     const csv = await runCli([...base.args, 'users', 'list', '--format', 'csv', '--fields', 'user_id,full_name'], { env: base.env });
     expect(csv.stdout.split('\n')[0]).toBe('user_id,full_name');
-    expect(csv.stdout).toContain('\n3,"Lear, King"\n');
+    // IDs 1-3 are the server's system bots (Notification Bot, Welcome Bot, Email Gateway), as on a Zulip server.
+    expect(csv.stdout).toContain('\n6,"Lear, King"\n');
     const nd = await runCli([...base.args, 'users', 'list', '--format', 'ndjson', '--fields', 'user_id'], { env: base.env });
     expect(
       nd.stdout
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as unknown),
-    ).toEqual([{ user_id: 1 }, { user_id: 2 }, { user_id: 3 }]);
+    ).toEqual([{ user_id: 4 }, { user_id: 5 }, { user_id: 6 }]);
   });
 
   it('prints [] for an empty list in JSON', async () => {
@@ -160,7 +161,8 @@ describe('embedded organization lifecycle', () => {
     const { env } = tempHome();
     const first = await runCli(['users', 'list'], { env });
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^1\tOwner\towner@localhost\t/);
+    // The first user after the server's three system bots.
+    expect(first.stdout).toMatch(/^4\tOwner\towner@localhost\t/);
     expect(first.stderr).toContain(`created an embedded organization in ${join(env.XDG_DATA_HOME!, 'chatctl')}`);
     expect(first.stderr).toContain('its owner is owner@localhost');
     expect(first.stderr).toContain('chatctl login --server URL');

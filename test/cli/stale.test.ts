@@ -120,7 +120,8 @@ describe('stale reports', () => {
       const rows = JSON.parse(all.stdout) as { name: string; status: string; last_message_time?: number | null }[];
       expect(rows.map((c) => [c.name, c.status, c.last_message_time]).sort()).toEqual([
         ['general', 'quiet', null],
-        ['never-used', 'quiet', null],
+        // Notification Bot's creation message, when it was made.
+        ['never-used', 'quiet', org.db.prepare('SELECT max(date_sent) FROM messages WHERE stream_id = ?').pluck().get(channels['never-used']) as number],
         ['old-talk', 'quiet', t0],
         ['secret', 'unknown', null],
       ]);

@@ -16,7 +16,8 @@ describe('bin/chatctl.cjs', () => {
     const { env } = tempHome();
     const r = await spawnCli(['users', 'list', '--json'], { env });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject([{ user_id: 1, delivery_email: 'owner@localhost', role: 100 }]);
+    // The system bots hold IDs 1-3 and are not listed: the owner is the one user.
+    expect(JSON.parse(r.stdout)).toMatchObject([{ user_id: 4, delivery_email: 'owner@localhost', role: 100 }]);
     expect(r.stderr).toContain('created an embedded organization');
   });
 

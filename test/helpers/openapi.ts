@@ -48,6 +48,9 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
   'creator_id', // user groups, feature level 292
   'deactivated', // user groups, feature level 290
   'group_id', // POST /user_groups/create, feature level 317
+  'realm_send_channel_events_messages', // register, feature level 434
+  'max_bulk_new_subscription_messages', // register, feature level 397
+  'new_subscription_messages_sent', // POST /users/me/subscriptions, feature level 397
 ]);
 
 /**

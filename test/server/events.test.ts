@@ -73,8 +73,10 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
         user_status: { [String(org.owner.id)]: { status_text: 'On leave' } },
         user_id: org.owner.id,
         is_owner: true,
-        max_message_id: -1,
+        // Welcome Bot's direct message to the organization's creator is the only message yet.
+        max_message_id: org.db.prepare('SELECT max(message_id) FROM user_messages WHERE user_id = ?').pluck().get(org.owner.id) as number,
       });
+      expect(res.max_message_id).toBeGreaterThan(0);
       expect(res.queue_id).toMatch(/^[0-9a-f-]{36}$/);
       expect((res.realm_users as { user_id: number }[]).map((u) => u.user_id)).toContain(org.owner.id);
       expect((res.realm_non_active_users as unknown[]).length).toBe(1);

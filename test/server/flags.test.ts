@@ -25,6 +25,8 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
 
   const as = (user: TestUser) => clientFor(org, kind, user);
   const channel = (members: TestUser[]) => ownerChannel(org, owner, members);
+  /** Notification Bot's creation message, a channel's first: unread for everyone but its creator. */
+  const createdIn = (c: { id: number }): number => org.db.prepare('SELECT min(id) FROM messages WHERE stream_id = ?').pluck().get(c.id) as number;
 
   async function post(c: { name: string }, n: number, topic = 't'): Promise<number[]> {
     const ids: number[] = [];
@@ -141,9 +143,9 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       expect(res).toEqual({
         result: 'success',
         msg: '',
-        processed_count: 4,
-        updated_count: 3,
-        first_processed_id: ids[0],
+        processed_count: 5,
+        updated_count: 4,
+        first_processed_id: createdIn(c),
         last_processed_id: ids[3],
         found_oldest: true,
         found_newest: true,
@@ -161,7 +163,7 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
         { operator: 'is', operand: 'unread' },
       ];
       const first = await client.call(updateMessageFlagsForNarrow, { anchor: 'first_unread', num_before: 0, num_after: 1, narrow, op: 'add', flag: 'read' });
-      expect(first).toMatchObject({ processed_count: 2, updated_count: 2, first_processed_id: ids[0], last_processed_id: ids[1], found_newest: false });
+      expect(first).toMatchObject({ processed_count: 2, updated_count: 2, first_processed_id: createdIn(c), last_processed_id: ids[0], found_newest: false });
       const rest = await client.call(updateMessageFlagsForNarrow, {
         anchor: String(first.last_processed_id),
         include_anchor: false,
@@ -171,7 +173,7 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
         op: 'add',
         flag: 'read',
       });
-      expect(rest).toMatchObject({ processed_count: 3, updated_count: 3, first_processed_id: ids[2], last_processed_id: ids[4], found_newest: true });
+      expect(rest).toMatchObject({ processed_count: 4, updated_count: 4, first_processed_id: ids[1], last_processed_id: ids[4], found_newest: true });
       const none = await client.call(updateMessageFlagsForNarrow, { anchor: 'first_unread', num_before: 0, num_after: 10, narrow, op: 'add', flag: 'read' });
       expect(none).toMatchObject({ processed_count: 0, updated_count: 0, first_processed_id: null, last_processed_id: null });
     });
@@ -188,12 +190,13 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
       const unread = await client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 10, num_after: 0, narrow, op: 'remove', flag: 'read' });
       expect(openapiErrors('post', '/messages/flags/narrow', 200, unread)).toEqual([]);
       expect(unread.ignored_because_not_subscribed_channels).toEqual([]);
-      expect(unread).toMatchObject({ processed_count: 2, updated_count: 2 });
+      // The two posted and the channel's creation message.
+      expect(unread).toMatchObject({ processed_count: 3, updated_count: 3 });
       await client.call(unsubscribe, { subscriptions: [c.name] });
       const skipped = await client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 10, num_after: 0, narrow, op: 'add', flag: 'read' });
-      expect(skipped.updated_count).toBe(2);
+      expect(skipped.updated_count).toBe(3);
       const again = await client.call(updateMessageFlagsForNarrow, { anchor: 'newest', num_before: 10, num_after: 0, narrow, op: 'remove', flag: 'read' });
-      expect(again).toMatchObject({ processed_count: 2, updated_count: 0, ignored_because_not_subscribed_channels: [c.id] });
+      expect(again).toMatchObject({ processed_count: 3, updated_count: 0, ignored_because_not_subscribed_channels: [c.id] });
     });
 
     it('clamps num_before + num_after to 5000 instead of refusing', async () => {
@@ -251,7 +254,8 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
         op: 'add',
         flag: 'collapsed',
       });
-      expect(res).toMatchObject({ processed_count: 0, first_processed_id: null });
+      // The reader's one unstarred message: the channel's creation message.
+      expect(res).toMatchObject({ processed_count: 1, first_processed_id: createdIn(c) });
       const tooMany = client.call(updateMessageFlagsForNarrow, {
         anchor: 'newest',
         num_before: 10,

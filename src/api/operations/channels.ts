@@ -105,6 +105,8 @@ export const subscribe = operation<{
   subscribed: Record<string, string[]>;
   already_subscribed: Record<string, string[]>;
   unauthorized?: string[];
+  /** Present unless send_new_subscription_messages was false: whether the request was small enough for them (level 397). */
+  new_subscription_messages_sent?: boolean;
 }>()({
   name: 'subscribe',
   method: 'POST',
@@ -120,6 +122,10 @@ export const subscribe = operation<{
     ),
     principals: p.opt(principals, { doc: 'users to subscribe (IDs or e-mail addresses); default the caller' }),
     authorization_errors_fatal: p.def(s.bool(), true, { doc: 'false: list inaccessible channels in `unauthorized`' }),
+    send_new_subscription_messages: p.def(s.bool(), true, {
+      minFeatureLevel: 397,
+      doc: 'Notification Bot tells others subscribed to existing channels (not past max_bulk_new_subscription_messages users)',
+    }),
     ...newChannelParams,
   },
   openapiPath: '/users/me/subscriptions',

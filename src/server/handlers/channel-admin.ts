@@ -28,6 +28,7 @@ import {
   type StreamRow,
 } from '../model/channels.js';
 import { folderById } from '../model/folders.js';
+import { sendSubscriptionNotices } from '../model/notices.js';
 import { subscribeUsers } from '../model/subscriptions.js';
 import { isAdmin } from '../model/users.js';
 import { resolvePrincipals } from './principals.js';
@@ -56,7 +57,10 @@ export const adminBindings: Binding[] = [
     const subscribers = p.subscribers.length ? resolvePrincipals(ctx, p.subscribers) : [];
     const stream = createChannelRow(db, { name, description: oneLine(p.description) }, creation, ctx.nowSeconds());
     announceCreated(db, ctx, [stream], p.is_default_stream);
-    subscribeUsers(db, ctx, [stream], subscribers, new Map());
+    const { subscribed } = subscribeUsers(db, ctx, [stream], subscribers, new Map());
+    // Those subscribed while it is created are never told (API changelog: send_new_subscription_messages was
+    // removed from POST /channels/create); the creation message and the announcement are sent.
+    sendSubscriptionNotices(ctx, { actor: me, created: [stream], subscribed, subscribers, announce: p.announce, tellSubscribers: false });
     return { id: stream.id };
   }),
 

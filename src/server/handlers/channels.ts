@@ -16,10 +16,12 @@ import {
   type Channel,
   type SubscriptionProperty,
 } from '../../api/operations/channels.js';
+import type { ResponseOf } from '../../api/operation.js';
 import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
 import { adminBindings, oneLine } from './channel-admin.js';
 import { resolvePrincipals } from './principals.js';
 import { announceCreated } from '../model/channel-changes.js';
+import { mayTellNewSubscribers, sendSubscriptionNotices } from '../model/notices.js';
 import {
   accessStream,
   accessStreamByName,
@@ -155,11 +157,11 @@ export const bindings: Binding[] = [
 
     announceCreated(db, ctx, created, p.is_default_stream);
     const { subscribed, already } = subscribeUsers(db, ctx, streams, subscribers, colors);
-    const result: { subscribed: Record<string, string[]>; already_subscribed: Record<string, string[]>; unauthorized?: string[] } = {
-      subscribed,
-      already_subscribed: already,
-    };
+    const tellSubscribers = p.send_new_subscription_messages && mayTellNewSubscribers(subscribed);
+    sendSubscriptionNotices(ctx, { actor: me, created, subscribed, subscribers, announce: p.announce, tellSubscribers });
+    const result: ResponseOf<typeof subscribe> = { subscribed, already_subscribed: already };
     if (!p.authorization_errors_fatal) result.unauthorized = unauthorized.map((s) => s.name);
+    if (p.send_new_subscription_messages) result.new_subscription_messages_sent = tellSubscribers;
     return result;
   }),
 

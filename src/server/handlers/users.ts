@@ -26,6 +26,7 @@ import { userView, userViewPages } from '../model/user-view.js';
 import { accessUser, isAdmin, isGuest, isLastOwner, isOwner, newestMessageIdOf, userById, userByPathEmail, type UserRow } from '../model/users.js';
 import { checkNewPassword, validateFullName } from '../model/validation.js';
 import { holds } from '../model/user-permissions.js';
+import { welcomeNewUser } from '../model/notices.js';
 import { hashPassword } from '../secrets.js';
 
 function viewOf(ctx: HandlerContext, p: { client_gravatar: boolean; include_custom_profile_fields: boolean }) {
@@ -123,6 +124,8 @@ export const bindings: Binding[] = [
     const passwordHash = await hashPassword(p.password);
     return ctx.tx(() => {
       const user = createAccount(db, ctx, ctx.realmUrl, { ...check(), password_hash: passwordHash }, ctx.nowSeconds());
+      // zerver/actions/create_user.py do_create_user -> process_new_human_user: the organization has its owner.
+      welcomeNewUser(ctx, user, { firstUser: false });
       return { user_id: user.id };
     });
   }),

@@ -35,7 +35,7 @@ export function checkBotCreationPolicy(db: Db, caller: UserRow, botType: number)
 export function checkBotNameAvailable(db: Db, fullName: string, isActivation: boolean): void {
   // Exact, as the server compares; the first (case-blind) condition is what lets SQLite use the name index.
   const name = fullName.trim();
-  const taken = db.prepare('SELECT 1 FROM users WHERE full_name = ? COLLATE NOCASE AND full_name = ? AND is_active = 1').get(name, name);
+  const taken = db.prepare('SELECT 1 FROM users WHERE full_name = ? COLLATE NOCASE AND full_name = ? AND is_active = 1 AND is_system_bot = 0').get(name, name);
   if (!taken) return;
   if (isActivation) {
     throw badRequest(

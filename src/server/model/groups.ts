@@ -58,7 +58,7 @@ export class GroupGraph {
       this.groups.set(g.id, g);
       this.byName.set(g.name, g);
     }
-    for (const u of db.prepare('SELECT id, role FROM users WHERE is_active = 1 ORDER BY id').all() as { id: number; role: number }[]) {
+    for (const u of db.prepare('SELECT id, role FROM users WHERE is_active = 1 AND is_system_bot = 0 ORDER BY id').all() as { id: number; role: number }[]) {
       this.roles.set(u.id, u.role);
     }
     for (const g of this.groups.values()) {

@@ -18,6 +18,7 @@ import { GroupGraph } from './groups.js';
 import { messageById, type MessageRow } from './message-access.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
 import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
+import { SYSTEM_BOT_REALM } from './system-bots.js';
 import { apiEmail, userView } from './user-view.js';
 import { isGuest, userByEmail, userById, type UserRow } from './users.js';
 
@@ -108,8 +109,15 @@ export interface SendRequest {
   content: string;
   /** Whether the sender's copy is marked read; by default, only when `client` is one of Zulip's own apps. */
   readBySender?: boolean;
+  /** Others whose copies arrive read: who caused a notice is not notified of it (do_send_messages' mark_as_read). */
+  readBy?: readonly number[];
+  /** Whose access renders `#**channel**` links, when not the sender's: the user a notice is on behalf of (acting_user). */
+  renderAs?: number;
   client?: string;
 }
+
+/** What sending needs of a request: a handler's context, or the same for work outside a request (creating the organization). */
+export type SendContext = Pick<HandlerContext, 'db' | 'realmUrl' | 'nowSeconds' | 'emit'>;
 
 type Target = { kind: 'channel'; indicator: string | number; topic: string } | { kind: 'direct'; recipients: readonly number[] | readonly string[] };
 
@@ -195,6 +203,8 @@ function channelForSend(db: Db, sender: UserRow, indicator: string | number): St
   }
   const refused = badRequest(`Not authorized to send to channel '${channel.name}'`);
   if (channel.is_archived) throw refused;
+  // zerver/lib/message.py validate_sender_can_write_to_stream: a cross-realm (system) bot posts anywhere.
+  if (sender.is_system_bot) return channel;
   if (channel.is_web_public) return channel;
   if (channel.invite_only === 0 && !isGuest(sender)) return channel;
   if (isSubscribed(db, sender.id, channel.id)) return channel;
@@ -283,10 +293,10 @@ export interface SentMessage {
  * bots it triggers is the sender's next step (webhooks.ts), as a server queues that work for another
  * worker: outgoing/ posts the bots' replies through here.
  */
-export const sendMessage = (ctx: HandlerContext, sender: UserRow, req: SendRequest): number => sendMessageAnswer(ctx, sender, req).id;
+export const sendMessage = (ctx: SendContext, sender: UserRow, req: SendRequest): number => sendMessageAnswer(ctx, sender, req).id;
 
 /** sendMessage, with the whole answer of POST /messages. */
-export function sendMessageAnswer(ctx: HandlerContext, sender: UserRow, req: SendRequest): SentMessage {
+export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRequest): SentMessage {
   const db = ctx.db;
   const target = resolveTarget(req);
   const members = target.kind === 'direct' ? directMembers(db, target.recipients) : [];
@@ -305,7 +315,7 @@ export function sendMessageAnswer(ctx: HandlerContext, sender: UserRow, req: Sen
   }
   const memberIds = [...new Set([sender.id, ...members.map((m) => m.id)])];
   const recipientId = channel ? channelRecipientId(db, channel.id) : directRecipientId(db, memberIds);
-  const rendered = renderMarkdown(db, content, { senderId: sender.id });
+  const rendered = renderMarkdown(db, content, { senderId: req.renderAs ?? sender.id });
   const client = req.client ?? 'chatctl';
   const readBySender = req.readBySender ?? defaultReadBySender(client);
   const now = ctx.nowSeconds();
@@ -335,7 +345,8 @@ export function sendMessageAnswer(ctx: HandlerContext, sender: UserRow, req: Sen
   // Recipients grouped by their flags: one insert and one event per group, however many subscribers.
   const byFlags = new Map<number, number[]>();
   for (const userId of userIds) {
-    const flags = flagsOf(userId) | (userId === sender.id && readBySender ? FLAG_BITS.read : 0);
+    const read = (userId === sender.id && readBySender) || req.readBy?.includes(userId) === true;
+    const flags = flagsOf(userId) | (read ? FLAG_BITS.read : 0);
     const group = byFlags.get(flags);
     if (group) group.push(userId);
     else byFlags.set(flags, [userId]);
@@ -450,7 +461,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
       submessages: [],
       sender_full_name: sender?.full_name ?? '',
       sender_email: sender?.email ?? '',
-      sender_realm_str: '',
+      sender_realm_str: sender?.is_system_bot ? SYSTEM_BOT_REALM : '',
       display_recipient: displayRecipient,
       type: r.type,
       avatar_url: sender?.avatar_url ?? null,

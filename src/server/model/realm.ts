@@ -87,6 +87,15 @@ export const realmDefaults = {
    * with open realm creation, §5.2); an operator may set one.
    */
   max_invites_per_day: null as number | null,
+  /**
+   * Where Notification Bot announces new channels (`announce`) and new users; null: nowhere (Zulip's -1 on the
+   * wire). A new organization announces new channels in its first channel, as zerver/actions/create_realm.py
+   * does with "general"; it has no private "core team" channel for signups, so signups go nowhere until set.
+   */
+  new_stream_announcements_stream_id: null as number | null,
+  signup_announcements_stream_id: null as number | null,
+  /** Whether Notification Bot posts in a channel's "channel events" topic (level 434; true on a new organization). */
+  send_channel_events_messages: true,
   presence_sequence: 0,
 };
 

@@ -16,6 +16,7 @@ import { listLinkifiers } from './linkifiers.js';
 import { allFields, fieldToWire } from './profile-fields.js';
 import { DEFAULT_HISTORY_LIMIT_DAYS, PRESENCE_OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS, realmPresence } from './presence.js';
 import { subscriptionViews, userTopics, type SubscriptionRow } from './subscriptions.js';
+import { crossRealmBots } from './system-bots.js';
 import { statusOf } from './user-status.js';
 import { listUsersForView, userView } from './user-view.js';
 import { isAdmin, isGuest, isOwner, newestMessageIdOf, type UserRow } from './users.js';
@@ -100,14 +101,16 @@ function realmState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
     realm_waiting_period_threshold: 0,
     realm_can_access_all_users_group: graph.systemId('role:everyone'),
     realm_create_multiuse_invite_group: graph.systemId('role:administrators'),
-    realm_new_stream_announcements_stream_id: -1,
-    realm_signup_announcements_stream_id: -1,
+    realm_new_stream_announcements_stream_id: getSetting(db, 'new_stream_announcements_stream_id') ?? -1,
+    realm_signup_announcements_stream_id: getSetting(db, 'signup_announcements_stream_id') ?? -1,
+    realm_send_channel_events_messages: getSetting(db, 'send_channel_events_messages'),
     realm_zulip_update_announcements_stream_id: -1,
     realm_empty_topic_display_name: getSetting(db, 'empty_topic_display_name'),
     max_topic_length: MAX_TOPIC_LENGTH,
     max_stream_name_length: LIMITS.channelName,
     max_stream_description_length: LIMITS.channelDescription,
     max_message_length: MAX_MESSAGE_LENGTH,
+    max_bulk_new_subscription_messages: LIMITS.bulkNewSubscriptionMessages,
     max_channel_folder_name_length: MAX_FOLDER_NAME_LENGTH,
     max_channel_folder_description_length: MAX_FOLDER_DESCRIPTION_LENGTH,
     server_typing_started_expiry_period_milliseconds: TYPING_STARTED_EXPIRY_MS,
@@ -141,7 +144,7 @@ function realmUserState(db: Db, o: StateOptions, groups: () => GroupGraph): Stat
   return {
     realm_users: users.filter((u) => u.is_active).map(view),
     realm_non_active_users: users.filter((u) => !u.is_active).map(view),
-    cross_realm_bots: [],
+    cross_realm_bots: crossRealmBots(db, userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl)),
     user_id: o.user.id,
     email: me.email,
     delivery_email: o.user.email,
@@ -230,7 +233,7 @@ function profileFieldState(db: Db): State {
 function botState(db: Db, o: StateOptions): State {
   const bots = (
     isAdmin(o.user)
-      ? db.prepare('SELECT * FROM users WHERE is_bot = 1 ORDER BY id').all()
+      ? db.prepare('SELECT * FROM users WHERE is_bot = 1 AND is_system_bot = 0 ORDER BY id').all()
       : db.prepare('SELECT * FROM users WHERE is_bot = 1 AND bot_owner_id = ? ORDER BY id').all(o.user.id)
   ) as UserRow[];
   const view = userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl);

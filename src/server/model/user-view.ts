@@ -3,6 +3,7 @@ import { hash } from 'node:crypto';
 import type { User } from '../../api/types.js';
 import { getSetting, realmHost } from './realm.js';
 import type { Db } from '../store/db.js';
+import { systemBotAvatarUrl } from './system-bots.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
 
 /** What the wire form of a user is made of: listing reads only these columns (10,000 users in a few ms). */
@@ -20,12 +21,15 @@ export type UserViewRow = Pick<
   | 'timezone'
   | 'avatar_version'
   | 'is_imported_stub'
+  | 'is_system_bot'
 >;
 
 const VIEW_COLUMNS = `id, email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, date_joined, timezone, avatar_version,
-  is_imported_stub`;
+  is_imported_stub, is_system_bot`;
 
-export const listUsersForView = (db: Db): UserViewRow[] => db.prepare(`SELECT ${VIEW_COLUMNS} FROM users ORDER BY id`).all() as UserViewRow[];
+/** The organization's users: the server's system bots are not among them (model/system-bots.ts). */
+export const listUsersForView = (db: Db): UserViewRow[] =>
+  db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE is_system_bot = 0 ORDER BY id`).all() as UserViewRow[];
 
 /** Users per page of a streamed list: about 300 KB of JSON, read in a few milliseconds. */
 export const USER_PAGE = 1000;
@@ -133,7 +137,7 @@ export function userView(db: Db, viewer: Viewer | null, opts: UserViewOptions, r
  */
 export function* userViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only?: ReadonlySet<number>): Generator<User[]> {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
-  const page = db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? ORDER BY id LIMIT ?`);
+  const page = db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?`);
   const read = db.transaction((after: number) => {
     const rows = page.all(after, USER_PAGE) as UserViewRow[];
     const last = rows.at(-1)?.id;
@@ -177,10 +181,15 @@ function viewWithProfiles(
       role: target.role,
       timezone: target.timezone,
       // Avatars are Gravatar-hosted here: null when the client computes them itself and may see the address.
-      avatar_url: opts.clientGravatar && seesReal ? null : gravatarUrl(target.email, target.avatar_version),
+      avatar_url: target.is_system_bot
+        ? systemBotAvatarUrl(target.email, realmUrl)
+        : opts.clientGravatar && seesReal
+          ? null
+          : gravatarUrl(target.email, target.avatar_version),
       avatar_version: target.avatar_version,
       is_imported_stub: target.is_imported_stub === 1,
     };
+    if (target.is_system_bot) user.is_system_bot = true;
     if (target.is_bot) user.bot_owner_id = target.bot_owner_id;
     if (profiles && !target.is_bot) user.profile_data = profiles.get(target.id) ?? {};
     return user;

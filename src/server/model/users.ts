@@ -39,6 +39,8 @@ export interface UserRow {
   /** Per-user permissions a server's operator grants (see model/user-permissions.ts); 0 or 1. */
   can_create_users: number;
   can_change_user_emails: number;
+  /** 1 for the server's system bots (model/system-bots.ts), which belong to no organization. */
+  is_system_bot: number;
 }
 
 export const isAdmin = (u: Pick<UserRow, 'role'>): boolean => isAdminRole(u.role);
@@ -72,7 +74,8 @@ export interface AccessOptions {
 
 /** The target of an operation on a user, with a server's checks and messages in its order (access_user_by_id). */
 export function accessUser(caller: UserRow, target: UserRow | undefined, o: AccessOptions): UserRow {
-  if (!target) throw badRequest('No such user');
+  // A system bot belongs to the server's internal realm: in the organization it is no user at all.
+  if (!target || target.is_system_bot) throw badRequest('No such user');
   if (target.is_bot && !o.allowBots) throw badRequest('No such user');
   if (!target.is_active && !o.allowDeactivated) throw badRequest('User is deactivated');
   if (o.forAdmin && !canAdminUser(caller, target)) throw insufficientPermission();

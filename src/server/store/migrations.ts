@@ -477,4 +477,23 @@ export const migrations: readonly Migration[] = [
   UPDATE event_queues SET dead = 1
     WHERE EXISTS (SELECT 1 FROM json_each(options, '$.narrow') WHERE type != 'array');
   `,
+  // 14: the server's system bots (Notification Bot, Welcome Bot, Email Gateway)
+  (db) => {
+    // Zulip's cross-realm bots live in the server's internal realm: they post notices into the organization but
+    // are none of its users (model/system-bots.ts keeps them out of its lists). Added to an existing data dir at
+    // the next free IDs; a new one gets them first, as a server creates them before any organization. An address
+    // already taken (a server reserves these) leaves that bot out, and the notices it would send are not sent.
+    db.exec('ALTER TABLE users ADD COLUMN is_system_bot INTEGER NOT NULL DEFAULT 0');
+    const insert = db.prepare(
+      `INSERT OR IGNORE INTO users (email, full_name, name_key, is_bot, bot_type, api_key, date_joined, is_system_bot)
+       VALUES (?, ?, ?, 1, 1, lower(hex(randomblob(16))), CAST(strftime('%s', 'now') AS INTEGER), 1)`,
+    );
+    for (const [email, name] of [
+      ['notification-bot@zulip.com', 'Notification Bot'],
+      ['welcome-bot@zulip.com', 'Welcome Bot'],
+      ['emailgateway@zulip.com', 'Email Gateway'],
+    ] as const) {
+      insert.run(email, name, nameKey(name));
+    }
+  },
 ];
