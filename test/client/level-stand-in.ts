@@ -36,7 +36,7 @@ const CHANGELOG: Readonly<Record<string, Levels>> = {
     'folder_id',
   ),
   'GET /streams': { include_all: 356, include_can_access_content: 356, exclude_archived: 315 },
-  'POST /users/me/subscriptions': { folder_id: 389 },
+  'POST /users/me/subscriptions': { folder_id: 389, send_new_subscription_messages: 397 },
   'PATCH /streams/{stream_id}': { folder_id: 389, is_archived: 388 },
   // The legacy single-property form (zproject/urls.py, views/streams.py), never in the OpenAPI file.
   'PATCH /users/me/subscriptions/{stream_id}': all(0, 'property', 'value'),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomProfileField } from '../../src/api/operations/profile-fields.js';
 import { createUser, getOwnUser, getUser, getUserByEmail, getUsers, updateUser, updateUserByEmail } from '../../src/api/operations/users.js';
 import { setPermission } from '../../src/server/model/user-permissions.js';
-import { setSetting } from '../../src/server/model/realm.js';
+import { getSetting, setSetting } from '../../src/server/model/realm.js';
 import { bad, flatFailureWithExtra } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
@@ -72,6 +72,23 @@ describe.each(TRANSPORTS)('users over %s', (kind) => {
       expect((await client.call(getUserByEmail, { email: `user${admin.id}@127.0.0.1` })).user.user_id).toBe(admin.id);
       expect(await flatFailureWithExtra(client.call(getUser, { user_id: 999999 }))).toEqual(bad('No such user'));
       expect(await flatFailureWithExtra(client.call(getUserByEmail, { email: 'nobody@example.com' }))).toEqual(bad('No such user'));
+    });
+
+    it("gives hidden addresses the organization's domain, never the host serve was reached by", async () => {
+      // zerver/lib/users.py get_fake_email_domain(realm.host): the domain fixed when the organization was made.
+      const [url, domain, visibility] = [getSetting(org.db, 'url'), getSetting(org.db, 'bot_domain'), getSetting(org.db, 'email_address_visibility')];
+      setSetting(org.db, 'url', 'http://0.0.0.0:8080');
+      setSetting(org.db, 'bot_domain', 'chat.acme.test');
+      setSetting(org.db, 'email_address_visibility', 3);
+      try {
+        const client = await as(member);
+        expect((await client.call(getUser, { user_id: admin.id })).user.email).toBe(`user${admin.id}@chat.acme.test`);
+        expect((await client.call(getUserByEmail, { email: `user${admin.id}@chat.acme.test` })).user.user_id).toBe(admin.id);
+      } finally {
+        setSetting(org.db, 'url', url);
+        setSetting(org.db, 'bot_domain', domain);
+        setSetting(org.db, 'email_address_visibility', visibility);
+      }
     });
 
     it('shows the caller with max_message_id and a non-null avatar_url', async () => {

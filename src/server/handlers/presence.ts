@@ -29,7 +29,7 @@ export const bindings: Binding[] = [
           now: ctx.nowSeconds(),
           realmUrl: ctx.realmUrl,
         });
-    recordPresence(ctx.db, ctx, callerOf(ctx), p.status, ctx.nowSeconds(), timestamp, ctx.realmUrl);
+    recordPresence(ctx.db, ctx, callerOf(ctx), p.status, ctx.nowSeconds(), timestamp);
     if (!answer) return {};
     return { presences: answer.presences, server_timestamp: timestamp, presence_last_update_id: answer.lastUpdateId };
   }),

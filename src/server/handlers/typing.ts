@@ -27,13 +27,13 @@ export const bindings: Binding[] = [
       checkSendsTyping(me, 'stream');
       // Posting is unrestricted here, so seeing the channel's content is what sending to it takes.
       const stream = accessStream(db, me, p.stream_id);
-      notifyChannelTyping(db, ctx, me, p.op, stream, canonicalTopic(db, p.topic), ctx.realmUrl);
+      notifyChannelTyping(db, ctx, me, p.op, stream, canonicalTopic(db, p.topic));
       return {};
     }
     if (p.to === undefined) throw badRequest("Missing 'to' argument");
     if (p.to.length === 0) throw badRequest("Empty 'to' list");
     checkSendsTyping(me, 'private');
-    notifyDirectTyping(db, ctx, me, p.op, p.to, ctx.realmUrl);
+    notifyDirectTyping(db, ctx, me, p.op, p.to);
     return {};
   }),
 

@@ -310,7 +310,7 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
     channel = channelForSend(db, sender, target.indicator);
   } else {
     for (const m of members) {
-      if (!m.is_active) throw badRequest(`'${apiEmail(db, m, ctx.realmUrl)}' is no longer using Zulip.`);
+      if (!m.is_active) throw badRequest(`'${apiEmail(db, m)}' is no longer using Zulip.`);
     }
   }
   const memberIds = [...new Set([sender.id, ...members.map((m) => m.id)])];

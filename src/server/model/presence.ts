@@ -50,7 +50,6 @@ export function recordPresence(
   status: 'active' | 'idle',
   now: number,
   serverTimestamp: number,
-  realmUrl: string,
 ): void {
   if (!user.presence_enabled) return;
   const row = db.prepare('SELECT * FROM presence WHERE user_id = ?').get(user.id) as PresenceRow | undefined;
@@ -81,7 +80,7 @@ export function recordPresence(
   const entry = legacyEntry(lastActive ?? joined(user), lastConnected ?? joined(user));
   const everyone = (db.prepare('SELECT id FROM users WHERE is_active = 1').all() as { id: number }[]).map((r) => r.id);
   sink.emit(
-    { type: 'presence', email: apiEmail(db, user, realmUrl), user_id: user.id, server_timestamp: serverTimestamp, presence: { website: entry } },
+    { type: 'presence', email: apiEmail(db, user), user_id: user.id, server_timestamp: serverTimestamp, presence: { website: entry } },
     everyone,
   );
 }
@@ -115,7 +114,7 @@ export function realmPresence(db: Db, q: PresenceQuery): { presences: Record<str
     const lastActive = r.last_active_time ?? joined(r);
     const lastConnected = r.last_connected_time ?? joined(r);
     if (q.slim) presences[String(r.user_id)] = { active_timestamp: lastActive, idle_timestamp: lastConnected };
-    else presences[apiEmail(db, r, q.realmUrl)] = legacyPresence(lastActive, lastConnected);
+    else presences[apiEmail(db, r)] = legacyPresence(lastActive, lastConnected);
   }
   const lastUpdateId = rows.length ? Math.max(...rows.map((r) => r.last_update_id)) : (q.lastUpdateId ?? -1);
   return { presences, lastUpdateId };

@@ -44,7 +44,7 @@ function emitReaction(ctx: HandlerContext, user: UserRow, message: MessageRow, o
       type: 'reaction',
       op,
       user_id: user.id,
-      user: { user_id: user.id, email: apiEmail(ctx.db, user, ctx.realmUrl), full_name: user.full_name },
+      user: { user_id: user.id, email: apiEmail(ctx.db, user), full_name: user.full_name },
       message_id: message.id,
       emoji_name: r.emoji_name,
       emoji_code: r.emoji_code,

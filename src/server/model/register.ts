@@ -72,7 +72,7 @@ function realmState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
     realm_logo_source: 'D',
     realm_night_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
     realm_night_logo_source: 'D',
-    realm_bot_domain: new URL(url).hostname,
+    realm_bot_domain: getSetting(db, 'bot_domain'),
     realm_default_language: 'en',
     realm_allow_edit_history: getSetting(db, 'allow_edit_history'),
     realm_allow_message_editing: getSetting(db, 'allow_message_editing'),

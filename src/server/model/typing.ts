@@ -42,16 +42,16 @@ export function checkSendsTyping(user: UserRow, kind: 'stream' | 'private'): voi
   }
 }
 
-const senderOf = (db: Db, sender: UserRow, realmUrl: string) => ({ user_id: sender.id, email: apiEmail(db, sender, realmUrl) });
+const senderOf = (db: Db, sender: UserRow) => ({ user_id: sender.id, email: apiEmail(db, sender) });
 
 /** Typing in a channel's topic, to the channel's audience. */
-export function notifyChannelTyping(db: Db, sink: EventSink, sender: UserRow, op: TypingOp, stream: StreamRow, topic: string, realmUrl: string): void {
-  const event = { type: 'typing', op, message_type: 'stream', sender: senderOf(db, sender, realmUrl), stream_id: stream.id, topic };
+export function notifyChannelTyping(db: Db, sink: EventSink, sender: UserRow, op: TypingOp, stream: StreamRow, topic: string): void {
+  const event = { type: 'typing', op, message_type: 'stream', sender: senderOf(db, sender), stream_id: stream.id, topic };
   sink.emit(event, channelTypingAudience(db, stream.id));
 }
 
 /** Typing in a direct conversation with `to` (the sender belongs to it too); one unknown ID rejects the lot. */
-export function notifyDirectTyping(db: Db, sink: EventSink, sender: UserRow, op: TypingOp, to: readonly number[], realmUrl: string): void {
+export function notifyDirectTyping(db: Db, sink: EventSink, sender: UserRow, op: TypingOp, to: readonly number[]): void {
   const ids = to.includes(sender.id) ? to : [...to, sender.id];
   // One query for the lot: a list of a thousand IDs is legal, and must not cost a thousand.
   const found = new Map(usersByIds(db, ids).map((u) => [u.id, u]));
@@ -60,12 +60,12 @@ export function notifyDirectTyping(db: Db, sink: EventSink, sender: UserRow, op:
     if (!user) throw badRequest(`Invalid user ID ${id}`);
     return user;
   });
-  const emailOf = apiEmailer(db, realmUrl);
+  const emailOf = apiEmailer(db);
   const event = {
     type: 'typing',
     op,
     message_type: 'direct',
-    sender: senderOf(db, sender, realmUrl),
+    sender: senderOf(db, sender),
     recipients: recipients.map((u) => ({ user_id: u.id, email: emailOf(u) })),
   };
   sink.emit(

@@ -1,7 +1,7 @@
 /** The wire form of users (the 2.1 user object) and their API e-mail, as a given viewer may see them. */
 import { hash } from 'node:crypto';
 import type { User } from '../../api/types.js';
-import { getSetting, realmHost } from './realm.js';
+import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { systemBotAvatarUrl } from './system-bots.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
@@ -161,7 +161,7 @@ function viewWithProfiles(
   realmUrl: string,
 ): (target: UserViewRow, profiles: ReadonlyMap<number, ProfileValues> | null) => User {
   const policy = getSetting(db, 'email_address_visibility');
-  const emailOf = emailerUnder(policy, realmUrl);
+  const emailOf = emailerUnder(policy, getSetting(db, 'bot_domain'));
   return (target, profiles) => {
     const seesReal = seesRealEmail(policy, viewer, target);
     const user: User = {
@@ -197,15 +197,18 @@ function viewWithProfiles(
 }
 
 /** The API e-mail of one user: the real address when everyone may see it, else `user{id}@{host}`. */
-export const apiEmail = (db: Db, target: UserViewRow, realmUrl: string): string => apiEmailer(db, realmUrl)(target);
+export const apiEmail = (db: Db, target: UserViewRow): string => apiEmailer(db)(target);
 
 /** `apiEmail` for many users, the setting read once. */
-export const apiEmailer = (db: Db, realmUrl: string): ((target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string) =>
-  emailerUnder(getSetting(db, 'email_address_visibility'), realmUrl);
+export const apiEmailer = (db: Db): ((target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string) =>
+  emailerUnder(getSetting(db, 'email_address_visibility'), getSetting(db, 'bot_domain'));
 
-/** `apiEmailer` under an email_address_visibility policy already read. */
-function emailerUnder(policy: number, realmUrl: string): (target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string {
+/**
+ * `apiEmailer` under an email_address_visibility policy already read. The placeholder's domain is the
+ * organization's (zerver/lib/users.py get_fake_email_domain(realm.host), as bot addresses), never the host a
+ * request reached `serve` by.
+ */
+function emailerUnder(policy: number, host: string): (target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string {
   const everyoneSees = policy === 1;
-  const host = realmHost(realmUrl);
   return (target) => (target.is_bot || everyoneSees ? target.email : `user${target.id}@${host}`);
 }
