@@ -9,6 +9,7 @@ import { cell, fileRows, fromFileFlags, type ColumnRules, type Columns, type Fro
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
 import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
+import { namingQuestion } from '../confirm.js';
 import { usageError } from '../errors.js';
 import { arg, flag, parseRole } from '../flags.js';
 import { readSecret } from '../io.js';
@@ -126,6 +127,9 @@ const listedUserRows = (ctx: Context, opts: FromFile & { users: readonly string[
     { otherColumns: 'ignore' },
   );
 
+/** A user for a person, from the user list already read: `user 70 (alice@example.com, Alice)`. */
+const userLabel = (id: number, user: User | undefined): string => `user ${id}${user ? ` (${user.delivery_email ?? user.email}, ${user.full_name})` : ''}`;
+
 /** Plans one call per row for commands that act on existing users (the `user` column). */
 async function planForUsers<R extends UserRef>(
   ctx: Context,
@@ -144,7 +148,7 @@ async function planForUsers<R extends UserRef>(
     const base = { row: i + 1, target: r.user };
     if (!found) return { ...base, status: 'failed', error: new Refusal('no user, user_id or email') };
     if (!found.ok) return { ...base, status: 'failed', error: found.error };
-    const label = `user ${found.id}${found.user ? ` (${found.user.email})` : ''}`;
+    const label = userLabel(found.id, found.user);
     try {
       return { ...base, label, ...plan(r, found.id, found.user) };
     } catch (e) {
@@ -498,7 +502,8 @@ export const commands = [
         }),
         { users: true },
       );
-      await confirmAndRun(ctx, opts, calls, 'deactivated', `Deactivate ${rows.length === 1 ? rows[0]!.user : `${rows.length} users`}?`);
+      const named = calls.filter((c) => c.call && !c.inPlace).map((c) => c.label ?? c.target);
+      await confirmAndRun(ctx, opts, calls, 'deactivated', namingQuestion('Deactivate', named.length ? named : rows.map((r) => r.user), 'users'));
     },
   }),
 
