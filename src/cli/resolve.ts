@@ -18,11 +18,16 @@ export const isId = (ref: string): boolean => /^\d+$/.test(ref.trim());
 
 /**
  * Resolves each reference (an ID, or an e-mail: real or API address, any case). With `users`, IDs come
- * with their user object too (when the server lists them), for commands that act on what a user is.
+ * with their user object too (when the server lists them), for commands that act on what a user is;
+ * with `customFields`, the objects carry their profile_data.
  */
-export async function resolveUsers(client: ChatClient, refs: readonly string[], o: { users?: boolean } = {}): Promise<Map<string, Resolved>> {
+export async function resolveUsers(
+  client: ChatClient,
+  refs: readonly string[],
+  o: { users?: boolean; customFields?: boolean } = {},
+): Promise<Map<string, Resolved>> {
   const out = new Map<string, Resolved>();
-  const index = o.users || refs.some((r) => !isId(r)) ? await userIndex(client) : null;
+  const index = o.users || refs.some((r) => !isId(r)) ? await userIndex(client, o) : null;
   for (const ref of refs) {
     const key = ref.trim();
     if (isId(key)) {
@@ -38,8 +43,8 @@ export async function resolveUsers(client: ChatClient, refs: readonly string[], 
 }
 
 /** Every user the caller can see (active or not) by ID and by e-mail (either address, lowercased), from one GET /users. */
-export async function userIndex(client: ChatClient): Promise<{ byEmail: Map<string, User>; byId: Map<number, User> }> {
-  const { members } = await client.call(getUsers, {});
+export async function userIndex(client: ChatClient, o: { customFields?: boolean } = {}): Promise<{ byEmail: Map<string, User>; byId: Map<number, User> }> {
+  const { members } = await client.call(getUsers, { include_custom_profile_fields: o.customFields || undefined });
   const byEmail = new Map<string, User>();
   for (const u of members) {
     byEmail.set(u.email.toLowerCase(), u);
