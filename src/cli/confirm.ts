@@ -30,3 +30,14 @@ export function namingQuestion(verb: string, labels: readonly string[], plural: 
   const rest = labels.length - NAMED_IN_QUESTION;
   return `${verb} ${labels.length} ${plural}: ${shown}${rest > 0 ? ` and ${rest} more` : ''}?`;
 }
+
+/** The row calls of a run a question is about: those that will be sent, by their labels; else `fallback`. */
+export function questionAbout(
+  verb: string,
+  calls: readonly { call?: unknown; inPlace?: unknown; label?: string; target: string }[],
+  plural: string,
+  fallback: readonly string[],
+): string {
+  const named = calls.filter((c) => c.call && !c.inPlace).map((c) => c.label ?? c.target);
+  return namingQuestion(verb, named.length ? named : fallback, plural);
+}

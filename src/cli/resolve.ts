@@ -100,10 +100,29 @@ export function matchIdsOrNames(
 }
 
 /** A channel reference without the `#` people write channels with. */
-export const bare = (ref: string): string => ref.trim().replace(/^#/, '');
+const bare = (ref: string): string => ref.trim().replace(/^#/, '');
 
 /** The message of a channel name that names nothing, as a Zulip server words it. */
 export const unknownChannel = (name: string): string => `Channel '${name}' does not exist`;
+
+/**
+ * Channel references matched to `channels`: an ID, a name, or `#name` as people write channels. A name may
+ * itself start with `#` (zerver/lib/streams.py check_stream_name refuses only blank, too long and
+ * unprintable names), so a reference starting with `#` names the channel called that if there is one, and
+ * otherwise the channel named without its `#`: `#x` and `##x` both name a channel called `#x`.
+ */
+export function matchChannels(refs: readonly string[], channels: readonly { stream_id: number; name: string }[]): Map<string, ResolvedId> {
+  const items = channels.map((c) => ({ id: c.stream_id, name: c.name }));
+  const hashed = refs.filter((r) => r.trim().startsWith('#'));
+  const asWritten = matchIdsOrNames(hashed, items, unknownChannel);
+  const withoutHash = matchIdsOrNames(refs.map(bare), items, unknownChannel);
+  return new Map(
+    refs.map((ref) => {
+      const written = asWritten.get(ref);
+      return [ref, written?.ok ? written : withoutHash.get(bare(ref))!];
+    }),
+  );
+}
 
 /**
  * Channels by ID or name (`#name` too, as people write channels), with one GET /streams, only when some
@@ -112,12 +131,7 @@ export const unknownChannel = (name: string): string => `Channel '${name}' does 
  */
 export async function resolveChannels(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
   const streams = refs.some((r) => !isId(bare(r))) ? (await client.call(getStreams, {})).streams : [];
-  const matched = matchIdsOrNames(
-    refs.map(bare),
-    streams.map((s) => ({ id: s.stream_id, name: s.name })),
-    unknownChannel,
-  );
-  return new Map(refs.map((ref) => [ref, matched.get(bare(ref))!]));
+  return matchChannels(refs, streams);
 }
 
 export async function resolveChannelIds(client: ChatClient, refs: readonly string[]): Promise<number[]> {

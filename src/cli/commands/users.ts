@@ -9,7 +9,7 @@ import { cell, fileRows, fromFileFlags, type ColumnRules, type Columns, type Fro
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
 import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
-import { namingQuestion } from '../confirm.js';
+import { questionAbout } from '../confirm.js';
 import { usageError } from '../errors.js';
 import { arg, flag, parseRole, roleProblem } from '../flags.js';
 import { readSecret } from '../io.js';
@@ -516,8 +516,13 @@ export const commands = [
         }),
         { users: true },
       );
-      const named = calls.filter((c) => c.call && !c.inPlace).map((c) => c.label ?? c.target);
-      await confirmAndRun(ctx, opts, calls, 'deactivated', namingQuestion('Deactivate', named.length ? named : rows.map((r) => r.user), 'users'));
+      const question = questionAbout(
+        'Deactivate',
+        calls,
+        'users',
+        rows.map((r) => r.user),
+      );
+      await confirmAndRun(ctx, opts, calls, 'deactivated', question);
     },
   }),
 
