@@ -124,6 +124,8 @@ export const SERVER_MESSAGES = [
   // actions/realm_linkifiers.py reorder: `The ordered list must not contain duplicated linkifiers`,
   // `... must enumerate all existing linkifiers exactly once`.
   { meaning: 'linkifierOrderMismatch', kind: 'failure', prefix: 'The ordered list must' },
+  // lib/exceptions.py ReactionExistsError: adding a reaction the caller already made, `Reaction already exists.`
+  { meaning: 'reactionExists', kind: 'failure', code: 'REACTION_ALREADY_EXISTS', prefix: 'Reaction already exists' },
 ] as const satisfies readonly ServerMessage[];
 
 export type Recognised = (typeof SERVER_MESSAGES)[number];

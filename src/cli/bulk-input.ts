@@ -1,10 +1,11 @@
 /**
- * `--from-file FILE|-`: rows for bulk commands, as CSV with a header or as JSON lines (one object a line).
- * The format follows the file's extension; from stdin it is sniffed (a line starting with `{` is JSON).
+ * `--from-file FILE|-`: rows for bulk commands, as CSV with a header, as JSON lines (one object a line) or
+ * as one JSON array of objects: what `list --format csv|ndjson|json` prints, so one command's output is
+ * another's input. The format follows the file's extension; from stdin it is sniffed (`{` or `[` is JSON).
  *
  * The whole file is checked before anything is sent, so a bad file changes nothing: its encoding (UTF-8
- * unless --encoding names another), its syntax, its columns against the command's declaration, and the
- * required cells of every row. Every problem is reported in one pass (up to MAX_PROBLEMS), each with its
+ * unless --encoding names another), its syntax, its columns against the command's declaration, the
+ * required cells of every row, and the cells and rows the command checks (a role that is no role). Every problem is reported in one pass (up to MAX_PROBLEMS), each with its
  * file line, row number and column. Reading stdin or a FIFO stops on Ctrl-C.
  */
 import { closeSync, constants, openSync, statSync } from 'node:fs';
@@ -20,6 +21,8 @@ export type InputRow = Record<string, unknown>;
 export interface ColumnSpec {
   required?: boolean;
   description: string;
+  /** What is wrong with a non-empty cell of this column (`unknown role "x"`), checked with the file. */
+  check?: (value: string) => string | undefined;
 }
 
 export type Columns = Record<string, ColumnSpec>;
@@ -62,7 +65,47 @@ interface Parsed {
   header: string[] | null;
 }
 
+/** A JSON array of objects (`--format json`), its elements numbered as rows, each on the line it starts on. */
+function parseJsonArray(text: string, problems: Problem[]): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    problems.push({ message: `not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+    return { rows: [], header: null };
+  }
+  if (!Array.isArray(value)) {
+    problems.push({ line: 1, message: 'a JSON file of rows is an array of objects, or one object a line' });
+    return { rows: [], header: null };
+  }
+  // Where each element starts: `{` openings at depth 1, outside strings.
+  const starts: number[] = [];
+  let line = 1;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') line++;
+    else if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      if (depth === 1) starts.push(line);
+      depth++;
+    } else if (c === ']' || c === '}') depth--;
+  }
+  const rows: Parsed['rows'] = [];
+  value.forEach((element: unknown, i) => {
+    const at = { line: starts[i] ?? 1, row: i + 1 };
+    if (!element || typeof element !== 'object' || Array.isArray(element)) problems.push({ ...at, message: 'each element must be a JSON object' });
+    else rows.push({ row: element as InputRow, n: at.row, line: at.line });
+  });
+  return { rows, header: null };
+}
+
 function parseJsonLines(text: string, problems: Problem[]): Parsed {
+  if (text.trimStart().startsWith('[')) return parseJsonArray(text, problems);
   const rows: Parsed['rows'] = [];
   let row = 0;
   text.split(/\r?\n/).forEach((content, i) => {
@@ -184,6 +227,8 @@ export async function readInput(ctx: Context, file: string, what = 'a file of ro
  */
 export interface ColumnRules {
   otherColumns?: 'refuse' | 'ignore';
+  /** What is wrong with a row as a whole (`nothing to change`), checked with the file. */
+  checkRow?: (row: InputRow) => string | undefined;
 }
 
 /**
@@ -209,7 +254,7 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
   if (!text.trim()) throw usageError(`${source} is empty: no header and no rows`, `columns: ${describeColumns(columns)}`);
 
   const problems: Problem[] = [];
-  const json = /\.(jsonl|ndjson|json)$/i.test(file) || (file === '-' && text.trimStart().startsWith('{'));
+  const json = /\.(jsonl|ndjson|json)$/i.test(file) || (file === '-' && /^[[{]/.test(text.trimStart()));
   const { rows, header } = json ? parseJsonLines(text, problems) : parseCsv(text, problems);
   if (decoder.encoding === 'utf-8') {
     const rowOfLine = (line: number) => rows.find((r) => r.line >= line)?.n;
@@ -229,10 +274,12 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
   if (!rows.length && !problems.length) throw usageError(`${source} has a header but no rows`, `columns: ${describeColumns(columns)}`);
   for (const r of rows) {
     for (const [name, spec] of Object.entries(columns)) {
-      if (!spec.required || absent.includes(name)) continue;
-      if (r.row[name] === undefined || r.row[name] === null || String(r.row[name]).trim() === '')
-        problems.push({ line: r.line, row: r.n, column: name, message: 'empty (required)' });
+      const value = cell(r.row, name).trim();
+      const wrong = value === '' ? (spec.required && !absent.includes(name) ? 'empty (required)' : undefined) : spec.check?.(value);
+      if (wrong) problems.push({ line: r.line, row: r.n, column: name, message: wrong });
     }
+    const wrong = rules.checkRow?.(r.row);
+    if (wrong) problems.push({ line: r.line, row: r.n, message: wrong });
   }
   if (problems.length) {
     const aboutColumns = problems.some((p) => p.line === 1 && p.column !== undefined);

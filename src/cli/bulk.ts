@@ -17,7 +17,7 @@ import type { WireRequest } from '../api/wire.js';
 import type { ChatClient } from '../client/client.js';
 import type { ParamLabels } from '../client/shape.js';
 import type { Context } from './context.js';
-import { printDryRun } from './dry-run.js';
+import { type PlannedRequest, printDryRun } from './dry-run.js';
 import { DEFAULT_CONCURRENCY, runPool } from '../client/pool.js';
 import type { Pacer } from '../client/pacing.js';
 import { NotSentError } from '../client/transport.js';
@@ -318,7 +318,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
  */
 export function printPlan(
   ctx: Context,
-  requests: readonly WireRequest[],
+  requests: readonly PlannedRequest[],
   unsendable: readonly { row: number; target: string; error: string }[],
   totalRows: number,
   inPlace: readonly RowRef[] = [],
@@ -390,7 +390,12 @@ export async function runCalls(
   if (flags.dryRun) {
     printPlan(
       ctx,
-      (await Promise.all(calls.flatMap((c) => (c.call && !c.inPlace ? [c.call.prepare(client)] : [])))).flat(),
+      // Each request line names its row's target for a person, so a plan of IDs can be reviewed.
+      (
+        await Promise.all(
+          calls.flatMap((c) => (c.call && !c.inPlace ? [c.call.prepare(client).then((rs) => rs.map((r) => (c.label ? { ...r, target: c.label } : r)))] : [])),
+        )
+      ).flat(),
       calls.filter((c) => !c.call && !c.inPlace).map((c) => ({ row: c.row, target: c.target, error: c.error?.msg ?? 'cannot be sent' })),
       calls.length,
       calls.filter((c) => c.inPlace),

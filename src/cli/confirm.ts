@@ -16,3 +16,28 @@ export function requireYesUnlessInteractive(ctx: Context, o: { yes: boolean; dry
   if (!o.dryRun && !o.yes && !ctx.prompter.interactive)
     throw usageError(`${what}: not running interactively; pass --yes`, 'see what it would do with --dry-run');
 }
+
+/** Targets a question names before it counts the rest: enough to recognise a run, short enough for one line. */
+const NAMED_IN_QUESTION = 3;
+
+/**
+ * A question that names what it acts on, so the answer is given knowing it: `Revoke link 3 (https://…)?`,
+ * or for several a count and the first few: `Deactivate 12 users: user 8 (ada@…, Ada), … and 9 more?`.
+ */
+export function namingQuestion(verb: string, labels: readonly string[], plural: string): string {
+  if (labels.length === 1) return `${verb} ${labels[0]}?`;
+  const shown = labels.slice(0, NAMED_IN_QUESTION).join(', ');
+  const rest = labels.length - NAMED_IN_QUESTION;
+  return `${verb} ${labels.length} ${plural}: ${shown}${rest > 0 ? ` and ${rest} more` : ''}?`;
+}
+
+/** The row calls of a run a question is about: those that will be sent, by their labels; else `fallback`. */
+export function questionAbout(
+  verb: string,
+  calls: readonly { call?: unknown; inPlace?: unknown; label?: string; target: string }[],
+  plural: string,
+  fallback: readonly string[],
+): string {
+  const named = calls.filter((c) => c.call && !c.inPlace).map((c) => c.label ?? c.target);
+  return namingQuestion(verb, named.length ? named : fallback, plural);
+}

@@ -180,6 +180,10 @@ export function parseRole(value: string): Role {
   return role;
 }
 
+/** What is wrong with a role a file gives (a cell checked with the file), or undefined for a role. */
+export const roleProblem = (value: string): string | undefined =>
+  roleFrom(value) === undefined ? `unknown role "${value}" (roles: ${ROLE_WORDS.join(', ')})` : undefined;
+
 const role = (flags: string, description: string): Flag<Role | undefined> => valued(flags, description, parseRole, { suggestions: ROLE_WORDS });
 
 /** `1,2,3` into IDs. */

@@ -18,11 +18,16 @@ export const isId = (ref: string): boolean => /^\d+$/.test(ref.trim());
 
 /**
  * Resolves each reference (an ID, or an e-mail: real or API address, any case). With `users`, IDs come
- * with their user object too (when the server lists them), for commands that act on what a user is.
+ * with their user object too (when the server lists them), for commands that act on what a user is;
+ * with `customFields`, the objects carry their profile_data.
  */
-export async function resolveUsers(client: ChatClient, refs: readonly string[], o: { users?: boolean } = {}): Promise<Map<string, Resolved>> {
+export async function resolveUsers(
+  client: ChatClient,
+  refs: readonly string[],
+  o: { users?: boolean; customFields?: boolean } = {},
+): Promise<Map<string, Resolved>> {
   const out = new Map<string, Resolved>();
-  const index = o.users || refs.some((r) => !isId(r)) ? await userIndex(client) : null;
+  const index = o.users || refs.some((r) => !isId(r)) ? await userIndex(client, o) : null;
   for (const ref of refs) {
     const key = ref.trim();
     if (isId(key)) {
@@ -38,8 +43,8 @@ export async function resolveUsers(client: ChatClient, refs: readonly string[], 
 }
 
 /** Every user the caller can see (active or not) by ID and by e-mail (either address, lowercased), from one GET /users. */
-export async function userIndex(client: ChatClient): Promise<{ byEmail: Map<string, User>; byId: Map<number, User> }> {
-  const { members } = await client.call(getUsers, {});
+export async function userIndex(client: ChatClient, o: { customFields?: boolean } = {}): Promise<{ byEmail: Map<string, User>; byId: Map<number, User> }> {
+  const { members } = await client.call(getUsers, { include_custom_profile_fields: o.customFields || undefined });
   const byEmail = new Map<string, User>();
   for (const u of members) {
     byEmail.set(u.email.toLowerCase(), u);
@@ -95,10 +100,29 @@ export function matchIdsOrNames(
 }
 
 /** A channel reference without the `#` people write channels with. */
-export const bare = (ref: string): string => ref.trim().replace(/^#/, '');
+const bare = (ref: string): string => ref.trim().replace(/^#/, '');
 
 /** The message of a channel name that names nothing, as a Zulip server words it. */
 export const unknownChannel = (name: string): string => `Channel '${name}' does not exist`;
+
+/**
+ * Channel references matched to `channels`: an ID, a name, or `#name` as people write channels. A name may
+ * itself start with `#` (zerver/lib/streams.py check_stream_name refuses only blank, too long and
+ * unprintable names), so a reference starting with `#` names the channel called that if there is one, and
+ * otherwise the channel named without its `#`: `#x` and `##x` both name a channel called `#x`.
+ */
+export function matchChannels(refs: readonly string[], channels: readonly { stream_id: number; name: string }[]): Map<string, ResolvedId> {
+  const items = channels.map((c) => ({ id: c.stream_id, name: c.name }));
+  const hashed = refs.filter((r) => r.trim().startsWith('#'));
+  const asWritten = matchIdsOrNames(hashed, items, unknownChannel);
+  const withoutHash = matchIdsOrNames(refs.map(bare), items, unknownChannel);
+  return new Map(
+    refs.map((ref) => {
+      const written = asWritten.get(ref);
+      return [ref, written?.ok ? written : withoutHash.get(bare(ref))!];
+    }),
+  );
+}
 
 /**
  * Channels by ID or name (`#name` too, as people write channels), with one GET /streams, only when some
@@ -107,12 +131,7 @@ export const unknownChannel = (name: string): string => `Channel '${name}' does 
  */
 export async function resolveChannels(client: ChatClient, refs: readonly string[]): Promise<Map<string, ResolvedId>> {
   const streams = refs.some((r) => !isId(bare(r))) ? (await client.call(getStreams, {})).streams : [];
-  const matched = matchIdsOrNames(
-    refs.map(bare),
-    streams.map((s) => ({ id: s.stream_id, name: s.name })),
-    unknownChannel,
-  );
-  return new Map(refs.map((ref) => [ref, matched.get(bare(ref))!]));
+  return matchChannels(refs, streams);
 }
 
 export async function resolveChannelIds(client: ChatClient, refs: readonly string[]): Promise<number[]> {

@@ -219,7 +219,7 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       expect(declined.code).toBe(130);
       const dry = await runCli([...t.args, 'attachments', 'delete', String(a.id), '--dry-run'], { env: t.env });
       expect(dry.code).toBe(0);
-      expect(JSON.parse(dry.stdout)).toEqual({ method: 'DELETE', path: `/api/v1/attachments/${a.id}` });
+      expect(JSON.parse(dry.stdout)).toEqual({ method: 'DELETE', path: `/api/v1/attachments/${a.id}`, target: `attachment ${a.id}` });
       expect(exists(a.id)).toBe(true);
     });
   });

@@ -112,6 +112,15 @@ describe('what is wrong with a file, all at once', () => {
     );
   });
 
+  it('reads a JSON array (what --format json prints), each element a row on the line it starts on', async () => {
+    const file = write('people.json', '[\n  {"email": "a@x.test", "full_name": "A"},\n  {"email": "b@x.test"},\n  [1]\n]\n');
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('  line 3 (row 2), column full_name: empty (required)\n  line 4 (row 3): each element must be a JSON object\n');
+    const notRows = write('people.json', '{"email": "a@x.test"');
+    expect((await create(notRows)).stderr).toContain('not valid JSON');
+  });
+
   it.each([
     ['an empty file', '', 'is empty: no header and no rows'],
     ['blank lines', '\n\n  \n', 'is empty: no header and no rows'],

@@ -144,6 +144,48 @@ describe.each(TRANSPORTS)('channels commands over %s', (kind) => {
     expect(row(c.id)).toMatchObject({ is_archived: 0 });
   });
 
+  it('names the channels it asks to archive, and lists archived ones with an is_archived column', async () => {
+    const owner = await clientFor(org, kind);
+    const [a, b] = [await createChannel(org, owner, unique('named', '-')), await createChannel(org, owner, unique('named', '-'))];
+    const t = await cliTarget(org, kind);
+    const no = scriptedPrompter({ confirm: [false, true] });
+    const declined = await runCli([...t.args, 'channels', 'archive', a.name, String(b.id)], { env: t.env, tty: true, prompter: no });
+    expect(declined.code).toBe(130);
+    const one = await runCli([...t.args, 'channels', 'archive', a.name], { env: t.env, tty: true, prompter: no });
+    expect(one.code).toBe(0);
+    expect(no.asked).toEqual([`Archive 2 channels: channel ${a.id} (#${a.name}), channel ${b.id} (#${b.name})?`, `Archive channel ${a.id} (#${a.name})?`]);
+    const dry = await run(['channels', 'archive', b.name, '--dry-run']);
+    expect(jsonLines(dry.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/streams/${b.id}`, target: `channel ${b.id} (#${b.name})` }]);
+
+    const listed = await run(['channels', 'list', '--archived', '--format', 'csv']);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines[0]).toBe('stream_id,name,is_archived,privacy,subscriber_count,folder,description');
+    expect(lines.find((l) => l.startsWith(`${a.id},`))).toMatch(new RegExp(`^${a.id},${a.name},true,`));
+    expect(lines.find((l) => l.startsWith(`${b.id},`))).toMatch(new RegExp(`^${b.id},${b.name},false,`));
+    const plain = await run(['channels', 'list', '--format', 'csv']);
+    expect(plain.stdout.split('\n')[0]).toBe('stream_id,name,privacy,subscriber_count,folder,description');
+  });
+
+  it('addresses a channel whose name starts with # by that name (#x or ##x), and x still by #x', async () => {
+    const owner = await clientFor(org, kind);
+    const base = unique('hash', '-');
+    const hashed = await createChannel(org, owner, `#${base}`);
+    const plain = await createChannel(org, owner, unique('plainhash', '-'));
+    const dry = (ref: string) => run(['channels', 'archive', ref, '--dry-run']);
+    for (const ref of [`#${base}`, `##${base}`]) {
+      expect(jsonLines((await dry(ref)).stdout)).toEqual([
+        { method: 'DELETE', path: `/api/v1/streams/${hashed.id}`, target: `channel ${hashed.id} (##${base})` },
+      ]);
+    }
+    expect(jsonLines((await dry(`#${plain.name}`)).stdout)[0]).toMatchObject({ path: `/api/v1/streams/${plain.id}` });
+    const missing = await dry(base);
+    expect(missing.code).toBe(6);
+    expect(missing.stderr).toContain(`Channel '${base}' does not exist`);
+    const sub = await run(['channels', 'subscribe', '--channel', `#${base}`, '--user', org.owner.email, '--json']);
+    expect(sub.code).toBe(0);
+    expect(org.db.prepare('SELECT count(*) FROM subscriptions WHERE stream_id = ? AND user_id = ?').pluck().get(hashed.id, org.owner.id)).toBe(1);
+  });
+
   it('archives the rows channels list prints (stream_id or name), reporting each and exiting 3 on a partial failure', async () => {
     const owner = await clientFor(org, kind);
     const a = await createChannel(org, owner, unique('old', '-'));

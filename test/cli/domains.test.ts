@@ -106,7 +106,7 @@ describe.each(TRANSPORTS)('domains commands over %s', (kind) => {
     const upd = await runCli([...t.args, 'domains', 'update', `dry-${kind}.test`, '--subdomains', '--dry-run'], { env: t.env });
     expect(JSON.parse(upd.stdout)).toEqual({ method: 'PATCH', path: `/api/v1/realm/domains/dry-${kind}.test`, body: { allow_subdomains: 'true' } });
     const rm = await runCli([...t.args, 'domains', 'remove', `dry-${kind}.test`, '--dry-run'], { env: t.env });
-    expect(JSON.parse(rm.stdout)).toEqual({ method: 'DELETE', path: `/api/v1/realm/domains/dry-${kind}.test` });
+    expect(JSON.parse(rm.stdout)).toEqual({ method: 'DELETE', path: `/api/v1/realm/domains/dry-${kind}.test`, target: `domain dry-${kind}.test` });
     expect(org.db.prepare('SELECT count(*) FROM realm_domains WHERE domain = ?').pluck().get(`dry-${kind}.test`)).toBe(0);
   });
 

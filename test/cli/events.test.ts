@@ -99,7 +99,7 @@ describe.each(TRANSPORTS)('events commands over %s', (kind) => {
     expect(piped.code).toBe(2);
     expect(piped.stderr).toContain(`Delete event queue ${q}: not running interactively; pass --yes`);
     const dry = await runCli([...t.args, 'events', 'delete', q, '--dry-run'], { env: t.env });
-    expect(JSON.parse(dry.stdout)).toEqual({ method: 'DELETE', path: '/api/v1/events', body: { queue_id: q } });
+    expect(JSON.parse(dry.stdout)).toEqual({ method: 'DELETE', path: '/api/v1/events', body: { queue_id: q }, target: `event queue ${q}` });
     const no = scriptedPrompter({ confirm: [false] });
     expect((await runCli([...t.args, 'events', 'delete', q], { env: t.env, tty: true, prompter: no })).code).toBe(130);
     expect(queueRow(q)).toBeDefined();

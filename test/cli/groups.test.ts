@@ -109,7 +109,7 @@ describe.each(TRANSPORTS)('groups commands over %s', (kind) => {
     expect(members(g.id)).toEqual([b.id]);
   });
 
-  it('prints the request with --dry-run and changes nothing', async () => {
+  it('prints the request with --dry-run and changes nothing; a removal of a non-member is left out of it', async () => {
     const a = org.addUser();
     const g = await create();
     const t = await cliTarget(org, kind);
@@ -118,12 +118,12 @@ describe.each(TRANSPORTS)('groups commands over %s', (kind) => {
     expect(JSON.parse(r.stdout)).toEqual({
       method: 'POST',
       path: `/api/v1/user_groups/${g.id}/members`,
-      body: { add: `[${a.id}]`, delete: `[${org.owner.id}]` },
+      body: { add: `[${a.id}]` },
     });
     expect(members(g.id)).toEqual([]);
   });
 
-  it('exits 6 for an unknown group or user, 1 for what the server refuses', async () => {
+  it('exits 6 for an unknown group or user; adding a member twice or removing one twice is unchanged, exit 0', async () => {
     const g = await create();
     const t = await cliTarget(org, kind);
     const group = await runCli([...t.args, 'groups', 'members', 'no-such-group'], { env: t.env });
@@ -134,7 +134,15 @@ describe.each(TRANSPORTS)('groups commands over %s', (kind) => {
     const twice = await runCli([...t.args, 'groups', 'members', g.name, '--add', String(org.owner.id)], { env: t.env });
     expect(twice.code).toBe(0);
     const again = await runCli([...t.args, 'groups', 'members', g.name, '--add', String(org.owner.id)], { env: t.env });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`User ${org.owner.id} is already a member of this group`);
+    expect(again).toMatchObject({ code: 0, stderr: `chatctl: ${g.name}: unchanged: already as asked\n` });
+    const b = org.addUser();
+    const some = await runCli([...t.args, 'groups', 'members', g.name, '--add', String(org.owner.id), b.email], { env: t.env });
+    expect(some).toMatchObject({ code: 0, stderr: `chatctl: ${g.name}: 1 added, 1 unchanged\n` });
+    expect(members(g.id)).toEqual([org.owner.id, b.id].sort((x, y) => x - y));
+    const removed = await runCli([...t.args, 'groups', 'members', g.name, '--remove', b.email, '--yes'], { env: t.env });
+    expect(removed.code).toBe(0);
+    const removedAgain = await runCli([...t.args, 'groups', 'members', g.name, '--remove', b.email, '--yes'], { env: t.env });
+    expect(removedAgain).toMatchObject({ code: 0, stderr: `chatctl: ${g.name}: unchanged: already as asked\n` });
+    expect(members(g.id)).toEqual([org.owner.id]);
   });
 });

@@ -334,7 +334,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(r.stderr).toContain('Must be an organization administrator');
   });
 
-  it('revokes by ID and by address, only with --yes when not on a terminal', async () => {
+  it('revokes by ID and by address, only with --yes when not on a terminal; a re-run is unchanged, exit 0', async () => {
     const t = await cliTarget(org, kind);
     const r1 = `r1-${kind}@example.com`;
     const r2 = `r2-${kind}@example.com`;
@@ -342,10 +342,10 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     const [i1, i2] = invites('email IN (?, ?)', r1, r2);
     const refused = await runCli([...t.args, 'invite', 'revoke', String(i1!.id)], { env: t.env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`Revoke invitation ${i1!.id}: not running interactively; pass --yes`);
+    expect(refused.stderr).toContain(`Revoke invitation ${i1!.id} (${r1}): not running interactively; pass --yes`);
 
     const dry = await runCli([...t.args, 'invite', 'revoke', r2, '--dry-run'], { env: t.env });
-    expect(jsonLines(dry.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/invites/${i2!.id}` }]);
+    expect(jsonLines(dry.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/invites/${i2!.id}`, target: `invitation ${i2!.id} (${r2})` }]);
     expect(invites('id = ?', i2!.id)[0]!.status).toBe(0);
 
     const done = await runCli([...t.args, 'invite', 'revoke', String(i1!.id), r2.toUpperCase(), '--yes', '--json'], { env: t.env });
@@ -359,11 +359,14 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(listed.stdout.split('\n')).not.toContain(r2);
 
     const again = await runCli([...t.args, 'invite', 'revoke', String(i1!.id), '--yes'], { env: t.env });
-    expect(again.code).toBe(6);
-    expect(again.stderr).toContain('No such invitation');
-    const unknown = await runCli([...t.args, 'invite', 'revoke', 'nobody@example.com', String(i2!.id), '--yes'], { env: t.env });
-    expect(unknown.code).toBe(3);
-    expect(unknown.stdout.split('\n')[0]).toBe('1\tnobody@example.com\tfalse\tfailed\t\tNo such invitation: nobody@example.com\tBAD_REQUEST');
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`Invitation ${i1!.id} unchanged: already revoked.`);
+    const rerun = await runCli([...t.args, 'invite', 'revoke', String(i1!.id), r2, '--yes', '--json'], { env: t.env });
+    expect(rerun.code).toBe(0);
+    expect(jsonLines(rerun.stdout)).toEqual([
+      { row: 1, target: String(i1!.id), ok: true, status: 'unchanged', id: i1!.id, error: null, code: null },
+      { row: 2, target: r2, ok: true, status: 'unchanged', id: null, error: null, code: null },
+    ]);
   });
 
   it('asks on a terminal, and revokes nothing when the answer is no', async () => {
@@ -373,14 +376,14 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     const id = invites('email = ?', email)[0]!.id;
     const no = scriptedPrompter({ confirm: [false] });
     const r = await runCli([...t.args, 'invite', 'revoke', email], { env: t.env, tty: true, prompter: no });
-    expect(no.asked).toEqual([`Revoke the invitation to ${email}?`]);
+    expect(no.asked).toEqual([`Revoke invitation ${id} (${email})?`]);
     expect(r.code).toBe(130);
     expect(invites('id = ?', id)[0]!.status).toBe(0);
     const yes = scriptedPrompter({ confirm: [true] });
     const ok = await runCli([...t.args, 'invite', 'revoke', email], { env: { ...t.env, NO_COLOR: '1' }, tty: true, prompter: yes });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe('');
-    expect(ok.stderr).toContain(`Revoked ${email}.\n`);
+    expect(ok.stderr).toContain(`Revoked invitation ${id} (${email}).\n`);
     expect(invites('id = ?', id)[0]!.status).not.toBe(0);
   });
 });
@@ -445,6 +448,7 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
       .split('\n')
       .map((l) => l.split('\t'));
     const sent = emailInvite(email);
+    const linkId = links().at(-1)!.id;
     expect(lines).toContainEqual([
       String(sent.id),
       'email',
@@ -453,7 +457,8 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
       new Date(sent.invited * 1000).toISOString().replace('.000Z', 'Z'),
       new Date(sent.expiry_date! * 1000).toISOString().replace('.000Z', 'Z'),
     ]);
-    expect(lines.find((l) => l[2] === linkUrl)!.slice(1, 4)).toEqual(['link', linkUrl, 'member']);
+    // The first column is what invite revoke takes: a link's ID is link:ID, never the bare ID an e-mail invitation may have.
+    expect(lines.find((l) => l[2] === linkUrl)!.slice(0, 4)).toEqual([`link:${linkId}`, 'link', linkUrl, 'member']);
 
     const json = JSON.parse((await runCli([...t.args, 'invite', 'list', '--json'], { env: t.env })).stdout) as Record<string, unknown>[];
     const link = json.find((i) => i.link_url === linkUrl)!;
@@ -462,54 +467,77 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
     expect(JSON.parse(fields.stdout)).toContainEqual({ kind: 'link', address: linkUrl });
   });
 
-  it('revokes the right kind: an ID both kinds share is refused until email:ID or link:ID says which', async () => {
+  it('a bare ID names the e-mail invitation, never the link with the same ID, on a re-run too', async () => {
     const t = await cliTarget(org, kind);
+    // A fresh pair sharing an ID: send e-mail invitations until one has the next link's ID, then make that link.
     const email = `shared-${kind}@example.com`;
-    // Link 1 exists; make sure e-mail invitation 1 does too.
-    if (!org.db.prepare('SELECT 1 FROM invites WHERE id = 1').get()) {
-      expect((await runCli([...t.args, 'invite', 'send', email], { env: t.env })).code).toBe(0);
+    const nextLink = links().at(-1)!.id + 1;
+    for (let i = 0; !org.db.prepare('SELECT 1 FROM invites WHERE id = ?').get(nextLink); i++) {
+      expect((await runCli([...t.args, 'invite', 'send', `${i}-${email}`], { env: t.env })).code).toBe(0);
     }
-    expect(links()[0]!.id).toBe(1);
-    const ambiguous = await runCli([...t.args, 'invite', 'revoke', '1', '--yes'], { env: t.env });
-    expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toContain('1 is the ID of both an e-mail invitation and a link');
-    expect(ambiguous.stderr).toContain('say email:1 or link:1');
-    expect(links()[0]!.status).toBe(0);
+    const url = (JSON.parse((await runCli([...t.args, 'invite', 'link', 'create', '--json'], { env: t.env })).stdout) as { invite_link: string }).invite_link;
+    const id = links().at(-1)!.id;
+    expect(id).toBe(nextLink);
+    const invitee = (org.db.prepare('SELECT email FROM invites WHERE id = ?').pluck().get(id) as string) ?? '';
+    const linkStatus = () => links().find((l) => l.id === id)!.status;
 
-    const dry = await runCli([...t.args, 'invite', 'revoke', 'link:1', 'email:1', '--dry-run'], { env: t.env });
+    const dry = await runCli([...t.args, 'invite', 'revoke', String(id), `link:${id}`, '--dry-run'], { env: t.env });
     expect(jsonLines(dry.stdout)).toEqual([
-      { method: 'DELETE', path: '/api/v1/invites/multiuse/1' },
-      { method: 'DELETE', path: '/api/v1/invites/1' },
+      { method: 'DELETE', path: `/api/v1/invites/${id}`, target: `invitation ${id} (${invitee})` },
+      { method: 'DELETE', path: `/api/v1/invites/multiuse/${id}`, target: `link ${id} (${url})` },
     ]);
-    const done = await runCli([...t.args, 'invite', 'revoke', 'link:1', '--yes', '--json'], { env: t.env });
-    expect(done.code).toBe(0);
-    expect(jsonLines(done.stdout)).toEqual([{ row: 1, target: 'link:1', ok: true, status: 'revoked', id: 1, error: null, code: null }]);
-    expect(links()[0]!.status).toBe(2);
-    expect(org.db.prepare('SELECT status FROM invites WHERE id = 1').pluck().get()).toBe(0);
-    // Now only the e-mail invitation is 1: a bare 1 names it.
-    const bare = await runCli([...t.args, 'invite', 'revoke', '1', '--dry-run'], { env: t.env });
-    expect(jsonLines(bare.stdout)).toEqual([{ method: 'DELETE', path: '/api/v1/invites/1' }]);
+    const first = await runCli([...t.args, 'invite', 'revoke', String(id), '--yes'], { env: t.env });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(`Revoked invitation ${id} (${invitee}).`);
+    expect(linkStatus()).toBe(0);
+
+    // Run again: the e-mail invitation is gone, and the link with its ID is left alone, with a hint.
+    const again = await runCli([...t.args, 'invite', 'revoke', String(id), '--yes'], { env: t.env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`Invitation ${id} unchanged: already revoked.`);
+    expect(again.stderr).toContain(`to revoke link ${id}, say link:${id}`);
+    expect(linkStatus()).toBe(0);
+
+    const link = await runCli([...t.args, 'invite', 'revoke', `link:${id}`, '--yes', '--json'], { env: t.env });
+    expect(jsonLines(link.stdout)).toEqual([{ row: 1, target: `link:${id}`, ok: true, status: 'revoked', id, error: null, code: null }]);
+    expect(linkStatus()).toBe(2);
+    const linkAgain = await runCli([...t.args, 'invite', 'revoke', `link:${id}`, url, '--yes', '--json'], { env: t.env });
+    expect(linkAgain.code).toBe(0);
+    expect(jsonLines(linkAgain.stdout).map((o) => o.status)).toEqual(['unchanged', 'unchanged']);
   });
 
-  it('revokes a link by its URL or its ID alone; an address never names a link; an unknown ID is exit 6', async () => {
+  it('revokes a link by its URL or link:ID, asking with its URL; an address never names a link; what is not pending is unchanged', async () => {
     const t = await cliTarget(org, kind);
     const created = await runCli([...t.args, 'invite', 'link', 'create', '--json'], { env: t.env });
     const url = (JSON.parse(created.stdout) as { invite_link: string }).invite_link;
     const id = links().at(-1)!.id;
     const byUrl = await runCli([...t.args, 'invite', 'revoke', url, '--dry-run'], { env: t.env });
-    expect(jsonLines(byUrl.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/invites/multiuse/${id}` }]);
+    expect(jsonLines(byUrl.stdout)).toEqual([{ method: 'DELETE', path: `/api/v1/invites/multiuse/${id}`, target: `link ${id} (${url})` }]);
     const prompt = scriptedPrompter({ confirm: [true] });
-    const byId = await runCli([...t.args, 'invite', 'revoke', String(id)], { env: t.env, tty: true, prompter: prompt });
-    expect(prompt.asked).toEqual([`Revoke invitation link ${id}?`]);
+    const byId = await runCli([...t.args, 'invite', 'revoke', `link:${id}`], { env: t.env, tty: true, prompter: prompt });
+    expect(prompt.asked).toEqual([`Revoke link ${id} (${url})?`]);
     expect(byId.code).toBe(0);
     expect(links().at(-1)!.status).toBe(2);
 
-    const nobody = await runCli([...t.args, 'invite', 'revoke', org.owner.email, '--yes'], { env: t.env });
-    expect(nobody.code).toBe(6);
-    expect(nobody.stderr).toContain(`No such invitation: ${org.owner.email}`);
-    const unknown = await runCli([...t.args, 'invite', 'revoke', '9999', '--yes'], { env: t.env });
-    expect(unknown.code).toBe(6);
-    expect(unknown.stderr).toContain('No such invitation: 9999');
+    const nobody = await runCli([...t.args, 'invite', 'revoke', org.owner.email, '9999', '--yes', '--json'], { env: t.env });
+    expect(nobody.code).toBe(0);
+    expect(jsonLines(nobody.stdout).map((o) => [o.target, o.status, o.id])).toEqual([
+      [org.owner.email, 'unchanged', null],
+      ['9999', 'unchanged', 9999],
+    ]);
+  });
+
+  it('asks once, naming the count and the first few, for several invitations', async () => {
+    const t = await cliTarget(org, kind);
+    const emails = [1, 2, 3, 4].map((n) => `many${n}-${kind}@example.com`);
+    expect((await runCli([...t.args, 'invite', 'send', ...emails], { env: t.env })).code).toBe(0);
+    const ids = emails.map((e) => emailInvite(e).id);
+    const prompt = scriptedPrompter({ confirm: [false] });
+    const r = await runCli([...t.args, 'invite', 'revoke', ...emails], { env: t.env, tty: true, prompter: prompt });
+    expect(r.code).toBe(130);
+    expect(prompt.asked).toEqual([
+      `Revoke 4 invitations: invitation ${ids[0]} (${emails[0]}), invitation ${ids[1]} (${emails[1]}), invitation ${ids[2]} (${emails[2]}) and 1 more?`,
+    ]);
   });
 
   it('resends e-mail invitations by ID or address; a link cannot be resent', async () => {
@@ -518,7 +546,7 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
     expect((await runCli([...t.args, 'invite', 'send', email], { env: t.env })).code).toBe(0);
     const id = emailInvite(email).id;
     const dry = await runCli([...t.args, 'invite', 'resend', email, '--dry-run'], { env: t.env });
-    expect(jsonLines(dry.stdout)).toEqual([{ method: 'POST', path: `/api/v1/invites/${id}/resend` }]);
+    expect(jsonLines(dry.stdout)).toEqual([{ method: 'POST', path: `/api/v1/invites/${id}/resend`, target: `invitation ${id} (${email})` }]);
     const r = await runCli([...t.args, 'invite', 'resend', String(id), email.toUpperCase(), '--json'], { env: t.env });
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout).map((o) => [o.target, o.status, o.id])).toEqual([
@@ -570,7 +598,7 @@ describe('invitations on a stock server (nock)', () => {
       });
   }
 
-  it('revokes by address past link entries, and a link by its ID, each with its own kind of request', async () => {
+  it('revokes by address past link entries, a bare ID as an e-mail invitation, and a link by link:ID', async () => {
     pendingInvites();
     const email = nock(SITE).delete('/api/v1/invites/7').reply(200, ok);
     const byAddress = await run(['invite', 'revoke', 'ADA@example.com', '--yes']);
@@ -579,14 +607,22 @@ describe('invitations on a stock server (nock)', () => {
 
     pendingInvites();
     const link = nock(SITE).delete('/api/v1/invites/multiuse/8').reply(200, ok);
-    const byId = await run(['invite', 'revoke', '8', '--yes']);
+    const byId = await run(['invite', 'revoke', 'link:8', '--yes']);
     expect(byId.code).toBe(0);
     expect(link.isDone()).toBe(true);
 
     pendingInvites();
-    const ambiguous = await run(['invite', 'revoke', '7', '--yes']);
-    expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toContain('say email:7 or link:7');
+    const shared = nock(SITE).delete('/api/v1/invites/7').reply(200, ok);
+    const bare = await run(['invite', 'revoke', '7', '--yes']);
+    expect(bare.code).toBe(0);
+    expect(shared.isDone()).toBe(true);
+
+    // Only a link is 8: a bare 8 names no pending e-mail invitation, and sends nothing.
+    pendingInvites();
+    const onlyLink = await run(['invite', 'revoke', '8', '--yes']);
+    expect(onlyLink.code).toBe(0);
+    expect(onlyLink.stderr).toContain('Invitation 8 unchanged: already revoked.');
+    expect(onlyLink.stderr).toContain('to revoke link 8, say link:8');
   });
 
   it('resends the e-mail invitation of an ID a link shares, and refuses to resend a link', async () => {
@@ -597,16 +633,22 @@ describe('invitations on a stock server (nock)', () => {
     expect(resent.isDone()).toBe(true);
 
     pendingInvites();
-    const link = await run(['invite', 'resend', '8']);
+    const link = await run(['invite', 'resend', 'link:8']);
     expect(link.code).toBe(1);
     expect(link.stderr).toContain('link 8 is a reusable link: only e-mail invitations are resent');
+    pendingInvites();
+    const bare = await run(['invite', 'resend', '8']);
+    expect(bare.code).toBe(6);
+    expect(bare.stderr).toContain('No such invitation: 8 (link 8 is a reusable link: only e-mail invitations are resent)');
   });
 
   it('lists both kinds from a stock server', async () => {
     pendingInvites();
-    const r = await run(['invite', 'list', '--fields', 'id,kind,address']);
+    const r = await run(['invite', 'list', '--fields', 'ref,id,kind,address']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`7\temail\tada@example.com\n7\tlink\t${SITE}/join/yddhtzk4jgl7rsmazc5fyyyy/\n8\tlink\t${SITE}/join/abcdefghijklmnopqrstuvwx/\n`);
+    expect(r.stdout).toBe(
+      `7\t7\temail\tada@example.com\nlink:7\t7\tlink\t${SITE}/join/yddhtzk4jgl7rsmazc5fyyyy/\nlink:8\t8\tlink\t${SITE}/join/abcdefghijklmnopqrstuvwx/\n`,
+    );
   });
 
   /**

@@ -90,12 +90,12 @@ describe.each(TRANSPORTS)('human output over %s', (kind) => {
     const [a, b, c] = [org.addUser(), org.addUser(), org.addUser()];
     const t = await cliTarget(org, kind);
     const table = await runCli([...t.args, 'users', 'deactivate', String(a.id), '--yes'], { env: t.env, tty: true });
-    expect(table).toEqual({ code: 0, stdout: '', stderr: `Deactivated user ${a.id} (${a.email}).\n` });
+    expect(table).toEqual({ code: 0, stdout: '', stderr: `Deactivated user ${a.id} (${a.email}, ${a.row.full_name}).\n` });
     const again = await runCli([...t.args, 'users', 'deactivate', String(a.id), '--yes'], { env: t.env, tty: true });
-    expect(again.stderr).toBe(`User ${a.id} (${a.email}) unchanged: already deactivated.\n`);
+    expect(again.stderr).toBe(`User ${a.id} (${a.email}, ${a.row.full_name}) unchanged: already deactivated.\n`);
     const json = await runCli([...t.args, 'users', 'deactivate', String(b.id), '--yes', '--json'], { env: t.env });
     expect(JSON.parse(json.stdout)).toEqual({ row: 1, target: String(b.id), ok: true, status: 'deactivated', id: b.id, error: null, code: null });
-    expect(json.stderr).toBe(`Deactivated user ${b.id} (${b.email}).\n`);
+    expect(json.stderr).toBe(`Deactivated user ${b.id} (${b.email}, ${b.row.full_name}).\n`);
     const tsv = await runCli([...t.args, 'users', 'deactivate', String(c.id), '--yes'], { env: t.env });
     expect(tsv.stdout).toBe(`1\t${c.id}\ttrue\tdeactivated\t${c.id}\t\t\n`);
     const missing = await runCli([...t.args, 'users', 'deactivate', '999999', '--yes'], { env: t.env, tty: true });

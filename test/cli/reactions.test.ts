@@ -57,13 +57,13 @@ describe.each(TRANSPORTS)('reactions commands over %s', (kind) => {
     ]);
   });
 
-  it('shows REACTION_ALREADY_EXISTS as such (exit 1), and an unknown emoji or message as not found (6)', async () => {
+  it('reports a reaction already made as unchanged (exit 0), and an unknown emoji or message as not found (6)', async () => {
     const id = await message();
     const t = await cliTarget(org, kind);
     await runCli([...t.args, 'reactions', 'add', String(id), 'tada'], { env: t.env });
     const again = await runCli([...t.args, 'reactions', 'add', String(id), 'tada'], { env: t.env });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^chatctl: Reaction already exists\.? \(REACTION_ALREADY_EXISTS\)\n/);
+    expect(again).toEqual({ code: 0, stdout: '', stderr: `chatctl: :tada: unchanged: already on message ${id}\n` });
+    expect(reactions(id)).toHaveLength(1);
     const unknownEmoji = await runCli([...t.args, 'reactions', 'add', String(id), 'no_such_emoji_name'], { env: t.env });
     expect(unknownEmoji.code).toBe(6);
     expect(unknownEmoji.stderr).toContain("Emoji 'no_such_emoji_name' does not exist");
@@ -88,7 +88,9 @@ describe.each(TRANSPORTS)('reactions commands over %s', (kind) => {
     expect(done.code).toBe(0);
     expect(reactions(id)).toEqual([]);
     const gone = await runCli([...t.args, 'reactions', 'remove', String(id), 'tada', '--yes'], { env: t.env });
-    expect(gone.code).toBe(6);
+    expect(gone).toEqual({ code: 0, stdout: '', stderr: `chatctl: :tada: unchanged: not on message ${id}\n` });
+    const noMessage = await runCli([...t.args, 'reactions', 'remove', '999999', 'tada', '--yes'], { env: t.env });
+    expect(noMessage.code).toBe(6);
   });
 
   it('prints the request with --dry-run (no confirmation) and sends nothing', async () => {

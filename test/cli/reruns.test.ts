@@ -83,6 +83,84 @@ describe.each(TRANSPORTS)('re-runs over %s', (kind) => {
     expect(on.stderr).toContain('chatctl: 1 reactivated, 1 unchanged, 0 failed\n');
   });
 
+  it.each(['csv', 'ndjson', 'json'] as const)(
+    'users reactivate takes the file users deactivate took, and users list --format %s as it prints it',
+    async (format) => {
+      const people = [org.addUser(), org.addUser()];
+      const t = await cliTarget(org, kind);
+      const listed = await runCli([...t.args, 'users', 'list', '--ids', people.map((u) => u.id).join(','), '--format', format], { env: t.env });
+      expect(listed.code).toBe(0);
+      const path = join(tempHome().home, `people.${format === 'ndjson' ? 'jsonl' : format}`);
+      writeFileSync(path, listed.stdout);
+      const active = () => people.map((u) => org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(u.id));
+
+      const off = await run(['users', 'deactivate', '--from-file', path, '--yes']);
+      expect(off.rows.map((r) => r.slice(1, 3))).toEqual(people.map((u) => ['deactivated', u.id]));
+      expect(active()).toEqual([0, 0]);
+      const on = await run(['users', 'reactivate', '--from-file', path]);
+      expect(on.code).toBe(0);
+      expect(on.rows.map((r) => r.slice(1, 3))).toEqual(people.map((u) => ['reactivated', u.id]));
+      expect(active()).toEqual([1, 1]);
+      const again = await run(['users', 'reactivate', '--from-file', path]);
+      expect(again.rows.map((r) => r[1])).toEqual(['unchanged', 'unchanged']);
+    },
+  );
+
+  it('users reactivate reads a file of user, user_id or email rows, with other columns, from stdin as JSON lines too', async () => {
+    const [a, b] = [org.addUser({ active: false }), org.addUser({ active: false })];
+    const t = await cliTarget(org, kind);
+    const stdin = `${JSON.stringify({ user_id: a.id, full_name: 'x', role: 400 })}\n${JSON.stringify({ email: b.email, status: 'inactive' })}\n`;
+    const r = await runCli([...t.args, 'users', 'reactivate', '--from-file', '-', '--json'], { env: t.env, stdin });
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).map((o) => [o.status, o.id])).toEqual([
+      ['reactivated', a.id],
+      ['reactivated', b.id],
+    ]);
+  });
+
+  it('users update --from-file: every row is checked before anything is sent; a re-run is unchanged', async () => {
+    const [a, b] = [org.addUser({ name: 'Ann Before' }), org.addUser({ name: 'Bob Before' })];
+    const bad = file('user,full_name,role', [`${a.id},Ann After,moderator`, `${b.email},,superuser`, `${b.id},,`]);
+    const t = await cliTarget(org, kind);
+    const refused = await runCli([...t.args, 'users', 'update', '--from-file', bad], { env: t.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`line 3 (row 2), column role: unknown role "superuser" (roles: owner, admin, moderator, member, guest)`);
+    expect(refused.stderr).toContain('line 4 (row 3): nothing to change (no full_name, role or new_email)');
+    // Row 1 was good, and still nothing was sent.
+    expect(org.db.prepare('SELECT full_name, role FROM users WHERE id = ?').get(a.id)).toEqual({ full_name: 'Ann Before', role: 400 });
+
+    const good = file('user,full_name,role', [`${a.id},Ann After,moderator`, `${b.email},Bob Before,guest`]);
+    const done = await run(['users', 'update', '--from-file', good]);
+    expect(done.code).toBe(0);
+    expect(done.rows).toEqual([
+      [String(a.id), 'updated', a.id, null],
+      [b.email, 'updated', b.id, null],
+    ]);
+    expect(org.db.prepare('SELECT full_name, role FROM users WHERE id = ?').get(a.id)).toEqual({ full_name: 'Ann After', role: 300 });
+    expect(org.db.prepare('SELECT full_name, role FROM users WHERE id = ?').get(b.id)).toEqual({ full_name: 'Bob Before', role: 600 });
+
+    const dry = await runCli([...t.args, 'users', 'update', '--from-file', good, '--dry-run'], { env: t.env });
+    expect(dry.stdout).toBe('');
+    expect(dry.stderr).toContain(`row 1 (${a.id}): unchanged, already in place`);
+    const again = await run(['users', 'update', '--from-file', good]);
+    expect(again.code).toBe(0);
+    expect(again.rows.map((r) => r[1])).toEqual(['unchanged', 'unchanged']);
+    expect(again.stderr).toContain('chatctl: 0 updated, 2 unchanged, 0 failed\n');
+  });
+
+  it('users update sends only what differs: the same name with a new role sends the role', async () => {
+    const a = org.addUser({ name: 'Same Name' });
+    const t = await cliTarget(org, kind);
+    const dry = await runCli([...t.args, 'users', 'update', String(a.id), '--name', 'Same Name', '--role', 'moderator', '--dry-run'], { env: t.env });
+    expect(jsonLines(dry.stdout)).toEqual([
+      { method: 'PATCH', path: `/api/v1/users/${a.id}`, body: { role: '300' }, target: `user ${a.id} (${a.email}, Same Name)` },
+    ]);
+    const same = await runCli([...t.args, 'users', 'update', a.email, '--name', 'Same Name'], { env: t.env });
+    expect(same.code).toBe(0);
+    expect(same.stderr).toContain(`User ${a.id} (${a.email}, Same Name) unchanged: already updated.`);
+  });
+
   it('invite send: a pending invitation with the same role is unchanged, with another role a conflict; nothing is sent twice', async () => {
     const first = await run(['invite', 'send', `p1-${kind}@re.test`, `p2-${kind}@re.test`, '--as', 'guest']);
     expect(first.code).toBe(0);

@@ -74,7 +74,9 @@ describe('stale reports', () => {
     const rows = `{"user_id":${stale.id},"status":"inactive"}\n{"email":"${silent.email}","note":"x"}\n{"user":"${recent.email}"}\n{"full_name":"nobody"}\n`;
     const r = await runCli([...t.args, 'users', 'deactivate', '--from-file', '-', '--dry-run'], { env: t.env, stdin: rows });
     expect(r.code).toBe(3);
-    expect(jsonLines(r.stdout)).toEqual([stale, silent, recent].map((u) => ({ method: 'DELETE', path: `/api/v1/users/${u.id}` })));
+    expect(jsonLines(r.stdout)).toEqual(
+      [stale, silent, recent].map((u) => ({ method: 'DELETE', path: `/api/v1/users/${u.id}`, target: `user ${u.id} (${u.email}, ${u.row.full_name})` })),
+    );
     expect(r.stderr).toContain('no user, user_id or email');
   });
 

@@ -134,8 +134,8 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
         .split('\n')
         .map((l) => JSON.parse(l) as { method: string; path: string }),
     ).toEqual([
-      { method: 'DELETE', path: `/api/v1/bots/${b1!.id}` },
-      { method: 'DELETE', path: `/api/v1/users/${human.id}` },
+      { method: 'DELETE', path: `/api/v1/bots/${b1!.id}`, target: `user ${b1!.id} (${b1!.email}, ${b1!.row.full_name})` },
+      { method: 'DELETE', path: `/api/v1/users/${human.id}`, target: `user ${human.id} (${human.email}, ${human.row.full_name})` },
     ]);
     const done = await runCli([...t.args, 'users', 'deactivate', String(b1!.id), b2!.email, human.email, '--yes', '--json'], { env: t.env });
     expect(done.code).toBe(0);
@@ -158,11 +158,23 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     const t = await cliTarget(org, kind);
     const no = scriptedPrompter({ confirm: [false] });
     const r = await runCli([...t.args, 'users', 'deactivate', String(a.id)], { env: t.env, tty: true, prompter: no });
-    expect(no.asked).toEqual([`Deactivate ${a.id}?`]);
+    expect(no.asked).toEqual([`Deactivate user ${a.id} (${a.email}, ${a.row.full_name})?`]);
     expect(r.code).toBe(130);
     expect(org.db.prepare('SELECT is_active FROM users WHERE id = ?').pluck().get(a.id)).toBe(1);
     const yes = scriptedPrompter({ confirm: [true] });
     expect((await runCli([...t.args, 'users', 'deactivate', String(a.id)], { env: t.env, tty: true, prompter: yes })).code).toBe(0);
+  });
+
+  it('names the users it asks about: a count and the first three, and not those already deactivated', async () => {
+    const users = [1, 2, 3, 4, 5].map(() => org.addUser());
+    const gone = org.addUser({ active: false });
+    const t = await cliTarget(org, kind);
+    const no = scriptedPrompter({ confirm: [false] });
+    const refs = [String(gone.id), ...users.map((u, i) => (i % 2 ? u.email : String(u.id)))];
+    const r = await runCli([...t.args, 'users', 'deactivate', ...refs], { env: t.env, tty: true, prompter: no });
+    expect(r.code).toBe(130);
+    const named = users.slice(0, 3).map((u) => `user ${u.id} (${u.email}, ${u.row.full_name})`);
+    expect(no.asked).toEqual([`Deactivate 5 users: ${named.join(', ')} and 2 more?`]);
   });
 
   it('prints what it would send with --dry-run, secrets masked, and sends nothing', async () => {

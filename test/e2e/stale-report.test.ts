@@ -50,7 +50,10 @@ describe('an inactivity report piped into deactivate and archive, with --dry-run
     expect(jsonLines(report.stdout).map((r) => [r.email, r.status])).toEqual(stale.map((u) => [u.email, 'inactive']));
     const dry = await cli(['users', 'deactivate', '--from-file', '-', '--dry-run', '--json'], report.stdout);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(jsonLines(dry.stdout)).toEqual(stale.map((u) => ({ method: 'DELETE', path: `/api/v1/users/${u.id}` })));
+    // Each request line names its user, so the plan can be reviewed before it is run.
+    expect(jsonLines(dry.stdout)).toEqual(
+      stale.map((u) => ({ method: 'DELETE', path: `/api/v1/users/${u.id}`, target: `user ${u.id} (${u.email}, ${u.row.full_name})` })),
+    );
     expect(dry.stderr).toContain('dry run: 2 requests not sent');
     expect(activeIds()).toEqual(before);
   });

@@ -8,7 +8,7 @@ import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
 import { FeatureLevelError } from '../../client/features.js';
 import { unknownRef, type Refusal } from '../refusal.js';
-import { bare, matchIdsOrNames, unknownChannel, type ResolvedId } from '../resolve.js';
+import { matchChannels } from '../resolve.js';
 
 export type FoundChannel = { ok: true; channel: Channel } | { ok: false; error: Refusal };
 
@@ -30,21 +30,15 @@ export async function findChannels(client: ChatClient, refs: readonly string[], 
     base = { include_default: true };
     streams = (await client.call(getStreams, base)).streams;
   }
-  const match = (list: readonly Channel[]): Map<string, ResolvedId> =>
-    matchIdsOrNames(
-      refs.map(bare),
-      list.map((c) => ({ id: c.stream_id, name: c.name })),
-      unknownChannel,
-    );
-  let matched = match(streams);
+  let matched = matchChannels(refs, streams);
   const listed = (ref: string): boolean => {
-    const r = matched.get(bare(ref))!;
+    const r = matched.get(ref)!;
     return r.ok && streams.some((c) => c.stream_id === r.id);
   };
   if (!refs.every(listed)) {
     try {
       streams = (await client.call(getStreams, { ...base, include_all: true })).streams;
-      matched = match(streams);
+      matched = matchChannels(refs, streams);
     } catch (e) {
       // Refused (not an administrator, on an older server): the channels the caller sees are all there are.
       if (!(e instanceof ApiError)) throw e;
@@ -53,7 +47,7 @@ export async function findChannels(client: ChatClient, refs: readonly string[], 
   const byId = new Map(streams.map((c) => [c.stream_id, c]));
   return new Map(
     refs.map((ref): [string, FoundChannel] => {
-      const r = matched.get(bare(ref))!;
+      const r = matched.get(ref)!;
       if (!r.ok) return [ref, r];
       const channel = byId.get(r.id);
       return [ref, channel ? { ok: true, channel } : { ok: false, error: unknownRef('Invalid channel ID') }];

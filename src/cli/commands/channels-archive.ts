@@ -3,11 +3,10 @@ import { fromFileFlags } from '../bulk-input.js';
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, runCalls } from '../bulk.js';
 import { channelRefs, planPerChannel } from '../channels/per-channel.js';
 import { defineCommand } from '../command.js';
+import { questionAbout } from '../confirm.js';
 import { arg } from '../flags.js';
 
 const FROM_FILE = fromFileFlags('channels from CSV with a header or JSON lines (- for stdin) with a stream_id or name column, such as channels list prints');
-
-const plural = (refs: readonly string[], one: string): string => (refs.length === 1 ? `${one} ${refs[0]}` : `${refs.length} ${one}s`);
 
 export const commands = [
   defineCommand({
@@ -44,7 +43,7 @@ export const commands = [
         }),
         { archived: true },
       );
-      await confirmAndRun(ctx, opts, calls, 'archived', `Archive ${plural(refs, 'channel')}?`);
+      await confirmAndRun(ctx, opts, calls, 'archived', questionAbout('Archive', calls, 'channels', refs));
     },
   }),
 

@@ -32,6 +32,12 @@ const FOLDER_CHANGE: Flag<string | null | undefined> = {
 /** What `channels list` may print: channels, and with --quiet-since why each is listed. */
 const LIST_OUTPUT: OutputSpec = { ...CHANNEL_OUTPUT, fields: [...CHANNEL_OUTPUT.fields, 'status'] };
 
+/** With --archived, which channels are archived is a column of its own: the list mixes both. */
+const WITH_ARCHIVED_OUTPUT: OutputSpec = {
+  ...LIST_OUTPUT,
+  columns: ['stream_id', 'name', 'is_archived', 'privacy', 'subscriber_count', 'folder', 'description'],
+};
+
 /** The quiet-channel report's columns. */
 const QUIET_OUTPUT: OutputSpec = { ...LIST_OUTPUT, columns: ['stream_id', 'name', 'privacy', 'subscriber_count', 'last_message_time', 'status'] };
 
@@ -69,7 +75,7 @@ export const commands = [
     description:
       'Lists the channels you can see (GET /streams): public ones and those you are subscribed to; with --all, ' +
       'every channel you may administer (administrators: all of them, private ones included). Archived channels ' +
-      'only with --archived (servers before feature level 315 never list them). privacy is public, private or ' +
+      'only with --archived (servers before feature level 315 never list them), which adds the is_archived column. privacy is public, private or ' +
       'web-public; folder is the channel folder’s name; subscriber_count counts active subscribers (servers ' +
       'before feature level 394 lack it: each channel’s members are counted then, one request per channel). ' +
       LAST_MESSAGE_NOTE +
@@ -94,7 +100,7 @@ export const commands = [
       if (opts.includeUnknown && opts.quietSince === undefined) throw usageError('--include-unknown goes with --quiet-since');
     },
     async run(opts, ctx) {
-      const out = ctx.output(opts, opts.quietSince === undefined ? undefined : QUIET_OUTPUT);
+      const out = ctx.output(opts, opts.quietSince !== undefined ? QUIET_OUTPUT : opts.archived ? WITH_ARCHIVED_OUTPUT : undefined);
       const client = await ctx.client();
       const { streams } = await client.call(getStreams, {
         include_all: opts.all || undefined,

@@ -89,7 +89,9 @@ export const commands = [
       'With no changes, lists the members of GROUP (by ID or name): everyone in it, through subgroups too, ' +
       'or only direct members with --direct. With --add, --remove, --add-subgroup or --remove-subgroup, changes ' +
       'them in one request (POST /user_groups/{id}/members): all of it happens, or none. Users are named by ID ' +
-      'or e-mail, groups by ID or name. Removing asks for confirmation on a terminal; elsewhere pass --yes.',
+      'or e-mail, groups by ID or name. What is already so (a member added, a subgroup removed) is left out of ' +
+      'the request and counted unchanged, so a run can be repeated. Removing asks for confirmation on a ' +
+      'terminal; elsewhere pass --yes.',
     examples: [
       'chatctl groups members design',
       'chatctl groups members design --add ada@example.com 12 --remove old@example.com --yes',
@@ -119,34 +121,59 @@ export const commands = [
         await out!.list(await memberRows(client, members));
         return;
       }
+      // A server refuses the whole request for one member already added or already removed, so what is
+      // already so (the group's direct members and subgroups, from the list just read) is left out: a run
+      // repeated changes nothing and says so.
+      const group = groups.find((g) => g.id === groupId);
+      const members = new Set(group?.members);
+      const subgroups = new Set(group?.direct_subgroup_ids);
+      // A group the list does not show (an ID the caller cannot see): the server decides.
+      const known = group !== undefined;
+      const addIds = add.length ? await resolveUserIds(client, add) : [];
+      const removeIds = remove.length ? await resolveUserIds(client, remove) : [];
+      const unique = (ids: readonly number[]) => [...new Set(ids)];
+      const wanted = {
+        add: unique(addIds).filter((id) => !members.has(id)),
+        delete: unique(removeIds).filter((id) => !known || members.has(id)),
+        add_subgroups: unique(groupIds(groups, addSub)).filter((id) => !subgroups.has(id)),
+        delete_subgroups: unique(groupIds(groups, removeSub)).filter((id) => !known || subgroups.has(id)),
+      };
+      const asked = new Set([...addIds, ...removeIds]).size + new Set(groupIds(groups, [...addSub, ...removeSub])).size;
+      const sent = wanted.add.length + wanted.delete.length + wanted.add_subgroups.length + wanted.delete_subgroups.length;
+      const unchanged = asked - sent ? `, ${asked - sent} unchanged` : '';
+      if (!sent) {
+        ctx.info(`chatctl: ${group?.name ?? groupRef}: unchanged: already as asked`);
+        return;
+      }
       const params = {
         user_group_id: groupId!,
-        add: add.length ? await resolveUserIds(client, add) : undefined,
-        delete: remove.length ? await resolveUserIds(client, remove) : undefined,
-        add_subgroups: addSub.length ? groupIds(groups, addSub) : undefined,
-        delete_subgroups: removeSub.length ? groupIds(groups, removeSub) : undefined,
+        add: wanted.add.length ? wanted.add : undefined,
+        delete: wanted.delete.length ? wanted.delete : undefined,
+        add_subgroups: wanted.add_subgroups.length ? wanted.add_subgroups : undefined,
+        delete_subgroups: wanted.delete_subgroups.length ? wanted.delete_subgroups : undefined,
       };
       if (opts.dryRun) {
         printDryRun(ctx, await client.prepare(updateUserGroupMembers, params));
         return;
       }
-      if (remove.length || removeSub.length) {
+      const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+      if (wanted.delete.length || wanted.delete_subgroups.length) {
         const what = [
-          remove.length && `${remove.length} member${remove.length === 1 ? '' : 's'}`,
-          removeSub.length && `${removeSub.length} subgroup${removeSub.length === 1 ? '' : 's'}`,
+          wanted.delete.length && plural(wanted.delete.length, 'member'),
+          wanted.delete_subgroups.length && plural(wanted.delete_subgroups.length, 'subgroup'),
         ]
           .filter(Boolean)
           .join(' and ');
-        await confirmOrExit(ctx, opts.yes, `Remove ${what} from ${groupRef}?`);
+        await confirmOrExit(ctx, opts.yes, `Remove ${what} from ${group?.name ?? groupRef}?`);
       }
       await client.call(updateUserGroupMembers, params, { signal: ctx.signal });
       const done = [
-        add.length && `${add.length} added`,
-        remove.length && `${remove.length} removed`,
-        addSub.length && `${addSub.length} subgroup${addSub.length === 1 ? '' : 's'} added`,
-        removeSub.length && `${removeSub.length} subgroup${removeSub.length === 1 ? '' : 's'} removed`,
+        wanted.add.length && `${wanted.add.length} added`,
+        wanted.delete.length && `${wanted.delete.length} removed`,
+        wanted.add_subgroups.length && `${plural(wanted.add_subgroups.length, 'subgroup')} added`,
+        wanted.delete_subgroups.length && `${plural(wanted.delete_subgroups.length, 'subgroup')} removed`,
       ].filter(Boolean);
-      ctx.info(`chatctl: ${groupRef}: ${done.join(', ')}`);
+      ctx.info(`chatctl: ${group?.name ?? groupRef}: ${done.join(', ')}${unchanged}`);
     },
   }),
 

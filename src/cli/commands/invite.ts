@@ -1,17 +1,17 @@
-import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
+import { createInviteLink, getInvites, type Invite, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
 import { describeColumns, fileRows, fromFileFlags, type FromFile, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, OUTCOME_FIELDS, planCall, printPlan, runBulk, runCalls, unchangedOutcome, type PlannedCall, type RowCall } from '../bulk.js';
 import { defineCommand } from '../command.js';
-import { confirmOrExit } from '../confirm.js';
+import { confirmOrExit, namingQuestion } from '../confirm.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
 import { usageError } from '../errors.js';
 import { arg, flag, type Values } from '../flags.js';
 import { deliver, type DailyLimit } from '../invites/deliver.js';
 import { inviteFlags } from '../invites/options.js';
-import { displayRow, matchInviteRef, REF_FORMS, type InviteKey, type InviteKind } from '../invites/refs.js';
+import { displayRow, inviteLabel, matchInviteRef, REF_FORMS, type RefMatch } from '../invites/refs.js';
 import {
   INVITE_CHUNK,
   INVITE_COLUMNS,
@@ -27,14 +27,16 @@ import {
   type UnsendableRow,
 } from '../invites/plan.js';
 import type { OutputSpec } from '../output/output.js';
-import { Refusal } from '../refusal.js';
+import { Refusal, unknownRef } from '../refusal.js';
 import { requireResolved, resolveChannels, resolveGroups } from '../resolve.js';
 
 /**
- * The fields of an invitation: `kind` (email or link), `address` (the invited address, or the link's URL)
- * and `role` (by name) are chatctl's; the others are GET /invites' own.
+ * The fields of an invitation: `ref` (how invite revoke names it: the ID, or link:ID), `kind` (email or
+ * link), `address` (the invited address, or the link's URL) and `role` (by name) are chatctl's; the others
+ * are GET /invites' own.
  */
 const INVITE_FIELDS = [
+  'ref',
   'id',
   'kind',
   'address',
@@ -50,10 +52,10 @@ const INVITE_FIELDS = [
 ] as const;
 const INVITE_OUTPUT: OutputSpec = {
   fields: INVITE_FIELDS,
-  columns: ['id', 'kind', 'address', 'role', 'invited', 'expiry_date'],
+  columns: ['ref', 'kind', 'address', 'role', 'invited', 'expiry_date'],
   times: { invited: 's', expiry_date: 's' },
   roles: ['invited_as'],
-  key: ['id', 'kind', 'address'],
+  key: ['ref', 'kind', 'address'],
 };
 
 /** What `invite send` takes besides its rows: the defaults of every row. */
@@ -172,15 +174,16 @@ export const commands = [
     summary: 'list pending invitations: e-mail invitations and reusable links',
     description:
       'Lists the invitations that are neither accepted, revoked nor expired (GET /invites), e-mail invitations ' +
-      'and reusable invitation links together: all of them for administrators, your own otherwise. kind is ' +
-      "email or link, and address the invited address or the link's URL. The two kinds number their IDs " +
-      'apart, so an ID may appear twice, once for each kind. Times are UNIX seconds in JSON, and RFC 3339 (UTC) ' +
+      'and reusable invitation links together: all of them for administrators, your own otherwise. ref is ' +
+      'how invite revoke and resend name it: the ID of an e-mail invitation, link:ID for a link (the two kinds ' +
+      'number their IDs apart, so an ID may be both); kind is email or link, and address the invited address ' +
+      "or the link's URL. Times are UNIX seconds in JSON, and RFC 3339 (UTC) " +
       'in tables, TSV and CSV; expiry_date is empty for invitations that never expire. --json prints the ' +
       'objects as the server sent them (with --fields, any of the fields above).',
     examples: [
       'chatctl invite list',
       "chatctl invite list --json | jq -r '.[] | select(.expiry_date == null) | .email // .link_url'",
-      'chatctl invite list --fields id,kind,address --format csv',
+      'chatctl invite list --fields ref,kind,address --format csv',
     ],
     output: INVITE_OUTPUT,
     async run(opts, ctx) {
@@ -196,13 +199,15 @@ export const commands = [
     summary: 'revoke pending invitations and links, by ID, address or URL',
     description:
       'Revokes invitations so they stop working: e-mail invitations with DELETE /invites/{id}, reusable links ' +
-      `with DELETE /invites/multiuse/{id}. Each argument is ${REF_FORMS}. A bare ID is looked up in invite list; ` +
-      "one that is both an e-mail invitation's and a link's is refused (exit 2, nothing revoked) until you " +
-      'say email:ID or link:ID. An address revokes every pending e-mail invitation to it, never a link. Asks ' +
-      'for confirmation on a terminal; elsewhere --yes is required.',
+      `with DELETE /invites/multiuse/{id}. Each argument is ${REF_FORMS}. The two kinds number their IDs apart, ` +
+      'so a bare ID only ever names an e-mail invitation and a link is named link:ID (the forms invite list ' +
+      'prints in its ref column) or by its URL. An address revokes every pending e-mail invitation to it, never ' +
+      'a link. What is no longer pending (revoked, used or expired) is reported unchanged, so a run can be ' +
+      'repeated: it never revokes another invitation in its place. Asks for confirmation on a terminal, naming ' +
+      'what it revokes; elsewhere --yes is required.',
     examples: [
       'chatctl invite revoke 12',
-      'chatctl invite revoke link:3 email:3 --yes',
+      'chatctl invite revoke link:3 12 --yes',
       'chatctl invite revoke 12 13 ada@example.com --yes --json',
       'chatctl invite revoke ada@example.com --dry-run',
     ],
@@ -212,12 +217,28 @@ export const commands = [
     destructive: true,
     async run(opts, ctx) {
       const client = await ctx.client();
-      const calls = await callsFor(client, opts.invites, 'revoked', (key) =>
-        key.kind === 'link' ? planCall(revokeInviteLink, { invite_id: key.id }, { id: key.id }) : planCall(revokeInvite, { invite_id: key.id }, { id: key.id }),
-      );
-      const sendable = calls.filter((c) => c.call);
+      const calls = await callsFor(client, opts.invites, 'revoked', {
+        callOf: (invite) =>
+          invite.is_multiuse
+            ? planCall(revokeInviteLink, { invite_id: invite.id }, { id: invite.id })
+            : planCall(revokeInvite, { invite_id: invite.id }, { id: invite.id }),
+        gone: (m, ref) => {
+          // The ID a link has too is not the link's: say how to name the link, and revoke nothing in its place.
+          if (m.otherKind) ctx.warn(`chatctl: ${ref} names e-mail invitation ${m.id}, which is not pending; to revoke link ${m.id}, say link:${m.id}`);
+          return { inPlace: { id: m.id ?? null } };
+        },
+      });
+      const sendable = calls.filter((c) => c.call && !c.inPlace);
       if (sendable.length && !opts.dryRun) {
-        await confirmOrExit(ctx, opts.yes, revokeQuestion(sendable));
+        await confirmOrExit(
+          ctx,
+          opts.yes,
+          namingQuestion(
+            'Revoke',
+            sendable.map((c) => c.label ?? c.target),
+            'invitations',
+          ),
+        );
       }
       await runCalls(ctx, opts, client, calls, 'revoked');
     },
@@ -228,25 +249,24 @@ export const commands = [
     summary: 'send pending e-mail invitations again, by ID or address',
     description:
       'Sends e-mail invitations again (POST /invites/{id}/resend), with their link and expiry unchanged. Each ' +
-      'argument is an ID or email:ID (see invite list) or an invited address; links are not sent by e-mail, ' +
-      "so an ID names an e-mail invitation, and one that is only a link's fails. A resent invitation counts " +
-      "against a server's daily limit.",
+      'argument is an ID or email:ID (see invite list) or an invited address; links are not sent by e-mail. A ' +
+      "resent invitation counts against a server's daily limit.",
     examples: ['chatctl invite resend 12', 'chatctl invite resend ada@example.com grace@example.com --json'],
     args: { invites: arg.variadic('IDs, email:ID or invited addresses', { required: true }) },
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
       const client = await ctx.client();
-      const calls = await callsFor(
-        client,
-        opts.invites,
-        'resent',
-        (key) =>
-          key.kind === 'email'
-            ? planCall(resendInvite, { invite_id: key.id }, { id: key.id })
-            : `link ${key.id} is a reusable link: only e-mail invitations are resent`,
-        ['email'],
-      );
+      const calls = await callsFor(client, opts.invites, 'resent', {
+        callOf: (invite) =>
+          invite.is_multiuse
+            ? `link ${invite.id} is a reusable link: only e-mail invitations are resent`
+            : planCall(resendInvite, { invite_id: invite.id }, { id: invite.id }),
+        gone: (m, ref) => ({
+          status: 'failed',
+          error: unknownRef(`No such invitation: ${ref}${m.otherKind ? ` (link ${m.id} is a reusable link: only e-mail invitations are resent)` : ''}`),
+        }),
+      });
       await runCalls(ctx, opts, client, calls, 'resent');
     },
   }),
@@ -290,43 +310,30 @@ export const commands = [
   }),
 ];
 
-/** A row's call, with the invitation it acts on. */
-type InviteCall = RowCall & { key?: InviteKey };
-
 /**
  * One row call per invitation each argument names (an address may name several), after one GET /invites.
- * `callOf` says what to send for an invitation, or why it cannot be acted on.
+ * `callOf` says what to send for a pending invitation, or why it cannot be acted on; `gone` what an argument
+ * naming nothing pending is.
  */
 async function callsFor(
   client: ChatClient,
   refs: readonly string[],
   status: string,
-  callOf: (key: InviteKey) => PlannedCall | string,
-  acts?: readonly InviteKind[],
-): Promise<InviteCall[]> {
+  o: { callOf: (invite: Invite) => PlannedCall | string; gone: (match: RefMatch, ref: string) => Partial<RowCall> },
+): Promise<RowCall[]> {
   const { invites } = await client.call(getInvites, {});
-  // Every argument is resolved before anything is sent, so an ambiguous one refuses the whole command.
-  const matches = refs.map((ref) => ({ ref, match: matchInviteRef(ref, invites, acts) }));
-  const calls: InviteCall[] = [];
-  for (const { ref, match } of matches) {
-    if (!match.ok) {
-      calls.push({ row: calls.length + 1, target: ref, status: 'failed', error: match.error });
+  const calls: RowCall[] = [];
+  for (const ref of refs) {
+    const match = matchInviteRef(ref, invites);
+    if (!match.invites.length) {
+      calls.push({ row: calls.length + 1, target: ref, status, label: match.label, ...o.gone(match, ref) });
       continue;
     }
-    for (const key of match.invites) {
-      const call = callOf(key);
-      const row = { row: calls.length + 1, target: ref, status };
-      calls.push(typeof call === 'string' ? { ...row, status: 'failed', error: new Refusal(call) } : { ...row, call, key });
+    for (const invite of match.invites) {
+      const call = o.callOf(invite);
+      const row = { row: calls.length + 1, target: ref, status, label: inviteLabel(invite) };
+      calls.push(typeof call === 'string' ? { ...row, status: 'failed', error: new Refusal(call) } : { ...row, call });
     }
   }
   return calls;
-}
-
-/** What `invite revoke` asks before revoking. */
-function revokeQuestion(sendable: readonly InviteCall[]): string {
-  const only = sendable.length === 1 ? sendable[0]! : undefined;
-  if (!only?.key) return `Revoke ${sendable.length} invitations?`;
-  const { id } = only.key;
-  if (only.key.kind === 'link') return `Revoke invitation link ${id}?`;
-  return /^(email:)?\d+$/i.test(only.target.trim()) ? `Revoke invitation ${id}?` : `Revoke the invitation to ${only.target}?`;
 }

@@ -1,4 +1,6 @@
+import { ApiError } from '../../api/errors.js';
 import { addReaction, removeReaction } from '../../api/operations/reactions.js';
+import { classify } from '../../api/server-messages.js';
 import { defineCommand } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -71,7 +73,15 @@ async function run(ctx: Context, op: 'add' | 'remove', r: Reaction): Promise<voi
     return;
   }
   if (op === 'remove') await confirmOrExit(ctx, r.yes === true, `Remove your :${emoji.emoji_name}: reaction from message ${message_id}?`);
-  await client.call(operation, params, { signal: ctx.signal });
+  try {
+    await client.call(operation, params, { signal: ctx.signal });
+  } catch (e) {
+    // What the run asked for is already so (a re-run): said, and exit 0, as other commands' re-runs are.
+    const already = e instanceof ApiError ? classify(e)?.meaning : undefined;
+    if (already !== (op === 'add' ? 'reactionExists' : 'noSuchReaction')) throw e;
+    ctx.info(`chatctl: :${emoji.emoji_name}: unchanged: ${op === 'add' ? 'already on' : 'not on'} message ${message_id}`);
+    return;
+  }
   ctx.info(`chatctl: :${emoji.emoji_name}: ${op === 'add' ? 'added to' : 'removed from'} message ${message_id}`);
 }
 
@@ -81,8 +91,8 @@ export const commands = [
     summary: 'react to a message with an emoji',
     description:
       'Adds your emoji reaction to a message (POST /messages/{id}/reactions). To join a reaction others made, ' +
-      'pass the --code and --type the message shows for it. Reacting twice with the same emoji is refused by ' +
-      'the server with REACTION_ALREADY_EXISTS (exit 1).',
+      'pass the --code and --type the message shows for it. A reaction you already made is reported unchanged ' +
+      '(exit 0: the server answers REACTION_ALREADY_EXISTS), so a run can be repeated.',
     examples: [
       'chatctl reactions add 1234 thumbs_up',
       'chatctl reactions add 1234 :tada:',
@@ -99,7 +109,8 @@ export const commands = [
     summary: 'remove your emoji reaction from a message',
     description:
       'Removes your emoji reaction from a message (DELETE /messages/{id}/reactions). Asks for confirmation on a ' +
-      'terminal; elsewhere pass --yes. A reaction you did not make is not found (exit 6).',
+      'terminal; elsewhere pass --yes. A reaction of yours that is not there (removed already) is reported ' +
+      'unchanged (exit 0), so a run can be repeated; an emoji or message that does not exist is not found (exit 6).',
     examples: ['chatctl reactions remove 1234 thumbs_up --yes', 'chatctl reactions remove 1234 octopus --type realm_emoji --yes'],
     args: ARGS,
     options: OPTIONS,

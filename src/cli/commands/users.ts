@@ -9,8 +9,9 @@ import { cell, fileRows, fromFileFlags, type ColumnRules, type Columns, type Fro
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
 import { defineCommand } from '../command.js';
 import type { Context } from '../context.js';
+import { questionAbout } from '../confirm.js';
 import { usageError } from '../errors.js';
-import { arg, flag, parseRole } from '../flags.js';
+import { arg, flag, parseRole, roleProblem } from '../flags.js';
 import { readSecret } from '../io.js';
 import type { OutputSpec } from '../output/output.js';
 import { Refusal, refusalOf } from '../refusal.js';
@@ -69,15 +70,10 @@ const INACTIVE_HELP =
 /** The options of every users command that takes rows from a file as well as from arguments. */
 const USER_BULK_FLAGS = { ...fromFileFlags(), ...BULK_FLAGS };
 
-/** The column of the commands that act on existing users. */
-const USER_COLUMN: Columns = { user: { required: true, description: 'user ID or e-mail' } };
-
 /** A user named by ID or e-mail, from an argument or a file row. */
 interface UserRef {
   user: string;
 }
-
-const userRefOf = (row: InputRow): UserRef => ({ user: cell(row, 'user') });
 
 /** Rows from --from-file (each read by `fromRow`), or the ones given as arguments; never both. */
 async function rowsOf<R>(
@@ -95,19 +91,10 @@ async function rowsOf<R>(
   return [...args];
 }
 
-/** The users a command acts on: its arguments, or the `user` column of --from-file. */
-const userRows = (ctx: Context, opts: FromFile & { users: readonly string[] }): Promise<UserRef[]> =>
-  rowsOf(
-    ctx,
-    opts,
-    USER_COLUMN,
-    opts.users.map((user) => ({ user })),
-    userRefOf,
-  );
-
 /**
- * The columns of `users deactivate`: a user named by `user`, else `user_id`, else `email`, so the rows
- * `users list` prints (an inactivity report, say) are taken as they are, their other columns ignored.
+ * The columns of `users deactivate` and `reactivate`: a user named by `user`, else `user_id`, else `email`,
+ * so the rows `users list` prints (an inactivity report, say) and either command's file are taken as they
+ * are, their other columns ignored.
  */
 const LISTED_USER_COLUMNS: Columns = {
   user: { description: 'user ID or e-mail (this, user_id or email)' },
@@ -115,7 +102,7 @@ const LISTED_USER_COLUMNS: Columns = {
   email: { description: 'e-mail (this, user or user_id)' },
 };
 
-/** The users `users deactivate` acts on: its arguments, or a reference per --from-file row. */
+/** The users `users deactivate` or `reactivate` acts on: its arguments, or a reference per --from-file row. */
 const listedUserRows = (ctx: Context, opts: FromFile & { users: readonly string[] }): Promise<UserRef[]> =>
   rowsOf(
     ctx,
@@ -126,12 +113,15 @@ const listedUserRows = (ctx: Context, opts: FromFile & { users: readonly string[
     { otherColumns: 'ignore' },
   );
 
+/** A user for a person, from the user list already read: `user 70 (alice@example.com, Alice)`. */
+const userLabel = (id: number, user: User | undefined): string => `user ${id}${user ? ` (${user.delivery_email ?? user.email}, ${user.full_name})` : ''}`;
+
 /** Plans one call per row for commands that act on existing users (the `user` column). */
 async function planForUsers<R extends UserRef>(
   ctx: Context,
   rows: readonly R[],
   plan: (row: R, userId: number, user: User | undefined) => Omit<RowCall, 'row' | 'target'>,
-  o: { users?: boolean } = {},
+  o: { users?: boolean; customFields?: boolean } = {},
 ): Promise<RowCall[]> {
   const client = await ctx.client();
   const resolved = await resolveUsers(
@@ -144,7 +134,7 @@ async function planForUsers<R extends UserRef>(
     const base = { row: i + 1, target: r.user };
     if (!found) return { ...base, status: 'failed', error: new Refusal('no user, user_id or email') };
     if (!found.ok) return { ...base, status: 'failed', error: found.error };
-    const label = `user ${found.id}${found.user ? ` (${found.user.email})` : ''}`;
+    const label = userLabel(found.id, found.user);
     try {
       return { ...base, label, ...plan(r, found.id, found.user) };
     } catch (e) {
@@ -170,21 +160,30 @@ interface UserChanges {
   profile_data?: ProfileEntry[];
 }
 
-/** A user to update and the changes, or why a file row's cells cannot be read (that row fails alone). */
+/** A user to update and the changes. */
 interface UpdateRow extends UserRef {
-  changes: UserChanges | Error;
+  changes: UserChanges;
 }
 
+/** The columns of `users update --from-file`, every cell checked with the file, before anything is sent. */
+const UPDATE_COLUMNS: Columns = {
+  user: { required: true, description: 'user ID or e-mail' },
+  full_name: { description: 'new full name' },
+  role: { description: 'new role', check: roleProblem },
+  new_email: { description: 'new e-mail' },
+};
+
+const UPDATE_RULES: ColumnRules = {
+  checkRow: (row) => (['full_name', 'role', 'new_email'].some((c) => cell(row, c).trim()) ? undefined : 'nothing to change (no full_name, role or new_email)'),
+};
+
+/** A row of a file already checked: its role is one. */
 function updateRowOf(row: InputRow): UpdateRow {
-  const role = cell(row, 'role');
-  try {
-    return {
-      user: cell(row, 'user'),
-      changes: { full_name: cell(row, 'full_name'), role: role ? parseRole(role) : undefined, new_email: cell(row, 'new_email') },
-    };
-  } catch (e) {
-    return { user: cell(row, 'user'), changes: e instanceof Error ? e : new Error(String(e)) };
-  }
+  const role = cell(row, 'role').trim();
+  return {
+    user: cell(row, 'user'),
+    changes: { full_name: cell(row, 'full_name'), role: role ? parseRole(role) : undefined, new_email: cell(row, 'new_email') },
+  };
 }
 
 /** The changes that change something: an empty name or address (an empty cell, `--name ""`) is left out. */
@@ -194,6 +193,22 @@ function effectiveChanges(c: UserChanges): UserChanges {
     ...(c.role !== undefined ? { role: c.role } : {}),
     ...(c.new_email ? { new_email: c.new_email } : {}),
     ...(c.profile_data?.length ? { profile_data: c.profile_data } : {}),
+  };
+}
+
+/**
+ * The changes `user` does not have yet, so a run repeated sends nothing for what is already so (all of them
+ * when the user list did not show the user). A profile field absent from profile_data has no value.
+ */
+function pendingChanges(c: UserChanges, user: User | undefined): UserChanges {
+  if (!user) return c;
+  const address = (user.delivery_email ?? user.email).toLowerCase();
+  const profile = c.profile_data?.filter((p) => (user.profile_data?.[String(p.id)]?.value ?? null) !== p.value);
+  return {
+    ...(c.full_name !== undefined && c.full_name.trim() !== user.full_name ? { full_name: c.full_name } : {}),
+    ...(c.role !== undefined && c.role !== user.role ? { role: c.role } : {}),
+    ...(c.new_email !== undefined && c.new_email.trim().toLowerCase() !== address ? { new_email: c.new_email } : {}),
+    ...(profile?.length ? { profile_data: profile } : {}),
   };
 }
 
@@ -414,7 +429,10 @@ export const commands = [
       'full_name, role, new_email). Roles: owner, admin, moderator, member, guest. Only owners may grant or ' +
       'remove the owner role. Changing e-mails needs an owner holding the per-user permission ' +
       'can_change_user_emails (the owner chatctl init creates holds it; chatctl server grant gives it on the embedded ' +
-      'organization; on a Zulip server, an administrator its operator granted it to).',
+      'organization; on a Zulip server, an administrator its operator granted it to). Every row of the file is ' +
+      'checked before anything is sent (a role that is no role, a row with nothing to change: exit 2). Only what ' +
+      'differs from the user as the server lists them is sent; a user who already has every change is reported ' +
+      'unchanged, so a run can be repeated.',
     examples: [
       'chatctl users update iago@example.com --role admin',
       'chatctl users update 8 --name "King Hamlet" --profile-field 3=Denmark',
@@ -437,25 +455,25 @@ export const commands = [
       }
     },
     async run(opts, ctx) {
-      const columns: Columns = {
-        user: { required: true, description: 'user ID or e-mail' },
-        full_name: { description: 'new full name' },
-        role: { description: 'new role' },
-        new_email: { description: 'new e-mail' },
-      };
       const given: UpdateRow[] = opts.user
         ? [{ user: opts.user, changes: { full_name: opts.name, role: opts.role, new_email: opts.newEmail, profile_data: opts.profileField } }]
         : [];
-      const rows = await rowsOf(ctx, opts, columns, given, updateRowOf);
-      const calls = await planForUsers(ctx, rows, (r, userId) => {
-        if (r.changes instanceof Error) throw r.changes;
-        const changes = effectiveChanges(r.changes);
-        if (!Object.keys(changes).length) throw new Error('nothing to change in this row');
-        return {
-          status: 'updated',
-          call: planCall(updateUser, { user_id: userId, ...changes }, { labels: { new_email: '--new-email (new_email)' }, id: userId }),
-        };
-      });
+      const rows = await rowsOf(ctx, opts, UPDATE_COLUMNS, given, updateRowOf, UPDATE_RULES);
+      const calls = await planForUsers(
+        ctx,
+        rows,
+        (r, userId, user) => {
+          const changes = effectiveChanges(r.changes);
+          if (!Object.keys(changes).length) throw new Error('nothing to change in this row');
+          const pending = pendingChanges(changes, user);
+          return {
+            status: 'updated',
+            inPlace: Object.keys(pending).length ? undefined : { id: userId },
+            call: planCall(updateUser, { user_id: userId, ...pending }, { labels: { new_email: '--new-email (new_email)' }, id: userId }),
+          };
+        },
+        { users: true, customFields: rows.some((r) => r.changes.profile_data?.length) },
+      );
       await runCalls(ctx, opts, await ctx.client(), calls, 'updated');
     },
   }),
@@ -498,7 +516,13 @@ export const commands = [
         }),
         { users: true },
       );
-      await confirmAndRun(ctx, opts, calls, 'deactivated', `Deactivate ${rows.length === 1 ? rows[0]!.user : `${rows.length} users`}?`);
+      const question = questionAbout(
+        'Deactivate',
+        calls,
+        'users',
+        rows.map((r) => r.user),
+      );
+      await confirmAndRun(ctx, opts, calls, 'deactivated', question);
     },
   }),
 
@@ -506,15 +530,16 @@ export const commands = [
     path: ['users', 'reactivate'],
     summary: 'reactivate deactivated user accounts (administrators)',
     description:
-      'Reactivates the named users (IDs or e-mails), or one per row of --from-file (column user). A user already ' +
-      'active is reported unchanged, so a run can be repeated.',
+      'Reactivates the named users (IDs or e-mails), or one per row of --from-file (column user, user_id or ' +
+      'email; other columns are ignored), so the file users deactivate took, or what users list prints in any ' +
+      'format, brings them back as it is. A user already active is reported unchanged, so a run can be repeated.',
     examples: ['chatctl users reactivate polonius@example.com', 'chatctl users reactivate --from-file returning.csv --json'],
     args: { users: arg.variadic('user IDs or e-mail addresses') },
     options: USER_BULK_FLAGS,
     output: { fields: OUTCOME_FIELDS },
     mutating: true,
     async run(opts, ctx) {
-      const rows = await userRows(ctx, opts);
+      const rows = await listedUserRows(ctx, opts);
       const calls = await planForUsers(
         ctx,
         rows,
