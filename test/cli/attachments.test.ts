@@ -20,7 +20,8 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
     ['2w', 1_209_600],
     ['1h30m', 5400],
     ['1.5d', 129_600],
-    [' 7D ', 604_800],
+    [' 7d ', 604_800],
+    ['1h 30m', 5400],
   ])('duration %j is %i seconds', (text, seconds) => expect(parseDuration(text)).toBe(seconds));
 
   it.each([
@@ -34,7 +35,7 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
   ])('size %j is %i bytes', (text, bytes) => expect(parseSize(text)).toBe(bytes));
 
   it('refuses anything else with a usage error naming the flag and the accepted forms', () => {
-    for (const bad of ['30', 'd', '-1d', '30 days', '1y', '']) {
+    for (const bad of ['30', 'd', '-1d', '30 days', '1y', '1M', '6mo', '7D', '']) {
       expect(() => parseDuration(bad, '--older-than')).toThrow(`--older-than takes a duration like 30d or 12h, not "${bad}"`);
     }
     expect(() => parseDuration('soon')).toThrow('expected a duration like 30d or 12h, not "soon"');
