@@ -184,13 +184,13 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       expect(exists(a.id) || exists(b.id)).toBe(false);
     });
 
-    it('exits 6 for one unknown ID, 3 when some of several fail', async () => {
+    it('exits 3 when any ID fails, the only one given too, saying its error', async () => {
       const user = org.addUser();
       const a = await upload(user, 'a.txt', 10);
       const t = await cliTarget(org, kind, user);
       const one = await runCli([...t.args, 'attachments', 'delete', '999999', '--yes'], { env: t.env });
-      expect(one.code).toBe(6);
-      expect(one.stderr).toContain('Invalid attachment');
+      expect(one.code).toBe(3);
+      expect(one.stderr).toContain('chatctl: Invalid attachment (BAD_REQUEST)');
       const some = await runCli([...t.args, 'attachments', 'delete', '999999', String(a.id), '--yes'], { env: t.env });
       expect(some.code).toBe(3);
       expect(some.stdout.split('\n').slice(0, 2)).toEqual([
@@ -203,7 +203,8 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       const theirs = await upload(org.addUser(), 'theirs.txt', 10);
       const t = await cliTarget(org, kind, org.addUser());
       const r = await runCli([...t.args, 'attachments', 'delete', String(theirs.id), '--yes'], { env: t.env });
-      expect(r.code).toBe(6);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('Invalid attachment');
       expect(exists(theirs.id)).toBe(true);
     });
 

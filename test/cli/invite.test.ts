@@ -252,11 +252,11 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(invites('email IN (?, ?)', e, f)).toHaveLength(2);
   });
 
-  it('fails a row whose channel does not exist before sending it: exit 6 alone, 3 among others', async () => {
+  it('fails a row whose channel does not exist before sending it: exit 3 alone or among others', async () => {
     const t = await cliTarget(org, kind);
     const before = invites().length;
     const alone = await runCli([...t.args, 'invite', 'send', `gus-${kind}@example.com`, '--channel', 'nowhere'], { env: t.env });
-    expect(alone.code).toBe(6);
+    expect(alone.code).toBe(3);
     expect(alone.stderr).toContain("chatctl: Channel 'nowhere' does not exist");
     expect(invites().length).toBe(before);
 
@@ -325,11 +325,11 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(invites('email = ?', `pat-${kind}@example.com`)).toHaveLength(0);
   });
 
-  it('is refused for a member inviting an administrator: exit 5', async () => {
+  it('is refused for a member inviting an administrator: its row fails, exit 3', async () => {
     const member = org.addUser();
     const t = await cliTarget(org, kind, member);
     const r = await runCli([...t.args, 'invite', 'send', `q-${kind}@example.com`, '--as', 'admin'], { env: t.env });
-    expect(r.code).toBe(5);
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain('Must be an organization administrator');
   });
 
@@ -358,7 +358,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(listed.stdout.split('\n')).not.toContain(r2);
 
     const again = await runCli([...t.args, 'invite', 'revoke', String(i1!.id), '--yes'], { env: t.env });
-    expect(again.code).toBe(6);
+    expect(again.code).toBe(3);
     expect(again.stderr).toContain('No such invitation');
     const unknown = await runCli([...t.args, 'invite', 'revoke', 'nobody@example.com', String(i2!.id), '--yes'], { env: t.env });
     expect(unknown.code).toBe(3);
@@ -490,7 +490,7 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
     expect(jsonLines(bare.stdout)).toEqual([{ method: 'DELETE', path: '/api/v1/invites/1' }]);
   });
 
-  it('revokes a link by its URL or its ID alone; an address never names a link; an unknown ID is exit 6', async () => {
+  it('revokes a link by its URL or its ID alone; an address never names a link; an unknown ID fails its row (exit 3)', async () => {
     const t = await cliTarget(org, kind);
     const created = await runCli([...t.args, 'invite', 'link', 'create', '--json'], { env: t.env });
     const url = (JSON.parse(created.stdout) as { invite_link: string }).invite_link;
@@ -504,10 +504,10 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
     expect(links().at(-1)!.status).toBe(2);
 
     const nobody = await runCli([...t.args, 'invite', 'revoke', org.owner.email, '--yes'], { env: t.env });
-    expect(nobody.code).toBe(6);
+    expect(nobody.code).toBe(3);
     expect(nobody.stderr).toContain(`No such invitation: ${org.owner.email}`);
     const unknown = await runCli([...t.args, 'invite', 'revoke', '9999', '--yes'], { env: t.env });
-    expect(unknown.code).toBe(6);
+    expect(unknown.code).toBe(3);
     expect(unknown.stderr).toContain('No such invitation: 9999');
   });
 
@@ -527,10 +527,10 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
     expect((await runCli([...t.args, 'invite', 'link', 'create'], { env: t.env })).code).toBe(0);
     const linkId = links().at(-1)!.id;
     const link = await runCli([...t.args, 'invite', 'resend', `link:${linkId}`], { env: t.env });
-    expect(link.code).toBe(1);
+    expect(link.code).toBe(3);
     expect(link.stderr).toContain(`link ${linkId} is a reusable link: only e-mail invitations are resent`);
     const unknown = await runCli([...t.args, 'invite', 'resend', 'nobody@example.com'], { env: t.env });
-    expect(unknown.code).toBe(6);
+    expect(unknown.code).toBe(3);
   });
 });
 
@@ -597,7 +597,7 @@ describe('invitations on a stock server (nock)', () => {
 
     pendingInvites();
     const link = await run(['invite', 'resend', '8']);
-    expect(link.code).toBe(1);
+    expect(link.code).toBe(3);
     expect(link.stderr).toContain('link 8 is a reusable link: only e-mail invitations are resent');
   });
 
@@ -662,7 +662,7 @@ describe('invitations on a stock server (nock)', () => {
   it("fails a single address over the daily limit with the server's reason", async () => {
     dailyLimitServer(0);
     const r = await run(['invite', 'send', 'late@example.com']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stdout).toBe(`1\tlate@example.com\tfalse\tfailed\t\t${LIMIT_MSG}\tINVITATION_FAILED\n`);
   });
 });
