@@ -264,7 +264,8 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       for (let batch = ready.shift(); batch; batch = ready.shift()) {
         for (const r of batch) {
           outcomes.push(r);
-          progress.tick();
+          // The count is of rows done: one not attempted (skipped) or left in flight (unknown) is not.
+          if (r.status !== 'skipped' && r.status !== 'unknown') progress.tick();
           yield lineOf(r);
         }
         printedUnits++;

@@ -137,7 +137,10 @@ async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
         pacer: client.pacer,
         signal: ctx.signal,
         stopWhen: (e) => ['auth', 'temporary', 'interrupted'].includes(exitKindOf(e)),
-        onProgress: () => progress.tick(),
+        // The count is of deletions done, not of those the stop skipped.
+        onProgress: ({ result }) => {
+          if (result.ok || !result.skipped) progress.tick();
+        },
       });
     } finally {
       progress.done();
