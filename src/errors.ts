@@ -21,7 +21,7 @@ export const EXIT_DESCRIPTIONS: Record<ExitKind, string> = {
   ok: 'success (an empty list too: [] in JSON modes)',
   failure: 'failure not listed below (API error, bad response, bug)',
   usage: 'usage error: bad flag or argument; --yes or input missing when not interactive',
-  partial: 'partial failure of a bulk operation (per-item results are still printed)',
+  partial: 'a bulk run in which rows failed: one, some or every row (per-row results are still printed)',
   auth: 'not authenticated: no or invalid credentials (401), or a credentials file others can read',
   permission: 'permission denied: the role is not enough',
   notFound: 'not found: no such user, message, attachment ..., no organization in the data dir named, no such profile for profiles use',

@@ -1,7 +1,9 @@
 /**
  * Running a bulk command: one outcome per input row, printed as it is known (a JSON line with --json or
  * --format ndjson, a table or TSV row otherwise), processing past failures unless --fail-fast, one summary on stderr at the end, and exit 3 when
- * some rows failed. A run of one row is a person's single change: on a terminal table it prints no row, and
+ * any row failed, whatever the number of rows: one row, some or all of them (a command that names one thing
+ * by its nature, `single`, exits as its one request's error would instead). Errors every row would meet
+ * alike end the run with their own code (4, 75 ...). A run of one row is a person's single change: on a terminal table it prints no row, and
  * its summary is a sentence ("Deactivated user 8 (iago@example.com)."); machine formats keep the row. A run that the server's longest rate-limit rule (an hour on current servers) cannot take
  * within --max-wait sends what it can, reports the other rows as skipped and exits 75, so it can be resumed.
  *
@@ -22,7 +24,7 @@ import { DEFAULT_CONCURRENCY, runPool } from '../client/pool.js';
 import type { Pacer } from '../client/pacing.js';
 import { NotSentError } from '../client/transport.js';
 import { confirmOrExit } from './confirm.js';
-import { ChatctlError, exitKindOf, type ExitKind } from './errors.js';
+import { ChatctlError, exitKindOf, type ExitKind, RowsFailedError } from './errors.js';
 import { flag, type Values } from './flags.js';
 import type { OutputFlags } from './output/output.js';
 import { startProgress } from './progress.js';
@@ -41,7 +43,7 @@ export interface Outcome {
   id?: number | string | null;
   error?: string | null;
   code?: string | null;
-  /** The error behind a failed row, never printed: a one-row run exits as it would. */
+  /** The error behind a failed row, never printed: a one-row run says it (and a `single` one exits as it would). */
   cause?: unknown;
   /** What the row names, for a person ("user 8 (iago@example.com)"; default: the target), never printed in rows. */
   label?: string;
@@ -141,8 +143,12 @@ export const BULK_FLAGS = {
   concurrency: flag.int('--concurrency <n>', `requests in flight at once (default ${DEFAULT_CONCURRENCY}; 1 with --fail-fast)`, { min: 1, max: 32 }),
 };
 
-/** What a bulk run is told: how to print, and the bulk options (parsed). */
-export type BulkFlags = Partial<Values<typeof BULK_FLAGS>> & OutputFlags;
+/**
+ * What a bulk run is told: how to print, the bulk options (parsed), and whether the command names one thing
+ * by its nature (`linkifiers add`, `users update USER`; not `users deactivate USERS...` given one): such a
+ * run is one request, and fails with that request's exit code (6, 5 ...) rather than 3.
+ */
+export type BulkFlags = Partial<Values<typeof BULK_FLAGS>> & OutputFlags & { single?: boolean };
 
 /** Messages and codes of a failure, for an outcome. */
 export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
@@ -150,7 +156,7 @@ export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
   return { error: e instanceof Error ? e.message : String(e), code: null };
 }
 
-/** A row that failed with `e`: its message and code printed, `e` kept so a one-row run exits as it would. */
+/** A row that failed with `e`: its message and code printed, `e` kept so a one-row run says it. */
 export const failedOutcome = (r: RowRef, e: unknown): Outcome => ({ ...r, ok: false, status: 'failed', ...failure(e), cause: e });
 
 export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<U>): Promise<Outcome[]> {
@@ -258,7 +264,8 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       for (let batch = ready.shift(); batch; batch = ready.shift()) {
         for (const r of batch) {
           outcomes.push(r);
-          progress.tick();
+          // The count is of rows done: one not attempted (skipped) or left in flight (unknown) is not.
+          if (r.status !== 'skipped' && r.status !== 'unknown') progress.tick();
           yield lineOf(r);
         }
         printedUnits++;
@@ -304,17 +311,15 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   const failed = outcomes.filter((r) => !r.ok).length;
   if (unsent) throw new ChatctlError(`${unsent} rows not sent: the server's rate limit is used up`, 'temporary', 'run the skipped rows again later');
   if (failed === 0) return outcomes;
-  if (outcomes.length === 1) {
-    // One row is one request: exit as its error would (6 for not found, 5 for permission ...).
-    throw outcomes[0]!.cause ?? new ChatctlError(outcomes[0]!.error ?? 'failed');
-  }
-  throw new ChatctlError(`${failed} of ${outcomes.length} rows failed`, 'partial');
+  const one = outcomes.length === 1 ? (outcomes[0]!.cause ?? new ChatctlError(outcomes[0]!.error ?? 'failed')) : undefined;
+  if (one !== undefined && flags.single) throw one;
+  throw new RowsFailedError(failed, outcomes.length, one);
 }
 
 /**
  * --dry-run of a bulk command: a note for each row already in place (nothing would be sent for it), the
- * requests that would be sent, and a warning for each row that could not be (exit 3, or 6 for a single row:
- * what it names does not exist).
+ * requests that would be sent, and a warning for each row that could not be: exit 3, as the run would, or 6
+ * when the command names one thing (`single`) and it does not exist.
  */
 export function printPlan(
   ctx: Context,
@@ -322,11 +327,12 @@ export function printPlan(
   unsendable: readonly { row: number; target: string; error: string }[],
   totalRows: number,
   inPlace: readonly RowRef[] = [],
+  single = false,
 ): void {
   for (const r of inPlace) ctx.info(`row ${r.row} (${r.target}): unchanged, already in place`);
   for (const u of unsendable) ctx.warn(`row ${u.row} (${u.target}): ${u.error}`);
   printDryRun(ctx, requests);
-  if (unsendable.length) throw new ChatctlError(`${unsendable.length} of ${totalRows} rows cannot be sent`, totalRows > 1 ? 'partial' : 'notFound');
+  if (unsendable.length) throw new ChatctlError(`${unsendable.length} of ${totalRows} rows cannot be sent`, single ? 'notFound' : 'partial');
 }
 
 /** A request planned for a row, typed by its operation; what the run prepares, prints or sends. */
@@ -399,6 +405,7 @@ export async function runCalls(
       calls.filter((c) => !c.call && !c.inPlace).map((c) => ({ row: c.row, target: c.target, error: c.error?.msg ?? 'cannot be sent' })),
       calls.length,
       calls.filter((c) => c.inPlace),
+      flags.single,
     );
     return;
   }

@@ -12,6 +12,22 @@ import { BUSY_MESSAGE, isBusy } from '../server/embedded-facts.js';
 
 export const usageError = (message: string, hint?: string): ChatctlError => new ChatctlError(message, 'usage', hint);
 
+/**
+ * Rows of a bulk run failed: exit 3 whatever their number, so a script reads one code for a run of one row,
+ * of many, or one where every row failed. A run of one row is said by that row's error (`only`), which a
+ * person reads better than "1 of 1 rows failed"; its exit is still 3.
+ */
+export class RowsFailedError extends ChatctlError {
+  constructor(
+    failed: number,
+    total: number,
+    readonly only?: unknown,
+  ) {
+    super(`${failed} of ${total} rows failed`, 'partial');
+    this.name = 'RowsFailedError';
+  }
+}
+
 /** Network-level failures of fetch and sockets: worth rescheduling. */
 function isTransient(e: Error): boolean {
   const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code ?? '';
@@ -40,8 +56,11 @@ export interface ErrorReport {
 }
 
 export function reportError(e: unknown): ErrorReport {
+  return e instanceof RowsFailedError && e.only !== undefined ? reportOf(e.only, EXIT.partial) : reportOf(e, EXIT[exitKindOf(e)]);
+}
+
+function reportOf(e: unknown, exitCode: number): ErrorReport {
   const kind = exitKindOf(e);
-  const exitCode = EXIT[kind];
   if (e instanceof ApiError) {
     const suffix = e.code ? ` (${e.code})` : '';
     return {

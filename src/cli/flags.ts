@@ -7,7 +7,7 @@
  */
 import { roleFrom, ROLE_NAMES, type Role } from '../api/roles.js';
 import { usageError } from './errors.js';
-import { parseDuration, parseSize } from './units.js';
+import { DURATION_HELP, parseDuration, parseSize } from './units.js';
 
 /** What commander hands over for one option or argument. */
 export type Raw = string | boolean | readonly string[] | undefined;
@@ -165,8 +165,9 @@ function seconds(flags: string, description: string, o: { default: number }): Fl
   );
 }
 
-/** `30d`, `12h`, `1h30m`: seconds. */
-const duration = (flags: string, description: string): Flag<number | undefined> => valued(flags, description, (v, name) => parseDuration(v, name));
+/** `30d`, `12h`, `1h30m`: seconds. Its help names the units, which are the same for every duration flag. */
+const duration = (flags: string, description: string): Flag<number | undefined> =>
+  valued(flags, `${description}; ${DURATION_HELP}`, (v, name) => parseDuration(v, name));
 
 /** `10MB`, `512KiB`: bytes. */
 const size = (flags: string, description: string): Flag<number | undefined> => valued(flags, description, (v, name) => parseSize(v, name));

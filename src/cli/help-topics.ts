@@ -1,5 +1,6 @@
 /** `chatctl help exit-codes`, `environment` and `output`: the contract a script relies on. */
 import { EXIT, EXIT_DESCRIPTIONS, type ExitKind } from './errors.js';
+import { DURATION_UNITS } from './units.js';
 
 /** Every environment variable chatctl reads, in one place. */
 export const ENVIRONMENT: readonly { name: string; description: string }[] = [
@@ -26,8 +27,17 @@ export const ENVIRONMENT: readonly { name: string; description: string }[] = [
   { name: 'CHATCTL_DEBUG', description: 'set: print stack traces of failures' },
 ];
 
-const exitCodes = (): string =>
-  `Exit codes:\n${(Object.keys(EXIT) as ExitKind[]).map((k) => `  ${String(EXIT[k]).padStart(3)}  ${EXIT_DESCRIPTIONS[k]}`).join('\n')}\n`;
+const exitCodes = (): string => `Exit codes:
+${(Object.keys(EXIT) as ExitKind[]).map((k) => `  ${String(EXIT[k]).padStart(3)}  ${EXIT_DESCRIPTIONS[k]}`).join('\n')}
+
+Bulk runs (commands that take a list of targets or --from-file rows, and attachments clean):
+  ${EXIT.partial} whenever at least one row failed, however many rows the run had: one, some or all of them;
+  ${EXIT.ok} when every row was done or already so (unchanged). Another code ends a run only for what no row
+  gets past: a usage error or a bad file (${EXIT.usage}, before anything is sent), bad credentials (${EXIT.auth}), the
+  server still unreachable or rate-limited after the retries (${EXIT.temporary}), Ctrl-C (${EXIT.interrupted}), or a permission every
+  row lacks alike (${EXIT.permission}). A command that names one thing (linkifiers add, users update USER, status set)
+  is one request and exits as its error would (${EXIT.notFound}, ${EXIT.permission}, ${EXIT.failure} ...).
+`;
 
 const environment = (): string => {
   const width = Math.max(...ENVIRONMENT.map((e) => e.name.length));
@@ -42,8 +52,9 @@ const output = (): string => `Output (every command that prints records):
 --jq EXPRESSION
   Runs a jq program (real jq 1.7, built in: no jq binary needed) over the JSON result: a list as one array,
   every page and every batch of it. Strings print raw, other values as compact JSON, one a line, as with
-  gh --jq. With --format ndjson the program runs once per record, as records arrive. A bad expression is a
-  usage error (exit 2) before anything is sent; an error while it runs is exit 1 with jq's message.
+  gh --jq. With --format ndjson the program runs once per record, as records arrive. A program that prints
+  nothing (empty, a select that matches nothing) prints nothing and exits 0, as jq does. A bad expression is
+  a usage error (exit 2) before anything is sent; an error while it runs is exit 1 with jq's message.
 
     chatctl users list --jq '.[] | select(.role <= 200) | .email'
     chatctl users list --jq 'group_by(.role) | map({role: .[0].role, n: length})'
@@ -73,6 +84,16 @@ const output = (): string => `Output (every command that prints records):
   --jq and --template exclude each other, --fields, and formats other than json and ndjson.
 `;
 
-export const HELP_TOPICS: Record<string, () => string> = { 'exit-codes': exitCodes, environment, output };
+const durations = (): string => `Durations (every flag that takes one: --older-than 30d, --expires 7d ...):
+
+  A number and a unit, several of them added up: 30d, 12h, 1h30m, 1.5h, 2w. The units are
+  ${DURATION_UNITS}, in lower case and nothing else.
+
+  Anything else is a usage error (exit 2) before anything is read or sent: 1M (months to systemd, minutes
+  to others), 6mo and 1y among them. A month or a year has no one length, and a flag in a cron job must have
+  one reading; give days or weeks instead (30d, 180d, 52w).
+`;
+
+export const HELP_TOPICS: Record<string, () => string> = { 'exit-codes': exitCodes, environment, output, durations };
 
 export const helpTopic = (name: string): string | undefined => HELP_TOPICS[name]?.();

@@ -77,7 +77,7 @@ export function buildProgram(
   for (const [name, f] of Object.entries(GLOBAL_FLAGS)) program.addOption(toOption(name, f));
   program.addHelpText(
     'after',
-    '\nRun "chatctl help exit-codes", "chatctl help environment" and "chatctl help output" (--jq, --template) for the scripting contract.',
+    '\nRun "chatctl help exit-codes", "chatctl help environment", "chatctl help output" (--jq, --template) and "chatctl help durations" for the scripting contract.',
   );
 
   for (const noun of nouns) {

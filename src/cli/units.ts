@@ -7,16 +7,29 @@ import { usageError } from './errors.js';
 
 const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 
-const DURATION_HINT = 'durations are a number and a unit: s, m (minutes), h, d or w; e.g. 30d, 12h, 1h30m';
+/**
+ * The units a duration takes, for messages and help. Only these, in lower case: `M` reads as months to
+ * some (systemd.time) and minutes to others, and a month or a year has no one length, so a flag of a cron
+ * job could delete the wrong files. chatctl refuses them rather than guess.
+ */
+export const DURATION_UNITS = 's (seconds), m (minutes), h (hours), d (days), w (weeks)';
+
+/** What every duration flag's help adds to its own words. */
+export const DURATION_HELP = 'units: s m h d w, lower case (chatctl help durations)';
+
+const DURATION_HINT = 'combine them as in 1h30m; for months or years give days or weeks (30d, 52w): see chatctl help durations';
 
 /**
  * Seconds in a duration such as `30d`, `12h`, `90m`, `45s`, `2w` or `1h30m`. `flag` names the option in
  * the usage error (`--older-than takes a duration ...`).
  */
 export function parseDuration(text: string, flag?: string): number {
-  const compact = text.trim().toLowerCase().replace(/\s+/g, '');
+  const compact = text.trim().replace(/\s+/g, '');
   if (!/^(\d+(\.\d+)?[smhdw])+$/.test(compact)) {
-    throw usageError(`${flag ? `${flag} takes` : 'expected'} a duration like 30d or 12h, not "${text}"`, DURATION_HINT);
+    throw usageError(
+      `${flag ? `${flag} takes` : 'expected'} a duration like 30d or 12h, not "${text}": the units are ${DURATION_UNITS}, in lower case`,
+      DURATION_HINT,
+    );
   }
   let seconds = 0;
   for (const [, amount, unit] of compact.matchAll(/(\d+(?:\.\d+)?)([smhdw])/g)) seconds += Number(amount) * SECONDS[unit!]!;

@@ -20,7 +20,8 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
     ['2w', 1_209_600],
     ['1h30m', 5400],
     ['1.5d', 129_600],
-    [' 7D ', 604_800],
+    [' 7d ', 604_800],
+    ['1h 30m', 5400],
   ])('duration %j is %i seconds', (text, seconds) => expect(parseDuration(text)).toBe(seconds));
 
   it.each([
@@ -34,7 +35,7 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
   ])('size %j is %i bytes', (text, bytes) => expect(parseSize(text)).toBe(bytes));
 
   it('refuses anything else with a usage error naming the flag and the accepted forms', () => {
-    for (const bad of ['30', 'd', '-1d', '30 days', '1y', '']) {
+    for (const bad of ['30', 'd', '-1d', '30 days', '1y', '1M', '6mo', '7D', '']) {
       expect(() => parseDuration(bad, '--older-than')).toThrow(`--older-than takes a duration like 30d or 12h, not "${bad}"`);
     }
     expect(() => parseDuration('soon')).toThrow('expected a duration like 30d or 12h, not "soon"');
@@ -183,13 +184,13 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       expect(exists(a.id) || exists(b.id)).toBe(false);
     });
 
-    it('exits 6 for one unknown ID, 3 when some of several fail', async () => {
+    it('exits 3 when any ID fails, the only one given too, saying its error', async () => {
       const user = org.addUser();
       const a = await upload(user, 'a.txt', 10);
       const t = await cliTarget(org, kind, user);
       const one = await runCli([...t.args, 'attachments', 'delete', '999999', '--yes'], { env: t.env });
-      expect(one.code).toBe(6);
-      expect(one.stderr).toContain('Invalid attachment');
+      expect(one.code).toBe(3);
+      expect(one.stderr).toContain('chatctl: Invalid attachment (BAD_REQUEST)');
       const some = await runCli([...t.args, 'attachments', 'delete', '999999', String(a.id), '--yes'], { env: t.env });
       expect(some.code).toBe(3);
       expect(some.stdout.split('\n').slice(0, 2)).toEqual([
@@ -202,7 +203,8 @@ describe.each(TRANSPORTS)('attachments commands over %s', (kind) => {
       const theirs = await upload(org.addUser(), 'theirs.txt', 10);
       const t = await cliTarget(org, kind, org.addUser());
       const r = await runCli([...t.args, 'attachments', 'delete', String(theirs.id), '--yes'], { env: t.env });
-      expect(r.code).toBe(6);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('Invalid attachment');
       expect(exists(theirs.id)).toBe(true);
     });
 

@@ -91,6 +91,8 @@ describe.each(TRANSPORTS)('channels sync over %s', (kind) => {
       [3, `${x.name}: +${c.email}`, 'subscribed'],
       [4, `${y.name}: +${c.email}`, 'subscribed'],
     ]);
+    // One summary for the run: the result, not a plan line before it.
+    expect(applied.stderr.split('\n').filter((l) => l.startsWith('chatctl:'))).toEqual(['chatctl: 4 subscribed, 0 failed']);
     expect(members(y.id)).not.toContain(bot.id);
     expect(members(y.id)).not.toContain(gone.id);
     const again = await run(['channels', 'sync', '--map', map]);

@@ -179,7 +179,7 @@ describe.each(TRANSPORTS)('channels commands over %s', (kind) => {
     }
     expect(jsonLines((await dry(`#${plain.name}`)).stdout)[0]).toMatchObject({ path: `/api/v1/streams/${plain.id}` });
     const missing = await dry(base);
-    expect(missing.code).toBe(6);
+    expect(missing.code).toBe(3);
     expect(missing.stderr).toContain(`Channel '${base}' does not exist`);
     const sub = await run(['channels', 'subscribe', '--channel', `#${base}`, '--user', org.owner.email, '--json']);
     expect(sub.code).toBe(0);

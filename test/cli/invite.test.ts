@@ -253,11 +253,11 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(invites('email IN (?, ?)', e, f)).toHaveLength(2);
   });
 
-  it('fails a row whose channel does not exist before sending it: exit 6 alone, 3 among others', async () => {
+  it('fails a row whose channel does not exist before sending it: exit 3 alone or among others', async () => {
     const t = await cliTarget(org, kind);
     const before = invites().length;
     const alone = await runCli([...t.args, 'invite', 'send', `gus-${kind}@example.com`, '--channel', 'nowhere'], { env: t.env });
-    expect(alone.code).toBe(6);
+    expect(alone.code).toBe(3);
     expect(alone.stderr).toContain("chatctl: Channel 'nowhere' does not exist");
     expect(invites().length).toBe(before);
 
@@ -326,11 +326,11 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(invites('email = ?', `pat-${kind}@example.com`)).toHaveLength(0);
   });
 
-  it('is refused for a member inviting an administrator: exit 5', async () => {
+  it('is refused for a member inviting an administrator: its row fails, exit 3', async () => {
     const member = org.addUser();
     const t = await cliTarget(org, kind, member);
     const r = await runCli([...t.args, 'invite', 'send', `q-${kind}@example.com`, '--as', 'admin'], { env: t.env });
-    expect(r.code).toBe(5);
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain('Must be an organization administrator');
   });
 
@@ -556,10 +556,10 @@ describe.each(TRANSPORTS)('invitations of both kinds over %s', (kind) => {
     expect((await runCli([...t.args, 'invite', 'link', 'create'], { env: t.env })).code).toBe(0);
     const linkId = links().at(-1)!.id;
     const link = await runCli([...t.args, 'invite', 'resend', `link:${linkId}`], { env: t.env });
-    expect(link.code).toBe(1);
+    expect(link.code).toBe(3);
     expect(link.stderr).toContain(`link ${linkId} is a reusable link: only e-mail invitations are resent`);
     const unknown = await runCli([...t.args, 'invite', 'resend', 'nobody@example.com'], { env: t.env });
-    expect(unknown.code).toBe(6);
+    expect(unknown.code).toBe(3);
   });
 });
 
@@ -634,11 +634,11 @@ describe('invitations on a stock server (nock)', () => {
 
     pendingInvites();
     const link = await run(['invite', 'resend', 'link:8']);
-    expect(link.code).toBe(1);
+    expect(link.code).toBe(3);
     expect(link.stderr).toContain('link 8 is a reusable link: only e-mail invitations are resent');
     pendingInvites();
     const bare = await run(['invite', 'resend', '8']);
-    expect(bare.code).toBe(6);
+    expect(bare.code).toBe(3);
     expect(bare.stderr).toContain('No such invitation: 8 (link 8 is a reusable link: only e-mail invitations are resent)');
   });
 
@@ -705,7 +705,7 @@ describe('invitations on a stock server (nock)', () => {
   it("fails a single address over the daily limit with the server's reason", async () => {
     dailyLimitServer(0);
     const r = await run(['invite', 'send', 'late@example.com']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stdout).toBe(`1\tlate@example.com\tfalse\tfailed\t\t${LIMIT_MSG}\tINVITATION_FAILED\n`);
   });
 });

@@ -121,6 +121,56 @@ describe.each(TRANSPORTS)('--jq over %s', (kind) => {
     expect(unknown.stderr).toContain('nosuchfunction/1 is not defined');
   });
 
+  it('prints nothing and exits 0 when the program prints nothing, over the whole result or per record', async () => {
+    const none = 'select(.email == "nobody@example.com")';
+    const silent = { code: 0, stdout: '', stderr: '' };
+    expect(await run(['users', 'list', '--jq', `.[] | ${none}`])).toEqual(silent);
+    expect(await run(['users', 'list', '--jq', 'empty'])).toEqual(silent);
+    expect(await run(['users', 'list', '--json', '--jq', 'empty'])).toEqual(silent);
+    expect(await run(['users', 'get', String(org.owner.id), '--jq', none])).toEqual(silent);
+    expect(await run(['users', 'list', '--format', 'ndjson', '--jq', none])).toEqual(silent);
+    expect(await run(['users', 'list', '--format', 'ndjson', '--jq', 'empty'])).toEqual(silent);
+    // Records that print nothing, before and after one that prints: the run goes on over every page.
+    expect(await ok(['users', 'list', '--format', 'ndjson', '--jq', 'select(.role == 100) | .email'])).toBe(
+      lines(...members.filter((u) => u.role === 100).map((u) => u.email)),
+    );
+    const users = [org.addUser(), org.addUser()];
+    const outcome = await run(['users', 'deactivate', ...users.map((u) => String(u.id)), '--yes', '--jq', '.[] | select(.ok | not)']);
+    expect(outcome).toMatchObject({ code: 0, stdout: '' });
+    expect(users.map((u) => isActive(u.id))).toEqual([false, false]);
+  });
+
+  it('prints every value a program gives for each input', async () => {
+    const [first, second] = members;
+    expect(await ok(['users', 'list', '--jq', '.[0:2][] | .user_id, .email'])).toBe(lines(first!.user_id, first!.email, second!.user_id, second!.email));
+    const both = (await ok(['users', 'list', '--format', 'ndjson', '--jq', '.user_id, .email'])).trim().split('\n');
+    // Users earlier tests added come after these.
+    expect(both.slice(0, 2 * members.length)).toEqual(members.flatMap((u) => [String(u.user_id), u.email]));
+  });
+
+  it('feeds a filtered NDJSON list to a bulk command: users list | users deactivate --from-file -', async () => {
+    // Added after the seeded pages: every record before them prints nothing.
+    const leavers = [org.addUser({ email: `leaver-a-${kind}@example.com` }), org.addUser({ email: `leaver-b-${kind}@example.com` })];
+    const listed = await ok([
+      'users',
+      'list',
+      '--format',
+      'ndjson',
+      '--jq',
+      `select(.email | startswith("leaver-")) | select(.email | endswith("-${kind}@example.com"))`,
+    ]);
+    expect(
+      listed
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as User).email),
+    ).toEqual(leavers.map((u) => u.email));
+    const t = await cliTarget(org, kind);
+    const r = await runCli([...t.args, 'users', 'deactivate', '--from-file', '-', '--yes', '--json'], { env: t.env, stdin: listed });
+    expect(r.code).toBe(0);
+    expect(leavers.map((u) => isActive(u.id))).toEqual([false, false]);
+  });
+
   it("reports an error of the running expression with jq's message, exit 1", async () => {
     const r = await run(['users', 'list', '--jq', '.[0].role | .[]']);
     expect(r.code).toBe(1);

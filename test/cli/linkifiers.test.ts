@@ -173,7 +173,7 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     expect(rows().map((l) => l.pattern)).toEqual(['A(?P<id>[0-9]+)']);
   });
 
-  it('removes with --yes or a yes on a terminal; exit 6 for one unknown ID, 3 for a partial failure', async () => {
+  it('removes with --yes or a yes on a terminal; exit 3 when any ID fails, the only one given too', async () => {
     clear();
     const a = await add('A(?P<id>[0-9]+)', 'https://a.test/{id}');
     const b = await add('B(?P<id>[0-9]+)', 'https://b.test/{id}');
@@ -187,7 +187,7 @@ describe.each(TRANSPORTS)('linkifiers commands over %s', (kind) => {
     expect(yes.asked).toEqual([`Remove linkifier ${a}?`]);
     expect(asked.code).toBe(0);
     const one = await runCli([...t.args, 'linkifiers', 'remove', '99999', '--yes'], { env: t.env });
-    expect(one.code).toBe(6);
+    expect(one.code).toBe(3);
     const some = await runCli([...t.args, 'linkifiers', 'remove', String(b), '99999', String(c), '--yes', '--json'], { env: t.env });
     expect(some.code).toBe(3);
     expect(jsonLines(some.stdout).map((o) => [o.target, o.status])).toEqual([

@@ -99,8 +99,8 @@ describe.each(TRANSPORTS)('human output over %s', (kind) => {
     const tsv = await runCli([...t.args, 'users', 'deactivate', String(c.id), '--yes'], { env: t.env });
     expect(tsv.stdout).toBe(`1\t${c.id}\ttrue\tdeactivated\t${c.id}\t\t\n`);
     const missing = await runCli([...t.args, 'users', 'deactivate', '999999', '--yes'], { env: t.env, tty: true });
-    expect(missing.code).toBe(6);
-    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toBe('chatctl: No such user (BAD_REQUEST)\n');
   });
 
   it('prints one summary line for a bulk run', async () => {

@@ -172,7 +172,7 @@ describe.each(TRANSPORTS)('re-runs over %s', (kind) => {
       [`p3-${kind}@re.test`, 'invited', null, null],
     ]);
     const member = await run(['invite', 'send', `p2-${kind}@re.test`]);
-    expect(member.code).toBe(1);
+    expect(member.code).toBe(3);
     expect(member.rows[0]![3]).toBe(
       `already invited as guest (invitation ${id(`p2-${kind}@re.test`)}), not member: revoke it first (chatctl invite revoke email:${id(`p2-${kind}@re.test`)})`,
     );

@@ -90,16 +90,16 @@ describe.each(TRANSPORTS)('subscriptions commands over %s', (kind) => {
     expect(sub(a.id).pin_to_top).toBe(0);
   });
 
-  it('exits 6 for an unknown channel, and 1 when the server refuses (not subscribed)', async () => {
+  it('exits 3 for an unknown channel or one the server refuses (not subscribed), saying why', async () => {
     const t = await cliTarget(org, kind);
     const unknown = await runCli([...t.args, 'subscriptions', 'set', '--channel', 'nowhere', 'is_muted=true'], { env: t.env });
-    expect(unknown.code).toBe(6);
+    expect(unknown.code).toBe(3);
     expect(unknown.stderr).toContain("Channel 'nowhere' does not exist");
     const a = await channel();
     const other = org.addUser();
     const o = await cliTarget(org, kind, other);
     const refused = await runCli([...o.args, 'subscriptions', 'set', '--channel', a.name, 'is_muted=true'], { env: o.env });
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(3);
     expect(refused.stderr).toContain(`Not subscribed to channel ID ${a.id}`);
   });
 

@@ -88,7 +88,7 @@ describe.each(TRANSPORTS)('uploads over %s', (kind) => {
     expect(piped.stderr).toBe('chatctl: 1 uploaded (6 B), 0 failed\n');
   });
 
-  it('several files: one refused by the server fails its row only (exit 3); one file exits as its error', async () => {
+  it('several files: one refused by the server fails its row only (exit 3); one file exits 3 too, saying its error', async () => {
     const t = await cliTarget(org, kind, org.addUser());
     const refuse = (inner: Transport): Transport => ({
       target: inner.target,
@@ -109,7 +109,7 @@ describe.each(TRANSPORTS)('uploads over %s', (kind) => {
     ]);
     expect(r.stderr).toContain('chatctl: 1 uploaded (2 B), 1 failed\n');
     const one = await cli([...t.args, 'attachments', 'upload', bad], t.env, refuse);
-    expect(one.code).toBe(1);
+    expect(one.code).toBe(3);
     expect(one.stderr).toContain('You may only upload one file at a time (BAD_REQUEST)');
   });
 
@@ -174,7 +174,7 @@ describe('uploads against a mocked server', () => {
       .post('/api/v1/user_uploads')
       .reply(413, '<html><head><title>413 Request Entity Too Large</title></head></html>', { 'content-type': 'text/html' });
     const r = await runCli(['--server', SITE, 'attachments', 'upload', file('scan.pdf', 'x'.repeat(2000))], { env: env() });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain('chatctl: the server refused scan.pdf (2 kB) as too large (HTTP 413)');
     expect(r.stderr).toContain('client_max_body_size');
   });

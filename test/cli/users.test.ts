@@ -95,12 +95,12 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     expect(list.stdout.split('\n')).toContain(String(target.id));
   });
 
-  it('is refused by the server for a member, exit 5', async () => {
+  it('is refused by the server for a member: the row fails with its reason, exit 3', async () => {
     const member = org.addUser();
     const victim = org.addUser();
     const t = await cliTarget(org, kind, member);
     const r = await runCli([...t.args, 'users', 'deactivate', String(victim.id), '--yes'], { env: t.env });
-    expect(r.code).toBe(5);
+    expect(r.code).toBe(3);
     // zerver/lib/users.py access_user_common (for_admin): no role gate before it.
     expect(r.stderr).toContain('Insufficient permission (BAD_REQUEST)');
   });

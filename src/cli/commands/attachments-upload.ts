@@ -9,7 +9,7 @@ import { endsRun, failure } from '../bulk.js';
 import { defineCommand, type OutputOptions } from '../command.js';
 import type { Context } from '../context.js';
 import { printDryRun } from '../dry-run.js';
-import { ChatctlError } from '../errors.js';
+import { ChatctlError, RowsFailedError } from '../errors.js';
 import { arg } from '../flags.js';
 import type { OutputSpec } from '../output/output.js';
 import { formatSize } from '../units.js';
@@ -79,8 +79,8 @@ async function upload(opts: { files: string[]; dryRun: boolean } & OutputOptions
     ctx.info(`Uploaded ${only.target} (${formatSize(bytes)}) as attachment ${only.id ?? '(ID unknown)'}: ${only.url}`);
   }
   if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
-  // One file is one request: exit as its error would.
-  if (failed && files.length === 1) throw done[0]!.error;
+  // Exit 3 however many files failed; one file is said by its error.
+  if (failed && files.length === 1) throw new RowsFailedError(1, 1, done[0]!.error);
   if (failed) throw new ChatctlError(`${failed} of ${files.length} files were not uploaded`, 'partial');
 }
 
@@ -92,7 +92,7 @@ export const uploadCommand = defineCommand({
     "prints a row per file: its URL (link it in a message as [name](url)) and the attachment's ID (for " +
     "attachments delete). Every file is checked against the server's upload limit (max_file_upload_size_mib) " +
     'before anything is sent: a larger one is a usage error (exit 2). A 413 from the server or a proxy is ' +
-    'reported as too large. With several files, the others go on when one fails: exit 3 when some failed.',
+    'reported as too large. The others go on when one fails: exit 3 when any failed, the only file given too.',
   examples: [
     'chatctl attachments upload report.pdf',
     'chatctl attachments upload *.png --json',

@@ -4,7 +4,7 @@ import { getAttachments, removeAttachment, type Attachment } from '../../api/ope
 import { getOwnUser } from '../../api/operations/users.js';
 import { runPool, type PoolResult } from '../../client/pool.js';
 import { idsArg } from '../args.js';
-import { confirmAndRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk.js';
+import { confirmAndRun, endsRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk.js';
 import { defineCommand, type OutputOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -137,7 +137,10 @@ async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
         pacer: client.pacer,
         signal: ctx.signal,
         stopWhen: (e) => ['auth', 'temporary', 'interrupted'].includes(exitKindOf(e)),
-        onProgress: () => progress.tick(),
+        // The count is of deletions done, not of those the stop skipped.
+        onProgress: ({ result }) => {
+          if (result.ok || !result.skipped) progress.tick();
+        },
       });
     } finally {
       progress.done();
@@ -157,9 +160,10 @@ async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
     ctx.info(`chatctl: deleted ${plural(deleted.length, 'attachment')}, freed ${freed(total(deleted))}${notes.length ? `; ${notes.join(', ')}` : ''}`);
     if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
     if (!failed.length) return;
-    const first = failed.find((r) => !r.skipped)?.error ?? failed[0]!.error;
-    // Nothing went through: exit as the failure itself would (4 for credentials, 75 for an outage ...).
-    if (deleted.length === 0 && gone.length === 0) throw first;
+    // What stopped the run (credentials, an outage) exits as itself (4, 75); files that failed alone are exit 3,
+    // however many did.
+    const ending = failed.find((r) => !r.skipped && endsRun(r.error));
+    if (ending) throw ending.error;
     throw new ChatctlError(`${failed.length} of ${doomed.length} attachments were not deleted`, 'partial');
   } finally {
     lock?.release();
@@ -197,7 +201,7 @@ export const commands = [
     description:
       'Deletes your uploaded files (DELETE /attachments/{id}); IDs come from attachments list. Messages that ' +
       "linked a file keep their text, but the link stops working. Each ID's outcome is printed (one JSON line " +
-      'each with --json); exit 3 when some failed, 6 when the one ID given is unknown. Asks for confirmation on a ' +
+      'each with --json); exit 3 when any failed, the only one given too. Asks for confirmation on a ' +
       'terminal; elsewhere --yes is required.',
     examples: ['chatctl attachments delete 12', 'chatctl attachments delete 12 13 14 --yes --json', 'chatctl attachments delete 12 --dry-run'],
     args: { ids: idsArg('attachment IDs (from attachments list)', 'attachment') },

@@ -135,7 +135,6 @@ export const commands = [
           return;
         }
         if (opts.dryRun) return await printPlan(ctx, opts, plan);
-        ctx.info(`chatctl: plan: ${planSummary(plan)}`);
         const removals = plan.filter((s) => s.change.action === 'unsubscribe').length;
         if (removals) await confirmOrExit(ctx, opts.yes, `Remove ${plural(removals, 'subscription')} the map does not want?`);
         await runMemberChanges(

@@ -76,7 +76,7 @@ export const commands = [
         status: 'updated',
         call: planCall(updateRealmDomain, { domain, allow_subdomains: opts.subdomains === true }),
       };
-      await runCalls(ctx, opts, await ctx.client(), [call], 'updated');
+      await runCalls(ctx, { ...opts, single: true }, await ctx.client(), [call], 'updated');
     },
   }),
 

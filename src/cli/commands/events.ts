@@ -71,8 +71,8 @@ export const commands = [
     summary: 'delete event queues',
     description:
       "Deletes event queues by ID (DELETE /events), e.g. those a script registered. Each ID's outcome is printed " +
-      '(one JSON line each with --json); exit 3 when some failed, and 6 when the one ID given does not exist or ' +
-      'has expired (BAD_EVENT_QUEUE_ID). Asks for confirmation on a terminal; elsewhere --yes is required.',
+      '(one JSON line each with --json); exit 3 when any failed (one that does not exist or ' +
+      'has expired: BAD_EVENT_QUEUE_ID), the only one given too. Asks for confirmation on a terminal; elsewhere --yes is required.',
     examples: ['chatctl events delete 1517975029:0 --yes', 'chatctl events delete "$Q" --yes --json'],
     args: { queueIds: converted(arg.variadic('queue IDs (from events register or POST /register)', { required: true, label: 'queue_ids' }), parseQueueIds) },
     output: { fields: OUTCOME_FIELDS },

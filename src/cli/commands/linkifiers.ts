@@ -88,7 +88,7 @@ export const commands = [
         status: 'added',
         call: planCall(addLinkifier, { pattern, url_template: opts.urlTemplate, ...reverseFields(opts) }, { labels: LABELS, idOf: (res) => res.id }),
       };
-      await runCalls(ctx, opts, await ctx.client(), [call], 'added');
+      await runCalls(ctx, { ...opts, single: true }, await ctx.client(), [call], 'added');
     },
   }),
 
@@ -125,7 +125,7 @@ export const commands = [
           { labels: clear ? CLEAR_LABELS : LABELS, id },
         ),
       };
-      await runCalls(ctx, opts, await ctx.client(), [call], 'updated');
+      await runCalls(ctx, { ...opts, single: true }, await ctx.client(), [call], 'updated');
     },
   }),
 
@@ -135,8 +135,8 @@ export const commands = [
     summary: 'remove linkifiers (administrators)',
     description:
       'Removes the linkifiers with these IDs (DELETE /realm/filters/{id}). Messages already sent keep their links; ' +
-      "new messages are no longer linkified. Each ID's outcome is printed; exit 3 when some failed, 6 when the one " +
-      'ID given is unknown. Asks for confirmation on a terminal; elsewhere --yes is required.',
+      "new messages are no longer linkified. Each ID's outcome is printed; exit 3 when any failed, the only one " +
+      'given too (chatctl help exit-codes). Asks for confirmation on a terminal; elsewhere --yes is required.',
     examples: ['chatctl linkifiers remove 3', 'chatctl linkifiers remove 3 4 --yes --json'],
     args: { ids: idsArg('linkifier IDs (from linkifiers list)', 'linkifier') },
     output: { fields: OUTCOME_FIELDS },

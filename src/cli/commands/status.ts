@@ -21,7 +21,7 @@ async function changeStatus(
   const call: RowCall = found.ok
     ? { row: 1, target: ref, status, call: planCall(updateUserStatus, { user_id: found.id, ...change }, { id: found.id }) }
     : { row: 1, target: ref, status: 'failed', error: found.error };
-  await runCalls(ctx, opts, client, [call], status);
+  await runCalls(ctx, { ...opts, single: true }, client, [call], status);
 }
 
 export const commands = [

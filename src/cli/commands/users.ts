@@ -407,12 +407,14 @@ export const commands = [
         return { account, call: existing ? { ...call, ...createdBefore(existing, r.full_name) } : call };
       });
       const refusal = (e: unknown) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e);
+      // EMAIL names one account: its failure exits as its error would; rows of a file are a bulk run (exit 3).
+      const flags = { ...opts, single: opts.email !== undefined };
       // The embedded organization takes the rows in batches, without a request (or a hash) for each.
       const organization = opts.dryRun ? undefined : await organizationOf(client);
-      if (organization && client.credentials) return createInBatches(ctx, opts, organization, client.credentials, planned, refusal);
+      if (organization && client.credentials) return createInBatches(ctx, flags, organization, client.credentials, planned, refusal);
       await runCalls(
         ctx,
-        opts,
+        flags,
         client,
         planned.map((p) => p.call),
         'created',
@@ -474,7 +476,8 @@ export const commands = [
         },
         { users: true, customFields: rows.some((r) => r.changes.profile_data?.length) },
       );
-      await runCalls(ctx, opts, await ctx.client(), calls, 'updated');
+      // USER names one account: its failure exits as its error would; rows of a file are a bulk run (exit 3).
+      await runCalls(ctx, { ...opts, single: opts.user !== undefined }, await ctx.client(), calls, 'updated');
     },
   }),
 

@@ -4,7 +4,7 @@
  */
 import { usageError } from '../errors.js';
 import { flag } from '../flags.js';
-import { parseDuration } from '../units.js';
+import { DURATION_HELP, parseDuration } from '../units.js';
 
 /** `7d`, `12h`, `30m` or `never` into invite_expires_in_minutes (null: never expires). */
 export function parseExpires(text: string, name = '--expires'): number | null {
@@ -18,7 +18,7 @@ export function parseExpires(text: string, name = '--expires'): number | null {
 export const inviteFlags = (expiresHelp: string) => ({
   channel: flag.list('--channel <channel>', 'subscribe them to this channel, ID or name (repeatable)'),
   as: flag.role('--as <role>', 'their role: owner, admin, moderator, member (default), guest'),
-  expires: flag.custom('--expires <duration>', expiresHelp, parseExpires),
+  expires: flag.custom('--expires <duration>', `${expiresHelp}; ${DURATION_HELP}`, parseExpires),
   group: flag.list('--group <group>', 'add them to this user group, ID or name (repeatable)'),
   defaultChannels: flag.bool('--default-channels', "also subscribe them to the organization's default channels"),
 });

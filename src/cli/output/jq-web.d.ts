@@ -6,8 +6,11 @@ declare module 'jq-web' {
     stderr?: string;
   }
   interface Jq {
-    /** Runs jq with `flags` and `filter` over `input` (JSON text, any number of values); returns its stdout. */
-    raw(input: string, filter: string, flags?: readonly string[]): string;
+    /**
+     * Runs jq with `flags` and `filter` over `input` (JSON text, any number of values); returns its stdout,
+     * or undefined when the program printed nothing (`empty`, a `select` that matched no input).
+     */
+    raw(input: string, filter: string, flags?: readonly string[]): string | undefined;
   }
   /** The module is a promise of the engine, settled once its WebAssembly is compiled. */
   const ready: Promise<Jq>;

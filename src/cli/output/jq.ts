@@ -51,13 +51,15 @@ export async function checkJq(expression: string): Promise<void> {
 export async function runJq(expression: string, inputs: readonly unknown[]): Promise<string> {
   if (inputs.length === 0) return '';
   const jq = await load();
-  let out: string;
+  let out: string | undefined;
   try {
     // Several inputs go in as NDJSON: jq runs the program once per value, as `jq EXPR < file.ndjson` does.
     out = jq.raw(inputs.map((v) => JSON.stringify(v)).join('\n'), expression, ['-c']);
   } catch (e) {
     throw new ChatctlError(`jq: ${engineMessage(e)}`, 'failure');
   }
+  // A program that printed nothing succeeded, as with jq: there is just nothing to show.
+  if (out === undefined) return '';
   // Compact JSON has no raw newlines, so each line is one result; a JSON string is printed as its text.
   return out
     .split('\n')

@@ -1,7 +1,7 @@
 /**
  * The one output layer. Data goes to stdout only, in the format asked for:
  * - table: on a TTY by default; headers, colour unless NO_COLOR, fitted to the terminal width keeping the
- *   identifying columns (table.ts); times in one format and roles by name (display.ts);
+ *   identifying columns (table.ts), and whole when piped; times in one format and roles by name (display.ts);
  * - tsv: when piped by default; no header, no colour, no truncation;
  * - json: the data itself (an array for lists, `[]` when empty); ndjson: one object a line, streamed;
  * - csv: with a header row.
@@ -333,7 +333,9 @@ export class Output {
   }
 
   private async renderTable(head: string[], body: string[][], keys: boolean[], whole: boolean[]): Promise<void> {
-    this.write(await renderTable({ head, body, keys, whole }, { columns: this.io.columns, color: this.color }));
+    // Piped (--format table into a file or a pager), there is no width to fit: nothing is cut or left out.
+    const columns = this.io.stdoutIsTTY ? this.io.columns : Number.POSITIVE_INFINITY;
+    this.write(await renderTable({ head, body, keys, whole }, { columns, color: this.color }));
   }
 }
 

@@ -43,14 +43,7 @@ export function legacyPresence(lastActive: number, lastConnected: number): { agg
  * Records a presence report (nothing when the user shares no presence). A first report, or coming back
  * active after missing a couple of pings, is announced at once with a `presence` event.
  */
-export function recordPresence(
-  db: Db,
-  sink: EventSink,
-  user: UserRow,
-  status: 'active' | 'idle',
-  now: number,
-  serverTimestamp: number,
-): void {
+export function recordPresence(db: Db, sink: EventSink, user: UserRow, status: 'active' | 'idle', now: number, serverTimestamp: number): void {
   if (!user.presence_enabled) return;
   const row = db.prepare('SELECT * FROM presence WHERE user_id = ?').get(user.id) as PresenceRow | undefined;
   const active = status === 'active';
@@ -79,10 +72,7 @@ export function recordPresence(
   if (getSetting(db, 'presence_disabled') || !(row === undefined || becameOnline)) return;
   const entry = legacyEntry(lastActive ?? joined(user), lastConnected ?? joined(user));
   const everyone = (db.prepare('SELECT id FROM users WHERE is_active = 1').all() as { id: number }[]).map((r) => r.id);
-  sink.emit(
-    { type: 'presence', email: apiEmail(db, user), user_id: user.id, server_timestamp: serverTimestamp, presence: { website: entry } },
-    everyone,
-  );
+  sink.emit({ type: 'presence', email: apiEmail(db, user), user_id: user.id, server_timestamp: serverTimestamp, presence: { website: entry } }, everyone);
 }
 
 export interface PresenceQuery {
