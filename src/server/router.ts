@@ -24,6 +24,7 @@ import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/de
 import type { Admit } from './rate-limit.js';
 import { getSetting } from './model/realm.js';
 import { BUSY_MESSAGE, isBusy } from './store/busy.js';
+import { retryWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
 
@@ -277,11 +278,21 @@ export class Router {
       params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));
     });
     const read = decodeParams(op, req, params);
-    const ctx = this.context(req, caller, signal);
     const binding = await this.binding(op, hit.route.area);
-    const result = binding.async
-      ? this.settle(req, await binding.fn(ctx.handler, params), streamed)
-      : inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
+    // A try that found the store busy is run again from the start, with a fresh context: nothing it
+    // scheduled or emitted survives its rolled-back transaction.
+    let ctx = this.context(req, caller, signal);
+    const attempt = binding.async
+      ? async () => {
+          ctx = this.context(req, caller, signal);
+          return this.settle(req, await binding.fn(ctx.handler, params), streamed);
+        }
+      : () => {
+          ctx = this.context(req, caller, signal);
+          return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
+        };
+    const clock = this.opts.clock ?? systemClock;
+    const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
     ctx.commit();
     const body: Record<string, unknown> = { result: 'success', msg: '', ...result };
     const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
@@ -302,6 +313,7 @@ export class Router {
     // Whether the answer depends on nothing but the store, the caller and the request (answer-cache.ts):
     // reading the clock or the client's details, writing or scheduling work says it does not.
     let pure = true;
+    let committed = false;
     const impure = () => {
       pure = false;
     };
@@ -345,12 +357,16 @@ export class Router {
       },
       tx: (fn) => {
         impure();
-        return inTransaction(db, 'immediate', fn);
+        const out = inTransaction(db, 'immediate', fn);
+        committed = true;
+        return out;
       },
     };
     return {
       handler,
       pure: () => pure,
+      /** Whether a transaction of an async handler has committed: then the handler cannot be run again. */
+      committedSome: () => committed,
       /** Starts the deferred work once the transaction has committed. */
       commit: () => {
         for (const task of deferred.splice(0)) {
