@@ -6,7 +6,7 @@
  * Order as on a Zulip server: route → method → authentication → role gate → parameter decoding →
  * handler (in one write transaction) → `ignored_parameters_unsupported`.
  */
-import { ApiError } from '../api/errors.js';
+import { ApiError, storageFull } from '../api/errors.js';
 import { operationsByArea, type AreaName } from '../api/catalogue.js';
 import { LIMITS } from '../api/limits.js';
 import type { Operation, ParamDef } from '../api/operation.js';
@@ -23,7 +23,7 @@ import { sourceOf } from './model/login-failures.js';
 import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destination-policy.js';
 import type { Admit } from './rate-limit.js';
 import { getSetting } from './model/realm.js';
-import { BUSY_MESSAGE, isBusy } from './store/busy.js';
+import { BUSY_MESSAGE, isBusy, isStorageFull } from './store/busy.js';
 import { retryWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
@@ -196,6 +196,11 @@ export class Router {
   private failure(req: WireRequest, e: unknown): ApiError {
     if (e instanceof ApiError) return e;
     if (isBusy(e)) return new ApiError(BUSY_MESSAGE, 'BAD_REQUEST', 503, {}, { 'retry-after': '1' });
+    if (isStorageFull(e)) {
+      // One line, not a stack: a full disk is the operator's to fix, and every request would log it again.
+      this.opts.log?.(`disk full on ${req.method} ${req.path}: ${e instanceof Error ? e.message : String(e)}`);
+      return storageFull();
+    }
     this.opts.log?.(`internal error on ${req.method} ${req.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return new ApiError('Internal server error', 'BAD_REQUEST', 500);
   }
