@@ -93,7 +93,7 @@ describe.each(TRANSPORTS)('a store that cannot grow, over %s', (kind) => {
 
   it('answers 507 STORAGE_FULL with one log line, keeps nothing, and works again once there is room', async () => {
     const pages = org.db.pragma('page_count', { simple: true }) as number;
-    const messages = () => org.db.prepare('SELECT count(*) FROM messages').pluck().get();
+    const messages = () => org.db.prepare('SELECT count(*) FROM messages').pluck().get() as number;
     const before = messages();
     const logged = org.logs.length;
     // As a full disk does: SQLite cannot add a page (the freelist is empty in a fresh store, and a message of
