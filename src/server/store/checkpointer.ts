@@ -20,7 +20,7 @@ import { WAL_LIMIT_BYTES } from './wal-limit.js';
 
 const PASSIVE_EVERY_MS = 1000;
 /** How often the log's size is looked at: at most this much writing goes past the limit. */
-const SIZE_EVERY_MS = 100;
+const SIZE_EVERY_MS = 20;
 
 /** The worker's code: a connection of its own that checkpoints what it can, and empties the log when it is too long or all copied. */
 const WORKER = `
