@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'REALM_UPLOAD_QUOTA'
   | 'METHOD_NOT_ALLOWED'
   | 'REQUEST_TOO_LARGE'
+  | 'STORAGE_FULL'
   | (string & {});
 
 export class ApiError extends Error {
@@ -58,6 +59,13 @@ export const unauthorized = (msg: string): ApiError => new ApiError(msg, 'UNAUTH
 export const mustBe = (what: 'administrator' | 'owner' | 'member'): ApiError => new ApiError(`${ROLE_REQUIRED} ${what}`, 'UNAUTHORIZED_PRINCIPAL', 400);
 
 export const insufficientPermission = (): ApiError => badRequest(INSUFFICIENT_PERMISSION);
+
+/**
+ * The server's disk is full (ours: a Zulip server answers 500 when PostgreSQL cannot write). 507 with a code
+ * of its own, so a client can tell it from a bug and try again later; nothing of the request was kept.
+ */
+export const storageFull = (): ApiError =>
+  new ApiError('The server is out of disk space; nothing was changed. Try again later.', 'STORAGE_FULL', 507, {}, { 'retry-after': '60' });
 
 /**
  * A `change_all` move that would take messages older than the mover's time limit (zerver/lib/exceptions.py

@@ -30,6 +30,12 @@ export const LIMITS = {
   narrowTerms: 100,
   /** A linkifier pattern, in characters (ours: Zulip's RE2 refuses programs over its memory budget instead). */
   linkifierPattern: 1000,
+  /**
+   * Applying the organization's linkifiers to one message, in ms: past it the message is refused as unrenderable.
+   * Ours: a Zulip server gives its whole renderer 5 s (zerver/lib/markdown/__init__.py markdown_convert,
+   * unsafe_timeout), but there each request has a worker process of its own; here every request waits for it.
+   */
+  renderLinkifiersMs: 100,
   /** A channel's name, in code points (Zulip's Stream.MAX_NAME_LENGTH). */
   channelName: 60,
   /** A channel's description, in code points (Zulip's Stream.MAX_DESCRIPTION_LENGTH). */

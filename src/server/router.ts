@@ -6,7 +6,7 @@
  * Order as on a Zulip server: route → method → authentication → role gate → parameter decoding →
  * handler (in one write transaction) → `ignored_parameters_unsupported`.
  */
-import { ApiError } from '../api/errors.js';
+import { ApiError, storageFull } from '../api/errors.js';
 import { operationsByArea, type AreaName } from '../api/catalogue.js';
 import { LIMITS } from '../api/limits.js';
 import type { Operation, ParamDef } from '../api/operation.js';
@@ -23,7 +23,8 @@ import { sourceOf } from './model/login-failures.js';
 import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destination-policy.js';
 import type { Admit } from './rate-limit.js';
 import { getSetting } from './model/realm.js';
-import { BUSY_MESSAGE, isBusy } from './store/busy.js';
+import { BUSY_MESSAGE, isBusy, isStorageFull } from './store/busy.js';
+import { retryWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
 
@@ -195,6 +196,11 @@ export class Router {
   private failure(req: WireRequest, e: unknown): ApiError {
     if (e instanceof ApiError) return e;
     if (isBusy(e)) return new ApiError(BUSY_MESSAGE, 'BAD_REQUEST', 503, {}, { 'retry-after': '1' });
+    if (isStorageFull(e)) {
+      // One line, not a stack: a full disk is the operator's to fix, and every request would log it again.
+      this.opts.log?.(`disk full on ${req.method} ${req.path}: ${e instanceof Error ? e.message : String(e)}`);
+      return storageFull();
+    }
     this.opts.log?.(`internal error on ${req.method} ${req.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return new ApiError('Internal server error', 'BAD_REQUEST', 500);
   }
@@ -278,11 +284,21 @@ export class Router {
       params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));
     });
     const read = decodeParams(op, req, params);
-    const ctx = this.context(req, caller, signal);
     const binding = await this.binding(op, hit.route.area);
-    const result = binding.async
-      ? this.settle(req, await binding.fn(ctx.handler, params), streamed)
-      : inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
+    // A try that found the store busy is run again from the start, with a fresh context: nothing it
+    // scheduled or emitted survives its rolled-back transaction.
+    let ctx = this.context(req, caller, signal);
+    const attempt = binding.async
+      ? async () => {
+          ctx = this.context(req, caller, signal);
+          return this.settle(req, await binding.fn(ctx.handler, params), streamed);
+        }
+      : () => {
+          ctx = this.context(req, caller, signal);
+          return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
+        };
+    const clock = this.opts.clock ?? systemClock;
+    const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
     ctx.commit();
     const body: Record<string, unknown> = { result: 'success', msg: '', ...result };
     const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
@@ -303,6 +319,7 @@ export class Router {
     // Whether the answer depends on nothing but the store, the caller and the request (answer-cache.ts):
     // reading the clock or the client's details, writing or scheduling work says it does not.
     let pure = true;
+    let committed = false;
     const impure = () => {
       pure = false;
     };
@@ -346,12 +363,16 @@ export class Router {
       },
       tx: (fn) => {
         impure();
-        return inTransaction(db, 'immediate', fn);
+        const out = inTransaction(db, 'immediate', fn);
+        committed = true;
+        return out;
       },
     };
     return {
       handler,
       pure: () => pure,
+      /** Whether a transaction of an async handler has committed: then the handler cannot be run again. */
+      committedSome: () => committed,
       /** Starts the deferred work once the transaction has committed. */
       commit: () => {
         for (const task of deferred.splice(0)) {

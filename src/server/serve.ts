@@ -11,6 +11,7 @@ import { destinationsForServe } from './outgoing/destinations.js';
 import { zulipRateLimits } from './rate-limit.js';
 import { getSetting, setSetting } from './model/realm.js';
 import { Router } from './router.js';
+import { neverWaitInline } from './store/busy-retry.js';
 import { checkpointOffLoop } from './store/checkpointer.js';
 import type { Db } from './store/db.js';
 
@@ -60,6 +61,8 @@ export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promi
   const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${bound}`;
   // Outgoing links (realm_url) answer with where the server is reached; remember it for in-process use.
   if (getSetting(db, 'url') !== url) db.transaction(() => setSetting(db, 'url', url)).immediate();
+  // From here on no wait for another process's lock holds the event loop (store/busy-retry.ts).
+  const waitInlineAgain = neverWaitInline(db);
   return {
     url,
     async stop() {
@@ -67,6 +70,7 @@ export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promi
       await new Promise<void>((done) => server.close(() => done()));
       stopHousekeeping();
       await router.drain();
+      waitInlineAgain();
       await stopCheckpoints();
       log.flush();
     },

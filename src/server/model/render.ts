@@ -9,6 +9,8 @@
  */
 import { createRequire } from 'node:module';
 import type { MarkdownIt, StateCore, StateInline, Token } from 'markdown-it';
+import { type ApiError, badRequest } from '../../api/errors.js';
+import { LIMITS } from '../../api/limits.js';
 import type { TopicLink } from '../../api/operations/messages.js';
 import { escapeHtml } from '../../html.js';
 import type { Db } from '../store/db.js';
@@ -39,6 +41,8 @@ interface Env {
   senderId: number | undefined;
   result: Rendered;
   linkifiers: CompiledLinkifier[];
+  /** What is left of LIMITS.renderLinkifiersMs for this render. */
+  budget: SearchBudget;
 }
 
 interface CompiledLinkifier {
@@ -71,7 +75,8 @@ function markdown(): MarkdownIt {
 /** Renders message (or description) Markdown to HTML, collecting what it mentions. */
 export function renderMarkdown(db: Db, content: string, opts: RenderOptions = {}): Rendered {
   const result: Rendered = { html: '', mentionedUserIds: new Set(), mentionedGroupIds: new Set(), streamWildcard: false, topicWildcard: false };
-  const env: Env = { db, senderId: opts.senderId, result, linkifiers: compileLinkifiers(db) };
+  const linkifiers = compileLinkifiers(db);
+  const env: Env = { db, senderId: opts.senderId, result, linkifiers, budget: { leftMs: LIMITS.renderLinkifiersMs } };
   result.html = markdown().render(content, env).trimEnd();
   return result;
 }
@@ -275,13 +280,38 @@ interface LinkMatch {
   url: string;
 }
 
-/** Non-overlapping linkifier matches in `text`; an earlier linkifier wins an overlap. Linear in `text`. */
-function linkifierMatches(linkifiers: CompiledLinkifier[], text: string): LinkMatch[] {
+/**
+ * A message whose linkifiers take too long, refused as a Zulip server refuses one its renderer gave up on
+ * (zerver/actions/message_send.py: MarkdownRenderingError becomes this error).
+ */
+const unrenderable = (): ApiError => badRequest('Unable to render message');
+
+/** Time the searches after a linkifier's first match in a text may still take, in ms. */
+interface SearchBudget {
+  leftMs: number;
+}
+
+/**
+ * Non-overlapping linkifier matches in `text`; an earlier linkifier wins an overlap. One search is linear in
+ * `text`, but every match starts another, and a pattern can make each of them run to the end of the text
+ * (`a(.*c)?` over `a a a ...`: 3.3 s for 10,000 characters, all of it holding every other request). The
+ * searches after a first match are timed against `budget`: past it the message is refused. The first search
+ * of each linkifier is left out, so a long text is never refused for its length alone.
+ */
+function linkifierMatches(linkifiers: CompiledLinkifier[], text: string, budget: SearchBudget = { leftMs: Number.POSITIVE_INFINITY }): LinkMatch[] {
   const taken: LinkMatch[] = [];
   for (const l of linkifiers) {
     const m = l.regex.matcher(text);
     let from = 0;
-    while (from <= text.length && m.find(from)) {
+    // A search from the very end could only find an empty link, which links nothing.
+    for (let first = true; from < text.length; first = false) {
+      const began = performance.now();
+      const found = m.find(from);
+      if (!first) {
+        budget.leftMs -= performance.now() - began;
+        if (budget.leftMs < 0) throw unrenderable();
+      }
+      if (!found) break;
       const start = m.start(2);
       const end = m.end(2);
       // The character after a match may be the one before the next, so the search resumes at the link's end.
@@ -309,7 +339,7 @@ function linkifierRule(state: StateCore): void {
         out.push(token);
         continue;
       }
-      const matches = linkifierMatches(env.linkifiers, token.content);
+      const matches = linkifierMatches(env.linkifiers, token.content, env.budget);
       if (matches.length === 0) {
         out.push(token);
         continue;

@@ -20,3 +20,12 @@ export function isBusy(e: unknown): boolean {
 }
 
 export const BUSY_MESSAGE = `the data dir is busy: another process held its write lock for over ${BUSY_TIMEOUT_MS / 1000} s; try again`;
+
+/**
+ * True for a store that cannot grow: SQLITE_FULL (the disk, or the database's page limit) and ENOSPC from a
+ * file write. Temporary too: the request is refused, and the next one works once space is freed.
+ */
+export function isStorageFull(e: unknown): boolean {
+  const code = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}

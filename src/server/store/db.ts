@@ -10,6 +10,7 @@ import { makeDirs } from '../../make-dirs.js';
 import { BUSY_TIMEOUT_MS } from './busy.js';
 import { migrations } from './migrations.js';
 import { tightenDataDir } from './modes.js';
+import { WAL_LIMIT_BYTES } from './wal-limit.js';
 
 export type Db = Database.Database;
 
@@ -35,6 +36,7 @@ export function openDb(dataDir: string, warn: (line: string) => void = () => {})
     tightenDataDir(dataDir, [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`], warn);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     db.pragma('foreign_keys = ON');
     migrate(db);
   } catch (e) {
