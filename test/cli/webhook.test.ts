@@ -104,7 +104,7 @@ describe('webhook trigger and listen, without a server', () => {
     });
     expect(payload!.message.rendered_content).toContain('<span class="user-mention" data-user-id="0">@Outgoing Bot</span>');
     expect(heard.stderr).toMatch(
-      /^chatctl: listening for outgoing-webhook payloads at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C to stop\)\nchatctl: received 1 payload\n$/,
+      /^chatctl: listening for outgoing-webhook payloads at http:\/\/127\.0\.0\.1:(\d+)\/ \(Ctrl-C to stop\)\nchatctl: a chatctl serve reaches it with --allow-webhook-address 127\.0\.0\.1:\1\nchatctl: received 1 payload\n$/,
     );
   });
 
