@@ -32,7 +32,7 @@ export const commands = [
       port: flag.port('--port <port>', 'the port to listen on (0: any free port)', { default: 9991 }),
       rateLimit: flag.bool('--rate-limit', "enforce a Zulip server's default API rate limits"),
       allowPrivateWebhooks: flag.bool('--allow-private-webhooks', 'let outgoing webhooks call loopback, private and link-local addresses'),
-      allowWebhookAddresses: flag.list('--allow-webhook-address <address>', 'let outgoing webhooks call this IP or IP:PORT (repeatable)', (value, name) => {
+      allowWebhookAddress: flag.list('--allow-webhook-address <address>', 'let outgoing webhooks call this IP or IP:PORT (repeatable)', (value, name) => {
         if (!parseAllowedAddress(value)) throw usageError(`${name} takes an IP address or IP:PORT ([IPv6]:PORT), not "${value}"`);
         return value;
       }),
@@ -49,7 +49,7 @@ export const commands = [
           port,
           rateLimit: rateLimit,
           allowPrivateWebhooks: opts.allowPrivateWebhooks,
-          allowWebhookAddresses: opts.allowWebhookAddresses,
+          allowWebhookAddresses: opts.allowWebhookAddress,
           write: (text) => ctx.io.stderr.write(text),
         });
         ctx.info(`chatctl: serving ${dataDir} at ${serving.url}/api/v1${rateLimit ? ' with rate limits' : ''} (Ctrl-C to stop)`);
