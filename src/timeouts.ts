@@ -21,3 +21,17 @@ export const DEFAULT_MAX_WAIT_SECONDS = 60;
 
 /** How long an interrupted command may take to finish on its own before it is ended (exit 130), ms: the promise is a second. */
 export const INTERRUPT_GRACE_MS = 1000;
+
+/**
+ * `serve`'s waits for its clients, ms: the request line and headers (checked every second, so a slowloris is
+ * closed within 9 s), the silence allowed between two pieces of a body, a whole request, an idle keep-alive
+ * connection (Node's default, which a client's KEEP_ALIVE_TIMEOUT_MS stays under).
+ */
+export const SERVE_TIMEOUTS_MS = { headers: 8_000, check: 1_000, bodyIdle: 10_000, request: 120_000, keepAlive: 5_000 } as const;
+
+/**
+ * How long a request `serve` has read may wait for its turn before it is answered 503 with Retry-After
+ * instead, ms: under more load than it can take, clients learn it at once rather than after their own timeout,
+ * as a Zulip server's nginx answers when uWSGI's listen queue is full.
+ */
+export const SERVE_QUEUE_DEADLINE_MS = 1_000;

@@ -18,6 +18,16 @@ export const LIMITS = {
   bodyBytes: (uploadMiB + 1) * MiB,
   /** A body without its files: url-encoded form data, or the text fields of a multipart one (Django's `DATA_UPLOAD_MAX_MEMORY_SIZE`, 2.5 MiB). */
   formBytes: 2_621_440,
+  /**
+   * A body read before the request's credentials are checked (ours: Zulip's nginx buffers a whole body before
+   * Django looks at the key). A larger one is read only once its key is checked; an operation that takes no
+   * key takes no larger body.
+   */
+  bodyBeforeAuthBytes: 64 * 1024,
+  /** Connections `serve` holds at once; one more is answered 503 and closed (ours: Zulip's nginx has worker_connections 10,000 per worker). */
+  connections: 1024,
+  /** Connections from one address at once (ours: a Zulip server leaves this to the operator's nginx or firewall). */
+  connectionsPerAddress: 128,
   /** Parameters in the body, and separately in the query string (Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS`). */
   fields: 1000,
   /** The request line and headers together (Node's default, above nginx's 8 KiB per header line). */

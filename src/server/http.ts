@@ -10,7 +10,9 @@ import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
 import { type ReadRequest, readRequest } from './answer-cache.js';
 import { sendHeld, sendWhole, writeAnswer } from './http-body.js';
+import { answerOnSocket, applyBounds, type HttpBounds, overloaded, SERVE_BOUNDS, wasRefused } from './http-bounds.js';
 import type { Router } from './router.js';
+import { StartQueue } from './start-queue.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -21,32 +23,48 @@ class TooLarge extends Error {
   }
 }
 
+/** A body whose sender fell silent for longer than the bounds allow between two pieces of it. */
+class Stalled extends Error {}
+
+/** The byte limit of a body: files come only in multipart bodies, so any other body is held to the form limit. */
+const bodyLimit = (multipart: boolean): [what: string, limit: number] =>
+  multipart ? ['The request body', LIMITS.bodyBytes] : ['The form data', LIMITS.formBytes];
+
 /**
- * The body, read only as far as its limit: files come only in multipart bodies, so any other body is held
- * to the form limit. A declared length over the limit is refused before one byte is read, and a body that
- * grows past it stops being read there.
+ * The body, read only as far as `limit`: a declared length over it is refused before one byte is read, and a
+ * body that grows past it stops being read there. A sender that falls silent for `idleMs` is given up on.
  */
-function readBody(req: IncomingMessage, multipart: boolean): Promise<Buffer> {
-  const [what, limit] = multipart ? ['The request body', LIMITS.bodyBytes] : ['The form data', LIMITS.formBytes];
+function readBody(req: IncomingMessage, res: ServerResponse, [what, limit]: [string, number], idleMs: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) return Promise.reject(new TooLarge(what, limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = setTimeout(() => stop(new Stalled()), idleMs);
+    const stop = (e: Error) => {
+      clearTimeout(timer);
+      // Not destroyed here: the answer still has to go out on this socket.
+      req.off('data', onData);
+      req.pause();
+      reject(e);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        // Not destroyed here: the 413 still has to go out on this socket.
-        req.off('data', onData);
-        req.pause();
-        reject(new TooLarge(what, limit));
-        return;
-      }
+      if (size > limit) return stop(new TooLarge(what, limit));
+      timer.refresh();
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
+    req.once('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks));
+    });
+    req.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    // Its sender waits for this before it sends the body: only now that the body is wanted (see checkContinue).
+    if (/^100-continue$/i.test(req.headers.expect ?? '')) res.writeContinue();
   });
 }
 
@@ -79,10 +97,15 @@ async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [str
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-const sendError = (res: ServerResponse, e: ApiError): void => sendWhole(res, e.status, JSON_TYPE, e.body());
+const sendError = (res: ServerResponse, e: ApiError): void => sendWhole(res, e.status, { ...JSON_TYPE, ...e.headers }, e.body());
 
-/** How long, and how much more, an unwanted body is read and thrown away so that its sender sees the answer. */
-const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
+/**
+ * How long, and how much more, an unwanted body is read and thrown away so that its sender sees the answer:
+ * as much as a whole body when it was refused on its way (its sender may be deep in a write), and only a
+ * little when it was refused on its headers alone (the answer went out before the sender wrote much), so that
+ * 20 unauthenticated 25 MiB uploads cost no more than a few MB.
+ */
+const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes, bytesBeforeBody: 1024 * 1024 };
 
 /**
  * Answers before the body was read (a 404, a 413) without taking the rest of it. Closing the socket while the
@@ -90,7 +113,7 @@ const LINGER = { ms: 2000, bytes: LIMITS.bodyBytes };
  * and dropped unparsed, as nginx's lingering close does, until it ends (the connection stays usable) or
  * LINGER runs out (it is closed). Left to itself, Node would read any amount of it.
  */
-function answerEarly(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+function answerEarly(req: IncomingMessage, res: ServerResponse, error: ApiError, lingerBytes = LINGER.bytes): void {
   sendError(res, error);
   if (req.complete) return;
   const socket = req.socket;
@@ -99,7 +122,7 @@ function answerEarly(req: IncomingMessage, res: ServerResponse, error: ApiError)
   const timer = setTimeout(close, LINGER.ms).unref();
   req.on('data', (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > LINGER.bytes) close();
+    if (dropped > lingerBytes) close();
   });
   req.once('end', () => clearTimeout(timer));
   req.once('close', () => clearTimeout(timer));
@@ -115,15 +138,13 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
     socket.destroy();
     return;
   }
-  const [status, reason, msg] =
+  answerOnSocket(
+    socket,
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', `The request headers are too large (limit: ${showBytes(LIMITS.headerBytes)})`]
+      ? new ApiError(`The request headers are too large (limit: ${showBytes(LIMITS.headerBytes)})`, 'REQUEST_TOO_LARGE', 431)
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'The request took too long to arrive']
-        : [400, 'Bad Request', 'Malformed HTTP request'];
-  const body = JSON.stringify(new ApiError(msg, status === 431 ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST', status).body());
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        ? new ApiError('The request took too long to arrive', 'BAD_REQUEST', 408)
+        : new ApiError('Malformed HTTP request', 'BAD_REQUEST', 400),
   );
 }
 
@@ -174,41 +195,54 @@ function gatherReads(router: Router, log: (line: string) => void): (waiting: Wai
   };
 }
 
-export function createApiServer(router: Router, log: (line: string) => void): Server {
+/**
+ * The router over HTTP, within `bounds` (http-bounds.ts): a request is started in its turn (start-queue.ts),
+ * and its log line says how long it waited for it.
+ */
+export function createApiServer(router: Router, log: (line: string) => void, bounds: HttpBounds = SERVE_BOUNDS): Server {
   const ask = gatherReads(router, log);
-  const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => {
+  const queue = new StartQueue(bounds.queueDeadlineMs);
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (wasRefused(req.socket)) return void res.destroy();
     const started = performance.now();
     // Read now: once the socket is destroyed (a refused body) it is gone from the request.
     const address = req.socket.remoteAddress;
     const remote = address ?? '-';
     let pathname = '-';
+    let queued = 0;
     const done = (status: number) => {
       const ms = performance.now() - started;
       // The path only: query strings can carry secrets.
-      log(`${remote} "${req.method} ${pathname}" ${status} ${ms.toFixed(1)}ms`);
+      log(`${remote} "${req.method} ${pathname}" ${status} ${ms.toFixed(1)}ms (queued ${queued.toFixed(1)}ms)`);
     };
     const handle = () => {
       const url = parseTarget(req.url ?? '/');
       if (url) pathname = url.pathname;
-      handleFully(router, req, res, url, address, done, log);
+      handleFully(router, req, res, url, address, { bounds, queue, started: () => (queued = performance.now() - started) }, done, log);
     };
     const target = req.url ?? '/';
     if (req.method === 'GET' && PLAIN_TARGET.test(target) && !carriesBody(req)) {
       pathname = target;
       ask({ read: readRequest(target.slice(API_PREFIX.length), [], req.headers), remoteAddress: address, res, handle, done });
     } else handle();
-  });
+  };
+  const server = createServer({ maxHeaderSize: LIMITS.headerBytes, connectionsCheckingInterval: bounds.checkIntervalMs }, onRequest);
+  // Node would say "100 Continue" at once; the body is asked for only once the key is checked (handleFully).
+  server.on('checkContinue', onRequest);
   server.on('clientError', answerClientError);
+  server.on('connection', () => queue.noteConnection());
+  applyBounds(server, bounds);
   return server;
 }
 
-/** A request the whole way: its body read and parsed, the router's answer written. */
+/** A request the whole way: checked on its headers, its body read and parsed, the router's answer written. */
 function handleFully(
   router: Router,
   req: IncomingMessage,
   res: ServerResponse,
   url: URL | null,
   address: string | undefined,
+  serving: { bounds: HttpBounds; queue: StartQueue; started(): void },
   done: (status: number) => void,
   log: (line: string) => void,
 ): void {
@@ -216,7 +250,7 @@ function handleFully(
   res.on('close', () => {
     if (!res.writableFinished) abort.abort();
   });
-  // A read that waited for the end of its turn (gatherReads) may have lost its client meanwhile.
+  // A request that waited for its turn (gatherReads, the start queue) may have lost its client meanwhile.
   if (req.socket.destroyed) abort.abort();
   void (async () => {
     if (!url) {
@@ -227,17 +261,42 @@ function handleFully(
       answerEarly(req, res, new ApiError('Not Found', 'BAD_REQUEST', 404));
       return done(404);
     }
+    const contentType = req.headers['content-type'] ?? '';
+    let limit = bodyLimit(isMultipart(contentType));
     let parsed: { body: [string, string][]; files: UploadedFile[] };
     try {
-      const contentType = req.headers['content-type'] ?? '';
-      parsed = await parseForm(contentType, await readBody(req, isMultipart(contentType)));
+      // A body that may be large is read only once the request's route and key are checked (the declared
+      // length first: refusing it costs nothing); one that needs no key may not be large.
+      if (Number(req.headers['content-length'] ?? 0) <= limit[1] && mayBeLarge(req)) {
+        const { refusal, open } = router.refusalBeforeBody(req.method ?? 'GET', url.pathname.slice(API_PREFIX.length), req.headers.authorization);
+        if (refusal) {
+          answerEarly(req, res, refusal, LINGER.bytesBeforeBody);
+          return done(refusal.status);
+        }
+        if (open) limit = ['The request body', LIMITS.bodyBeforeAuthBytes];
+      }
+      parsed = await parseForm(contentType, await readBody(req, res, limit, serving.bounds.bodyIdleMs));
     } catch (e) {
       if (e instanceof TooLarge) {
         answerEarly(req, res, new ApiError(e.message, 'REQUEST_TOO_LARGE', 413));
         return done(413);
       }
+      if (e instanceof Stalled) {
+        // Nothing more is coming in time: the answer goes out and the connection is closed behind it.
+        res.shouldKeepAlive = false;
+        sendError(res, new ApiError('The request body took too long to arrive', 'BAD_REQUEST', 408));
+        return done(408);
+      }
       sendError(res, new ApiError('Malformed payload', 'BAD_REQUEST', 400));
       return done(400);
+    }
+    // Its work starts as its turn comes (nothing awaited in between), or it is refused for having waited too long.
+    const turn = await serving.queue.turn();
+    serving.started();
+    if (abort.signal.aborted) return done(499);
+    if (turn.late) {
+      sendError(res, overloaded());
+      return done(503);
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
@@ -261,6 +320,10 @@ function handleFully(
     done(500);
   });
 }
+
+/** Whether a request's body may be over the bound of a body read before its key is checked. */
+const mayBeLarge = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > LIMITS.bodyBeforeAuthBytes;
 
 /** Whether a request says it carries a body (one without either header has none). */
 const carriesBody = (req: IncomingMessage): boolean =>

@@ -248,6 +248,42 @@ export class Router {
     return this.candidates(path).find((c) => c.route.op.method === lookup)?.route.op;
   }
 
+  /**
+   * The route a request reaches, in a Zulip server's order: no route is 404, no route for the method 405;
+   * null for OPTIONS, which every route answers with its methods (`allowed`).
+   */
+  private resolve(method: string, path: string): { hit: { route: Route; match: RegExpExecArray } | null; allowed: string[] } {
+    const candidates = this.candidates(path);
+    if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    const hit = candidates.find((c) => c.route.op.method === lookup);
+    const allowed = allowedMethods(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method));
+    // zerver/lib/rest.py get_target_view_function_or_response: OPTIONS lists them sorted, a 405 as declared.
+    if (method === 'OPTIONS') return { hit: null, allowed: [...allowed].sort() };
+    if (!hit) {
+      // zerver/lib/response.py json_method_not_allowed: Django's HttpResponseNotAllowed with a JSON body and no code.
+      throw new ApiError('Method Not Allowed', null, 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
+    }
+    return { hit, allowed };
+  }
+
+  /**
+   * What a request is refused with on its headers alone, before its body is read (serve asks for a body that
+   * is not small): no route, no method, or the credentials; undefined when it may go on. Whether an operation
+   * without authentication may take a large body is the caller's to decide (`open` says it takes none).
+   */
+  refusalBeforeBody(method: string, path: string, authorization: string | undefined): { refusal?: ApiError; open?: boolean } {
+    try {
+      const { hit } = this.resolve(method.toUpperCase(), path);
+      if (!hit || hit.route.op.access === 'none') return { open: true };
+      authenticate(this.opts.db, authorization);
+      return {};
+    } catch (e) {
+      if (e instanceof ApiError) return { refusal: e };
+      throw e;
+    }
+  }
+
   private async dispatch(
     req: WireRequest,
     signal: AbortSignal,
@@ -256,17 +292,8 @@ export class Router {
     keep?: { key: string; stamp: string },
   ): Promise<WireResponse> {
     const method = req.method.toUpperCase();
-    const candidates = this.candidates(req.path);
-    if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
-    const lookup = method === 'HEAD' ? 'GET' : method;
-    const hit = candidates.find((c) => c.route.op.method === lookup);
-    const allowed = allowedMethods(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method));
-    // zerver/lib/rest.py get_target_view_function_or_response: OPTIONS lists them sorted, a 405 as declared.
-    if (method === 'OPTIONS') return { status: 204, headers: { allow: [...allowed].sort().join(', ') }, body: null };
-    if (!hit) {
-      // zerver/lib/response.py json_method_not_allowed: Django's HttpResponseNotAllowed with a JSON body and no code.
-      throw new ApiError('Method Not Allowed', null, 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
-    }
+    const { hit, allowed } = this.resolve(method, req.path);
+    if (!hit) return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
     checkFieldCounts(req);
 
     const { op } = hit.route;

@@ -23,6 +23,8 @@ export interface ServeOptions {
   rateLimit: boolean;
   /** Let outgoing webhooks call loopback, private and link-local addresses. */
   allowPrivateWebhooks: boolean;
+  /** Addresses (IP or IP:PORT) outgoing webhooks may call whatever their network: `webhook listen`'s, say. */
+  allowWebhookAddresses?: readonly string[];
   /** Where the request and handler log lines go (serve: stderr), several lines in one write. */
   write: (text: string) => void;
 }
@@ -42,7 +44,7 @@ export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promi
     db,
     dataDir,
     log,
-    webhookDestinations: destinationsForServe(o.host, o.allowPrivateWebhooks),
+    webhookDestinations: destinationsForServe(o.allowPrivateWebhooks, o.allowWebhookAddresses),
     admit: o.rateLimit ? zulipRateLimits() : undefined,
   });
   const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);

@@ -76,7 +76,15 @@ describe('webhook: parsing', () => {
     [['webhook', 'listen', '--port', 'http'], '--port takes a port number, not "http"'],
     [['webhook', 'listen', '--count', '0'], '--count takes a number of payloads (1 or more), not "0"'],
     [['webhook', 'trigger', '--url', 'http://x.test/', '--fields', 'reply'], 'unknown field "reply"'],
+    // The address a serve lets its bots reach (src/api/webhook-addresses.ts): an IP, never a name or a network.
+    [['serve', '--allow-webhook-address', 'localhost:8080'], '--allow-webhook-address takes an IP address or IP:PORT ([IPv6]:PORT), not "localhost:8080"'],
+    [['serve', '--allow-webhook-address', '10.0.0.0/8'], '--allow-webhook-address takes an IP address or IP:PORT'],
   ])('%j is a usage error', expectUsageError);
+
+  it('reads serve --allow-webhook-address, repeated', async () => {
+    const s = await parse(['serve', '--allow-webhook-address', '127.0.0.1:8080', '--allow-webhook-address', '[::1]:9000'], parseOutput());
+    expect(s!.opts).toMatchObject({ allowWebhookAddress: ['127.0.0.1:8080', '[::1]:9000'] });
+  });
 });
 
 describe('webhook trigger and listen, without a server', () => {
@@ -104,7 +112,7 @@ describe('webhook trigger and listen, without a server', () => {
     });
     expect(payload!.message.rendered_content).toContain('<span class="user-mention" data-user-id="0">@Outgoing Bot</span>');
     expect(heard.stderr).toMatch(
-      /^chatctl: listening for outgoing-webhook payloads at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C to stop\)\nchatctl: received 1 payload\n$/,
+      /^chatctl: listening for outgoing-webhook payloads at http:\/\/127\.0\.0\.1:(\d+)\/ \(Ctrl-C to stop\)\nchatctl: a chatctl serve reaches it with --allow-webhook-address 127\.0\.0\.1:\1\nchatctl: received 1 payload\n$/,
     );
   });
 

@@ -207,6 +207,9 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
     ['an unknown bot type', { bot_type: 7 }, 'Invalid bot type'],
     ['an unknown interface', { bot_type: 3, payload_url: 'https://x.example.com/', interface_type: 3 }, 'Invalid interface type'],
     ['a payload URL that is not one', { bot_type: 3, payload_url: 'not a url' }, 'payload_url is not a URL'],
+    // Outgoing webhooks are HTTP POSTs: a scheme Django's URL validator takes but no webhook can use is refused.
+    ['an ftp payload URL', { bot_type: 3, payload_url: 'ftp://bots.example.com/hook' }, 'payload_url is not a URL'],
+    ['an ftps payload URL', { bot_type: 3, payload_url: 'ftps://bots.example.com/hook' }, 'payload_url is not a URL'],
   ])('refuses %s', async (_what, change, msg) => {
     const name = unique();
     const params = { full_name: `Bot ${name}`, short_name: `bot${name}`, ...change };

@@ -1,13 +1,15 @@
 /**
- * Where outgoing webhooks may go (src/server/outgoing/destinations.ts), with real receivers on 127.0.0.1:
- * a server that may not call this machine's services reaches none of them, by address or by name, and
- * tells the bot's owner as a Zulip server behind Smokescreen does; redirects are never followed.
+ * Where outgoing webhooks may go (src/server/outgoing/destinations.ts), with real receivers on 127.0.0.1 (no
+ * other address is ever connected to: the others are refused on the address alone): serve reaches none of
+ * this machine's services, by any spelling of its address or by name, and tells the bot's owner as a Zulip
+ * server behind Smokescreen does, unless the operator allows an address or all; redirects are never followed.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { IN_PROCESS_DESTINATIONS } from '../../src/server/outgoing/destination-policy.js';
+import { parseAllowedAddress } from '../../src/api/webhook-addresses.js';
 import { destinationAllowed, destinationsForServe } from '../../src/server/outgoing/destinations.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
@@ -38,43 +40,74 @@ describe('the destination policy', () => {
     ['127.8.9.10', 'loopback'],
     ['::1', 'loopback'],
     ['0.0.0.0', 'loopback'],
+    ['::', 'loopback'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['10.1.2.3', 'internal'],
     ['172.20.0.1', 'internal'],
     ['192.168.1.1', 'internal'],
+    ['100.64.0.1', 'internal'],
     ['169.254.169.254', 'internal'],
     ['::ffff:169.254.169.254', 'internal'],
+    ['198.18.0.1', 'internal'],
+    ['198.19.255.254', 'internal'],
+    ['192.0.2.1', 'internal'],
+    ['203.0.113.9', 'internal'],
+    ['224.0.0.251', 'internal'],
+    ['255.255.255.255', 'internal'],
+    ['::7f00:1', 'internal'],
+    ['64:ff9b::7f00:1', 'internal'],
+    ['2002:7f00:1::', 'internal'],
+    ['2001:db8::1', 'internal'],
     ['fe80::1', 'internal'],
     ['fd00::1', 'internal'],
+    ['ff02::1', 'internal'],
     ['93.184.215.14', 'public'],
+    ['198.20.0.1', 'public'],
     ['2606:4700::1111', 'public'],
   ])('classes %s as %s', (ip, kind) => {
     const allowed = [
-      destinationAllowed({ loopback: false, internal: false }, ip),
-      destinationAllowed({ loopback: true, internal: false }, ip),
-      destinationAllowed({ loopback: false, internal: true }, ip),
+      destinationAllowed({ loopback: false, internal: false }, ip, 80),
+      destinationAllowed({ loopback: true, internal: false }, ip, 80),
+      destinationAllowed({ loopback: false, internal: true }, ip, 80),
     ];
     expect(allowed).toEqual(kind === 'public' ? [true, true, true] : kind === 'loopback' ? [false, true, false] : [false, false, true]);
   });
 
-  it('lets serve on a loopback address call loopback targets, anywhere else none, unless private webhooks are allowed', () => {
-    expect(destinationsForServe('127.0.0.1', false)).toEqual({ loopback: true, internal: false });
-    expect(destinationsForServe('localhost', false)).toEqual({ loopback: true, internal: false });
-    expect(destinationsForServe('::1', false)).toEqual({ loopback: true, internal: false });
-    expect(destinationsForServe('0.0.0.0', false)).toEqual({ loopback: false, internal: false });
-    expect(destinationsForServe('192.168.1.5', false)).toEqual({ loopback: false, internal: false });
-    expect(destinationsForServe('0.0.0.0', true)).toEqual({ loopback: true, internal: true });
+  it('lets serve reach only the public Internet wherever it listens, unless private webhooks or an address are allowed', () => {
+    expect(destinationsForServe(false)).toEqual({ loopback: false, internal: false, addresses: [] });
+    expect(destinationsForServe(true)).toEqual({ loopback: true, internal: true });
     expect(IN_PROCESS_DESTINATIONS).toEqual({ loopback: true, internal: false });
+  });
+
+  it('lets an allowed address through, on its port when it names one, in either spelling of an IPv4 address', () => {
+    const policy = destinationsForServe(false, ['127.0.0.1:8080', '10.0.0.5', '[::1]:9000']);
+    expect(destinationAllowed(policy, '127.0.0.1', 8080)).toBe(true);
+    expect(destinationAllowed(policy, '::ffff:127.0.0.1', 8080)).toBe(true);
+    expect(destinationAllowed(policy, '127.0.0.1', 8081)).toBe(false);
+    expect(destinationAllowed(policy, '127.0.0.2', 8080)).toBe(false);
+    expect(destinationAllowed(policy, '10.0.0.5', 5432)).toBe(true);
+    expect(destinationAllowed(policy, '10.0.0.6', 5432)).toBe(false);
+    expect(destinationAllowed(policy, '::1', 9000)).toBe(true);
+    expect(destinationAllowed(policy, '::1', 8080)).toBe(false);
+  });
+
+  it('reads allowed addresses as IP or IP:PORT, and nothing else', () => {
+    expect(parseAllowedAddress('127.0.0.1')).toEqual({ ip: '127.0.0.1' });
+    expect(parseAllowedAddress('127.0.0.1:8080')).toEqual({ ip: '127.0.0.1', port: 8080 });
+    expect(parseAllowedAddress('::1')).toEqual({ ip: '::1' });
+    expect(parseAllowedAddress('[::1]:8080')).toEqual({ ip: '::1', port: 8080 });
+    for (const bad of ['localhost', 'localhost:8080', '127.0.0.1:0', '127.0.0.1:70000', '10.0.0.0/8', '']) expect(parseAllowedAddress(bad)).toBeNull();
   });
 });
 
-describe.each(TRANSPORTS)('outgoing webhooks to refused destinations, over %s', (kind) => {
+describe.each(TRANSPORTS)('outgoing webhooks of serve to refused destinations, over %s', (kind) => {
   let org: TestOrg;
   let ann: TestUser;
   let general: number;
   let service: Awaited<ReturnType<typeof receiver>>;
   beforeAll(async () => {
-    org = createTestOrg({ webhookDestinations: { loopback: false, internal: false } });
+    // What serve gives its router by default.
+    org = createTestOrg({ webhookDestinations: destinationsForServe(false) });
     ann = org.addUser({ name: 'Ann' });
     general = (org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
     service = await receiver((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"content":"internal secret"}'));
@@ -86,24 +119,61 @@ describe.each(TRANSPORTS)('outgoing webhooks to refused destinations, over %s', 
   const lastId = () => (org.db.prepare('SELECT coalesce(max(id), 0) AS id FROM messages').get() as { id: number }).id;
   const sentAfter = (id: number) => org.db.prepare('SELECT sender_id, type, content FROM messages WHERE id > ? ORDER BY id').all(id) as StoredMessage[];
 
+  // Every spelling of this machine the URL parser or the resolver turns into a loopback address; and a
+  // benchmarking address, refused on the address alone, before any connection is tried.
   it.each([
     ['an address', () => `http://127.0.0.1:${service.port}/hook`],
-    ['a name that resolves to one', () => `http://localhost:${service.port}/hook`],
+    ['a short form', () => `http://127.1:${service.port}/hook`],
+    ['a hexadecimal form', () => `http://0x7f.1:${service.port}/hook`],
+    ['an octal form', () => `http://0177.0.0.1:${service.port}/hook`],
+    ['a decimal form', () => `http://2130706433:${service.port}/hook`],
+    ['the unspecified address', () => `http://0.0.0.0:${service.port}/hook`],
+    ['IPv6 loopback', () => `http://[::1]:${service.port}/hook`],
     ['an IPv4-mapped IPv6 address', () => `http://[::ffff:127.0.0.1]:${service.port}/hook`],
-  ])('refuses a loopback service by %s: nothing is sent, the owner is told, the sender sees no answer', async (_name, url) => {
-    const bot = org.addUser({ name: `Inside Bot ${_name}`, bot: { type: 3, ownerId: org.owner.id, url: url() } });
+    ['a name that resolves to one', () => `http://localhost:${service.port}/hook`],
+    ['a benchmarking address', () => `http://198.18.0.1:${service.port}/hook`],
+  ])('refuses %s: nothing is sent, the owner is told, the sender sees no answer', async (name, url) => {
+    const bot = org.addUser({ name: `Inside Bot ${name}`, bot: { type: 3, ownerId: org.owner.id, url: url() } });
     const before = lastId();
-    await (await clientFor(org, kind, ann)).call(sendMessage, { type: 'stream', to: String(general), topic: 'ssrf', content: `@**Inside Bot ${_name}** hi` });
+    await (await clientFor(org, kind, ann)).call(sendMessage, { type: 'stream', to: String(general), topic: 'ssrf', content: `@**Inside Bot ${name}** hi` });
     await org.router.drain();
     expect(service.hits()).toBe(0);
     const [, failure, notice] = sentAfter(before);
     expect(failure).toMatchObject({ sender_id: bot.id, type: 'stream', content: 'Failure! Third party responded with 407' });
     expect(notice).toMatchObject({ sender_id: bot.id, type: 'private' });
     expect(notice!.content).toContain(
-      `to your bot @_**Inside Bot ${_name}** triggered an outgoing webhook.\nThe URL configured for the webhook is for a private or disallowed network.`,
+      `to your bot @_**Inside Bot ${name}** triggered an outgoing webhook.\nThe URL configured for the webhook is for a private or disallowed network.`,
     );
     expect(sentAfter(before).some((m) => m.content.includes('internal secret'))).toBe(false);
-    expect(org.logs.some((l) => l.includes(`bot ${bot.id}`) && l.includes('refused'))).toBe(true);
+    // Refused, not tried: a connection attempt would have been logged as failed and retried.
+    expect(org.logs.filter((l) => l.includes(`bot ${bot.id} `))).toEqual([expect.stringContaining('refused')]);
+  });
+});
+
+describe('outgoing webhooks of serve to allowed addresses', () => {
+  it('reaches an allowed address (a webhook listen) and no other port of the machine; --allow-private-webhooks reaches all', async () => {
+    const allowed = await receiver((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"content":"heard"}'));
+    const other = await receiver((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"content":"secret"}'));
+    const narrow = createTestOrg({ webhookDestinations: destinationsForServe(false, [`127.0.0.1:${allowed.port}`]) });
+    const wide = createTestOrg({ webhookDestinations: destinationsForServe(true) });
+    try {
+      const mention = async (org: TestOrg, port: number) => {
+        const ann = org.addUser({ name: 'Ann' });
+        const bot = org.addUser({ name: `Port Bot ${port}`, bot: { type: 3, ownerId: org.owner.id, url: `http://127.0.0.1:${port}/` } });
+        await (await clientFor(org, 'http', ann)).call(sendMessage, { type: 'direct', to: JSON.stringify([bot.id]), content: 'hello' });
+        await org.router.drain();
+        return (org.db.prepare('SELECT content FROM messages WHERE sender_id = ? ORDER BY id').all(bot.id) as { content: string }[]).map((m) => m.content);
+      };
+      expect(await mention(narrow, allowed.port)).toEqual(['heard']);
+      expect((await mention(narrow, other.port))[0]).toBe('Failure! Third party responded with 407');
+      expect(other.hits()).toBe(0);
+      expect(await mention(wide, other.port)).toEqual(['secret']);
+    } finally {
+      await narrow.close();
+      await wide.close();
+      await stop(allowed.server);
+      await stop(other.server);
+    }
   });
 });
 

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
+import { parseAllowedAddress } from '../../api/webhook-addresses.js';
 import { defineCommand } from '../command.js';
 import { embeddedTarget } from '../embedded-target.js';
+import { usageError } from '../errors.js';
 import { flag } from '../flags.js';
 
 export const commands = [
@@ -14,12 +16,15 @@ export const commands = [
       'per user, 100 a minute per address without authentication) with the same X-RateLimit-* headers and 429 replies, ' +
       "counted in this process's memory. It serves the data dir of the target (--data-dir, --profile, CHATCTL_DATA_DIR, " +
       'the default profile); a target that is a server is refused, and a data dir without an organization too. ' +
-      'Outgoing webhooks may call services on this machine only when it listens on a loopback address, and never ' +
-      'private or link-local addresses, unless --allow-private-webhooks.',
+      'Outgoing webhooks reach only the public Internet, as a Zulip server behind its Smokescreen proxy: never this ' +
+      'machine (any spelling of loopback), private, link-local, shared, benchmarking, multicast or reserved addresses, ' +
+      'checked on the address connected to after DNS. --allow-webhook-address IP[:PORT] lets them reach one address ' +
+      '(a chatctl webhook listen, say); --allow-private-webhooks lets them reach all.',
     examples: [
       'chatctl serve',
       'chatctl serve --port 8080 --data-dir ~/chat',
       'chatctl serve --rate-limit',
+      'chatctl serve --allow-webhook-address 127.0.0.1:8080',
       'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users',
     ],
     options: {
@@ -27,6 +32,10 @@ export const commands = [
       port: flag.port('--port <port>', 'the port to listen on (0: any free port)', { default: 9991 }),
       rateLimit: flag.bool('--rate-limit', "enforce a Zulip server's default API rate limits"),
       allowPrivateWebhooks: flag.bool('--allow-private-webhooks', 'let outgoing webhooks call loopback, private and link-local addresses'),
+      allowWebhookAddress: flag.list('--allow-webhook-address <address>', 'let outgoing webhooks call this IP or IP:PORT (repeatable)', (value, name) => {
+        if (!parseAllowedAddress(value)) throw usageError(`${name} takes an IP address or IP:PORT ([IPv6]:PORT), not "${value}"`);
+        return value;
+      }),
     },
     async run(opts, ctx) {
       const { host, port, rateLimit } = opts;
@@ -40,6 +49,7 @@ export const commands = [
           port,
           rateLimit: rateLimit,
           allowPrivateWebhooks: opts.allowPrivateWebhooks,
+          allowWebhookAddresses: opts.allowWebhookAddress,
           write: (text) => ctx.io.stderr.write(text),
         });
         ctx.info(`chatctl: serving ${dataDir} at ${serving.url}/api/v1${rateLimit ? ' with rate limits' : ''} (Ctrl-C to stop)`);

@@ -1,5 +1,6 @@
 import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/operations/webhooks.js';
 import { getOwnUser } from '../../api/operations/users.js';
+import { parseAllowedAddress } from '../../api/webhook-addresses.js';
 import type { ChatClient } from '../../client/client.js';
 import { idArg, parseIdArg } from '../args.js';
 import { defineCommand } from '../command.js';
@@ -193,7 +194,12 @@ export const commands = [
         reply: opts.reply,
         count: opts.count,
         signal: ctx.signal,
-        onListening: (url) => ctx.info(`chatctl: listening for outgoing-webhook payloads at ${url} (Ctrl-C to stop)`),
+        onListening: (url) => {
+          ctx.info(`chatctl: listening for outgoing-webhook payloads at ${url} (Ctrl-C to stop)`);
+          // serve lets bots reach only the public Internet: this address has to be allowed by name.
+          const { host } = new URL(url);
+          if (parseAllowedAddress(host)) ctx.info(`chatctl: a chatctl serve reaches it with --allow-webhook-address ${host}`);
+        },
         onPayload: (payload) => writeJson(ctx, payload),
         onReject: (reason) => ctx.warn(reason),
       });

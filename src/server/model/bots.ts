@@ -72,7 +72,9 @@ export interface NewBot {
 /** Creates a bot owned by `caller` and announces it (`realm_user` to everyone, `realm_bot` to its administrators). */
 export function addBot(db: Db, sink: EventSink, caller: UserRow, p: NewBot, now: number, realmUrl: string): CreatedBot {
   const payloadUrl = p.payload_url ?? '';
-  if (payloadUrl !== '' && !isValidUrl(payloadUrl)) throw badRequest('payload_url is not a URL');
+  // Zulip's check_url takes Django's ftp and ftps too, which its outgoing-webhook worker can only fail on;
+  // the message is check_url's (zerver/lib/validator.py).
+  if (payloadUrl !== '' && (!isValidUrl(payloadUrl) || !/^https?:/i.test(payloadUrl))) throw badRequest('payload_url is not a URL');
   const shortName = p.short_name.trim();
   if (!shortName) throw badRequest('Bad name or username');
   const serviceName = p.bot_type === BOT_TYPES.incoming_webhook ? (p.service_name ?? '') : p.service_name || shortName;

@@ -1,8 +1,8 @@
 /**
  * Calling an outgoing-webhook bot and acting on its answer, as a Zulip server's outgoing-webhook worker
  * does: a reply with content is posted by the bot in the same conversation; failures are posted there as
- * `Failure! ...` and reported to the bot's owner in a direct message (with the service's answer, as a
- * server's notice has it); only a reply's `content` is ever posted in the conversation. The address called
+ * `Failure! ...` and reported to the bot's owner in a direct message (status and reason, never the service's
+ * answer: see notifyOwner); only a reply's `content` is ever posted in the conversation. The address called
  * must pass the destination policy (destinations.ts). Runs after the triggering message's transaction has
  * committed, never inside the sender's request.
  */
@@ -92,15 +92,17 @@ function call(rawUrl: string, body: { contentType: string; text: string }, polic
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
     return Promise.resolve({ exception: new TypeError(`Unsupported protocol ${target.protocol}`) });
   }
-  // An address in the URL is connected to without a lookup, so it is checked here.
+  // An address in the URL (any spelling: the URL parser makes 127.1, 0x7f.1 and 2130706433 into 127.0.0.1) is
+  // connected to without a lookup, so it is checked here; a name is checked on what it resolves to.
   const literal = target.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) && !destinationAllowed(policy, literal)) return Promise.resolve({ refused: true });
+  const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+  if (isIP(literal) && !destinationAllowed(policy, literal, port)) return Promise.resolve({ refused: true });
   const signal = AbortSignal.timeout(OUTGOING_WEBHOOK_TIMEOUT_SECONDS * 1000);
   return new Promise((resolve) => {
     const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
       method: 'POST',
       headers: { 'content-type': body.contentType, 'user-agent': USER_AGENT, 'content-length': Buffer.byteLength(body.text), ...headers },
-      lookup: vettedLookup(policy),
+      lookup: vettedLookup(policy, port),
       signal,
     });
     req.on('response', (res) => {
@@ -187,7 +189,7 @@ export async function deliver(ctx: HandlerContext, d: Delivery): Promise<void> {
   if (!isSuccessStatus(outcome.status)) {
     ctx.log(`outgoing webhook of bot ${bot.id} to ${loggableUrl(d.url)} (message ${d.message.id}) answered ${outcome.status}`);
     reply(ctx, bot, d.message, failureReply(statusProblem(outcome.status)));
-    notifyOwner(ctx, bot, d.message, { statusCode: outcome.status, responseContent: outcome.text });
+    notifyOwner(ctx, bot, d.message, { statusCode: outcome.status });
     return;
   }
   handleSuccess(ctx, bot, d, outcome.text);
@@ -198,7 +200,6 @@ function handleSuccess(ctx: HandlerContext, bot: UserRow, d: Delivery, text: str
   if (r.kind === 'failure') {
     reply(ctx, bot, d.message, failureReply(r.problem));
     notifyOwner(ctx, bot, d.message, {
-      responseContent: text,
       failureMessage: `The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> ${r.problem}`,
     });
     return;
@@ -221,12 +222,17 @@ function reply(ctx: HandlerContext, bot: UserRow, message: OutgoingWebhookMessag
 
 interface OwnerNotice {
   statusCode?: number;
-  responseContent?: string;
   failureMessage?: string;
   exception?: Error;
 }
 
-/** Tells the bot's owner, in a direct message from the bot, what went wrong with a call. */
+/**
+ * Tells the bot's owner, in a direct message from the bot, what went wrong with a call: the status and a short
+ * reason, never what the service answered. (zerver/lib/outgoing_webhook.py notify_bot_owner adds "The response
+ * contains the following payload" with the whole body; behind Smokescreen that body comes from the public
+ * Internet, but an operator may let this server's bots reach private services, whose answers are not the bot
+ * owner's to read.)
+ */
 function notifyOwner(ctx: HandlerContext, bot: UserRow, message: OutgoingWebhookMessage, n: OwnerNotice): void {
   const owner = bot.bot_owner_id !== null ? userById(ctx.db, bot.bot_owner_id) : undefined;
   if (!owner?.is_active) return;
@@ -240,7 +246,6 @@ function notifyOwner(ctx: HandlerContext, bot: UserRow, message: OutgoingWebhook
   } else if (n.statusCode) {
     text += `\nThe webhook got a response with status code *${n.statusCode}*.`;
   }
-  if (n.responseContent) text += `\nThe response contains the following payload:\n\`\`\`\n${n.responseContent}\n\`\`\``;
   post(ctx, bot, { type: 'private', to: [owner.id], content: text });
 }
 

@@ -5,8 +5,16 @@
 export interface WebhookDestinations {
   /** This machine: 127.0.0.0/8, ::1, and the unspecified addresses, which connect here too. */
   loopback: boolean;
-  /** Private, shared (CGNAT), link-local (cloud metadata lives there) and multicast networks. */
+  /**
+   * Private, shared (CGNAT), link-local (cloud metadata lives there), benchmarking, documentation, multicast
+   * and reserved networks, and the IPv6 forms that carry an IPv4 address of any of them (6to4, NAT64, Teredo).
+   */
   internal: boolean;
+  /**
+   * Addresses allowed whatever their network, each `IP` or `IP:PORT` (`[IPv6]:PORT`), as a Zulip server's
+   * `[http_proxy] allow_addresses` lets Smokescreen through to them: `serve --allow-webhook-address`.
+   */
+  addresses?: readonly string[];
 }
 
 /** The in-process transport runs on a person's own machine, whose own services are theirs to call. */

@@ -1,0 +1,98 @@
+/**
+ * What `serve` grants a client before it knows who the client is: how many connections it may hold, how long
+ * it may take over its headers and its body, and an answer (JSON, as every other) to what arrives before a
+ * request exists: a connection over the caps, a CONNECT, a request the parser refuses.
+ */
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError } from '../api/errors.js';
+import { LIMITS } from '../api/limits.js';
+import { SERVE_QUEUE_DEADLINE_MS, SERVE_TIMEOUTS_MS } from '../timeouts.js';
+
+export interface HttpBounds {
+  /** Connections held at once, and from one address. */
+  connections: number;
+  connectionsPerAddress: number;
+  /** The request line and headers must have arrived this long after the connection (or the last answer) began. */
+  headersTimeoutMs: number;
+  /** How often the header and request timeouts are checked. */
+  checkIntervalMs: number;
+  /** The longest silence between two pieces of a body. */
+  bodyIdleMs: number;
+  /** A whole request, body included. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection. */
+  keepAliveTimeoutMs: number;
+  /** A request not started this long after it arrived is answered 503 instead (start-queue.ts). */
+  queueDeadlineMs: number;
+}
+
+export const SERVE_BOUNDS: HttpBounds = {
+  connections: LIMITS.connections,
+  connectionsPerAddress: LIMITS.connectionsPerAddress,
+  headersTimeoutMs: SERVE_TIMEOUTS_MS.headers,
+  checkIntervalMs: SERVE_TIMEOUTS_MS.check,
+  bodyIdleMs: SERVE_TIMEOUTS_MS.bodyIdle,
+  requestTimeoutMs: SERVE_TIMEOUTS_MS.request,
+  keepAliveTimeoutMs: SERVE_TIMEOUTS_MS.keepAlive,
+  queueDeadlineMs: SERVE_QUEUE_DEADLINE_MS,
+};
+
+/** How long a client told to come back later should wait, in seconds. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** The answer to more than the server can take now: a connection over the caps, a request that waited too long. */
+export const overloaded = (): ApiError =>
+  new ApiError('The server is overloaded; try again later', 'BAD_REQUEST', 503, {}, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+  503: 'Service Unavailable',
+};
+
+/** A whole JSON answer on a socket that carries no request Node could answer, which is then closed. */
+export function answerOnSocket(socket: Duplex, error: ApiError): void {
+  const body = JSON.stringify(error.body());
+  const headers = Object.entries(error.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Sockets refused by the caps: a request Node parses on one anyway is not answered. */
+const refused = new WeakSet<object>();
+export const wasRefused = (socket: object): boolean => refused.has(socket);
+
+/** Applies `b` to `server`: its timeouts, the connection caps, and an answer to CONNECT. */
+export function applyBounds(server: Server, b: HttpBounds): void {
+  server.headersTimeout = b.headersTimeoutMs;
+  server.requestTimeout = b.requestTimeoutMs;
+  server.keepAliveTimeout = b.keepAliveTimeoutMs;
+  let open = 0;
+  const byAddress = new Map<string, number>();
+  // Before Node's own listener: a connection over the caps is answered and closed before it is parsed.
+  server.prependListener('connection', (socket: Duplex & { remoteAddress?: string }) => {
+    const address = socket.remoteAddress ?? '';
+    const mine = byAddress.get(address) ?? 0;
+    if (open >= b.connections || mine >= b.connectionsPerAddress) {
+      refused.add(socket);
+      answerOnSocket(socket, overloaded());
+      return;
+    }
+    open++;
+    byAddress.set(address, mine + 1);
+    socket.once('close', () => {
+      open--;
+      const left = (byAddress.get(address) ?? 1) - 1;
+      if (left) byAddress.set(address, left);
+      else byAddress.delete(address);
+    });
+  });
+  // Node hands CONNECT to this event, and with no listener closes the socket without a word.
+  server.on('connect', (_req, socket: Duplex) => answerOnSocket(socket, new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405)));
+}
