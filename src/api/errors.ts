@@ -26,7 +26,6 @@ export type ErrorCode =
   | 'REACTION_DOES_NOT_EXIST'
   | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'REALM_UPLOAD_QUOTA'
-  | 'METHOD_NOT_ALLOWED'
   | 'REQUEST_TOO_LARGE'
   | 'STORAGE_FULL'
   | (string & {});

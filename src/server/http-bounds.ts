@@ -94,5 +94,6 @@ export function applyBounds(server: Server, b: HttpBounds): void {
     });
   });
   // Node hands CONNECT to this event, and with no listener closes the socket without a word.
-  server.on('connect', (_req, socket: Duplex) => answerOnSocket(socket, new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405)));
+  // As the router's 405 (zerver/lib/response.py json_method_not_allowed): no code, and nothing is allowed here.
+  server.on('connect', (_req, socket: Duplex) => answerOnSocket(socket, new ApiError('Method Not Allowed', null, 405, { allowed_methods: [] })));
 }

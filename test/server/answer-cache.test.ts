@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationsByArea } from '../../src/api/catalogue.js';
 import type { WireRequest } from '../../src/api/wire.js';
 import { AnswerCache, ANSWER_CACHE_LIMITS, answerKey, readRequest } from '../../src/server/answer-cache.js';
-import { setSetting } from '../../src/server/model/realm.js';
 import type { Db } from '../../src/server/store/db.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { rawRequest, TRANSPORTS } from '../helpers/transports.js';
@@ -179,36 +178,39 @@ describe('kept answers over HTTP', () => {
   });
   afterAll(() => org.close());
 
-  const exchange = (method: string, path: string, headers: Record<string, string>) =>
+  const exchange = (method: string, path: string, headers: Record<string, string>, form?: Record<string, string>) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: site.hostname, port: site.port, method, path: `/api/v1${path}`, headers }, (res) => {
-        let body = '';
+      const body = form ? new URLSearchParams(form).toString() : undefined;
+      const sent = body ? { ...headers, 'content-type': 'application/x-www-form-urlencoded' } : headers;
+      const req = request({ host: site.hostname, port: site.port, method, path: `/api/v1${path}`, headers: sent }, (res) => {
+        let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => {
-          body += c;
+          text += c;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
       });
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
 
-  it('are kept per host: addresses made from the host follow the one the client used', async () => {
-    // With e-mail addresses hidden, a member sees others' addresses made from the host the request named.
-    setSetting(org.db, 'email_address_visibility', 5);
-    const member = org.addUser();
-    const authorization = basic(member);
-    const emailSeen = async (host: string) => {
-      const res = await exchange('GET', `/users/${org.owner.id}`, { authorization, host });
-      return (JSON.parse(res.body) as { user: { email: string } }).user.email;
+  it('are kept per host: URLs made from the host follow the one the client used', async () => {
+    // Notification Bot's avatar is a static file of the server the client reached (zerver/lib/avatar.py).
+    const authorization = basic(org.owner);
+    const made = await exchange('POST', '/users/me/subscriptions', { authorization }, { subscriptions: JSON.stringify([{ name: 'per-host' }]) });
+    expect(made.status).toBe(200);
+    const got = await exchange('GET', '/streams?include_public=true', { authorization });
+    const channel = (JSON.parse(got.body) as { streams: { name: string; first_message_id: number }[] }).streams.find((c) => c.name === 'per-host')!;
+    const avatarSeen = async (host: string, extra: Record<string, string> = {}) => {
+      const res = await exchange('GET', `/messages/${channel.first_message_id}`, { authorization, host, ...extra });
+      return (JSON.parse(res.body) as { message: { avatar_url: string } }).message.avatar_url;
     };
-    const hidden = `user${org.owner.id}@`;
-    expect(await emailSeen('chat.example.test')).toBe(`${hidden}chat.example.test`);
-    expect(await emailSeen('chat.example.test')).toBe(`${hidden}chat.example.test`);
-    expect(await emailSeen('other.example.test')).toBe(`${hidden}other.example.test`);
-    // An empty X-Forwarded-Proto is no scheme at all: the address is the host's, as without the header.
-    const proxied = await exchange('GET', `/users/${org.owner.id}`, { authorization, host: 'chat.example.test', 'x-forwarded-proto': '' });
-    expect((JSON.parse(proxied.body) as { user: { email: string } }).user.email).toBe(`${hidden}chat.example.test`);
+    const avatar = (host: string) => `http://${host}/static/images/static_avatars/notification-bot.png`;
+    expect(await avatarSeen('chat.example.test')).toBe(avatar('chat.example.test'));
+    expect(await avatarSeen('chat.example.test')).toBe(avatar('chat.example.test'));
+    expect(await avatarSeen('other.example.test')).toBe(avatar('other.example.test'));
+    // An empty X-Forwarded-Proto is no scheme at all: the URL is the host's, as without the header.
+    expect(await avatarSeen('chat.example.test', { 'x-forwarded-proto': '' })).toBe(avatar('chat.example.test'));
   });
 
   it('answer HEAD without a body after a GET was kept', async () => {

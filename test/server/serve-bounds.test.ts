@@ -137,9 +137,12 @@ describe('serve checks the key before it reads a body that may be large', () => 
     };
     expect(await ask('CONNECT 127.0.0.1:22 HTTP/1.1\r\nhost: 127.0.0.1:22\r\n\r\n')).toEqual({
       status: 405,
-      body: { result: 'error', msg: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED' },
+      body: { result: 'error', msg: 'Method Not Allowed', allowed_methods: [] },
     });
-    expect(await ask('TRACE /api/v1/users/me HTTP/1.1\r\nhost: x\r\n\r\n')).toMatchObject({ status: 405, body: { code: 'METHOD_NOT_ALLOWED' } });
+    expect(await ask('TRACE /api/v1/users/me HTTP/1.1\r\nhost: x\r\n\r\n')).toEqual({
+      status: 405,
+      body: { result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET', 'HEAD'] },
+    });
     expect(await ask('BREW /api/v1/users/me HTTP/1.1\r\nhost: x\r\n\r\n')).toEqual({
       status: 400,
       body: { result: 'error', msg: 'Malformed HTTP request', code: 'BAD_REQUEST' },
