@@ -30,7 +30,7 @@ const FOLDER_CHANGE: Flag<string | null | undefined> = {
 };
 
 /** What `channels list` may print: channels, and with --quiet-since why each is listed. */
-const LIST_OUTPUT: OutputSpec = { ...CHANNEL_OUTPUT, fields: [...CHANNEL_OUTPUT.fields, 'status'] };
+const LIST_OUTPUT: OutputSpec = { ...CHANNEL_OUTPUT, fields: [...CHANNEL_OUTPUT.fields, 'status'], addedBy: { status: 'quietSince' } };
 
 /** The quiet-channel report's columns. */
 const QUIET_OUTPUT: OutputSpec = { ...LIST_OUTPUT, columns: ['stream_id', 'name', 'privacy', 'subscriber_count', 'last_message_time', 'status'] };
