@@ -36,14 +36,10 @@ const environment = (): string => {
 
 const output = (): string => `Output (every command that prints records):
 
-  On a terminal a table; piped, tab-separated values. --json prints the data itself (wire field names);
-  --format table|tsv|csv|json|ndjson picks a format; --fields a,b picks and orders fields.
+  On a terminal a table; piped, tab-separated values. --json prints the data itself (wire field names); --format table|tsv|csv|json|ndjson picks a format; --fields a,b picks and orders fields.
 
 --jq EXPRESSION
-  Runs a jq program (real jq 1.7, built in: no jq binary needed) over the JSON result: a list as one array,
-  every page and every batch of it. Strings print raw, other values as compact JSON, one a line, as with
-  gh --jq. With --format ndjson the program runs once per record, as records arrive. A bad expression is a
-  usage error (exit 2) before anything is sent; an error while it runs is exit 1 with jq's message.
+  Runs a jq program (real jq 1.7, built in: no jq binary needed) over the JSON result: a list as one array, every page and every batch of it. Strings print raw, other values as compact JSON, one a line, as with gh --jq. With --format ndjson the program runs once per record, as records arrive. A bad expression is a usage error (exit 2) before anything is sent; an error while it runs is exit 1 with jq's message.
 
     chatctl users list --jq '.[] | select(.role <= 200) | .email'
     chatctl users list --jq 'group_by(.role) | map({role: .[0].role, n: length})'
@@ -52,16 +48,13 @@ const output = (): string => `Output (every command that prints records):
     chatctl users deactivate --from-file gone.csv --yes --jq 'map(select(.ok | not)) | length'
 
 --template TEMPLATE, --template @FILE
-  Prints the JSON result through a Handlebars template (handlebarsjs.com): {{field}}, {{#each .}},
-  {{#if}}, {{lookup}}. Nothing is HTML-escaped. Runs once over the whole result (a list as one array), or
-  once per record with --format ndjson. A bad template, or a helper that does not exist, is a usage error.
+  Prints the JSON result through a Handlebars template (handlebarsjs.com): {{field}}, {{#each .}}, {{#if}}, {{lookup}}. Nothing is HTML-escaped. Runs once over the whole result (a list as one array), or once per record with --format ndjson. A bad template, or a helper that does not exist, is a usage error.
   Helpers:
     tablerow A B ...    a row of a table, columns aligned when the table is printed
     tablerender         prints the rows so far (rows left at the end are printed then)
     timeago T           "3 days ago", "in 2 hours" (T: seconds, milliseconds or an ISO 8601 time)
     rfc3339 T           2026-11-20T09:30:00Z (UTC)
-    color STYLE X       X in a chalk style (red, bold, bgBlue ... joined by +: "bold+red"), only when
-                        colour is on (--color, NO_COLOR, a terminal)
+    color STYLE X       X in a chalk style (red, bold, bgBlue ... joined by +: "bold+red"), only when colour is on (--color, NO_COLOR, a terminal)
     join LIST [SEP]     a list's items joined by SEP (default ", ")
     pluck LIST FIELD    that field of every item of a list
     json X              X as compact JSON
