@@ -12,6 +12,7 @@ export const NOUNS: readonly NounEntry[] = [
     load: async () => (await import('./login.js')).commands,
   },
   { name: 'logout', summary: 'forget the stored credentials of a profile', load: async () => (await import('./logout.js')).commands },
+  { name: 'auth', summary: 'print the API key chatctl uses, for scripts (auth token)', load: async () => (await import('./auth.js')).commands },
   { name: 'profiles', summary: 'list the stored profiles, or pick the default one', load: async () => (await import('./profiles.js')).commands },
   { name: 'whoami', summary: 'show the current target, profile and user', load: async () => (await import('./whoami.js')).commands },
   { name: 'serve', summary: 'serve the embedded organization over HTTP for any Zulip client', load: async () => (await import('./serve.js')).commands },
