@@ -103,7 +103,11 @@ export function buildProgram(
     const specs = loaded.get(noun.name);
     if (!specs) {
       // Not loaded for this run: present for help and suggestions only.
-      program.command(noun.name).description(noun.summary).allowUnknownOption().allowExcessArguments();
+      program
+        .command(noun.name, { hidden: noun.hidden === true })
+        .description(noun.summary)
+        .allowUnknownOption()
+        .allowExcessArguments();
       continue;
     }
     const groups = new Map<string, Command>();
@@ -120,7 +124,9 @@ export function buildProgram(
       }
       const { spec } = entry;
       const parent = parentOf(spec.path);
-      const cmd = parent.command(spec.path[spec.path.length - 1]!, { isDefault: spec.default === true }).description(spec.summary);
+      const cmd = parent
+        .command(spec.path[spec.path.length - 1]!, { isDefault: spec.default === true, hidden: noun.hidden === true })
+        .description(spec.summary);
       if (spec.description) cmd.description(`${spec.summary}\n\n${spec.description}`);
       cmd.summary(spec.summary);
       for (const alias of spec.aliases ?? []) cmd.alias(alias);

@@ -56,5 +56,11 @@ export const NOUNS: readonly NounEntry[] = [
   { name: 'events', summary: 'event queues', load: async () => (await import('./events.js')).commands },
   { name: 'webhook', summary: 'outgoing webhooks: see, send and receive payloads', load: async () => (await import('./webhook.js')).commands },
   { name: 'completion', summary: 'print a shell completion script (bash, zsh, fish)', load: async () => (await import('./completion.js')).commands },
+  {
+    name: '__complete',
+    summary: 'names for shell completion',
+    hidden: true,
+    load: async () => (await import('./complete.js')).commands,
+  },
   { name: 'api', summary: 'send a raw API request and print the response envelope', load: async () => (await import('./api.js')).commands },
 ];
