@@ -59,6 +59,9 @@ export const mustBe = (what: 'administrator' | 'owner' | 'member'): ApiError => 
 
 export const insufficientPermission = (): ApiError => badRequest(INSUFFICIENT_PERMISSION);
 
+/** A string parameter over its length limit, as Zulip's typed_endpoint words pydantic's string_too_long. */
+export const tooLong = (param: string, limit: number): ApiError => badRequest(`${param} is too long (limit: ${limit} characters)`);
+
 /**
  * A `change_all` move that would take messages older than the mover's time limit (zerver/lib/exceptions.py
  * MessageMoveError): says how many of the topic's messages could be moved, from which one on.

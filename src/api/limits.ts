@@ -34,6 +34,10 @@ export const LIMITS = {
   channelName: 60,
   /** A channel's description, in code points (Zulip's Stream.MAX_DESCRIPTION_LENGTH). */
   channelDescription: 1024,
+  /** The organization's name, in code points (Zulip's Realm.MAX_REALM_NAME_LENGTH). */
+  realmName: 40,
+  /** The organization's description, in code points (Zulip's Realm.MAX_REALM_DESCRIPTION_LENGTH). */
+  realmDescription: 1000,
   /** An uploaded file's name, in UTF-8 bytes (the longest file name most file systems take). */
   uploadNameBytes: 255,
 } as const;

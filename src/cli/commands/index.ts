@@ -18,7 +18,7 @@ export const NOUNS: readonly NounEntry[] = [
   { name: 'serve', summary: 'serve the embedded organization over HTTP for any Zulip client', load: async () => (await import('./serve.js')).commands },
   {
     name: 'server',
-    summary: "server information; embedded: grant the permissions a server's operator grants",
+    summary: "server information, the organization's name; embedded: grant the permissions a server's operator grants",
     load: async () => (await import('./server.js')).commands,
   },
   { name: 'users', summary: 'list, inspect, create and manage users', load: async () => (await import('./users.js')).commands },
