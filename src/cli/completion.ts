@@ -55,10 +55,11 @@ function optionInfo(f: Pick<Flag<unknown>, 'flags' | 'description' | 'choices' |
 /** How each shell lists the stored profiles (chatctl itself prints them; nothing if that fails). */
 const PROFILES = 'chatctl profiles list --format tsv --fields name 2>/dev/null';
 
-/**
- * How each shell asks for the server's names: a hidden command, bounded in time, silent on any failure,
- * given the target options typed before (`$globals`: --profile, --data-dir, --server ...).
- */
+/** The target options typed before the word being completed (--profile, --data-dir, --server ...), as bash and zsh collect them. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, for bash and zsh to make
+const TYPED_GLOBALS = '"${globals[@]}"';
+
+/** How each shell asks for the server's names: a hidden command, bounded in time, silent on any failure, given `globals`. */
 const NAMES = (kind: 'channels' | 'users', globals: string) => `chatctl ${globals} __complete ${kind} 2>/dev/null`;
 
 /** The tree as a flat list of command paths (`''`, `users`, `users list` ...). */
@@ -124,7 +125,7 @@ function bashValues(o: OptionInfo): string {
       return bashLines(PROFILES);
     case 'channels':
     case 'users':
-      return bashLines(NAMES(o.complete, '"${globals[@]}"'));
+      return bashLines(NAMES(o.complete, TYPED_GLOBALS));
     case 'files':
       return 'COMPREPLY=($(compgen -f -- "$cur"))';
     case 'dirs':
@@ -235,8 +236,8 @@ _chatctl() {
       _files) _files ;;
       _dirs) _files -/ ;;
       _profiles) compadd -- \${(f)"$(${PROFILES})"} ;;
-      _channels) compadd -- \${(f)"$(${NAMES('channels', '"${globals[@]}"')})"} ;;
-      _users) compadd -- \${(f)"$(${NAMES('users', '"${globals[@]}"')})"} ;;
+      _channels) compadd -- \${(f)"$(${NAMES('channels', TYPED_GLOBALS)})"} ;;
+      _users) compadd -- \${(f)"$(${NAMES('users', TYPED_GLOBALS)})"} ;;
       _none) ;;
       *) compadd -- \${=v} ;;
     esac

@@ -98,7 +98,7 @@ describe('the bash completion script', () => {
       // A Tab creates no organization where nothing is configured.
       expect(existsSync(join(none.env.XDG_DATA_HOME, 'chatctl'))).toBe(false);
     } finally {
-      org.close();
+      await org.close();
     }
   });
 });
