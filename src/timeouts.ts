@@ -19,6 +19,9 @@ export const KEEP_ALIVE_TIMEOUT_MS = 4_000;
 /** The default of --max-wait: all the waiting for rate limits and retries one request may do, seconds. */
 export const DEFAULT_MAX_WAIT_SECONDS = 60;
 
+/** The most a shell completion waits for the server's channel or user names, ms: a Tab must not hang the prompt. */
+export const COMPLETION_TIMEOUT_MS = 1500;
+
 /** How long an interrupted command may take to finish on its own before it is ended (exit 130), ms: the promise is a second. */
 export const INTERRUPT_GRACE_MS = 1000;
 

@@ -55,6 +55,10 @@ export const LIMITS = {
    * MAX_BULK_NEW_SUBSCRIPTION_MESSAGES, level 397; register's `max_bulk_new_subscription_messages`).
    */
   bulkNewSubscriptionMessages: 100,
+  /** The organization's name, in code points (Zulip's Realm.MAX_REALM_NAME_LENGTH). */
+  realmName: 40,
+  /** The organization's description, in code points (Zulip's Realm.MAX_REALM_DESCRIPTION_LENGTH). */
+  realmDescription: 1000,
   /** An uploaded file's name, in UTF-8 bytes (the longest file name most file systems take). */
   uploadNameBytes: 255,
 } as const;

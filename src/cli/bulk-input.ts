@@ -11,6 +11,7 @@
 import { closeSync, constants, openSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { systemReason } from '../errno.js';
 import type { Context } from './context.js';
 import { flag } from './flags.js';
 import { usageError } from './errors.js';
@@ -214,7 +215,7 @@ export async function readInput(ctx: Context, file: string, what = 'a file of ro
     if (ctx.signal.aborted) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw usageError(`${file} is a directory, not ${what}`);
-    throw usageError(`cannot read ${file}: ${code ?? String(e)}`);
+    throw usageError(`cannot read ${file}: ${systemReason(e)}`);
   } finally {
     done();
   }

@@ -100,12 +100,20 @@ function summaryOf(outcomes: readonly Outcome[], verb: string, interrupted: bool
   return `chatctl: interrupted: ${head}, ${count('failed')} failed, ${unknown.length} unknown${rows}, ${count('skipped')} skipped`;
 }
 
-const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+/**
+ * A sentence's first word with a capital, when it is chatctl's own word ("user 8 ..."): a word that names
+ * something of the user's (an e-mail address, a channel or file name given as the row's target) keeps its
+ * case, since `Alice@zulip.test` or `General` is not what they typed.
+ */
+function sentenceStart(r: Outcome, text: string): string {
+  if (r.label === undefined || /^\S*@/.test(text)) return text;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 /** The summary of a one-row run that succeeded, as a sentence: `Deactivated user 8 (iago@example.com).` */
 function sentenceOf(r: Outcome, verb: string): string {
-  const what = r.label ?? r.target;
-  return r.status === 'unchanged' ? `${capitalized(what)} unchanged: already ${verb}.` : `${capitalized(r.status)} ${what}.`;
+  if (r.status !== 'unchanged') return `${r.status.charAt(0).toUpperCase()}${r.status.slice(1)} ${r.label ?? r.target}.`;
+  return `${sentenceStart(r, r.label ?? r.target)} unchanged: already ${verb}.`;
 }
 
 export interface BulkOptions<U> {

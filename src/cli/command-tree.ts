@@ -11,6 +11,8 @@ export interface NounEntry {
   summary: string;
   /** The summaries of the groups below the noun, by their words after it (`link` for `invite link`). */
   groups?: Readonly<Record<string, string>>;
+  /** Machinery for the shells (`__complete`): left out of help and of the completions. */
+  hidden?: boolean;
   load(): Promise<readonly CommandSpec[]>;
 }
 

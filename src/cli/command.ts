@@ -110,6 +110,7 @@ export function defineCommand<
       const values = parseValues(flags, raw);
       // The declared kinds above are exactly what Options<> adds to the declared options' values.
       const opts = { ...parseValues(args, raw), ...values } as Options<A, F, O, M, D>;
+      if (decl.output?.addedBy) checkAddedFields(decl.output.addedBy, flags, values);
       decl.check?.(opts);
       if (decl.output) await checkTransform({ jq: textOf(values.jq), template: textOf(values.template) });
       return (ctx) => decl.run(opts, ctx);
@@ -142,6 +143,20 @@ export function checkFormat(raw: Readonly<Record<string, unknown>>): void {
       `${name} reads JSON: --format ${raw.format} does not apply`,
       `leave --format out (the whole result), or --format ndjson (once per record)`,
     );
+  }
+}
+
+/** --fields naming a field that only a report option fills, without that option. */
+function checkAddedFields(addedBy: Readonly<Record<string, string>>, flags: FlagDefs, values: Readonly<Record<string, unknown>>): void {
+  const fields = values.fields;
+  if (!Array.isArray(fields)) return;
+  for (const field of fields) {
+    const option = typeof field === 'string' ? addedBy[field] : undefined;
+    if (option === undefined) continue;
+    const given = values[option];
+    if (given !== undefined && given !== false) continue;
+    const spelled = flags[option]?.flags ?? option;
+    throw usageError(`field "${field}" is printed only with ${spelled}`, `add ${spelled}, or leave ${field} out of --fields`);
   }
 }
 

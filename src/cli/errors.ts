@@ -6,6 +6,7 @@ import { ApiError } from '../api/errors.js';
 import { classify } from '../api/server-messages.js';
 import { ChatctlError, EXIT, type ExitKind } from '../errors.js';
 import { Refusal } from './refusal.js';
+import { systemReason } from '../errno.js';
 
 export { ChatctlError, EXIT, EXIT_DESCRIPTIONS, type ExitKind } from '../errors.js';
 import { BUSY_MESSAGE, isBusy } from '../server/embedded-facts.js';
@@ -80,9 +81,16 @@ function reportOf(e: unknown, exitCode: number): ErrorReport {
   };
 }
 
+/** Where a socket failed to go: the address and port it tried, or the host name it could not look up. */
+function whereTried(cause: Error): string {
+  const { address, port, hostname } = cause as { address?: unknown; port?: unknown; hostname?: unknown };
+  if (typeof address === 'string') return ` at ${address.includes(':') ? `[${address}]` : address}${typeof port === 'number' ? `:${port}` : ''}`;
+  return typeof hostname === 'string' ? ` ${hostname}` : '';
+}
+
 function describeError(e: Error): string {
   const cause = (e as { cause?: unknown }).cause;
-  if (e.message === 'fetch failed' && cause instanceof Error) return `cannot reach the server: ${cause.message}`;
+  if (e.message === 'fetch failed' && cause instanceof Error) return `cannot reach the server${whereTried(cause)}: ${systemReason(cause)}`;
   if (isBusy(e)) return BUSY_MESSAGE;
   return e.message;
 }

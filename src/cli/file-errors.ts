@@ -4,6 +4,7 @@
  */
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
+import { systemReason } from '../errno.js';
 import { ChatctlError } from './errors.js';
 
 export type FileErrno = NodeJS.ErrnoException & { code: string };
@@ -66,4 +67,15 @@ export function fileError(e: unknown, path?: string): ChatctlError | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * What to report for any error of a system call that reached the entry point: the conditions above with
+ * their hints, any other with its path and the code's meaning in words, never the bare code.
+ */
+export function systemError(e: unknown): ChatctlError | undefined {
+  const known = fileError(e);
+  if (known || !isFileErrno(e)) return known;
+  const reads = ['open', 'read', 'stat', 'lstat', 'fstat', 'access', 'scandir', 'readdir', 'readlink'].includes(e.syscall ?? '');
+  return new ChatctlError(`cannot ${reads ? 'read' : 'write'} ${e.path ?? 'a file'}: ${systemReason(e)}`, 'failure');
 }

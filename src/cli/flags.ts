@@ -12,8 +12,12 @@ import { DURATION_HELP, parseDuration, parseSize } from './units.js';
 /** What commander hands over for one option or argument. */
 export type Raw = string | boolean | readonly string[] | undefined;
 
-/** Where a shell completes a flag's value from, besides fixed choices. */
-export type Completion = 'files' | 'profiles' | 'none';
+/**
+ * Where a shell completes a flag's value from, besides fixed choices: files, directories, the stored profiles,
+ * the names the server knows (channels, users' e-mail addresses), or nothing (never file names for a value
+ * that is not one).
+ */
+export type Completion = 'files' | 'dirs' | 'profiles' | 'channels' | 'users' | 'none';
 
 export interface Flag<T> {
   readonly kind: 'flag';

@@ -31,12 +31,7 @@ const exitCodes = (): string => `Exit codes:
 ${(Object.keys(EXIT) as ExitKind[]).map((k) => `  ${String(EXIT[k]).padStart(3)}  ${EXIT_DESCRIPTIONS[k]}`).join('\n')}
 
 Bulk runs (commands that take a list of targets or --from-file rows, and attachments clean):
-  ${EXIT.partial} whenever at least one row failed, however many rows the run had: one, some or all of them;
-  ${EXIT.ok} when every row was done or already so (unchanged). Another code ends a run only for what no row
-  gets past: a usage error or a bad file (${EXIT.usage}, before anything is sent), bad credentials (${EXIT.auth}), the
-  server still unreachable or rate-limited after the retries (${EXIT.temporary}), Ctrl-C (${EXIT.interrupted}), or a permission every
-  row lacks alike (${EXIT.permission}). A command that names one thing (linkifiers add, users update USER, status set)
-  is one request and exits as its error would (${EXIT.notFound}, ${EXIT.permission}, ${EXIT.failure} ...).
+  ${EXIT.partial} whenever at least one row failed, however many rows the run had: one, some or all of them; ${EXIT.ok} when every row was done or already so (unchanged). Another code ends a run only for what no row gets past: a usage error or a bad file (${EXIT.usage}, before anything is sent), bad credentials (${EXIT.auth}), the server still unreachable or rate-limited after the retries (${EXIT.temporary}), Ctrl-C (${EXIT.interrupted}), or a permission every row lacks alike (${EXIT.permission}). A command that names one thing (linkifiers add, users update USER, status set) is one request and exits as its error would (${EXIT.notFound}, ${EXIT.permission}, ${EXIT.failure} ...).
 `;
 
 const environment = (): string => {
@@ -46,15 +41,10 @@ const environment = (): string => {
 
 const output = (): string => `Output (every command that prints records):
 
-  On a terminal a table; piped, tab-separated values. --json prints the data itself (wire field names);
-  --format table|tsv|csv|json|ndjson picks a format; --fields a,b picks and orders fields.
+  On a terminal a table; piped, tab-separated values. --json prints the data itself (wire field names); --format table|tsv|csv|json|ndjson picks a format; --fields a,b picks and orders fields.
 
 --jq EXPRESSION
-  Runs a jq program (real jq 1.7, built in: no jq binary needed) over the JSON result: a list as one array,
-  every page and every batch of it. Strings print raw, other values as compact JSON, one a line, as with
-  gh --jq. With --format ndjson the program runs once per record, as records arrive. A program that prints
-  nothing (empty, a select that matches nothing) prints nothing and exits 0, as jq does. A bad expression is
-  a usage error (exit 2) before anything is sent; an error while it runs is exit 1 with jq's message.
+  Runs a jq program (real jq 1.7, built in: no jq binary needed) over the JSON result: a list as one array, every page and every batch of it. Strings print raw, other values as compact JSON, one a line, as with gh --jq. With --format ndjson the program runs once per record, as records arrive. A program that prints nothing (empty, a select that matches nothing) prints nothing and exits 0, as jq does. A bad expression is a usage error (exit 2) before anything is sent; an error while it runs is exit 1 with jq's message.
 
     chatctl users list --jq '.[] | select(.role <= 200) | .email'
     chatctl users list --jq 'group_by(.role) | map({role: .[0].role, n: length})'
@@ -63,16 +53,13 @@ const output = (): string => `Output (every command that prints records):
     chatctl users deactivate --from-file gone.csv --yes --jq 'map(select(.ok | not)) | length'
 
 --template TEMPLATE, --template @FILE
-  Prints the JSON result through a Handlebars template (handlebarsjs.com): {{field}}, {{#each .}},
-  {{#if}}, {{lookup}}. Nothing is HTML-escaped. Runs once over the whole result (a list as one array), or
-  once per record with --format ndjson. A bad template, or a helper that does not exist, is a usage error.
+  Prints the JSON result through a Handlebars template (handlebarsjs.com): {{field}}, {{#each .}}, {{#if}}, {{lookup}}. Nothing is HTML-escaped. Runs once over the whole result (a list as one array), or once per record with --format ndjson. A bad template, or a helper that does not exist, is a usage error.
   Helpers:
     tablerow A B ...    a row of a table, columns aligned when the table is printed
     tablerender         prints the rows so far (rows left at the end are printed then)
     timeago T           "3 days ago", "in 2 hours" (T: seconds, milliseconds or an ISO 8601 time)
     rfc3339 T           2026-11-20T09:30:00Z (UTC)
-    color STYLE X       X in a chalk style (red, bold, bgBlue ... joined by +: "bold+red"), only when
-                        colour is on (--color, NO_COLOR, a terminal)
+    color STYLE X       X in a chalk style (red, bold, bgBlue ... joined by +: "bold+red"), only when colour is on (--color, NO_COLOR, a terminal)
     join LIST [SEP]     a list's items joined by SEP (default ", ")
     pluck LIST FIELD    that field of every item of a list
     json X              X as compact JSON
@@ -86,12 +73,9 @@ const output = (): string => `Output (every command that prints records):
 
 const durations = (): string => `Durations (every flag that takes one: --older-than 30d, --expires 7d ...):
 
-  A number and a unit, several of them added up: 30d, 12h, 1h30m, 1.5h, 2w. The units are
-  ${DURATION_UNITS}, in lower case and nothing else.
+  A number and a unit, several of them added up: 30d, 12h, 1h30m, 1.5h, 2w. The units are ${DURATION_UNITS}, in lower case and nothing else.
 
-  Anything else is a usage error (exit 2) before anything is read or sent: 1M (months to systemd, minutes
-  to others), 6mo and 1y among them. A month or a year has no one length, and a flag in a cron job must have
-  one reading; give days or weeks instead (30d, 180d, 52w).
+  Anything else is a usage error (exit 2) before anything is read or sent: 1M (months to systemd, minutes to others), 6mo and 1y among them. A month or a year has no one length, and a flag in a cron job must have one reading; give days or weeks instead (30d, 180d, 52w).
 `;
 
 export const HELP_TOPICS: Record<string, () => string> = { 'exit-codes': exitCodes, environment, output, durations };

@@ -6,7 +6,7 @@
 import { wantsJson, type CommandSpec } from './command.js';
 import { createContext, type Context, type ContextDeps } from './context.js';
 import { ChatctlError, EXIT, exitKindOf, reportError } from './errors.js';
-import { fileError } from './file-errors.js';
+import { systemError } from './file-errors.js';
 import { NOUNS } from './commands/index.js';
 import { buildProgram, CommanderError, firstWord, type Parsed } from './program.js';
 import { helpTopic, HELP_TOPICS } from './help-topics.js';
@@ -15,6 +15,7 @@ import type { LastWords } from './last-words.js';
 import { parseValues } from './flags.js';
 import { GLOBAL_FLAGS, type GlobalOptions } from './global-options.js';
 import { terminalPrompter } from './prompter.js';
+import { wrapText } from './wrap.js';
 import { VERSION } from '../version.js';
 
 export interface MainDeps {
@@ -58,7 +59,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   if (argv[0] === 'help') {
     const topic = argv[1] && helpTopic(argv[1]);
     if (topic) {
-      io.stdout.write(topic);
+      io.stdout.write(wrapText(topic, io.columns));
       return EXIT.ok;
     }
     if (argv[1] && !argv[1].startsWith('-') && !NOUNS.some((n) => n.name === argv[1])) {
@@ -115,7 +116,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
 
 function report(e: unknown, io: IO, json: boolean, env: MainDeps['env']): number {
   // A file the system refused, wherever it was touched (the config dir, the data dir): said with its path.
-  const r = reportError(fileError(e) ?? e);
+  const r = reportError(systemError(e) ?? e);
   if (json) io.stderr.write(`${JSON.stringify(r.json)}\n`);
   else {
     io.stderr.write(`${r.text}\n`);

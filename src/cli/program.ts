@@ -2,11 +2,12 @@
  * Builds the commander tree from command declarations. Parsing only selects a command and its options;
  * running is the caller's business, so the parse step can be tested on its own.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import type { CommandSpec } from './command.js';
 import { treeOf, type NounEntry } from './command-tree.js';
 import { checkAttribute, type Flag } from './flags.js';
 import { GLOBAL_FLAGS, VALUE_GLOBALS } from './global-options.js';
+import { wrapText } from './wrap.js';
 
 /** What commander collected: the command, its options and arguments by name, and the global options (raw text). */
 export interface Parsed {
@@ -47,6 +48,20 @@ export function helpText(spec: CommandSpec): string {
   return parts.join('\n');
 }
 
+/** The narrowest description column worth wrapping in; narrower, the description goes under its term. */
+const MIN_DESCRIPTION_WIDTH = 24;
+
+/**
+ * An option or command with its description beside it, as commander lays it out; on a terminal too narrow
+ * for that (long terms), the description under the term, wrapped, rather than one long unwrapped line.
+ */
+function stackedWhenNarrow(term: string, termWidth: number, description: string, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
+  if (!description || width - termWidth - 4 >= MIN_DESCRIPTION_WIDTH) return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
+  const indent = '      ';
+  return `  ${term}\n${indent}${helper.boxWrap(description, width - indent.length).replace(/\n/g, `\n${indent}`)}`;
+}
+
 export interface ProgramIO {
   out(text: string): void;
   err(text: string): void;
@@ -67,6 +82,7 @@ export function buildProgram(
     .helpCommand(false)
     .showSuggestionAfterError(true)
     .exitOverride()
+    .configureHelp({ minWidthToWrap: MIN_DESCRIPTION_WIDTH, formatItem: stackedWhenNarrow })
     .configureOutput({
       writeOut: io.out,
       writeErr: io.err,
@@ -77,14 +93,21 @@ export function buildProgram(
   for (const [name, f] of Object.entries(GLOBAL_FLAGS)) program.addOption(toOption(name, f));
   program.addHelpText(
     'after',
-    '\nRun "chatctl help exit-codes", "chatctl help environment", "chatctl help output" (--jq, --template) and "chatctl help durations" for the scripting contract.',
+    wrapText(
+      '\nRun "chatctl help exit-codes", "chatctl help environment", "chatctl help output" (--jq, --template) and "chatctl help durations" for the scripting contract.',
+      io.columns,
+    ),
   );
 
   for (const noun of nouns) {
     const specs = loaded.get(noun.name);
     if (!specs) {
       // Not loaded for this run: present for help and suggestions only.
-      program.command(noun.name).description(noun.summary).allowUnknownOption().allowExcessArguments();
+      program
+        .command(noun.name, { hidden: noun.hidden === true })
+        .description(noun.summary)
+        .allowUnknownOption()
+        .allowExcessArguments();
       continue;
     }
     const groups = new Map<string, Command>();
@@ -101,7 +124,9 @@ export function buildProgram(
       }
       const { spec } = entry;
       const parent = parentOf(spec.path);
-      const cmd = parent.command(spec.path[spec.path.length - 1]!, { isDefault: spec.default === true }).description(spec.summary);
+      const cmd = parent
+        .command(spec.path[spec.path.length - 1]!, { isDefault: spec.default === true, hidden: noun.hidden === true })
+        .description(spec.summary);
       if (spec.description) cmd.description(`${spec.summary}\n\n${spec.description}`);
       cmd.summary(spec.summary);
       for (const alias of spec.aliases ?? []) cmd.alias(alias);

@@ -30,6 +30,7 @@ import {
   type RetryPolicy,
 } from './retry.js';
 import type { Transport } from './transport.js';
+import { systemReason } from '../errno.js';
 
 export interface Credentials {
   email: string;
@@ -273,7 +274,7 @@ export class ChatClient {
         const kind = classifyFailure(e);
         const delay = backoffDelayMs(failures + 1, policy);
         if (kind === 'fatal' || (kind === 'transient' && !safe) || ++failures >= policy.maxAttempts || waited + delay > policy.maxWaitMs) throw e;
-        this.hooks.notice?.(`${what} failed (${failureName(e)}); retrying in ${seconds(delay)} (attempt ${attempt + 1} of ${policy.maxAttempts})`);
+        this.hooks.notice?.(`${what} failed: ${systemReason(e)}; retrying in ${seconds(delay)} (attempt ${attempt + 1} of ${policy.maxAttempts})`);
         waited += delay;
         await policy.sleep(delay, signal);
         continue;

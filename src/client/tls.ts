@@ -5,6 +5,7 @@
  * asked.
  */
 import { readFileSync } from 'node:fs';
+import { systemReason } from '../errno.js';
 import { ChatctlError } from '../errors.js';
 
 /** Paths and switches, as the target resolution found them. */
@@ -27,7 +28,7 @@ function readPem(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ChatctlError(`cannot read the ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'usage');
+    throw new ChatctlError(`cannot read the ${what} ${path}: ${systemReason(e)}`, 'usage');
   }
 }
 

@@ -6,6 +6,7 @@
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPlainObject } from '../api/schema.js';
+import { systemReason } from '../errno.js';
 import { ChatctlError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import { assertPrivate } from './credentials-file.js';
@@ -35,12 +36,15 @@ export interface ConfigFile {
 
 export const configPath = (env: Env): string => join(configDir(env), CONFIG_FILE);
 
-/** Why the config file cannot be used, with the way out: it is the user's file, never rewritten or dropped here. */
-export function brokenConfig(path: string, problem: string): ChatctlError {
+/**
+ * Why the config file cannot be used, with the way out: it is the user's file, never rewritten or dropped here.
+ * `fix` says how to repair it where that is more than editing it.
+ */
+export function brokenConfig(path: string, problem: string, fix = 'fix the file'): ChatctlError {
   return new ChatctlError(
     `${path} ${problem}`,
     'usage',
-    `fix the file, or move it away and log in again: mv ${path} ${path}.broken (meanwhile --data-dir DIR, --server URL with ZULIP_EMAIL and ZULIP_API_KEY, and --zuliprc FILE work without it)`,
+    `${fix}, or move it away and log in again: mv ${path} ${path}.broken (meanwhile --data-dir DIR, --server URL with ZULIP_EMAIL and ZULIP_API_KEY, and --zuliprc FILE work without it)`,
   );
 }
 
@@ -66,7 +70,11 @@ export function loadConfig(env: Env): { config: ConfigFile; error?: ChatctlError
     text = readFileSync(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { config: {} };
-    throw e;
+    // A directory, or a file chatctl may not read: said as a broken file, so a named target still works.
+    return {
+      config: {},
+      error: brokenConfig(path, `cannot be read: ${systemReason(e)}`, `make it a file chatctl's user can read and write (ls -ld ${path}; chmod 600 ${path})`),
+    };
   }
   assertPrivate(path);
   let parsed: unknown;

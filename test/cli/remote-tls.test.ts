@@ -51,7 +51,7 @@ describe.skipIf(!hasOpenssl())('an HTTPS server with a private CA', () => {
     expect(viaEnv.code).toBe(0);
     const missing = await runCli(['--server', server.url, '--ca-file', join(certs.dir, 'nope.pem'), 'server', 'settings'], { env: tempHome().env });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`cannot read the CA bundle ${join(certs.dir, 'nope.pem')}: ENOENT`);
+    expect(missing.stderr).toContain(`cannot read the CA bundle ${join(certs.dir, 'nope.pem')}: no such file or directory`);
   });
 
   it('login --ca-file remembers the CA in the profile for later commands', async () => {

@@ -185,7 +185,7 @@ describe('webhook trigger and listen, without a server', () => {
     await new Promise<void>((r) => gone.server.close(() => r()));
     const r = await runCli(['webhook', 'trigger', '--url', gone.url]);
     expect(r.code).toBe(75);
-    expect(r.stderr).toContain(`chatctl: cannot deliver to ${gone.url}: ECONNREFUSED`);
+    expect(r.stderr).toContain(`chatctl: cannot deliver to ${gone.url}: the connection was refused (nothing listens at that address and port)`);
   });
 
   it('listen says so when the port is taken', async () => {

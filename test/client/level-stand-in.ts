@@ -71,6 +71,8 @@ const CHANGELOG: Readonly<Record<string, Levels>> = {
   'POST /invites': { group_ids: 322, notify_referrer_on_join: 267, welcome_message_custom_text: 416 },
   'POST /invites/multiuse': { group_ids: 322 },
   'POST /realm/domains': all(0, 'domain', 'allow_subdomains'),
+  // views/realm.py update_realm: the organization's name and description, read by every level chatctl supports.
+  'PATCH /realm': all(0, 'name', 'description'),
   'PATCH /realm/domains/{domain}': all(0, 'allow_subdomains'),
   'POST /users/{user_id}/status': all(407, 'status_text', 'emoji_name', 'emoji_code', 'reaction_type'),
   'POST /bots': all(0, 'full_name', 'short_name', 'bot_type', 'payload_url', 'interface_type', 'service_name'),

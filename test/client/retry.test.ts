@@ -241,7 +241,7 @@ describe('connection errors (mocked; real sockets in sockets.test.ts)', () => {
       .reply(200, documentedExample('GET', '/server_settings'));
     const settings = await h.client.call(getServerSettings, {});
     expect(settings.realm_name).toBe('Zulip Dev');
-    expect(h.notices).toEqual(['GET /server_settings failed (ECONNRESET); retrying in 0.0 s (attempt 2 of 3)']);
+    expect(h.notices).toEqual(['GET /server_settings failed: the connection was reset by the other side; retrying in 0.0 s (attempt 2 of 3)']);
   });
 
   it('does not repeat a creating POST after a reset (it may have arrived)', async () => {

@@ -145,7 +145,7 @@ describe.skipIf(!hasOpenssl())('client certificates', () => {
 
   it('without their key are a usage error before anything is sent', () => {
     expect(() => loadTls({ clientCert: certs.clientCertFile })).toThrow(`no private key for the client certificate ${certs.clientCertFile}`);
-    expect(() => loadTls({ caFile: `${certs.dir}/missing.pem` })).toThrow(`cannot read the CA bundle ${certs.dir}/missing.pem: ENOENT`);
+    expect(() => loadTls({ caFile: `${certs.dir}/missing.pem` })).toThrow(`cannot read the CA bundle ${certs.dir}/missing.pem: no such file or directory`);
     expect(() => loadTls({ caFile: certs.clientKeyFile })).toThrow('holds no PEM certificate');
   });
 });

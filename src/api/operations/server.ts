@@ -1,3 +1,4 @@
+import { LIMITS } from '../limits.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 import type { ApiKeyResult, ServerSettings } from '../types.js';
@@ -10,6 +11,25 @@ export const getServerSettings = operation<ServerSettings>()({
   access: 'none',
   params: {},
   openapiPath: '/server_settings',
+});
+
+/** What PATCH /realm answers: each string setting it changed, as `"updated"` (zerver/views/realm.py update_realm). */
+export interface RealmUpdate {
+  name?: 'updated';
+  description?: 'updated';
+}
+
+export const updateRealm = operation<RealmUpdate>()({
+  name: 'update-realm',
+  method: 'PATCH',
+  path: '/realm',
+  summary: "Change the organization's name or description (administrators)",
+  access: 'admin',
+  params: {
+    name: p.opt(s.string(), { doc: `the organization's name (at most ${LIMITS.realmName} characters)` }),
+    description: p.opt(s.string(), { doc: `its description, in Zulip's Markdown (at most ${LIMITS.realmDescription} characters)` }),
+  },
+  idempotent: true,
 });
 
 export const fetchApiKey = operation<ApiKeyResult>()({

@@ -17,6 +17,7 @@
  * A map is read and checked whole before anything is read from the server: every problem is listed at once.
  */
 import { readFile } from 'node:fs/promises';
+import { systemReason } from '../../errno.js';
 import { cell, readRows, type Columns } from '../bulk-input.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
@@ -113,7 +114,7 @@ export async function readMap(ctx: Context, file: string): Promise<Rule[]> {
     text = await readFile(file, { encoding: 'utf8', signal: ctx.signal });
   } catch (e) {
     if (ctx.signal.aborted) throw e;
-    throw usageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw usageError(`cannot read ${file}: ${systemReason(e)}`);
   }
   return jsonMap(text, file);
 }

@@ -30,7 +30,7 @@ const FOLDER_CHANGE: Flag<string | null | undefined> = {
 };
 
 /** What `channels list` may print: channels, and with --quiet-since why each is listed. */
-const LIST_OUTPUT: OutputSpec = { ...CHANNEL_OUTPUT, fields: [...CHANNEL_OUTPUT.fields, 'status'] };
+const LIST_OUTPUT: OutputSpec = { ...CHANNEL_OUTPUT, fields: [...CHANNEL_OUTPUT.fields, 'status'], addedBy: { status: 'quietSince' } };
 
 /** With --archived, which channels are archived is a column of its own: the list mixes both. */
 const WITH_ARCHIVED_OUTPUT: OutputSpec = {

@@ -12,12 +12,13 @@ export const NOUNS: readonly NounEntry[] = [
     load: async () => (await import('./login.js')).commands,
   },
   { name: 'logout', summary: 'forget the stored credentials of a profile', load: async () => (await import('./logout.js')).commands },
+  { name: 'auth', summary: 'print the API key chatctl uses, for scripts (auth token)', load: async () => (await import('./auth.js')).commands },
   { name: 'profiles', summary: 'list the stored profiles, or pick the default one', load: async () => (await import('./profiles.js')).commands },
   { name: 'whoami', summary: 'show the current target, profile and user', load: async () => (await import('./whoami.js')).commands },
   { name: 'serve', summary: 'serve the embedded organization over HTTP for any Zulip client', load: async () => (await import('./serve.js')).commands },
   {
     name: 'server',
-    summary: "server information; embedded: grant the permissions a server's operator grants",
+    summary: "server information, the organization's name; embedded: grant the permissions a server's operator grants",
     load: async () => (await import('./server.js')).commands,
   },
   { name: 'users', summary: 'list, inspect, create and manage users', load: async () => (await import('./users.js')).commands },
@@ -55,5 +56,11 @@ export const NOUNS: readonly NounEntry[] = [
   { name: 'events', summary: 'event queues', load: async () => (await import('./events.js')).commands },
   { name: 'webhook', summary: 'outgoing webhooks: see, send and receive payloads', load: async () => (await import('./webhook.js')).commands },
   { name: 'completion', summary: 'print a shell completion script (bash, zsh, fish)', load: async () => (await import('./completion.js')).commands },
+  {
+    name: '__complete',
+    summary: 'names for shell completion',
+    hidden: true,
+    load: async () => (await import('./complete.js')).commands,
+  },
   { name: 'api', summary: 'send a raw API request and print the response envelope', load: async () => (await import('./api.js')).commands },
 ];

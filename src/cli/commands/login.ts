@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { ApiError } from '../../api/errors.js';
 import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
 import { getOwnUser } from '../../api/operations/users.js';
+import { classify, type Meaning } from '../../api/server-messages.js';
 import type { ServerSettings } from '../../api/types.js';
 import type { ChatClient, Credentials } from '../../client/client.js';
 import { factsFromSettings } from '../../client/features.js';
@@ -10,7 +11,7 @@ import type { AccountKey, EmbeddedOrganization } from '../../server/embedded.js'
 import { defineCommand } from '../command.js';
 import { remoteClient, tlsSettings } from '../connect.js';
 import type { Context } from '../context.js';
-import { ChatctlError, usageError } from '../errors.js';
+import { ChatctlError, exitKindOf, usageError } from '../errors.js';
 import { flag, type Values } from '../flags.js';
 import { readSecret } from '../io.js';
 import { DEFAULT_OWNER_EMAIL } from '../embedded-org.js';
@@ -105,6 +106,26 @@ function rootDomainHint(e: unknown, site: string): unknown {
     'usage',
     `log in at your organization's own address, e.g. chatctl login --server https://ORGANIZATION.${host} --email EMAIL`,
   );
+}
+
+/** What to do when the server turned the credentials down: never "chatctl login", which is what just failed. */
+const REFUSAL_HINTS: Partial<Record<Meaning, string>> = {
+  authenticationFailed: 'check the e-mail address and the password; a forgotten password is reset on the login page of the organization',
+  invalidApiKey: "check the key (Settings > Account & privacy > API key, on the web) and that --email is its account's address",
+  unauthorized: "check the key (Settings > Account & privacy > API key, on the web) and that --email is its account's address",
+  userDeactivated: 'the account is deactivated: an administrator of the organization can reactivate it',
+  passwordResetRequired: 'set a new password on the login page of the organization (Forgot your password?), then log in with it',
+};
+
+/** A login the server refused, with the hint for that refusal instead of the one other commands give. */
+function loginRefused(e: unknown, embedded: boolean): unknown {
+  if (!(e instanceof ApiError) || exitKindOf(e) !== 'auth') return e;
+  const meaning = classify(e)?.meaning;
+  const hint =
+    embedded && meaning === 'authenticationFailed'
+      ? 'check the e-mail address and the password; whoever can read the data dir sets a password with: chatctl server reset-password EMAIL'
+      : meaning && REFUSAL_HINTS[meaning];
+  return new ChatctlError(`${e.msg}${e.code ? ` (${e.code})` : ''}`, 'auth', hint);
 }
 
 /** TLS files to remember in the profile, as absolute paths. */
@@ -244,8 +265,9 @@ export const commands = [
       // --server is a global option: the rule between it and --embedded is checked here, where globals are known.
       if (embedded && g.server) throw usageError('--embedded and --server exclude each other');
       if (!embedded && !g.server) throw usageError('say where to log in: --server URL, or --embedded');
-      if (embedded) return loginEmbeddedDir(ctx, opts, profileName);
-      return loginRemote(ctx, opts, profileName);
+      await (embedded ? loginEmbeddedDir(ctx, opts, profileName) : loginRemote(ctx, opts, profileName)).catch((e: unknown) => {
+        throw loginRefused(e, embedded);
+      });
     },
   }),
 ];

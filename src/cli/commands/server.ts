@@ -1,7 +1,9 @@
-import { getServerSettings } from '../../api/operations/server.js';
+import { getServerSettings, updateRealm } from '../../api/operations/server.js';
+import { LIMITS } from '../../api/limits.js';
 import { OPERATOR_PERMISSIONS, type OperatorPermission } from '../../server/embedded-facts.js';
 import { defineCommand, type CommandSpec } from '../command.js';
 import type { Context } from '../context.js';
+import { printDryRun } from '../dry-run.js';
 import { embeddedTarget } from '../embedded-target.js';
 import { usageError } from '../errors.js';
 import { arg, flag } from '../flags.js';
@@ -45,6 +47,37 @@ export const commands = [
       const client = await ctx.client({ auth: false });
       const { result: _r, msg: _m, ...settings } = await client.call(getServerSettings, {});
       await out.item(settings);
+    },
+  }),
+  defineCommand({
+    path: ['server', 'update'],
+    summary: 'rename the organization, or change its description (administrators)',
+    description:
+      `Changes the organization's name (at most ${LIMITS.realmName} characters) or its description (Zulip Markdown, at most ` +
+      `${LIMITS.realmDescription} characters) with PATCH /realm, as Settings > Organization profile does; everyone's apps ` +
+      'hear of it at once. This is how the embedded organization created on first use gets a name of its own. A value ' +
+      'it already has is reported unchanged. server settings shows both.',
+    examples: ['chatctl server update --name "Acme Corp"', 'chatctl server update --description "Where **Acme** talks." --dry-run'],
+    options: {
+      name: flag.string('--name <name>', "the organization's new name"),
+      description: flag.string('--description <text>', 'its new description (Zulip Markdown; "" clears it)'),
+    },
+    mutating: true,
+    check(opts) {
+      if (opts.name === undefined && opts.description === undefined) throw usageError('say what to change: --name NAME, --description TEXT, or both');
+      if (opts.name !== undefined && opts.name.trim() === '') throw usageError('--name cannot be empty');
+    },
+    async run(opts, ctx) {
+      const client = await ctx.client();
+      const params = { name: opts.name?.trim(), description: opts.description };
+      if (opts.dryRun) {
+        printDryRun(ctx, await client.prepare(updateRealm, params));
+        return;
+      }
+      const answer = await client.call(updateRealm, params, { signal: ctx.signal });
+      if (params.name !== undefined)
+        ctx.info(answer.name ? `chatctl: renamed the organization to "${params.name}"` : `chatctl: name unchanged: already "${params.name}"`);
+      if (params.description !== undefined) ctx.info(answer.description ? 'chatctl: changed the description' : 'chatctl: description unchanged');
     },
   }),
   permissionCommand('grant'),

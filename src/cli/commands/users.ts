@@ -279,7 +279,12 @@ export const commands = [
       inactiveSince: flag.duration('--inactive-since <duration>', 'only active humans last active before this long ago (e.g. 90d), from presence'),
       includeUnknown: flag.bool('--include-unknown', 'with --inactive-since: also users whose activity presence cannot tell'),
     },
-    output: { fields: LIST_FIELDS, columns: USER_COLUMNS, ...USER_DISPLAY },
+    output: {
+      fields: LIST_FIELDS,
+      columns: USER_COLUMNS,
+      ...USER_DISPLAY,
+      addedBy: { last_active: 'inactiveSince', status: 'inactiveSince', profile_data: 'customFields' },
+    },
     check(opts) {
       if (opts.active && opts.deactivated) throw usageError('--active and --deactivated exclude each other');
       if (opts.bots && opts.humans) throw usageError('--bots and --humans exclude each other');
@@ -336,7 +341,7 @@ export const commands = [
     examples: ['chatctl users get 8', 'chatctl users get iago@example.com --json', 'chatctl users get 8 --custom-fields --fields profile_data'],
     args: { user: arg.required('user ID or e-mail address') },
     options: { customFields: flag.bool('--custom-fields', 'include custom profile fields (profile_data)') },
-    output: { fields: USER_FIELDS, ...USER_DISPLAY },
+    output: { fields: USER_FIELDS, ...USER_DISPLAY, addedBy: { profile_data: 'customFields' } },
     async run(opts, ctx) {
       const out = ctx.output(opts);
       const client = await ctx.client();

@@ -40,6 +40,11 @@ export interface OutputSpec {
   roles?: readonly string[];
   /** The identifying fields (IDs, names, e-mails): a narrow terminal's table keeps them whole while others give way. */
   key?: readonly string[];
+  /**
+   * Fields only a report option fills, by the name of that option in the command's options: --fields naming
+   * one without its option is a usage error saying which option adds it, rather than an empty column.
+   */
+  addedBy?: Readonly<Record<string, string>>;
 }
 
 /**

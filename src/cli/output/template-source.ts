@@ -1,5 +1,6 @@
 /** The text of `--template`: given inline, or read from a file named after `@` (`--template @users.hbs`). */
 import { readFileSync } from 'node:fs';
+import { systemReason } from '../../errno.js';
 import { usageError } from '../errors.js';
 
 export function readTemplate(value: string, name: string): string {
@@ -8,7 +9,6 @@ export function readTemplate(value: string, name: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    const why = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : e instanceof Error ? e.message : String(e);
-    throw usageError(`${name}: cannot read template file "${file}": ${why}`);
+    throw usageError(`${name}: cannot read template file "${file}": ${systemReason(e)}`);
   }
 }

@@ -3,6 +3,7 @@
  * up after 10 seconds), and reading the reply the way the server would: what the bot posts back, if anything.
  */
 import { failureReply, isSuccessStatus, OUTGOING_WEBHOOK_TIMEOUT_SECONDS, readReply, statusProblem } from '../../api/webhook-reply.js';
+import { systemReason } from '../../errno.js';
 import { VERSION } from '../../version.js';
 import { ChatctlError } from '../errors.js';
 
@@ -35,13 +36,11 @@ export function interpretReply(status: number, text: string): Omit<Delivery, 'st
   return { body, effect: `nothing is posted${why}`, failed: false };
 }
 
-/** Why a POST failed, in a few words: the timeout, or the network's code (ECONNREFUSED) where fetch gives one. */
+/** Why a POST failed, in a few words: the timeout, or what the network's code means where fetch gives one. */
 function whyUndelivered(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   if (e.name === 'TimeoutError') return `no reply within ${DELIVERY_TIMEOUT_MS / 1000} seconds (a Zulip server gives up then, and retries)`;
-  const { cause } = e;
-  if (!(cause instanceof Error)) return e.message;
-  return 'code' in cause && typeof cause.code === 'string' ? cause.code : cause.message;
+  return systemReason(e.cause instanceof Error ? e.cause : e);
 }
 
 export async function deliver(url: string, payload: unknown, signal: AbortSignal): Promise<Delivery> {

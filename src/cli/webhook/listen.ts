@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isPlainObject } from '../../api/schema.js';
+import { systemReason } from '../../errno.js';
 import { ChatctlError } from '../errors.js';
 
 /** Payloads are a message and a few fields; anything far larger is not one. */
@@ -112,7 +113,7 @@ export async function listenForPayloads(o: ListenOptions): Promise<number> {
   } catch (e) {
     const inUse = e instanceof Error && 'code' in e && e.code === 'EADDRINUSE';
     throw new ChatctlError(
-      `cannot listen on ${o.host}:${o.port}: ${inUse ? 'the port is in use' : e instanceof Error ? e.message : String(e)}`,
+      `cannot listen on ${o.host}:${o.port}: ${inUse ? 'the port is in use' : systemReason(e)}`,
       'failure',
       inUse ? 'pick another with --port (0: any free port)' : undefined,
     );

@@ -1,11 +1,13 @@
 /** Public server settings and the password → API key exchange. */
 import { ApiError, badRequest } from '../../api/errors.js';
-import { fetchApiKey, getServerSettings } from '../../api/operations/server.js';
+import { fetchApiKey, getServerSettings, updateRealm } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, type Binding } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
 import { recordLogin, userByEmail, userById } from '../model/users.js';
 import { getSetting, versionFields } from '../model/realm.js';
+import { updateRealmIdentity } from '../model/realm-identity.js';
+import { renderHtml } from '../model/render.js';
 import { verifyPassword } from '../secrets.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/i;
@@ -46,10 +48,13 @@ export const bindings: Binding[] = [
       realm_uri: ctx.realmUrl,
       realm_name: getSetting(db, 'name'),
       realm_icon: `${ctx.realmUrl}/static/images/logo/zulip-icon-128x128.png`,
-      realm_description: getSetting(db, 'description'),
+      // Rendered, as zerver/views/auth.py get_server_settings answers it (get_realm_rendered_description).
+      realm_description: renderHtml(db, getSetting(db, 'description')),
       realm_web_public_access_enabled: false,
     };
   }),
+
+  bind(updateRealm, (ctx, p) => updateRealmIdentity(ctx.db, ctx, { name: p.name, description: p.description })),
 
   // Async: the password is checked off the event loop (scrypt on the thread pool), with no transaction open
   // across the wait, and a failed attempt must be recorded even though the request fails.

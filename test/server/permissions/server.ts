@@ -1,7 +1,11 @@
+import { randomToken } from '../../helpers/names.js';
 import { OWNER_PASSWORD } from '../../helpers/org.js';
 import { CALLERS, type PermissionCase } from './matrix.js';
 
-/** Operations that read no authentication: every caller, authenticated or not, deactivated or not, gets the same. */
+/**
+ * The organization's identity: reading the server settings and exchanging a password need no authentication
+ * (every caller, deactivated or not, gets the same); renaming the organization is for administrators.
+ */
 export const serverCases: PermissionCase[] = [
   {
     name: 'read the server settings',
@@ -21,5 +25,11 @@ export const serverCases: PermissionCase[] = [
     }),
     allowed: CALLERS,
     denied: {},
+  },
+  {
+    name: "change the organization's name",
+    request: () => ({ method: 'PATCH', path: '/realm', body: [['name', `Renamed ${randomToken()}`.slice(0, 40)]] }),
+    allowed: ['owner', 'admin'],
+    denied: 'Must be an organization administrator',
   },
 ];
