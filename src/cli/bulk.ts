@@ -74,6 +74,17 @@ export const unchangedOutcome = (r: RowRef & { label?: string }, id: number | st
   label: r.label,
 });
 
+/** A row repeating an earlier row of the same run (the same address twice): nothing was sent for it, and it counts as done. */
+export const duplicateOutcome = (r: RowRef): Outcome => ({
+  row: r.row,
+  target: r.target,
+  ok: true,
+  status: 'duplicate',
+  id: null,
+  error: null,
+  code: null,
+});
+
 /** The line printed for a row: every field, null where there is nothing, so a script reads one shape. */
 const lineOf = (r: Outcome): Outcome => ({
   row: r.row,
@@ -89,8 +100,9 @@ const lineOf = (r: Outcome): Outcome => ({
 function summaryOf(outcomes: readonly Outcome[], verb: string, interrupted: boolean): string {
   const count = (status: string) => outcomes.filter((r) => r.status === status).length;
   const unchanged = count('unchanged');
-  const done = outcomes.filter((r) => r.ok).length - unchanged;
-  const head = `${done} ${verb}${unchanged ? `, ${unchanged} unchanged` : ''}`;
+  const duplicates = count('duplicate');
+  const done = outcomes.filter((r) => r.ok).length - unchanged - duplicates;
+  const head = `${done} ${verb}${unchanged ? `, ${unchanged} unchanged` : ''}${duplicates ? `, ${duplicates} duplicate${duplicates > 1 ? 's' : ''} (not sent)` : ''}`;
   if (!interrupted) {
     const skips = count('skipped');
     return `chatctl: ${head}, ${outcomes.filter((r) => !r.ok).length} failed${skips ? ` (${skips} skipped)` : ''}`;
