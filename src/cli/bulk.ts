@@ -387,6 +387,11 @@ export interface RowCall {
    * is sent for it, and it is reported `unchanged`, with this ID.
    */
   inPlace?: { id: number | string | null };
+  /**
+   * Whether a refusal of the request means the effect is in place after all: a request of a run killed
+   * earlier that reached the server after this run looked. Undefined: the refusal stands.
+   */
+  inPlaceAfter?: (error: unknown) => Promise<{ id: number | string | null } | undefined>;
   /** Past tense for the outcome: created, updated, deactivated ... */
   status: string;
   /** What the row names, for a person's sentence ("user 8 (iago@example.com)"); default: the target. */
@@ -432,9 +437,14 @@ export async function runCalls(
     act: async (c) => {
       if (c.inPlace) return [unchangedOutcome(c, c.inPlace.id)];
       if (!c.call) throw c.error ?? new Refusal('cannot be sent');
-      const id = await c.call.send(client, ctx.signal).catch((e: unknown) => {
+      let id: number | string | null;
+      try {
+        id = await c.call.send(client, ctx.signal);
+      } catch (e) {
+        const found = ctx.signal.aborted ? undefined : await c.inPlaceAfter?.(e);
+        if (found) return [unchangedOutcome(c, found.id)];
         throw refusal?.(e) ?? e;
-      });
+      }
       return [{ row: c.row, target: c.target, ok: true, status: c.status, id, label: c.label }];
     },
   });
