@@ -97,8 +97,8 @@ async function rowsOf<R>(
  * are, their other columns ignored.
  */
 const LISTED_USER_COLUMNS: Columns = {
-  user: { description: 'user ID or e-mail (this, user_id or email)' },
-  user_id: { description: 'user ID (this, user or email)' },
+  user: { description: 'user ID or e-mail (this, user_id or email)', json: 'id' },
+  user_id: { description: 'user ID (this, user or email)', json: 'id' },
   email: { description: 'e-mail (this, user or user_id)' },
 };
 
@@ -167,9 +167,9 @@ interface UpdateRow extends UserRef {
 
 /** The columns of `users update --from-file`, every cell checked with the file, before anything is sent. */
 const UPDATE_COLUMNS: Columns = {
-  user: { required: true, description: 'user ID or e-mail' },
+  user: { required: true, description: 'user ID or e-mail', json: 'id' },
   full_name: { description: 'new full name' },
-  role: { description: 'new role', check: roleProblem },
+  role: { description: 'new role', check: roleProblem, json: 'id' },
   new_email: { description: 'new e-mail' },
 };
 

@@ -18,12 +18,12 @@ import { parseExpires } from './options.js';
 
 export const INVITE_COLUMNS: Columns = {
   email: { required: true, description: 'the address to invite' },
-  channels: { description: 'channel IDs or names, comma-separated' },
-  groups: { description: 'user group IDs or names, comma-separated' },
-  as: { description: 'role: owner, admin, moderator, member, guest' },
+  channels: { description: 'channel IDs or names, comma-separated', json: 'list' },
+  groups: { description: 'user group IDs or names, comma-separated', json: 'list' },
+  as: { description: 'role: owner, admin, moderator, member, guest', json: 'id' },
   expires: { description: 'how long the invitation is valid: 7d, 12h, 30m, never' },
-  default_channels: { description: "true: also the organization's default channels" },
-  notify: { description: 'false: do not tell the inviter when the account is created' },
+  default_channels: { description: "true: also the organization's default channels", json: 'boolean' },
+  notify: { description: 'false: do not tell the inviter when the account is created', json: 'boolean' },
   welcome_text: { description: 'custom welcome message (administrators)' },
 };
 
