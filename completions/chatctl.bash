@@ -122,6 +122,8 @@ _chatctl() {
       case "$prev" in
         --host) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --port) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --allow-webhook-address) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --trusted-proxy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -130,7 +132,7 @@ _chatctl() {
         --max-wait) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--host --port --rate-limit --allow-private-webhooks --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--host --port --rate-limit --allow-private-webhooks --allow-webhook-address --trusted-proxy --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server')
       case "$prev" in
         --profile|-p) COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
