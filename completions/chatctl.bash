@@ -146,6 +146,7 @@ _chatctl() {
         --host) COMPREPLY=(); return ;;
         --port) COMPREPLY=(); return ;;
         --allow-webhook-address) COMPREPLY=(); return ;;
+        --trusted-proxy) COMPREPLY=(); return ;;
         --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --server) COMPREPLY=(); return ;;
@@ -154,7 +155,7 @@ _chatctl() {
         --max-wait) COMPREPLY=(); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--host --port --rate-limit --allow-private-webhooks --allow-webhook-address --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--host --port --rate-limit --allow-private-webhooks --allow-webhook-address --trusted-proxy --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'server')
       case "$prev" in
         --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;

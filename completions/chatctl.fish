@@ -206,6 +206,7 @@ complete -c chatctl -n "test (__chatctl_path) = 'serve'" -l port -x -d 'the port
 complete -c chatctl -n "test (__chatctl_path) = 'serve'" -l rate-limit -d 'enforce a Zulip server'\''s default API rate limits'
 complete -c chatctl -n "test (__chatctl_path) = 'serve'" -l allow-private-webhooks -d 'let outgoing webhooks call loopback, private and link-local addresses'
 complete -c chatctl -n "test (__chatctl_path) = 'serve'" -l allow-webhook-address -x -d 'let outgoing webhooks call this IP or IP:PORT (repeatable)'
+complete -c chatctl -n "test (__chatctl_path) = 'serve'" -l trusted-proxy -x -d 'a proxy in front of serve (an IP address, repeatable): its X-Forwarded-For names the client, for the limits kept per address'
 complete -c chatctl -n "test (__chatctl_path) = 'serve'" -l profile -s p -x -a '(chatctl profiles list --format tsv --fields name 2>/dev/null)' -d 'use this stored profile (env CHATCTL_PROFILE)'
 complete -c chatctl -n "test (__chatctl_path) = 'serve'" -l data-dir -x -a '(__fish_complete_directories)' -d 'use the embedded organization in this directory (env CHATCTL_DATA_DIR)'
 complete -c chatctl -n "test (__chatctl_path) = 'serve'" -l server -x -d 'use the Zulip-compatible server at this URL (env ZULIP_SITE)'

@@ -124,6 +124,8 @@ export const SERVER_MESSAGES = [
   // actions/realm_linkifiers.py reorder: `The ordered list must not contain duplicated linkifiers`,
   // `... must enumerate all existing linkifiers exactly once`.
   { meaning: 'linkifierOrderMismatch', kind: 'failure', prefix: 'The ordered list must' },
+  // views/users.py create_user_backend: POST /users for an address that has an account, `Email 'x' already in use`.
+  { meaning: 'emailInUse', kind: 'failure', pattern: /^Email '.*' already in use/ },
   // lib/exceptions.py ReactionExistsError: adding a reaction the caller already made, `Reaction already exists.`
   { meaning: 'reactionExists', kind: 'failure', code: 'REACTION_ALREADY_EXISTS', prefix: 'Reaction already exists' },
 ] as const satisfies readonly ServerMessage[];

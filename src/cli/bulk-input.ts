@@ -5,23 +5,32 @@
  *
  * The whole file is checked before anything is sent, so a bad file changes nothing: its encoding (UTF-8
  * unless --encoding names another), its syntax, its columns against the command's declaration, the
- * required cells of every row, and the cells and rows the command checks (a role that is no role). Every problem is reported in one pass (up to MAX_PROBLEMS), each with its
- * file line, row number and column. Reading stdin or a FIFO stops on Ctrl-C.
+ * required cells of every row, the type of each JSON value (a number or an object where a name is expected),
+ * and the cells and rows the command checks (a role that is no role). Every problem is reported in one pass
+ * (up to MAX_PROBLEMS), each with its file line, row number and column. Reading stdin or a FIFO stops on
+ * Ctrl-C. Input that is no file of rows is refused as it is read, before it fills memory: binary data, a line
+ * longer than MAX_LINE_BYTES, more than MAX_INPUT_BYTES in all. A CSV header naming a column twice is refused.
  */
-import { closeSync, constants, openSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, constants, createReadStream, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { systemReason } from '../errno.js';
 import type { Context } from './context.js';
 import { flag } from './flags.js';
-import { usageError } from './errors.js';
+import { ChatctlError, usageError } from './errors.js';
 import { readBytes } from './io.js';
+import { formatSize } from './units.js';
 
 export type InputRow = Record<string, unknown>;
 
 export interface ColumnSpec {
   required?: boolean;
   description: string;
+  /**
+   * What a JSON value of this column may be (CSV cells are all text): `text` a string (the default); `id` a
+   * string or a whole number (an ID, a name, a role); `list` either of those or an array of them; `boolean`
+   * true, false or a string. null is an empty cell.
+   */
+  json?: 'text' | 'id' | 'list' | 'boolean';
   /** What is wrong with a non-empty cell of this column (`unknown role "x"`), checked with the file. */
   check?: (value: string) => string | undefined;
 }
@@ -41,6 +50,15 @@ export interface FromFile {
 
 /** Problems listed before "and N more": enough to fix a file in a few rounds, short enough to read. */
 export const MAX_PROBLEMS = 20;
+
+/**
+ * The longest line of CSV or JSON lines: a row is some hundred bytes, and a megabyte leaves room for long
+ * cells (a welcome text, hundreds of channels) while input that is no file of rows (no line breaks at all)
+ * is refused after a megabyte. A JSON array (`--format json` output, one line on a pipe) is not held to it.
+ */
+export const MAX_LINE_BYTES = 1_000_000;
+/** The largest --from-file input: some 500,000 rows of people, read whole before anything is sent. */
+export const MAX_INPUT_BYTES = 50_000_000;
 
 const require = createRequire(import.meta.url);
 
@@ -134,7 +152,15 @@ function parseCsv(text: string, problems: Problem[]): Parsed {
   let row = 0;
   try {
     parse(text, {
-      columns: (names: string[]) => (header = names.map((h) => h.trim())),
+      columns: (names: string[]) => {
+        const trimmed = names.map((h) => h.trim());
+        // csv-parse would keep the last cell of a repeated column and drop the others without a word.
+        for (const name of new Set(trimmed.filter((h, i) => trimmed.indexOf(h) !== i))) {
+          problems.push({ line: 1, column: name || '(empty)', message: 'appears more than once in the header' });
+        }
+        header = trimmed;
+        return trimmed;
+      },
       skip_empty_lines: true,
       trim: true,
       bom: true,
@@ -204,21 +230,103 @@ function releaseFifoOnAbort(file: string, signal: AbortSignal): () => void {
   return () => signal.removeEventListener('abort', release);
 }
 
-/** The bytes of `file`, or of stdin for `-`; a file that cannot be read is a usage error naming `what` it should be. */
-export async function readInput(ctx: Context, file: string, what = 'a file of rows'): Promise<Buffer> {
+/**
+ * The bytes of `file`, or of stdin for `-`; a file that cannot be read is a usage error naming `what` it
+ * should be. `inspect` sees each chunk as it is read and may end the read by throwing.
+ */
+export async function readInput(ctx: Context, file: string, what = 'a file of rows', inspect?: (chunk: Buffer) => void): Promise<Buffer> {
   let done = () => {};
   try {
-    if (file === '-') return await readBytes(ctx.io.stdin, ctx.signal);
+    if (file === '-') return await readBytes(ctx.io.stdin, ctx.signal, inspect);
     if (statSync(file, { throwIfNoEntry: false })?.isFIFO()) done = releaseFifoOnAbort(file, ctx.signal);
-    return await readFile(file, { signal: ctx.signal });
+    return await readBytes(createReadStream(file), ctx.signal, inspect);
   } catch (e) {
-    if (ctx.signal.aborted) throw e;
+    if (ctx.signal.aborted || e instanceof ChatctlError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw usageError(`${file} is a directory, not ${what}`);
     throw usageError(`cannot read ${file}: ${systemReason(e)}`);
   } finally {
     done();
   }
+}
+
+/** Bytes that may come before a file's first character: white space, a byte-order mark, UTF-16's zero bytes. */
+const LEADING = new Set([0x20, 0x09, 0x0d, 0x0a, 0x00, 0xef, 0xbb, 0xbf, 0xfe, 0xff]);
+
+/**
+ * Refuses, chunk by chunk as it is read, input that is no file of rows, before it is kept: a NUL byte
+ * (binary data, /dev/zero; text in UTF-16 or UTF-32 is the one text that holds them), a line longer than
+ * MAX_LINE_BYTES, more than MAX_INPUT_BYTES in all.
+ */
+function rowInputBounds(source: string, encoding: string): (chunk: Buffer) => void {
+  const wide = /^utf-(16|32)/.test(encoding);
+  let total = 0;
+  let line = 1;
+  let lineBytes = 0;
+  let array: boolean | undefined;
+  return (chunk) => {
+    const nul = wide ? -1 : chunk.indexOf(0);
+    if (nul !== -1) {
+      throw usageError(
+        `${source} is binary, not text: a NUL byte at byte offset ${total + nul} (line ${line + countLines(chunk, nul)})`,
+        'give a CSV file with a header or JSON lines; text saved as UTF-16 needs --encoding utf-16le (nothing was sent)',
+      );
+    }
+    if (array === undefined) {
+      let first = 0;
+      while (first < chunk.length && LEADING.has(chunk[first]!)) first++;
+      if (first < chunk.length) array = chunk[first] === 0x5b;
+    }
+    for (let at = 0; array !== true && at < chunk.length; ) {
+      const newline = chunk.indexOf(0x0a, at);
+      const end = newline === -1 ? chunk.length : newline;
+      lineBytes += end - at;
+      if (lineBytes > MAX_LINE_BYTES) {
+        throw usageError(
+          `${source}: line ${line} is longer than ${formatSize(MAX_LINE_BYTES)}, the most a line of CSV or JSON lines may hold`,
+          'is it a file of rows, one a line? (nothing was sent)',
+        );
+      }
+      if (newline === -1) break;
+      line++;
+      lineBytes = 0;
+      at = newline + 1;
+    }
+    total += chunk.length;
+    if (total > MAX_INPUT_BYTES) {
+      throw usageError(`${source} is larger than ${formatSize(MAX_INPUT_BYTES)}, the most --from-file reads`, 'split it into several files (nothing was sent)');
+    }
+  };
+}
+
+const countLines = (chunk: Buffer, end: number): number => {
+  let n = 0;
+  for (let at = chunk.indexOf(0x0a); at !== -1 && at < end; at = chunk.indexOf(0x0a, at + 1)) n++;
+  return n;
+};
+
+/** What is wrong with a JSON value given for a column whose values may be `kind` (see ColumnSpec.json). */
+function jsonTypeProblem(value: unknown, kind: NonNullable<ColumnSpec['json']>): string | undefined {
+  if (value === undefined || value === null || typeof value === 'string') return undefined;
+  const whole = typeof value === 'number' && Number.isSafeInteger(value);
+  if (whole && kind !== 'text' && kind !== 'boolean') return undefined;
+  if (typeof value === 'boolean' && kind === 'boolean') return undefined;
+  if (Array.isArray(value) && kind === 'list' && value.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v))))
+    return undefined;
+  const given = Array.isArray(value)
+    ? 'an array'
+    : typeof value === 'object'
+      ? 'an object'
+      : typeof value === 'number'
+        ? `the number ${value}`
+        : `${String(value)}`;
+  const wanted = {
+    text: 'a string',
+    id: 'a string or a whole number',
+    list: 'a string or an array of strings and whole numbers',
+    boolean: 'true, false or a string',
+  }[kind];
+  return `${given} where ${wanted} is expected`;
 }
 
 /**
@@ -250,7 +358,7 @@ export async function fileRows(
 export async function readRows(ctx: Context, file: string, columns: Columns, encoding?: string, rules: ColumnRules = {}): Promise<InputRow[]> {
   const source = file === '-' ? 'stdin' : file;
   const decoder = decoderFor(encoding ?? 'utf-8');
-  const bytes = await readInput(ctx, file);
+  const bytes = await readInput(ctx, file, undefined, rowInputBounds(source, decoder.encoding));
   const text = decoder.decode(bytes);
   if (!text.trim()) throw usageError(`${source} is empty: no header and no rows`, `columns: ${describeColumns(columns)}`);
 
@@ -275,6 +383,11 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
   if (!rows.length && !problems.length) throw usageError(`${source} has a header but no rows`, `columns: ${describeColumns(columns)}`);
   for (const r of rows) {
     for (const [name, spec] of Object.entries(columns)) {
+      const wrongType = json ? jsonTypeProblem(r.row[name], spec.json ?? 'text') : undefined;
+      if (wrongType) {
+        problems.push({ line: r.line, row: r.n, column: name, message: wrongType });
+        continue;
+      }
       const value = cell(r.row, name).trim();
       const wrong = value === '' ? (spec.required && !absent.includes(name) ? 'empty (required)' : undefined) : spec.check?.(value);
       if (wrong) problems.push({ line: r.line, row: r.n, column: name, message: wrong });
@@ -283,7 +396,8 @@ export async function readRows(ctx: Context, file: string, columns: Columns, enc
     if (wrong) problems.push({ line: r.line, row: r.n, message: wrong });
   }
   if (problems.length) {
-    const aboutColumns = problems.some((p) => p.line === 1 && p.column !== undefined);
+    // Problems of the columns themselves (the header's, or a JSON file's keys) belong to no row.
+    const aboutColumns = problems.some((p) => p.row === undefined && p.column !== undefined);
     throw problemsError(source, problems, aboutColumns ? `columns: ${describeColumns(columns)} (nothing was sent)` : 'nothing was sent');
   }
   return rows.map((r) => r.row);

@@ -74,6 +74,17 @@ export const unchangedOutcome = (r: RowRef & { label?: string }, id: number | st
   label: r.label,
 });
 
+/** A row repeating an earlier row of the same run (the same address twice): nothing was sent for it, and it counts as done. */
+export const duplicateOutcome = (r: RowRef): Outcome => ({
+  row: r.row,
+  target: r.target,
+  ok: true,
+  status: 'duplicate',
+  id: null,
+  error: null,
+  code: null,
+});
+
 /** The line printed for a row: every field, null where there is nothing, so a script reads one shape. */
 const lineOf = (r: Outcome): Outcome => ({
   row: r.row,
@@ -89,8 +100,9 @@ const lineOf = (r: Outcome): Outcome => ({
 function summaryOf(outcomes: readonly Outcome[], verb: string, interrupted: boolean): string {
   const count = (status: string) => outcomes.filter((r) => r.status === status).length;
   const unchanged = count('unchanged');
-  const done = outcomes.filter((r) => r.ok).length - unchanged;
-  const head = `${done} ${verb}${unchanged ? `, ${unchanged} unchanged` : ''}`;
+  const duplicates = count('duplicate');
+  const done = outcomes.filter((r) => r.ok).length - unchanged - duplicates;
+  const head = `${done} ${verb}${unchanged ? `, ${unchanged} unchanged` : ''}${duplicates ? `, ${duplicates} duplicate${duplicates > 1 ? 's' : ''} (not sent)` : ''}`;
   if (!interrupted) {
     const skips = count('skipped');
     return `chatctl: ${head}, ${outcomes.filter((r) => !r.ok).length} failed${skips ? ` (${skips} skipped)` : ''}`;
@@ -383,6 +395,11 @@ export interface RowCall {
    * is sent for it, and it is reported `unchanged`, with this ID.
    */
   inPlace?: { id: number | string | null };
+  /**
+   * Whether a refusal of the request means the effect is in place after all: a request of a run killed
+   * earlier that reached the server after this run looked. Undefined: the refusal stands.
+   */
+  inPlaceAfter?: (error: unknown) => Promise<{ id: number | string | null } | undefined>;
   /** Past tense for the outcome: created, updated, deactivated ... */
   status: string;
   /** What the row names, for a person's sentence ("user 8 (iago@example.com)"); default: the target. */
@@ -428,9 +445,14 @@ export async function runCalls(
     act: async (c) => {
       if (c.inPlace) return [unchangedOutcome(c, c.inPlace.id)];
       if (!c.call) throw c.error ?? new Refusal('cannot be sent');
-      const id = await c.call.send(client, ctx.signal).catch((e: unknown) => {
+      let id: number | string | null;
+      try {
+        id = await c.call.send(client, ctx.signal);
+      } catch (e) {
+        const found = ctx.signal.aborted ? undefined : await c.inPlaceAfter?.(e);
+        if (found) return [unchangedOutcome(c, found.id)];
         throw refusal?.(e) ?? e;
-      });
+      }
       return [{ row: c.row, target: c.target, ok: true, status: c.status, id, label: c.label }];
     },
   });

@@ -26,12 +26,18 @@ export function processIO(): IO {
 
 /**
  * Reads all of a stream as bytes (--from-file -). With `signal`, Ctrl-C stops the wait for a writer that
- * never finishes: the stream is destroyed and the read rejects with the abort.
+ * never finishes: the stream is destroyed and the read rejects with the abort. `inspect` sees each chunk
+ * first and may refuse it by throwing, so a bound holds before the bytes are kept.
  */
-export async function readBytes(stream: Readable, signal?: AbortSignal): Promise<Buffer> {
+export async function readBytes(stream: Readable, signal?: AbortSignal, inspect?: (chunk: Buffer) => void): Promise<Buffer> {
   if (signal) addAbortSignal(signal, stream);
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    // Before the chunk is kept: an inspector that throws ends the read (and the stream) at this chunk.
+    inspect?.(bytes);
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks);
 }
 

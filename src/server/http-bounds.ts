@@ -8,11 +8,17 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../api/errors.js';
 import { LIMITS } from '../api/limits.js';
 import { SERVE_QUEUE_DEADLINE_MS, SERVE_TIMEOUTS_MS } from '../timeouts.js';
+import { isTrustedProxy, type TrustedProxies } from './client-address.js';
 
 export interface HttpBounds {
-  /** Connections held at once, and from one address. */
+  /**
+   * Connections held at once, and from one address. A trusted proxy's connections carry many clients'
+   * requests, so it is held to the total alone.
+   */
   connections: number;
   connectionsPerAddress: number;
+  /** Proxies whose X-Forwarded-For names the client (client-address.ts); empty: the header is never read. */
+  trustedProxies: TrustedProxies;
   /** The request line and headers must have arrived this long after the connection (or the last answer) began. */
   headersTimeoutMs: number;
   /** How often the header and request timeouts are checked. */
@@ -30,6 +36,7 @@ export interface HttpBounds {
 export const SERVE_BOUNDS: HttpBounds = {
   connections: LIMITS.connections,
   connectionsPerAddress: LIMITS.connectionsPerAddress,
+  trustedProxies: new Set(),
   headersTimeoutMs: SERVE_TIMEOUTS_MS.headers,
   checkIntervalMs: SERVE_TIMEOUTS_MS.check,
   bodyIdleMs: SERVE_TIMEOUTS_MS.bodyIdle,
@@ -79,7 +86,7 @@ export function applyBounds(server: Server, b: HttpBounds): void {
   server.prependListener('connection', (socket: Duplex & { remoteAddress?: string }) => {
     const address = socket.remoteAddress ?? '';
     const mine = byAddress.get(address) ?? 0;
-    if (open >= b.connections || mine >= b.connectionsPerAddress) {
+    if (open >= b.connections || (mine >= b.connectionsPerAddress && !isTrustedProxy(b.trustedProxies, address))) {
       refused.add(socket);
       answerOnSocket(socket, overloaded());
       return;

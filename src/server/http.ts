@@ -10,6 +10,7 @@ import { LIMITS, showBytes } from '../api/limits.js';
 import type { UploadedFile, WireRequest } from '../api/wire.js';
 import { type ReadRequest, readRequest } from './answer-cache.js';
 import { sendHeld, sendWhole, writeAnswer } from './http-body.js';
+import { clientAddress } from './client-address.js';
 import { answerOnSocket, applyBounds, type HttpBounds, overloaded, SERVE_BOUNDS, wasRefused } from './http-bounds.js';
 import type { Router } from './router.js';
 import { StartQueue } from './start-queue.js';
@@ -206,7 +207,7 @@ export function createApiServer(router: Router, log: (line: string) => void, bou
     if (wasRefused(req.socket)) return void res.destroy();
     const started = performance.now();
     // Read now: once the socket is destroyed (a refused body) it is gone from the request.
-    const address = req.socket.remoteAddress;
+    const address = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], bounds.trustedProxies);
     const remote = address ?? '-';
     let pathname = '-';
     let queued = 0;

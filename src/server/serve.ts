@@ -6,7 +6,9 @@ import { once } from 'node:events';
 import { batchedLog } from './log-batch.js';
 import { systemClock } from './context.js';
 import { startHousekeeping } from './housekeeping.js';
+import { trustedProxies } from './client-address.js';
 import { createApiServer } from './http.js';
+import { SERVE_BOUNDS } from './http-bounds.js';
 import { destinationsForServe } from './outgoing/destinations.js';
 import { zulipRateLimits } from './rate-limit.js';
 import { getSetting, setSetting } from './model/realm.js';
@@ -25,6 +27,8 @@ export interface ServeOptions {
   allowPrivateWebhooks: boolean;
   /** Addresses (IP or IP:PORT) outgoing webhooks may call whatever their network: `webhook listen`'s, say. */
   allowWebhookAddresses?: readonly string[];
+  /** Proxies in front whose X-Forwarded-For names the client, for the limits kept per address (client-address.ts). */
+  trustedProxies?: readonly string[];
   /** Where the request and handler log lines go (serve: stderr), several lines in one write. */
   write: (text: string) => void;
 }
@@ -48,7 +52,7 @@ export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promi
     admit: o.rateLimit ? zulipRateLimits() : undefined,
   });
   const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
-  const server = createApiServer(router, log);
+  const server = createApiServer(router, log, { ...SERVE_BOUNDS, trustedProxies: trustedProxies(o.trustedProxies ?? []) });
   server.listen(o.port, o.host);
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);

@@ -69,6 +69,7 @@ const SAMPLES: Record<Meaning, ApiError> = {
   notFound: documented('DELETE', '/drafts/{draft_id}', 404),
   channelExists: answer("Channel 'music' already exists", 'CHANNEL_ALREADY_EXISTS', 409),
   linkifierOrderMismatch: answer('The ordered list must enumerate all existing linkifiers exactly once'),
+  emailInUse: answer("Email 'ada@example.com' already in use"),
   reactionExists: answer('Reaction already exists.', 'REACTION_ALREADY_EXISTS'),
 };
 

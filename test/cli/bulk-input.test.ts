@@ -3,12 +3,12 @@
  * required cells, every problem in one pass with its line, row and column; empty input and directories are
  * usage errors. The Latin-1 file goes through the real binary, as a cron job would run it.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PROBLEMS } from '../../src/cli/bulk-input.js';
-import { cliTarget, fakeCreds, jsonLines, runCli, spawnCli, tempHome } from '../helpers/cli.js';
+import { MAX_LINE_BYTES, MAX_PROBLEMS } from '../../src/cli/bulk-input.js';
+import { BIN, cliTarget, fakeCreds, jsonLines, runCli, spawnCli, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
 const LATIN1 = Buffer.concat([
@@ -143,6 +143,84 @@ describe('what is wrong with a file, all at once', () => {
     const alone = await runCli(['users', 'create', 'a@x.test', '--name', 'A', '--encoding', 'latin1'], { env: fakeCreds() });
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--encoding goes with --from-file');
+  });
+
+  it('type-checks JSON values as CSV cells are checked: a number for a name, an object for a role (exit 2, line and column)', async () => {
+    const file = write(
+      'people.jsonl',
+      '{"email":42,"full_name":"A"}\n{"email":"b@x.test","full_name":["B"]}\n{"email":"c@x.test","full_name":"C","password":null}\n',
+    );
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `chatctl: ${file} has 2 problems:\n` +
+        '  line 1 (row 1), column email: the number 42 where a string is expected\n' +
+        '  line 2 (row 2), column full_name: an array where a string is expected\n' +
+        'hint: nothing was sent\n',
+    );
+    const roles = write('roles.jsonl', '{"user":8,"role":{"name":"admin"}}\n{"user":9,"role":200}\n{"user":true,"role":"guest"}\n');
+    const update = await runCli(['users', 'update', '--from-file', roles], { env: fakeCreds() });
+    expect(update.code).toBe(2);
+    expect(update.stderr).toBe(
+      `chatctl: ${roles} has 2 problems:\n` +
+        '  line 1 (row 1), column role: an object where a string or a whole number is expected\n' +
+        '  line 3 (row 3), column user: true where a string or a whole number is expected\n' +
+        'hint: nothing was sent\n',
+    );
+  });
+
+  it('refuses a CSV header naming a column twice, naming it (exit 2)', async () => {
+    const file = write('people.csv', 'email,full_name,Email,email\na@x.test,A,b@x.test,c@x.test\n');
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `chatctl: ${file} has 2 problems:\n  line 1, column Email: unknown column\n  line 1, column email: appears more than once in the header\n`,
+    );
+  });
+
+  it(`refuses a line over ${MAX_LINE_BYTES} bytes in CSV and JSON lines, naming it; a JSON array on one line is not held to it`, async () => {
+    const long = 'x'.repeat(MAX_LINE_BYTES);
+    const csv = await create(write('people.csv', `email,full_name\na@x.test,A\nb@x.test,${long}\n`));
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toMatch(/^chatctl: \S+people\.csv: line 3 is longer than 1 MB, the most a line of CSV or JSON lines may hold\n/);
+    const lines = await create(write('people.jsonl', `{"email":"a@x.test","full_name":"${long}"}\n`));
+    expect(lines.code).toBe(2);
+    expect(lines.stderr).toContain('people.jsonl: line 1 is longer than 1 MB');
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({ email: `u${i}@x.test`, full_name: `Person ${i}`, colour: 'red' }));
+    const array = await create(write('people.json', JSON.stringify(rows)));
+    expect(array.code).toBe(2);
+    expect(array.stderr).toContain('has a problem:\n  column colour: unknown column\n');
+  });
+
+  it('refuses binary input at its first NUL byte: a file, stdin, /dev/zero (exit 2)', async () => {
+    const file = write('people.csv', 'email,full_name\na@x.test,A\nb@x.test,B\0\n');
+    const r = await create(file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `chatctl: ${file} is binary, not text: a NUL byte at byte offset 37 (line 3)\n` +
+        'hint: give a CSV file with a header or JSON lines; text saved as UTF-16 needs --encoding utf-16le (nothing was sent)\n',
+    );
+    const piped = await runCli(['users', 'create', '--from-file', '-'], { env: fakeCreds(), stdin: '\0\0\0' });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain('chatctl: stdin is binary, not text: a NUL byte at byte offset 0 (line 1)\n');
+    const zero = await create('/dev/zero');
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('chatctl: /dev/zero is binary, not text: a NUL byte at byte offset 0 (line 1)\n');
+    // UTF-16 text holds NUL bytes, and is text.
+    const utf16 = write('people.csv', '\ufeffemail,full_name\na@x.test,\n');
+    writeFileSync(utf16, Buffer.from('\ufeffemail,full_name\na@x.test,\n', 'utf16le'));
+    const wide = await create(utf16, ['--encoding', 'utf-16le']);
+    expect(wide.stderr).toContain('line 2 (row 1), column full_name: empty (required)');
+  });
+
+  it('ends an endless line on stdin (the real binary) with exit 2 once past the bound, not when memory runs out', { timeout: 30_000 }, async () => {
+    const r = spawnSync('sh', ['-c', `tr '\\0' x < /dev/zero | "${process.execPath}" "${BIN}" users create --from-file -`], {
+      env: fakeCreds(),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('chatctl: stdin: line 1 is longer than 1 MB');
   });
 
   it('says a FIFO whose writer sent nothing is empty', async () => {

@@ -316,6 +316,36 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
     expect(invites().length).toBe(before);
   });
 
+  it('invites an address on several rows once, whatever its case: the others are duplicates, in the plan, the rows and the summary', async () => {
+    const t = await cliTarget(org, kind);
+    const file = join(tempHome().home, 'dupes.csv');
+    const d = `dup-${kind}@example.com`;
+    const e = `dupe-other-${kind}@example.com`;
+    // Rows 3 and 5 repeat row 1; row 4 asks for another role than row 2, which one invitation cannot give.
+    writeFileSync(file, `email,as\n${d},member\n${e},member\n${d.toUpperCase()},member\n${e},guest\n ${d} ,member\n`);
+    const plan = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--dry-run'], { env: t.env });
+    expect(plan.code).toBe(3);
+    expect(jsonLines(plan.stdout)).toEqual([
+      { method: 'POST', path: '/api/v1/invites', body: { stream_ids: '[]', invite_as: '400', invitee_emails: `${d},${e}` } },
+    ]);
+    expect(plan.stderr).toContain(`row 3 (${d.toUpperCase()}): duplicate of row 1, not sent`);
+    expect(plan.stderr).toContain(`row 5 (${d}): duplicate of row 1, not sent`);
+    expect(plan.stderr).toContain(`row 4 (${e}): row 2 invites this address with other options: one invitation an address`);
+
+    const r = await runCli([...t.args, 'invite', 'send', '--from-file', file, '--json'], { env: t.env });
+    expect(r.code).toBe(3);
+    expect(jsonLines(r.stdout).map((o) => [o.row, o.status])).toEqual([
+      [1, 'invited'],
+      [2, 'invited'],
+      [3, 'duplicate'],
+      [4, 'failed'],
+      [5, 'duplicate'],
+    ]);
+    expect(r.stderr).toContain('chatctl: 2 invited, 2 duplicates (not sent), 1 failed');
+    expect(invites('lower(email) = ?', d)).toHaveLength(1);
+    expect(invites('email = ?', e)).toHaveLength(1);
+  });
+
   it('stops at the first failed request with --fail-fast; the rest are skipped', async () => {
     const t = await cliTarget(org, kind);
     const file = join(tempHome().home, 'ff.csv');

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
 import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
-import { TRANSPORTS } from '../helpers/transports.js';
+import { TRANSPORTS, transportFor } from '../helpers/transports.js';
+import type { Transport } from '../../src/client/transport.js';
 
 describe('users: parsing', () => {
   it('maps argv to options', async () => {
@@ -63,6 +64,55 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     ]);
     expect(jsonLines(r.stdout)[1]).toMatchObject({ target: 'not-an-address', error: 'Bad name or username', code: 'BAD_REQUEST' });
     expect(r.stderr).toContain('chatctl: 2 created, 1 failed');
+  });
+
+  it("reports unchanged a row whose account a killed run's request made after this run looked; another name still fails", async () => {
+    const t = await cliTarget(org, kind);
+    const file = join(tempHome().home, 'landed.csv');
+    const [same, renamed, fresh] = ['same', 'renamed', 'fresh'].map((w) => `landed-${w}-${kind}@example.com`);
+    writeFileSync(file, `email,full_name\n${same},Same Name\n${renamed},Old Name\n${fresh},Fresh Name\n`);
+    // The killed run's requests: each lands on the server just before this run's own request for the row.
+    const landed = new Map([
+      [same, 'Same Name'],
+      [renamed, 'Other Name'],
+    ]);
+    const inFlightFirst = async (): Promise<Transport> => {
+      const inner = await transportFor(org, kind);
+      return {
+        target: inner.target,
+        kind: inner.kind,
+        close: () => inner.close(),
+        send: async (req, signal) => {
+          const email = req.method === 'POST' && req.path === '/users' ? (req.body.find(([k]) => k === 'email')?.[1] ?? null) : null;
+          const name = email === null ? undefined : landed.get(email);
+          if (email !== null && name !== undefined) {
+            landed.delete(email);
+            await inner.send(
+              {
+                ...req,
+                body: [
+                  ['email', email],
+                  ['full_name', name],
+                  ['password', 'pass-word-1'],
+                ],
+              },
+              signal,
+            );
+          }
+          return inner.send(req, signal);
+        },
+      };
+    };
+    const r = await runCli([...t.args, 'users', 'create', '--from-file', file, '--json'], { env: t.env, openTransport: inFlightFirst });
+    expect(landed.size).toBe(0);
+    expect(jsonLines(r.stdout).map((o) => [o.target, o.status])).toEqual([
+      [same, 'unchanged'],
+      [renamed, 'failed'],
+      [fresh, 'created'],
+    ]);
+    expect(jsonLines(r.stdout)[1]).toMatchObject({ error: `Email '${renamed}' already in use` });
+    expect(r.stderr).toContain('chatctl: 1 created, 1 unchanged, 1 failed');
+    expect(r.code).toBe(3);
   });
 
   it('stops at the first failure with --fail-fast, and reports the rest as skipped', async () => {

@@ -79,7 +79,14 @@ describe('webhook: parsing', () => {
     // The address a serve lets its bots reach (src/api/webhook-addresses.ts): an IP, never a name or a network.
     [['serve', '--allow-webhook-address', 'localhost:8080'], '--allow-webhook-address takes an IP address or IP:PORT ([IPv6]:PORT), not "localhost:8080"'],
     [['serve', '--allow-webhook-address', '10.0.0.0/8'], '--allow-webhook-address takes an IP address or IP:PORT'],
+    [['serve', '--trusted-proxy', 'proxy.local'], '--trusted-proxy takes an IP address, not "proxy.local"'],
+    [['serve', '--trusted-proxy', '10.0.0.0/8'], '--trusted-proxy takes an IP address, not "10.0.0.0/8"'],
   ])('%j is a usage error', expectUsageError);
+
+  it('reads serve --trusted-proxy, repeated', async () => {
+    const s = await parse(['serve', '--trusted-proxy', '10.0.0.5', '--trusted-proxy', '::1'], parseOutput());
+    expect(s!.opts).toMatchObject({ trustedProxy: ['10.0.0.5', '::1'] });
+  });
 
   it('reads serve --allow-webhook-address, repeated', async () => {
     const s = await parse(['serve', '--allow-webhook-address', '127.0.0.1:8080', '--allow-webhook-address', '[::1]:9000'], parseOutput());

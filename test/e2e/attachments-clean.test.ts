@@ -136,4 +136,44 @@ describe('attachments clean killed half-way', () => {
       after.close();
     }
   });
+
+  it('has printed each deletion as it happened: every file it printed is gone, and at most those in flight are gone unprinted', {
+    timeout: 60_000,
+  }, async () => {
+    const { home, env } = tempHome();
+    const dataDir = join(home, 'org');
+    expect((await spawnCli(['init', '--data-dir', dataDir, '--email', OWNER, '--password-stdin'], { env, stdin: 'cron-pass-1\n' })).code).toBe(0);
+    const uploads = await seed(
+      dataDir,
+      Array.from({ length: 60 }, (_, i) => ({ name: `old-${i}.txt`, bytes: 10, old: true })),
+    );
+    const child = spawn(process.execPath, [BIN, 'attachments', 'clean', '--data-dir', dataDir, '--older-than', '30d', '--yes'], {
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => (stdout += d));
+    // Killed once it has printed a few rows, with most of the work still ahead of it.
+    while (stdout.split('\n').length <= 3 && child.exitCode === null) await new Promise((r) => setTimeout(r, 2));
+    const killedRunning = child.exitCode === null;
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(killedRunning, 'the run printed nothing before it finished').toBe(true);
+    const printed = stdout
+      .split('\n')
+      .slice(0, -1)
+      .map((l) => Number(l.split('\t')[0]));
+    const db = openDb(dataDir);
+    try {
+      const left = new Set(db.prepare('SELECT id FROM attachments').pluck().all() as number[]);
+      expect(printed.filter((id) => left.has(id))).toEqual([]);
+      const goneUnprinted = uploads.filter((u) => !left.has(u.id) && !printed.includes(u.id));
+      // The default concurrency is 4: a kill can catch at most that many deletions between commit and print.
+      expect(goneUnprinted.length).toBeLessThanOrEqual(4);
+      expect(left.size).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -11,6 +11,7 @@ import { LIMITS, showBytes } from '../../src/api/limits.js';
 import { createApiServer } from '../../src/server/http.js';
 import { type HttpBounds, SERVE_BOUNDS } from '../../src/server/http-bounds.js';
 import { StartQueue } from '../../src/server/start-queue.js';
+import { trustedProxies } from '../../src/server/client-address.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 
 const basic = (email: string, key: string): string => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
@@ -184,6 +185,23 @@ describe('serve caps connections and closes slow or silent ones', () => {
       }
       expect(statusOf(answer)).toBe(200);
       for (const c of [first[1]!, other]) c.socket.destroy();
+    } finally {
+      await stop(server);
+    }
+  });
+
+  it("holds a trusted proxy's connections to the total cap alone: they carry many clients", async () => {
+    const { server, port } = await serverFor(org, { connections: 4, connectionsPerAddress: 2, trustedProxies: trustedProxies(['127.0.0.20']) });
+    try {
+      const viaProxy = [await open(port, '127.0.0.20'), await open(port, '127.0.0.20'), await open(port, '127.0.0.20')];
+      viaProxy[2]!.socket.write('GET /api/v1/server_settings HTTP/1.1\r\nhost: x\r\n\r\n');
+      await until(() => viaProxy[2]!.text().includes('\r\n\r\n{'));
+      expect(statusOf(viaProxy[2]!.text())).toBe(200);
+      // Another address is still held to its own share, and the proxy to the total.
+      const [a, b, c] = [await open(port, '127.0.0.21'), await open(port, '127.0.0.21'), await open(port, '127.0.0.20')];
+      await c.closed;
+      expect(statusOf(c.text())).toBe(503);
+      for (const s of [...viaProxy, a, b]) s.socket.destroy();
     } finally {
       await stop(server);
     }

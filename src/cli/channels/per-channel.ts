@@ -14,7 +14,7 @@ import { findChannels } from './find.js';
 
 /** stream_id or name names the channel; any other column (what else `channels list` prints) is ignored. */
 export const CHANNEL_ROW_COLUMNS: Columns = {
-  stream_id: { description: 'channel ID (this or name)' },
+  stream_id: { description: 'channel ID (this or name)', json: 'id' },
   name: { description: 'channel name (this or stream_id)' },
 };
 

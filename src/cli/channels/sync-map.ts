@@ -32,8 +32,8 @@ export interface Rule {
 }
 
 export const MAP_COLUMNS: Columns = {
-  user: { required: true, description: 'user ID or e-mail' },
-  channels: { required: true, description: 'channel names or IDs, comma-separated' },
+  user: { required: true, description: 'user ID or e-mail', json: 'id' },
+  channels: { required: true, description: 'channel names or IDs, comma-separated', json: 'list' },
 };
 
 /** A name or an ID, as JSON may give either. */

@@ -131,24 +131,49 @@ async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
     if (!yes) await confirmOrExit(ctx, false, `Delete ${plural(doomed.length, 'attachment')} (${formatSize(total(doomed))})?`);
 
     const progress = startProgress(ctx, doomed.length);
+    // Each deletion is printed once the server has answered for it (its row is gone by then), released in
+    // the order of the list as bulk runs do: a run killed half-way has printed only files really deleted.
+    const settled = new Map<number, PoolResult<Attachment, unknown>>();
+    const ready: Attachment[] = [];
+    let released = 0;
+    let finished = false;
+    let wake: (() => void) | undefined;
+    const pool = runPool(doomed, (a, _i, signal) => client.call(removeAttachment, { attachment_id: a.id }, { signal }), {
+      pacer: client.pacer,
+      signal: ctx.signal,
+      stopWhen: (e) => ['auth', 'temporary', 'interrupted'].includes(exitKindOf(e)),
+      onProgress: ({ result }) => {
+        // The count is of deletions done, not of those the stop skipped.
+        if (result.ok || !result.skipped) progress.tick();
+        settled.set(result.index, result);
+        for (let r = settled.get(released); r; r = settled.get(released)) {
+          released++;
+          if (r.ok) ready.push(r.item);
+        }
+        wake?.();
+      },
+    }).finally(() => {
+      finished = true;
+      wake?.();
+    });
+    async function* deletions(): AsyncGenerator<Record<string, unknown>[]> {
+      for (;;) {
+        if (ready.length) yield ready.splice(0).map((a) => attachmentRow(a, ownerName, out, ctx));
+        if (finished) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    }
     let results: PoolResult<Attachment, unknown>[];
     try {
-      results = await runPool(doomed, (a, _i, signal) => client.call(removeAttachment, { attachment_id: a.id }, { signal }), {
-        pacer: client.pacer,
-        signal: ctx.signal,
-        stopWhen: (e) => ['auth', 'temporary', 'interrupted'].includes(exitKindOf(e)),
-        // The count is of deletions done, not of those the stop skipped.
-        onProgress: ({ result }) => {
-          if (result.ok || !result.skipped) progress.tick();
-        },
-      });
+      if (!quiet) await out.stream(deletions());
+      results = await pool;
     } finally {
       progress.done();
     }
     const deleted = results.filter((r) => r.ok).map((r) => r.item);
     const gone = results.filter((r) => !r.ok && isGone(r.error));
     const failed = results.filter((r): r is Extract<PoolResult<Attachment, unknown>, { ok: false }> => !r.ok && !isGone(r.error));
-    await print(deleted);
     for (const r of failed) {
       if (r.skipped) continue;
       ctx.warn(`could not delete attachment ${r.item.id} (${r.item.name}): ${r.error instanceof Error ? r.error.message : String(r.error)}`);
@@ -223,8 +248,12 @@ export const commands = [
       '30d or 12h), --unreferenced (linked from no message), --larger-than (a size such as 10MB or 512KiB). At ' +
       'least one filter is required, so a mistyped command never deletes everything. The server lists only your ' +
       'own uploads, so --owner can only name you.\n\n' +
-      'Prints the files it deleted (with --dry-run, would delete) as rows on stdout and a summary (count, bytes ' +
-      'freed) on stderr; -q/--quiet prints nothing but errors. Asks on a terminal; elsewhere --yes is required ' +
+      'Prints each file as the server deletes it (with --dry-run, the files it would delete) as rows on stdout, ' +
+      'so a run killed half-way has printed only what it really deleted, and then a summary (count, bytes ' +
+      'freed) on stderr. The server removes a file only after its record, so a kill never leaves a record without ' +
+      'its file (a file left without its record, at most one per request in flight, is swept by serve after an hour). ' +
+      '-q/--quiet prints ' +
+      'nothing but errors. Asks on a terminal; elsewhere --yes is required ' +
       '(exit 2 without it). Safe to run twice at once: a lock (in the data dir of an embedded organization, or in ' +
       'the config dir per server) lets one run work; a second run says so on stderr and exits 0. Exit 3 when some ' +
       'files could not be deleted; files already gone count as done.',

@@ -14,8 +14,8 @@ import { MEMBER_OUTPUT, memberRows } from '../members.js';
 import { userIndex } from '../resolve.js';
 
 const MEMBERSHIP_COLUMNS: Columns = {
-  user: { required: true, description: 'user ID or e-mail' },
-  channel: { description: 'channel ID or name (default: the --channel flags)' },
+  user: { required: true, description: 'user ID or e-mail', json: 'id' },
+  channel: { description: 'channel ID or name (default: the --channel flags)', json: 'id' },
 };
 
 const MEMBERSHIP_FLAGS = {

@@ -57,7 +57,7 @@ const LAST_MESSAGE_NOTE =
 
 /** Who a new channel starts with: --user, --group and the `user` column of --from-file, each once. */
 async function initialMembers(ctx: Context, client: ChatClient, o: { user: readonly string[]; group: readonly string[] } & FromFile): Promise<number[]> {
-  const rows = await fileRows(ctx, o, { user: { required: true, description: 'user ID or e-mail' } });
+  const rows = await fileRows(ctx, o, { user: { required: true, description: 'user ID or e-mail', json: 'id' } });
   const users = [...o.user, ...(rows ?? []).map((r) => cell(r, 'user'))];
   if (!users.length && !o.group.length) return [];
   const named = await namedPeople(client, await userIndex(client), { users, groups: o.group });

@@ -2,7 +2,18 @@ import { createInviteLink, getInvites, type Invite, resendInvite, revokeInvite, 
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
 import { describeColumns, fileRows, fromFileFlags, type FromFile, type InputRow } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, planCall, printPlan, runBulk, runCalls, unchangedOutcome, type PlannedCall, type RowCall } from '../bulk.js';
+import {
+  BULK_FLAGS,
+  OUTCOME_FIELDS,
+  planCall,
+  printPlan,
+  runBulk,
+  runCalls,
+  unchangedOutcome,
+  duplicateOutcome,
+  type PlannedCall,
+  type RowCall,
+} from '../bulk.js';
 import { defineCommand } from '../command.js';
 import { confirmOrExit, namingQuestion } from '../confirm.js';
 import type { Context } from '../context.js';
@@ -101,6 +112,8 @@ async function rowsOf(
 
 /** --dry-run: the requests that would go out, and the rows that could not be sent (as runCalls reports them). */
 function printPlanned(ctx: Context, batches: readonly InviteBatch[], requests: readonly WireRequest[]): void {
+  for (const b of batches)
+    if ('duplicateOf' in b) ctx.info(`row ${b.recipients[0].row} (${b.recipients[0].email}): duplicate of row ${b.duplicateOf}, not sent`);
   printPlan(
     ctx,
     requests,
@@ -126,7 +139,9 @@ export const commands = [
       'first rows of the file are the ones invited). ' +
       'Safe to run again (after Ctrl-C or a crash): an address with a pending invitation for the same role is ' +
       'reported unchanged without a request; one pending with another role fails until that invitation is ' +
-      'revoked. With --json each outcome is one JSON line; exit 3 when some failed.',
+      'revoked. An address on several rows (compared without regard to case) is invited once, by its first row; ' +
+      'the others are reported duplicate and sent nothing, or fail when they ask for other options. ' +
+      'With --json each outcome is one JSON line; exit 3 when some failed.',
     examples: [
       'chatctl invite send ada@example.com grace@example.com --channel general --channel design',
       'chatctl invite send guest@partner.test --as guest --expires 12h --no-notify',
@@ -161,6 +176,7 @@ export const commands = [
         rows: (b) => b.recipients.map((r) => ({ row: r.row, target: r.email })),
         act: async (b) => {
           if ('inPlace' in b) return [unchangedOutcome({ row: b.recipients[0].row, target: b.recipients[0].email }, b.inPlace.id)];
+          if ('duplicateOf' in b) return [duplicateOutcome({ row: b.recipients[0].row, target: b.recipients[0].email })];
           if ('error' in b) throw b.error;
           return deliver(client, b, limit, ctx.signal);
         },

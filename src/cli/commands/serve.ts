@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { isIP } from 'node:net';
 import { parseAllowedAddress } from '../../api/webhook-addresses.js';
 import { defineCommand } from '../command.js';
 import { embeddedTarget } from '../embedded-target.js';
@@ -19,12 +20,19 @@ export const commands = [
       'Outgoing webhooks reach only the public Internet, as a Zulip server behind its Smokescreen proxy: never this ' +
       'machine (any spelling of loopback), private, link-local, shared, benchmarking, multicast or reserved addresses, ' +
       'checked on the address connected to after DNS. --allow-webhook-address IP[:PORT] lets them reach one address ' +
-      '(a chatctl webhook listen, say); --allow-private-webhooks lets them reach all.',
+      '(a chatctl webhook listen, say); --allow-private-webhooks lets them reach all.\n\n' +
+      'What is limited per address (failed logins, requests without authentication, connections) is limited ' +
+      'per client address. Behind a reverse proxy, name it with ' +
+      '--trusted-proxy ADDR (repeatable), as a Zulip server names its own in [loadbalancer] ips: for requests ' +
+      'from it the client is the right-most X-Forwarded-For address that is not itself a trusted proxy, and the ' +
+      "proxy's connections are held to the total cap alone. Without it the header is never read (anyone can " +
+      'write it), and every client behind a proxy shares its address.',
     examples: [
       'chatctl serve',
       'chatctl serve --port 8080 --data-dir ~/chat',
       'chatctl serve --rate-limit',
       'chatctl serve --allow-webhook-address 127.0.0.1:8080',
+      'chatctl serve --host 0.0.0.0 --trusted-proxy 10.0.0.5   # behind nginx on 10.0.0.5',
       'curl -u owner@localhost:$KEY http://127.0.0.1:9991/api/v1/users',
     ],
     options: {
@@ -36,6 +44,14 @@ export const commands = [
         if (!parseAllowedAddress(value)) throw usageError(`${name} takes an IP address or IP:PORT ([IPv6]:PORT), not "${value}"`);
         return value;
       }),
+      trustedProxy: flag.list(
+        '--trusted-proxy <address>',
+        'a proxy in front of serve (an IP address, repeatable): its X-Forwarded-For names the client, for the limits kept per address',
+        (value, name) => {
+          if (!isIP(value)) throw usageError(`${name} takes an IP address, not "${value}"`);
+          return value;
+        },
+      ),
     },
     async run(opts, ctx) {
       const { host, port, rateLimit } = opts;
@@ -50,6 +66,7 @@ export const commands = [
           rateLimit: rateLimit,
           allowPrivateWebhooks: opts.allowPrivateWebhooks,
           allowWebhookAddresses: opts.allowWebhookAddress,
+          trustedProxies: opts.trustedProxy,
           write: (text) => ctx.io.stderr.write(text),
         });
         ctx.info(`chatctl: serving ${dataDir} at ${serving.url}/api/v1${rateLimit ? ' with rate limits' : ''} (Ctrl-C to stop)`);

@@ -97,8 +97,8 @@ async function rowsOf<R>(
  * are, their other columns ignored.
  */
 const LISTED_USER_COLUMNS: Columns = {
-  user: { description: 'user ID or e-mail (this, user_id or email)' },
-  user_id: { description: 'user ID (this, user or email)' },
+  user: { description: 'user ID or e-mail (this, user_id or email)', json: 'id' },
+  user_id: { description: 'user ID (this, user or email)', json: 'id' },
   email: { description: 'e-mail (this, user or user_id)' },
 };
 
@@ -167,9 +167,9 @@ interface UpdateRow extends UserRef {
 
 /** The columns of `users update --from-file`, every cell checked with the file, before anything is sent. */
 const UPDATE_COLUMNS: Columns = {
-  user: { required: true, description: 'user ID or e-mail' },
+  user: { required: true, description: 'user ID or e-mail', json: 'id' },
   full_name: { description: 'new full name' },
-  role: { description: 'new role', check: roleProblem },
+  role: { description: 'new role', check: roleProblem, json: 'id' },
   new_email: { description: 'new e-mail' },
 };
 
@@ -367,7 +367,9 @@ export const commands = [
       'operator grants it (chatctl server grant on the embedded organization, whose creator holds it); without it, ' +
       'invite people instead (invite send). Safe to run again (after Ctrl-C or a crash): a row whose address already ' +
       'has an active account with the same full name is reported unchanged, without a request (the password is not ' +
-      'compared); one whose account has another name, or is deactivated, fails saying so.',
+      'compared), and so is one the server refuses as already in use when the account it finds then is that ' +
+      "same person (a killed run's request that reached the server after this run looked); one whose account " +
+      'has another name, or is deactivated, fails saying so.',
     examples: [
       'chatctl users create ada@example.com --name "Ada Lovelace"',
       'printf %s "$PW" | chatctl users create ada@example.com --name "Ada Lovelace" --password-stdin',
@@ -409,7 +411,14 @@ export const commands = [
           call: planCall(createUser, { ...account, password: account.password ?? randomAlphanumeric(24) }, { idOf: (res) => res.user_id }),
         };
         const existing = byEmail.get(r.email.trim().toLowerCase());
-        return { account, call: existing ? { ...call, ...createdBefore(existing, r.full_name) } : call };
+        if (existing) return { account, call: { ...call, ...createdBefore(existing, r.full_name) } };
+        // A request of a killed run may reach the server after the look above: the account it made is this row's.
+        const inPlaceAfter = async (e: unknown) => {
+          if (!(e instanceof ApiError) || classify(e)?.meaning !== 'emailInUse') return undefined;
+          const { user } = await client.call(getUserByEmail, { email: r.email.trim() }, { signal: ctx.signal }).catch(() => ({ user: undefined }));
+          return user ? createdBefore(user, r.full_name).inPlace : undefined;
+        };
+        return { account, call: { ...call, inPlaceAfter } };
       });
       const refusal = (e: unknown) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e);
       // EMAIL names one account: its failure exits as its error would; rows of a file are a bulk run (exit 3).

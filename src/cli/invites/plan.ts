@@ -18,12 +18,12 @@ import { parseExpires } from './options.js';
 
 export const INVITE_COLUMNS: Columns = {
   email: { required: true, description: 'the address to invite' },
-  channels: { description: 'channel IDs or names, comma-separated' },
-  groups: { description: 'user group IDs or names, comma-separated' },
-  as: { description: 'role: owner, admin, moderator, member, guest' },
+  channels: { description: 'channel IDs or names, comma-separated', json: 'list' },
+  groups: { description: 'user group IDs or names, comma-separated', json: 'list' },
+  as: { description: 'role: owner, admin, moderator, member, guest', json: 'id' },
   expires: { description: 'how long the invitation is valid: 7d, 12h, 30m, never' },
-  default_channels: { description: "true: also the organization's default channels" },
-  notify: { description: 'false: do not tell the inviter when the account is created' },
+  default_channels: { description: "true: also the organization's default channels", json: 'boolean' },
+  notify: { description: 'false: do not tell the inviter when the account is created', json: 'boolean' },
   welcome_text: { description: 'custom welcome message (administrators)' },
 };
 
@@ -76,7 +76,13 @@ export interface InPlaceRow {
   inPlace: { id: number };
 }
 
-export type InviteBatch = SendableBatch | UnsendableRow | InPlaceRow;
+/** A row naming an address an earlier row of the same run already invites, with the same options: nothing is sent for it. */
+export interface DuplicateRow {
+  recipients: [Recipient];
+  duplicateOf: number;
+}
+
+export type InviteBatch = SendableBatch | UnsendableRow | InPlaceRow | DuplicateRow;
 
 const BOOLEANS: Record<string, boolean> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
 
@@ -140,12 +146,24 @@ export async function planInvites(client: ChatClient, rows: readonly { recipient
   const earlier = await earlierWork(client);
   const batches: InviteBatch[] = [];
   const byParams = new Map<string, SendableBatch>();
+  // Addresses are compared as the server compares them, without regard to case: one invitation an address.
+  const firstOf = new Map<string, { row: number; key: string }>();
   for (const { recipient, spec } of rows) {
     let params: SendParams;
+    let key: string;
     try {
       if (spec instanceof Error) throw spec;
       if (/[,\n]/.test(recipient.email)) throw new Error('one address a row (the address holds a comma or a line break)');
       params = paramsOf(spec, channels, groups);
+      key = JSON.stringify(params);
+      const address = recipient.email.toLowerCase();
+      const first = firstOf.get(address);
+      if (first && first.key !== key) throw new Error(`row ${first.row} invites this address with other options: one invitation an address`);
+      if (first) {
+        batches.push({ recipients: [recipient], duplicateOf: first.row });
+        continue;
+      }
+      firstOf.set(address, { row: recipient.row, key });
       const inPlace = earlier(recipient.email, params.invite_as ?? ROLE.member);
       if (inPlace) {
         batches.push({ recipients: [recipient], inPlace });
@@ -155,7 +173,6 @@ export async function planInvites(client: ChatClient, rows: readonly { recipient
       batches.push({ recipients: [recipient], error: refusalOf(e) });
       continue;
     }
-    const key = JSON.stringify(params);
     const batch = byParams.get(key);
     if (batch && batch.recipients.length < INVITE_CHUNK) batch.recipients.push(recipient);
     else {

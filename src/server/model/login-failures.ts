@@ -12,10 +12,13 @@
  * So every failure that counts towards a lockout is also limited per source. A source is a client's IP
  * address over HTTP (an IPv6 address by its /64, the block one host is usually given, so a host cannot
  * step through its own addresses), and `local` for the in-process embedded transport: the person at this
- * machine, who already holds the data dir. X-Forwarded-For is not trusted: `serve` has no proxy in front.
+ * machine, who already holds the data dir. Behind a proxy `serve` was told to trust (--trusted-proxy), the
+ * client address is the one that proxy forwarded (client-address.ts), so the proxy's own address does not
+ * lock out everyone behind it; X-Forwarded-For from anyone else is not read.
  */
 import { ApiError } from '../../api/errors.js';
 import { API_BY_IP, AUTHENTICATE_BY_USERNAME, RATE_LIMIT_MESSAGE, type RateRule } from '../../api/rate-limits.js';
+import { canonicalAddress } from '../client-address.js';
 import type { Db } from '../store/db.js';
 
 /** What the in-process transport counts as: the local process. */
@@ -24,19 +27,9 @@ export const LOCAL_SOURCE = 'local';
 /** The source a client address counts as. */
 export function sourceOf(address: string | undefined): string {
   if (!address) return LOCAL_SOURCE;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  if (!address.includes(':')) return address;
-  return `${expandIpv6(address).slice(0, 4).join(':')}::/64`;
-}
-
-/** The eight groups of an IPv6 address, `::` filled in. */
-function expandIpv6(address: string): string[] {
-  const [head = '', tail] = address.split('%')[0]!.split('::') as [string, string | undefined];
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const fill = tail === undefined ? [] : Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
-  return [...left, ...fill, ...right].map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''));
+  const canonical = canonicalAddress(address);
+  if (!canonical.includes(':')) return canonical;
+  return `${canonical.split(':').slice(0, 4).join(':')}::/64`;
 }
 
 /** The rule per source: the shortest `api_by_ip` window. */
