@@ -44,8 +44,8 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     const client = await as(guest);
     const queues: string[] = [];
     for (let i = 0; i < 40; i++) queues.push((await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!);
-    const payloads = count(org, 'SELECT count(*) FROM event_payloads');
-    const bytes = count(org, 'SELECT coalesce(sum(length(event)), 0) FROM event_payloads');
+    const payloads = count(org, 'SELECT count(*) FROM event_bodies');
+    const bytes = count(org, 'SELECT coalesce(sum(length(body)), 0) FROM event_bodies');
     const res = await rawRequest(
       org,
       kind,
@@ -60,8 +60,9 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
       guest,
     );
     expect(res.status).toBe(200);
-    expect(count(org, 'SELECT count(*) FROM event_payloads')).toBe(payloads + 1);
-    const oneEvent = count(org, 'SELECT coalesce(sum(length(event)), 0) FROM event_payloads') - bytes;
+    expect(count(org, 'SELECT count(*) FROM event_bodies')).toBe(payloads + 1);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', guest.id)).toBe(1);
+    const oneEvent = count(org, 'SELECT coalesce(sum(length(body)), 0) FROM event_bodies') - bytes;
     expect(oneEvent).toBeLessThan(1000);
     for (const q of [queues[0]!, queues[39]!]) {
       expect((await poll(guest, q)).events).toMatchObject([{ type: 'typing', op: 'start', sender: { user_id: guest.id } }]);
@@ -77,9 +78,9 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
       html.push((await client.call(register, { event_types: ['message'], fetch_event_types: [], apply_markdown: true })).queue_id!);
       markdown.push((await client.call(register, { event_types: ['message'], fetch_event_types: [], apply_markdown: false })).queue_id!);
     }
-    const payloads = count(org, 'SELECT count(*) FROM event_payloads');
+    const payloads = count(org, 'SELECT count(*) FROM event_bodies');
     await client.call(sendMessage, { type: 'direct', to: JSON.stringify([user.id]), content: '**bold**' });
-    expect(count(org, 'SELECT count(*) FROM event_payloads')).toBe(payloads + 2);
+    expect(count(org, 'SELECT count(*) FROM event_bodies')).toBe(payloads + 2);
     for (const q of html) expect((await poll(user, q)).events).toMatchObject([{ type: 'message', message: { content: '<p><strong>bold</strong></p>' } }]);
     for (const q of markdown)
       expect((await poll(user, q)).events).toMatchObject([{ type: 'message', message: { content: '**bold**', content_type: 'text/x-markdown' } }]);
@@ -91,11 +92,12 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     const a = (await client.call(register, { event_types: ['user_topic'], fetch_event_types: [] })).queue_id!;
     const b = (await client.call(register, { event_types: ['user_topic'], fetch_event_types: [] })).queue_id!;
     await client.call(updateUserTopic, { stream_id: general, topic: `t-${kind}`, visibility_policy: 1 });
-    const payload = count(org, 'SELECT payload_id FROM queue_events WHERE queue_id = ?', a);
+    const payload = count(org, 'SELECT event_id FROM user_events WHERE user_id = ?', user.id);
     await client.call(getEvents, { queue_id: a, last_event_id: 0, dont_block: true });
-    expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(1);
+    expect(count(org, 'SELECT count(*) FROM event_bodies WHERE event_id = ?', payload)).toBe(1);
     await client.call(deleteQueue, { queue_id: b });
-    expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM event_bodies WHERE event_id = ?', payload)).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', user.id)).toBe(0);
   });
 
   it("deletes a deactivated user's queues with their bodies, leaving none behind", async () => {
@@ -103,10 +105,12 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     const client = await as(user);
     const q = (await client.call(register, { event_types: ['user_topic'], fetch_event_types: [] })).queue_id!;
     await client.call(updateUserTopic, { stream_id: general, topic: `d-${kind}`, visibility_policy: 1 });
-    const payload = count(org, 'SELECT payload_id FROM queue_events WHERE queue_id = ?', q);
+    expect((await poll(user, q)).events).toHaveLength(1);
+    const payload = count(org, 'SELECT event_id FROM user_events WHERE user_id = ?', user.id);
     await (await as(org.owner)).call(deactivateUser, { user_id: user.id });
     expect(count(org, 'SELECT count(*) FROM event_queues WHERE user_id = ?', user.id)).toBe(0);
-    expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM event_bodies WHERE event_id = ?', payload)).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', user.id)).toBe(0);
   });
 
   it(`keeps a user's ${MAX_QUEUES_PER_USER} most recently used queues: a new one pushes out the least recently used`, async () => {
@@ -165,7 +169,8 @@ describe('cleanup', () => {
     expect(afterRequest).toBeLessThan(before + 1);
     expect(sweep(org.db, org.dataDir, org.clock, 0).queues).toBe(afterRequest - 1);
     expect(count(org, 'SELECT count(*) FROM event_queues')).toBe(1);
-    expect(count(org, 'SELECT count(*) FROM event_payloads p WHERE NOT EXISTS (SELECT 1 FROM queue_events q WHERE q.payload_id = p.id)')).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM event_bodies b WHERE NOT EXISTS (SELECT 1 FROM user_events u WHERE u.event_id = b.event_id)')).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM user_events')).toBe(0);
   });
 
   it('deletes login failures older than the rate-limit window, and keeps recent ones', () => {
