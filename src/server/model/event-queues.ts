@@ -127,8 +127,8 @@ function withoutInternalFields(event: Record<string, unknown>): Record<string, u
  * until it is idle for its lifespan, and a queue's deque has no length limit): it relies on Tornado's memory
  * and on the 10-minute default lifespan. Here queues live in the store, a lifespan can be a week, and a
  * guest can register queues in a loop, so both are bounded: a user's oldest idle queues make room for new
- * ones, and a queue nobody drains is dropped (its next poll gets BAD_EVENT_QUEUE_ID, and a client
- * registers again, as it does after a server restart).
+ * ones, and a queue nobody drains is dropped once it holds MAX_PENDING_EVENTS of its user's log unread (its
+ * next poll gets BAD_EVENT_QUEUE_ID, and a client registers again, as it does after a server restart).
  */
 export const MAX_QUEUES_PER_USER = 50;
 export const MAX_PENDING_EVENTS = 10_000;
@@ -141,10 +141,7 @@ function formOf(o: DeliveryOptions, event: { type: string }): string {
   return [o.apply_markdown === false, o.client_gravatar === true, o.client_capabilities?.empty_topic_name === true].map(Number).join('');
 }
 
-/**
- * A user's live queues, as emitting and reading see them. Expired queues (idle past their lifespan, given the
- * time) are left out: they are dead, only not yet deleted, and must not hold or wake anything.
- */
+/** What emitting reads of each recipient's queues: enough to choose, bound and wake them. */
 type LogQueue = Pick<QueueRow, 'id' | 'user_id' | 'event_types' | 'options' | 'read_through' | 'watches_public'>;
 
 /** Whether a queue takes an event of its user's log, in the form the queue reads it. */
