@@ -5,8 +5,7 @@
 import { getEvents, register, type QueueEvent } from '../../src/api/operations/events.js';
 import type { CallParamsOf } from '../../src/api/operation.js';
 import type { ChatClient } from '../../src/client/client.js';
-import { pendingEvents } from '../../src/server/model/event-queues.js';
-import { randomToken } from './names.js';
+import { acknowledge, createQueue, pendingEvents, type QueueRow } from '../../src/server/model/event-queues.js';
 import { openapiErrors } from './openapi.js';
 import type { TestOrg, TestUser } from './org.js';
 
@@ -24,16 +23,20 @@ export interface QueueOptions {
 
 /** A queue of `user`'s made in the store; returns its ID. */
 export function openQueue(org: TestOrg, user: TestUser, o: QueueOptions = {}): string {
-  const id = `test-${user.id}-${randomToken()}`;
-  org.db
-    .prepare('INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access) VALUES (?, ?, ?, ?, 600, ?)')
-    .run(id, user.id, o.eventTypes ? JSON.stringify(o.eventTypes) : null, JSON.stringify(o.options ?? {}), o.lastAccess ?? org.clock.now());
-  return id;
+  return createQueue(org.db, {
+    userId: user.id,
+    eventTypes: o.eventTypes ?? null,
+    options: o.options ?? {},
+    lifespanSecs: 600,
+    now: o.lastAccess ?? org.clock.now(),
+  });
 }
 
+/** Reads the queue's pending events and acknowledges them, as a client's next poll would. */
 function takeRows(org: TestOrg, queueId: string): { id: number; event: StoredEvent }[] {
   const rows = pendingEvents(org.db, queueId);
-  org.db.prepare('DELETE FROM queue_events WHERE queue_id = ?').run(queueId);
+  const queue = org.db.prepare('SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow;
+  if (rows.length) acknowledge(org.db, queue, rows[rows.length - 1]!.id);
   return rows.map(({ id, ...event }) => ({ id, event }));
 }
 

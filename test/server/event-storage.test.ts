@@ -3,7 +3,7 @@
  * queue's pending events are bounded, and what expires is cleaned up in bounded steps.
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { updateUserTopic } from '../../src/api/operations/channels.js';
 import { deleteQueue, getEvents, register } from '../../src/api/operations/events.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { deactivateUser } from '../../src/api/operations/users.js';
-import { emitEvent, MAX_PENDING_EVENTS, MAX_QUEUES_PER_USER, pendingEvents } from '../../src/server/model/event-queues.js';
+import { acknowledge, emitEvent, MAX_PENDING_EVENTS, MAX_QUEUES_PER_USER, pendingEvents, type QueueRow } from '../../src/server/model/event-queues.js';
 import { sweep } from '../../src/server/housekeeping.js';
 import { LOGIN_FAILURES_KEPT_SECONDS } from '../../src/server/model/login-failures.js';
 import { DB_FILE, openDb } from '../../src/server/store/db.js';
@@ -44,8 +44,8 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     const client = await as(guest);
     const queues: string[] = [];
     for (let i = 0; i < 40; i++) queues.push((await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!);
-    const payloads = count(org, 'SELECT count(*) FROM event_payloads');
-    const bytes = count(org, 'SELECT coalesce(sum(length(event)), 0) FROM event_payloads');
+    const payloads = count(org, 'SELECT count(*) FROM event_bodies');
+    const bytes = count(org, 'SELECT coalesce(sum(length(body)), 0) FROM event_bodies');
     const res = await rawRequest(
       org,
       kind,
@@ -60,12 +60,85 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
       guest,
     );
     expect(res.status).toBe(200);
-    expect(count(org, 'SELECT count(*) FROM event_payloads')).toBe(payloads + 1);
-    const oneEvent = count(org, 'SELECT coalesce(sum(length(event)), 0) FROM event_payloads') - bytes;
+    expect(count(org, 'SELECT count(*) FROM event_bodies')).toBe(payloads + 1);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', guest.id)).toBe(1);
+    const oneEvent = count(org, 'SELECT coalesce(sum(length(body)), 0) FROM event_bodies') - bytes;
     expect(oneEvent).toBeLessThan(1000);
     for (const q of [queues[0]!, queues[39]!]) {
       expect((await poll(guest, q)).events).toMatchObject([{ type: 'typing', op: 'start', sender: { user_id: guest.id } }]);
     }
+  });
+
+  it('writes as much log for a typing notification to a user with 50 queues as to one with a single queue', async () => {
+    const guest = org.addUser({ role: 600 });
+    const client = await as(guest);
+    const typing = () =>
+      rawRequest(
+        org,
+        kind,
+        {
+          method: 'POST',
+          path: '/typing',
+          body: [
+            ['op', 'start'],
+            ['to', JSON.stringify([guest.id])],
+          ],
+        },
+        guest,
+      );
+    /** Bytes of write-ahead log one typing request writes, from an emptied log. */
+    const logOfOne = async () => {
+      org.db.pragma('wal_checkpoint(TRUNCATE)');
+      expect((await typing()).status).toBe(200);
+      return statSync(join(org.dataDir, `${DB_FILE}-wal`)).size;
+    };
+    const first = (await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!;
+    await typing();
+    const oneQueue = await logOfOne();
+    const queues = [first];
+    for (let i = 1; i < 50; i++) queues.push((await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!);
+    await typing();
+    const fiftyQueues = await logOfOne();
+    // A few pages either way (a B-tree page split); a row per queue wrote about 300 KB.
+    expect(fiftyQueues).toBeLessThanOrEqual(oneQueue + 3 * 4120);
+    expect(fiftyQueues).toBeLessThan(64 * 1024);
+    expect((await poll(guest, queues[49]!)).events.map((e) => e.id)).toEqual([0, 1]);
+    expect((await poll(guest, first)).events.map((e) => e.id)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("numbers each queue's own events from 0 whatever else its user's log holds, and frees the log once every queue has read it", async () => {
+    const user = org.addUser();
+    const client = await as(user);
+    const messages = (await client.call(register, { event_types: ['message', 'typing'], fetch_event_types: [] })).queue_id!;
+    const typingOnly = (await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!;
+    for (const content of ['one', 'two']) await client.call(sendMessage, { type: 'direct', to: JSON.stringify([user.id]), content });
+    const res = await rawRequest(
+      org,
+      kind,
+      {
+        method: 'POST',
+        path: '/typing',
+        body: [
+          ['op', 'start'],
+          ['to', JSON.stringify([user.id])],
+        ],
+      },
+      user,
+    );
+    expect(res.status).toBe(200);
+    expect((await poll(user, messages)).events).toMatchObject([
+      { type: 'message', id: 0 },
+      { type: 'message', id: 1 },
+      { type: 'typing', id: 2 },
+    ]);
+    expect((await poll(user, typingOnly)).events).toMatchObject([{ type: 'typing', id: 0 }]);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', user.id)).toBe(3);
+    await client.call(getEvents, { queue_id: messages, last_event_id: 2, dont_block: true });
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', user.id)).toBe(1);
+    expect((await client.call(getEvents, { queue_id: typingOnly, last_event_id: 0, dont_block: true })).events).toEqual([]);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', user.id)).toBe(0);
+    const refused = await failure(client.call(getEvents, { queue_id: typingOnly, last_event_id: 1, dont_block: true }));
+    expect(refused.msg).toBe('Event 1 was not in this queue');
   });
 
   it('stores a message once per rendering form, and each queue gets the form it registered for', async () => {
@@ -77,9 +150,9 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
       html.push((await client.call(register, { event_types: ['message'], fetch_event_types: [], apply_markdown: true })).queue_id!);
       markdown.push((await client.call(register, { event_types: ['message'], fetch_event_types: [], apply_markdown: false })).queue_id!);
     }
-    const payloads = count(org, 'SELECT count(*) FROM event_payloads');
+    const payloads = count(org, 'SELECT count(*) FROM event_bodies');
     await client.call(sendMessage, { type: 'direct', to: JSON.stringify([user.id]), content: '**bold**' });
-    expect(count(org, 'SELECT count(*) FROM event_payloads')).toBe(payloads + 2);
+    expect(count(org, 'SELECT count(*) FROM event_bodies')).toBe(payloads + 2);
     for (const q of html) expect((await poll(user, q)).events).toMatchObject([{ type: 'message', message: { content: '<p><strong>bold</strong></p>' } }]);
     for (const q of markdown)
       expect((await poll(user, q)).events).toMatchObject([{ type: 'message', message: { content: '**bold**', content_type: 'text/x-markdown' } }]);
@@ -91,11 +164,12 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     const a = (await client.call(register, { event_types: ['user_topic'], fetch_event_types: [] })).queue_id!;
     const b = (await client.call(register, { event_types: ['user_topic'], fetch_event_types: [] })).queue_id!;
     await client.call(updateUserTopic, { stream_id: general, topic: `t-${kind}`, visibility_policy: 1 });
-    const payload = count(org, 'SELECT payload_id FROM queue_events WHERE queue_id = ?', a);
+    const payload = count(org, 'SELECT event_id FROM user_events WHERE user_id = ?', user.id);
     await client.call(getEvents, { queue_id: a, last_event_id: 0, dont_block: true });
-    expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(1);
+    expect(count(org, 'SELECT count(*) FROM event_bodies WHERE event_id = ?', payload)).toBe(1);
     await client.call(deleteQueue, { queue_id: b });
-    expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM event_bodies WHERE event_id = ?', payload)).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', user.id)).toBe(0);
   });
 
   it("deletes a deactivated user's queues with their bodies, leaving none behind", async () => {
@@ -103,10 +177,12 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     const client = await as(user);
     const q = (await client.call(register, { event_types: ['user_topic'], fetch_event_types: [] })).queue_id!;
     await client.call(updateUserTopic, { stream_id: general, topic: `d-${kind}`, visibility_policy: 1 });
-    const payload = count(org, 'SELECT payload_id FROM queue_events WHERE queue_id = ?', q);
+    expect((await poll(user, q)).events).toHaveLength(1);
+    const payload = count(org, 'SELECT event_id FROM user_events WHERE user_id = ?', user.id);
     await (await as(org.owner)).call(deactivateUser, { user_id: user.id });
     expect(count(org, 'SELECT count(*) FROM event_queues WHERE user_id = ?', user.id)).toBe(0);
-    expect(count(org, 'SELECT count(*) FROM event_payloads WHERE id = ?', payload)).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM event_bodies WHERE event_id = ?', payload)).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', user.id)).toBe(0);
   });
 
   it(`keeps a user's ${MAX_QUEUES_PER_USER} most recently used queues: a new one pushes out the least recently used`, async () => {
@@ -124,6 +200,21 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     expect((await failure(poll(user, queues[1]!))).code).toBe('BAD_EVENT_QUEUE_ID');
     for (const q of [queues[0]!, queues[2]!, newest]) expect((await poll(user, q)).events).toEqual([]);
     expect(count(org, 'SELECT count(*) FROM event_queues WHERE user_id = ? AND dead = 0', user.id)).toBe(MAX_QUEUES_PER_USER);
+  });
+
+  it(`keeps a queue that lags ${MAX_PENDING_EVENTS} events behind in its user's log only with events it does not take`, async () => {
+    const user = org.addUser();
+    const client = await as(user);
+    const drained = (await client.call(register, { event_types: ['custom'], fetch_event_types: [] })).queue_id!;
+    const typingOnly = (await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!;
+    org.db.transaction(() => {
+      for (let i = 0; i < MAX_PENDING_EVENTS; i++) emitEvent(org.db, { type: 'custom', n: i }, [user.id], org.clock.now());
+    })();
+    await client.call(getEvents, { queue_id: drained, last_event_id: MAX_PENDING_EVENTS - 1, dont_block: true });
+    org.db.transaction(() => emitEvent(org.db, { type: 'custom', n: 'over' }, [user.id], org.clock.now()))();
+    expect((await client.call(getEvents, { queue_id: drained, last_event_id: MAX_PENDING_EVENTS, dont_block: true })).events).toEqual([]);
+    expect((await poll(user, typingOnly)).events).toEqual([]);
+    expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', user.id)).toBeLessThan(2);
   });
 
   it(`drops a queue that holds ${MAX_PENDING_EVENTS} undrained events: its next poll is told to register again`, async () => {
@@ -165,7 +256,8 @@ describe('cleanup', () => {
     expect(afterRequest).toBeLessThan(before + 1);
     expect(sweep(org.db, org.dataDir, org.clock, 0).queues).toBe(afterRequest - 1);
     expect(count(org, 'SELECT count(*) FROM event_queues')).toBe(1);
-    expect(count(org, 'SELECT count(*) FROM event_payloads p WHERE NOT EXISTS (SELECT 1 FROM queue_events q WHERE q.payload_id = p.id)')).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM event_bodies b WHERE NOT EXISTS (SELECT 1 FROM user_events u WHERE u.event_id = b.event_id)')).toBe(0);
+    expect(count(org, 'SELECT count(*) FROM user_events')).toBe(0);
   });
 
   it('deletes login failures older than the rate-limit window, and keeps recent ones', () => {
@@ -222,6 +314,53 @@ describe('migration 5', () => {
       expect(pendingEvents(db, 'q2')).toEqual([{ type: 'other', id: 0 }]);
       expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
       expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'events'").pluck().get()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('migration 15', () => {
+  it("keeps each queue's pending events and IDs in its user's shared log, and numbers new events after them", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'chatctl-migrate-'));
+    const old = new Database(join(dataDir, DB_FILE));
+    applyMigrations(old, 14);
+    old.prepare("INSERT INTO users (id, email, full_name, api_key, date_joined) VALUES (100, 'a@example.com', 'A', 'k', 0)").run();
+    const queue = old.prepare(
+      'INSERT INTO event_queues (id, user_id, options, lifespan_secs, last_access, last_event_id, pruned_through) VALUES (?, 100, ?, 600, 0, ?, ?)',
+    );
+    queue.run('q1', '{}', 3, 1);
+    queue.run('q2', '{}', 0, -1);
+    queue.run('empty', '{}', 5, 5);
+    const payload = old.prepare('INSERT INTO event_payloads (id, event) VALUES (?, ?)');
+    const reference = old.prepare('INSERT INTO queue_events (queue_id, id, payload_id) VALUES (?, ?, ?)');
+    payload.run(7, '{"type":"custom","n":2}');
+    payload.run(8, '{"type":"custom","n":3}');
+    payload.run(9, '{"type":"other"}');
+    reference.run('q1', 2, 7);
+    reference.run('q1', 3, 8);
+    reference.run('q2', 0, 9);
+    old.close();
+    const db = openDb(dataDir);
+    try {
+      expect(pendingEvents(db, 'q1')).toEqual([
+        { type: 'custom', n: 2, id: 2 },
+        { type: 'custom', n: 3, id: 3 },
+      ]);
+      expect(pendingEvents(db, 'q2')).toEqual([{ type: 'other', id: 0 }]);
+      expect(pendingEvents(db, 'empty')).toEqual([]);
+      db.transaction(() => emitEvent(db, { type: 'custom', n: 4 }, [100]))();
+      expect(pendingEvents(db, 'q1').at(-1)).toEqual({ type: 'custom', n: 4, id: 4 });
+      expect(pendingEvents(db, 'q2').at(-1)).toEqual({ type: 'custom', n: 4, id: 1 });
+      expect(pendingEvents(db, 'empty')).toEqual([{ type: 'custom', n: 4, id: 6 }]);
+      const row = (id: string) => db.prepare('SELECT * FROM event_queues WHERE id = ?').get(id) as QueueRow;
+      db.transaction(() => {
+        acknowledge(db, row('q1'), 4);
+        acknowledge(db, row('q2'), 1);
+        acknowledge(db, row('empty'), 6);
+      })();
+      expect(db.prepare('SELECT count(*) FROM user_events').pluck().get()).toBe(0);
+      expect(db.prepare('SELECT count(*) FROM event_bodies').pluck().get()).toBe(0);
     } finally {
       db.close();
     }

@@ -279,12 +279,12 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
   it('stores no events for a queue past its lifespan, even before anything deletes it', async () => {
     const user = org.addUser();
     const client = await as(user);
-    const { queue_id } = await client.call(register, { event_types: ['user_topic'], queue_lifespan_secs: 30 });
+    await client.call(register, { event_types: ['user_topic'], queue_lifespan_secs: 30 });
     org.clock.advance(31);
     // Changes that only ever emit (no register, poll or delete runs the expiry) must not fill a dead queue.
     const general = (org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
     for (const topic of ['a', 'b', 'c']) await client.call(updateUserTopic, { stream_id: general, topic, visibility_policy: 1 });
-    expect(org.db.prepare('SELECT count(*) FROM queue_events WHERE queue_id = ?').pluck().get(queue_id)).toBe(0);
+    expect(org.db.prepare('SELECT count(*) FROM user_events WHERE user_id = ?').pluck().get(user.id)).toBe(0);
   });
 });
 
@@ -341,9 +341,8 @@ describe('event queues across processes', () => {
     const writer = openDb(org.dataDir);
     try {
       writer.transaction(() => {
-        const payload = writer.prepare('INSERT INTO event_payloads (event) VALUES (\'{"type":"custom"}\')').run().lastInsertRowid;
-        writer.prepare('INSERT INTO queue_events (queue_id, id, payload_id) VALUES (?, 0, ?)').run(queue_id, payload);
-        writer.prepare('UPDATE event_queues SET last_event_id = 0 WHERE id = ?').run(queue_id);
+        writer.prepare('INSERT INTO event_bodies (event_id, form, body) VALUES (1000, \'\', \'{"type":"custom"}\')').run();
+        writer.prepare('INSERT INTO user_events (user_id, n, event_id) VALUES (?, 1000, 1000)').run(org.owner.id);
       })();
     } finally {
       writer.close();

@@ -1,8 +1,10 @@
 /**
- * Event queues in the store. Emitting stores the event's body once per form and appends a reference per
- * interested queue inside the emitting request's transaction, so an event exists exactly when the change
- * it reports does. Waiters in this process are woken at once; waiters in other processes see the row on
- * their next poll.
+ * Event queues in the store. Each user has one log of events, shared by the user's queues: emitting appends
+ * a row to each recipient's log (and stores the body once per form) inside the emitting request's
+ * transaction, so an event exists exactly when the change it reports does, and costs the same however many
+ * queues a user has. A queue keeps how far into the log it has read and the last ID it acknowledged; it picks
+ * its events when it reads. Waiters in this process are woken at once; waiters in other processes see the
+ * row on their next poll.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -20,9 +22,10 @@ export interface QueueRow {
   options: string;
   lifespan_secs: number;
   last_access: number;
-  last_event_id: number;
-  /** The newest event ID acknowledged (and deleted) so far; -1 before the first. */
+  /** The newest event ID acknowledged so far; -1 before the first. The queue's next event gets the next ID. */
   pruned_through: number;
+  /** The position in its user's log up to which the queue has nothing left to hand out. */
+  read_through: number;
   /** 1: dropped (over its bound, or pushed out by newer queues); polls are refused until cleanup deletes it. */
   dead: number;
   /** 1: takes public channels' messages without a subscription (`all_public_streams`, or a narrow). */
@@ -124,8 +127,8 @@ function withoutInternalFields(event: Record<string, unknown>): Record<string, u
  * until it is idle for its lifespan, and a queue's deque has no length limit): it relies on Tornado's memory
  * and on the 10-minute default lifespan. Here queues live in the store, a lifespan can be a week, and a
  * guest can register queues in a loop, so both are bounded: a user's oldest idle queues make room for new
- * ones, and a queue nobody drains is dropped (its next poll gets BAD_EVENT_QUEUE_ID, and a client
- * registers again, as it does after a server restart).
+ * ones, and a queue nobody drains is dropped once it holds MAX_PENDING_EVENTS of its user's log unread (its
+ * next poll gets BAD_EVENT_QUEUE_ID, and a client registers again, as it does after a server restart).
  */
 export const MAX_QUEUES_PER_USER = 50;
 export const MAX_PENDING_EVENTS = 10_000;
@@ -138,24 +141,33 @@ function formOf(o: DeliveryOptions, event: { type: string }): string {
   return [o.apply_markdown === false, o.client_gravatar === true, o.client_capabilities?.empty_topic_name === true].map(Number).join('');
 }
 
+/** What emitting reads of each recipient's queues: enough to choose, bound and wake them. */
+type LogQueue = Pick<QueueRow, 'id' | 'user_id' | 'event_types' | 'options' | 'read_through' | 'watches_public'>;
+
+/** Whether a queue takes an event of its user's log, in the form the queue reads it. */
+function takes(q: LogQueue, o: DeliveryOptions, body: Record<string, unknown> & { type: string }): boolean {
+  if (!wants(q, o, body)) return false;
+  if (body.type !== 'message' || !o.narrow?.length) return true;
+  return matchesEventNarrow(o.narrow, body.message as NarrowedMessage, body.flags as string[]);
+}
+
 /**
- * Queues `event` for the users' queues that want it: its body is stored once per form, each queue gets a
- * reference. Given the time, queues idle past their lifespan are skipped: they are dead, only not yet
- * deleted, and would otherwise keep growing as long as nobody registers. A queue with a narrow takes only
- * the message events that match it, read in the form the queue gets (zerver/tornado/event_queue.py
- * ClientDescriptor.accepts_event); every other event type reaches it unfiltered, as on a Zulip server.
+ * Appends `event` to the log of each user with a queue that takes it: one row per such user, however many
+ * queues the user has, and its body once per form those queues read. Queues pick their events when they read
+ * (takes), as Tornado's ClientDescriptor.accepts_event decides per queue (zerver/tornado/event_queue.py); a
+ * queue with a narrow takes only the message events that match it, every other event type unfiltered. Given
+ * the time, queues idle past their lifespan take nothing.
  */
 export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>, now?: number): void {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
   const queues = statement(
     db,
-    `SELECT id, event_types, options, last_event_id, pruned_through, watches_public FROM event_queues
-     WHERE user_id IN (SELECT value FROM json_each(?)) AND dead = 0 AND (? IS NULL OR last_access + lifespan_secs >= ?)`,
-  ).all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as Pick<
-    QueueRow,
-    'id' | 'event_types' | 'options' | 'last_event_id' | 'pruned_through' | 'watches_public'
-  >[];
+    `SELECT id, user_id, event_types, options, read_through, watches_public FROM event_queues
+     WHERE user_id IN (SELECT value FROM json_each(?)) AND dead = 0 AND (? IS NULL OR last_access + lifespan_secs >= ?)
+     ORDER BY user_id`,
+  ).all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as LogQueue[];
+  if (queues.length === 0) return;
   // Queues of one kind of client share their options text: each distinct one is parsed once per event.
   const parsed = new Map<string, DeliveryOptions>();
   const optionsOf = (q: Pick<QueueRow, 'options'>): DeliveryOptions => {
@@ -166,38 +178,48 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     }
     return o;
   };
-  const bodies = new Map<string, { body: Record<string, unknown>; payloadId?: number }>();
+  let eventId: number | undefined;
+  const bodies = new Map<string, { json: string; body: Record<string, unknown> & { type: string }; stored: boolean }>();
   const formFor = (o: DeliveryOptions) => {
     const form = formOf(o, event);
     let f = bodies.get(form);
     if (!f) {
-      f = { body: withoutInternalFields(event.type === 'message' ? messageEventFor(db, event, o) : event) };
+      // Chosen on the body as readers will parse it, so that emitting and reading never disagree.
+      const json = JSON.stringify(event.type === 'message' ? messageEventFor(db, event, o) : event);
+      f = { json, body: JSON.parse(json) as Record<string, unknown> & { type: string }, stored: false };
       bodies.set(form, f);
     }
-    return f;
-  };
-  const payloadFor = (o: DeliveryOptions): number => {
-    const f = formFor(o);
-    f.payloadId ??= storePayload(db, JSON.stringify(f.body));
-    return f.payloadId;
-  };
-  const passesNarrow = (o: DeliveryOptions): boolean => {
-    if (event.type !== 'message' || !o.narrow?.length) return true;
-    const body = formFor(o).body;
-    return matchesEventNarrow(o.narrow, body.message as NarrowedMessage, body.flags as string[]);
+    return { form, f };
   };
   const woken: string[] = [];
-  const appended: [queueId: string, eventId: number, payloadId: number][] = [];
-  const kill = statement(db, 'UPDATE event_queues SET dead = 1 WHERE id = ?');
-  for (const q of queues) {
-    const options = optionsOf(q);
-    if (!wants(q, options, event) || !passesNarrow(options)) continue;
-    woken.push(q.id);
-    // A queue nobody drains would hold its events for as long as it lives: past its bound it is dropped.
-    if (q.last_event_id - q.pruned_through >= MAX_PENDING_EVENTS) kill.run(q.id);
-    else appended.push([q.id, q.last_event_id + 1, payloadFor(options)]);
+  const rows: [userId: number, n: number, eventId: number][] = [];
+  for (let i = 0; i < queues.length; ) {
+    const userId = queues[i]!.user_id;
+    const mine: LogQueue[] = [];
+    for (; i < queues.length && queues[i]!.user_id === userId; i++) mine.push(queues[i]!);
+    const taking = mine.filter((q) => takes(q, optionsOf(q), formFor(optionsOf(q)).f.body));
+    if (taking.length === 0) continue;
+    const n = newestInLog(db, userId) + 1;
+    const dropped = boundQueues(db, mine, n - 1);
+    eventId ??= nextEventId(db);
+    for (const q of taking) {
+      if (dropped.has(q.id)) continue;
+      const { form, f } = formFor(optionsOf(q));
+      if (!f.stored) {
+        // Stored with the fields that chose its audience: readers decide with them, and drop them (withoutInternalFields).
+        statement(db, 'INSERT INTO event_bodies (event_id, form, body) VALUES (?, ?, ?)').run(eventId, form, f.json);
+        f.stored = true;
+      }
+    }
+    rows.push([userId, n, eventId]);
+    woken.push(...taking.map((q) => q.id), ...dropped);
   }
-  if (appended.length) appendEvents(db, appended);
+  if (rows.length)
+    statement(
+      db,
+      `INSERT INTO user_events (user_id, n, event_id)
+       SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)`,
+    ).run(JSON.stringify(rows));
   // Wake after the caller's transaction has had its chance to commit.
   if (woken.length)
     setImmediate(() => {
@@ -205,7 +227,115 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     });
 }
 
-const storePayload = (db: Db, json: string): number => Number(statement(db, 'INSERT INTO event_payloads (event) VALUES (?)').run(json).lastInsertRowid);
+/**
+ * The newest position in a user's log: its last row's, or, once every queue has read and pruned everything,
+ * the furthest a queue has read (the next row must come after every queue's position). 0 for a user with
+ * neither.
+ */
+const newestInLog = (db: Db, userId: number): number =>
+  statement(
+    db,
+    `SELECT max(coalesce((SELECT max(n) FROM user_events WHERE user_id = ?), 0),
+                coalesce((SELECT max(read_through) FROM event_queues WHERE user_id = ?), 0))`,
+  )
+    .pluck()
+    .get(userId, userId) as number;
+
+/** A new event's ID: its bodies are deleted only once nothing refers to it, so reusing a gone one is safe. */
+const nextEventId = (db: Db): number => statement(db, 'SELECT coalesce(max(event_id), 0) + 1 FROM event_bodies').pluck().get() as number;
+
+/**
+ * Drops the queues that hold MAX_PENDING_EVENTS of their user's log unread, once a queue has been moved past
+ * what it would never take (a queue that takes few kinds of events is behind only on paper); returns the
+ * dropped ones. A queue nobody drains would otherwise hold its user's events for as long as it lives.
+ */
+function boundQueues(db: Db, queues: readonly LogQueue[], newest: number): Set<string> {
+  const dropped = new Set<string>();
+  for (const q of queues) {
+    if (newest - q.read_through < MAX_PENDING_EVENTS) continue;
+    const row = statement(db, 'SELECT * FROM event_queues WHERE id = ?').get(q.id) as QueueRow;
+    const { readThrough } = readPosition(db, row, row.pruned_through);
+    if (newest - readThrough < MAX_PENDING_EVENTS) {
+      statement(db, 'UPDATE event_queues SET read_through = ? WHERE id = ?').run(readThrough, q.id);
+      q.read_through = readThrough;
+    } else {
+      statement(db, 'UPDATE event_queues SET dead = 1 WHERE id = ?').run(q.id);
+      dropped.add(q.id);
+    }
+  }
+  return dropped;
+}
+
+/** The form of a message event a queue reads: ''-keyed bodies are every other event's. */
+const messageForm = (o: DeliveryOptions): string => formOf(o, { type: 'message' });
+
+interface LogEntry {
+  n: number;
+  /** The ID the queue gives it. */
+  id: number;
+  event: Record<string, unknown> & { type: string };
+}
+
+/**
+ * The events a queue takes from its user's log, oldest first, numbered after the last one it acknowledged.
+ * `stopAfter`: stop at the first entry with a higher ID (what hasPendingEvents and acknowledge need).
+ */
+function* readLog(db: Db, q: QueueRow, stopAfter = Number.POSITIVE_INFINITY): Generator<LogEntry | { n: number; skipped: true }> {
+  const o = JSON.parse(q.options) as DeliveryOptions;
+  const rows = statement(
+    db,
+    `SELECT u.n, u.queue_id, b.body FROM user_events u JOIN event_bodies b ON b.event_id = u.event_id AND b.form IN ('', ?)
+     WHERE u.user_id = ? AND u.n > ? AND (u.queue_id IS NULL OR u.queue_id = ?) ORDER BY u.n`,
+  ).iterate(messageForm(o), q.user_id, q.read_through, q.id) as IterableIterator<{ n: number; queue_id: string | null; body: string }>;
+  let id = q.pruned_through;
+  for (const row of rows) {
+    const event = JSON.parse(row.body) as Record<string, unknown> & { type: string };
+    // A queue's own row (a heartbeat, or an event kept from before the shared log) was chosen for it already.
+    if (row.queue_id === null && !takes(q, o, event)) {
+      yield { n: row.n, skipped: true };
+      continue;
+    }
+    id++;
+    yield { n: row.n, id, event: withoutInternalFields(event) as LogEntry['event'] };
+    if (id > stopAfter) return;
+  }
+}
+
+/**
+ * How far into its log a queue has read once it acknowledged `lastEventId`: past that event and past every
+ * later one it would never take, up to its next pending one. `newest`: the ID of the last event acknowledged.
+ */
+function readPosition(db: Db, q: QueueRow, lastEventId: number): { readThrough: number; newest: number } {
+  let readThrough = q.read_through;
+  let newest = q.pruned_through;
+  for (const entry of readLog(db, q, lastEventId)) {
+    if ('skipped' in entry) {
+      readThrough = entry.n;
+      continue;
+    }
+    if (entry.id > lastEventId) break;
+    readThrough = entry.n;
+    newest = entry.id;
+  }
+  return { readThrough, newest };
+}
+
+/**
+ * Deletes what no queue of the user's will read any more: the log up to the least read live queue (all of it
+ * once the user has none), and the bodies that only those rows used.
+ */
+function pruneLog(db: Db, userId: number): void {
+  const least = statement(db, 'SELECT min(read_through) FROM event_queues WHERE user_id = ? AND dead = 0').pluck().get(userId) as number | null;
+  const through = least ?? Number.MAX_SAFE_INTEGER;
+  const eventIds = statement(db, 'SELECT event_id FROM user_events WHERE user_id = ? AND n <= ?').pluck().all(userId, through) as number[];
+  if (eventIds.length === 0) return;
+  statement(db, 'DELETE FROM user_events WHERE user_id = ? AND n <= ?').run(userId, through);
+  statement(
+    db,
+    `DELETE FROM event_bodies WHERE event_id IN (SELECT value FROM json_each(?))
+     AND NOT EXISTS (SELECT 1 FROM user_events WHERE event_id = event_bodies.event_id)`,
+  ).run(JSON.stringify(eventIds));
+}
 
 /**
  * A message event as the queue registered for it: rendered HTML or the raw Markdown (apply_markdown, false
@@ -227,44 +357,16 @@ function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOpti
   return { ...event, message };
 }
 
-/**
- * Appends one event to many queues in two statements, whatever their number: an event for a channel of
- * 10,000 subscribers ran two statements per queue. Each entry names a different queue.
- */
-function appendEvents(db: Db, entries: readonly [queueId: string, eventId: number, payloadId: number][]): void {
-  const list = JSON.stringify(entries);
-  statement(
-    db,
-    `INSERT INTO queue_events (queue_id, id, payload_id)
-     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)`,
-  ).run(list);
-  statement(
-    db,
-    `UPDATE event_queues SET last_event_id = e.id
-     FROM (SELECT json_extract(value, '$[0]') AS queue_id, json_extract(value, '$[1]') AS id FROM json_each(?)) e
-     WHERE event_queues.id = e.queue_id`,
-  ).run(list);
-}
-
-/** Drops a queue's references up to `throughId` and the bodies nobody else references. */
-function dropReferences(db: Db, queueId: string, throughId: number): void {
-  const payloadIds = db.prepare('SELECT DISTINCT payload_id FROM queue_events WHERE queue_id = ? AND id <= ?').pluck().all(queueId, throughId);
-  if (payloadIds.length === 0) return;
-  db.prepare('DELETE FROM queue_events WHERE queue_id = ? AND id <= ?').run(queueId, throughId);
-  db.prepare(
-    `DELETE FROM event_payloads WHERE id IN (SELECT value FROM json_each(?))
-     AND NOT EXISTS (SELECT 1 FROM queue_events WHERE payload_id = event_payloads.id)`,
-  ).run(JSON.stringify(payloadIds));
-}
-
 function removeQueue(db: Db, queueId: string): void {
-  dropReferences(db, queueId, Number.MAX_SAFE_INTEGER);
-  db.prepare('DELETE FROM event_queues WHERE id = ?').run(queueId);
+  const userId = statement(db, 'SELECT user_id FROM event_queues WHERE id = ?').pluck().get(queueId) as number | undefined;
+  if (userId === undefined) return;
+  statement(db, 'DELETE FROM event_queues WHERE id = ?').run(queueId);
+  pruneLog(db, userId);
 }
 
 /**
- * Deletes up to `limit` queues that are dead or idle past their lifespan, with their events; returns how
- * many. Requests call it with a small limit; serve's sweep calls it until nothing is left.
+ * Deletes up to `limit` queues that are dead or idle past their lifespan, with the events only they held;
+ * returns how many. Requests call it with a small limit; serve's sweep calls it until nothing is left.
  */
 export function expireQueues(db: Db, now: number, limit = EXPIRE_PER_REQUEST): number {
   const ids = db
@@ -310,7 +412,11 @@ export function createQueue(db: Db, q: NewQueue): string {
     });
   }
   const lifespan = Math.min(q.lifespanSecs > 0 ? q.lifespanSecs : DEFAULT_QUEUE_LIFESPAN_SECS, MAX_QUEUE_LIFESPAN_SECS);
-  db.prepare('INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access, watches_public) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+  statement(
+    db,
+    `INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access, watches_public, read_through)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
     id,
     q.userId,
     q.eventTypes === null ? null : JSON.stringify(q.eventTypes),
@@ -318,15 +424,20 @@ export function createQueue(db: Db, q: NewQueue): string {
     lifespan,
     now,
     q.watchesPublicChannels ? 1 : 0,
+    // Starts at the end of its user's log: what was emitted before is not its own.
+    newestInLog(db, q.userId),
   );
   return id;
 }
 
 export const badQueue = (queueId: string): ApiError => new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
 
+const queueRow = (db: Db, queueId: string): QueueRow | undefined =>
+  statement(db, 'SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
+
 /** A queue that polls may still use: not dropped, not idle past its lifespan (deleted or not yet). */
 function liveQueue(db: Db, queueId: string, now: number): QueueRow | undefined {
-  const q = statement(db, 'SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
+  const q = queueRow(db, queueId);
   return q && q.dead === 0 && q.last_access + q.lifespan_secs >= Math.floor(now) ? q : undefined;
 }
 
@@ -337,44 +448,62 @@ export function ownQueue(db: Db, queueId: string, userId: number, now: number): 
   return q;
 }
 
+/** Moves a queue's read position on, and deletes what its user's queues have all read. */
+function advance(db: Db, q: QueueRow, readThrough: number, prunedThrough: number): void {
+  if (readThrough === q.read_through && prunedThrough === q.pruned_through) return;
+  statement(db, 'UPDATE event_queues SET read_through = ?, pruned_through = ? WHERE id = ?').run(readThrough, prunedThrough, q.id);
+  if (readThrough !== q.read_through) pruneLog(db, q.user_id);
+}
+
 /**
- * Acknowledges every event up to `lastEventId`, as Tornado's queue does: asking for an ID older than one
- * already pruned, or one that was never in the queue, is an error.
+ * Acknowledges every event up to `lastEventId`, as Tornado's queue does (zerver/tornado/event_queue.py
+ * EventQueue.prune, checked in fetch_events): asking for an ID older than one already pruned, or one that was
+ * never in the queue, is an error.
  */
 export function acknowledge(db: Db, q: QueueRow, lastEventId: number): void {
   if (lastEventId < q.pruned_through) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
-  const newest = db.prepare('SELECT max(id) AS id FROM queue_events WHERE queue_id = ? AND id <= ?').get(q.id, lastEventId) as { id: number | null };
-  const prunedThrough = newest.id ?? q.pruned_through;
-  if (newest.id !== null) {
-    dropReferences(db, q.id, lastEventId);
-    db.prepare('UPDATE event_queues SET pruned_through = ? WHERE id = ?').run(prunedThrough, q.id);
-  }
-  if (lastEventId !== prunedThrough) throw badRequest(`Event ${lastEventId} was not in this queue`);
+  const { readThrough, newest } = readPosition(db, q, lastEventId);
+  advance(db, q, readThrough, newest);
+  if (lastEventId !== newest) throw badRequest(`Event ${lastEventId} was not in this queue`);
 }
 
 /** A queue's idle lifetime in seconds; 0 for a queue that is gone. */
 export const queueLifespanSecs = (db: Db, queueId: string): number =>
   (db.prepare('SELECT lifespan_secs FROM event_queues WHERE id = ?').pluck().get(queueId) as number | undefined) ?? 0;
 
+/**
+ * Marks a queue accessed. A waiting poll does so every few seconds, and its queue then moves past the events
+ * it does not take, so they are not read again at every wake-up and its user's log can be pruned.
+ */
 export function touchQueue(db: Db, queueId: string, now: number): void {
   statement(db, 'UPDATE event_queues SET last_access = ? WHERE id = ?').run(Math.floor(now), queueId);
+  const q = queueRow(db, queueId);
+  if (q) advance(db, q, readPosition(db, q, q.pruned_through).readThrough, q.pruned_through);
 }
 
-/** Whether the queue holds an event, without reading any (a waiting poll asks on every wake-up). */
-export const hasPendingEvents = (db: Db, queueId: string): boolean =>
-  statement(db, 'SELECT 1 FROM queue_events WHERE queue_id = ? LIMIT 1').get(queueId) !== undefined;
+/** Whether the queue holds an event, reading no further than its first (a waiting poll asks on every wake-up). */
+export function hasPendingEvents(db: Db, queueId: string): boolean {
+  const q = queueRow(db, queueId);
+  if (!q) return false;
+  for (const entry of readLog(db, q, q.pruned_through)) if (!('skipped' in entry)) return true;
+  return false;
+}
 
 export function pendingEvents(db: Db, queueId: string): StoredEvent[] {
-  const rows = db
-    .prepare('SELECT q.id, p.event FROM queue_events q JOIN event_payloads p ON p.id = q.payload_id WHERE q.queue_id = ? ORDER BY q.id')
-    .all(queueId) as { id: number; event: string }[];
-  return rows.map((r) => ({ ...(JSON.parse(r.event) as { type: string }), id: r.id }));
+  const q = queueRow(db, queueId);
+  if (!q) return [];
+  const events: StoredEvent[] = [];
+  for (const entry of readLog(db, q)) if (!('skipped' in entry)) events.push({ ...entry.event, id: entry.id });
+  return events;
 }
 
-/** Adds a heartbeat to one queue, so an idle long poll answers with it. */
+/** Adds a heartbeat to one queue, so an idle long poll answers with it: a row of its user's log for that queue only. */
 export function pushHeartbeat(db: Db, queueId: string): void {
-  const q = db.prepare('SELECT id, last_event_id FROM event_queues WHERE id = ?').get(queueId) as Pick<QueueRow, 'id' | 'last_event_id'> | undefined;
-  if (q) appendEvents(db, [[q.id, q.last_event_id + 1, storePayload(db, JSON.stringify({ type: 'heartbeat' }))]]);
+  const q = queueRow(db, queueId);
+  if (!q) return;
+  const eventId = nextEventId(db);
+  statement(db, 'INSERT INTO event_bodies (event_id, form, body) VALUES (?, ?, ?)').run(eventId, '', JSON.stringify({ type: 'heartbeat' }));
+  statement(db, 'INSERT INTO user_events (user_id, n, event_id, queue_id) VALUES (?, ?, ?, ?)').run(q.user_id, newestInLog(db, q.user_id) + 1, eventId, q.id);
 }
 
 /** Deletes a queue and wakes whoever waits on it in this process, so the wait ends. */

@@ -496,4 +496,40 @@ export const migrations: readonly Migration[] = [
       insert.run(email, name, nameKey(name));
     }
   },
+  // 15: one event log per user, shared by the user's queues
+  `
+  -- A queue held a reference row per event and a counter rewritten per event: an event for a user with 50 queues
+  -- wrote 50 rows and 50 queue rows, scattered over as many pages (about 300 KB of write-ahead log for one
+  -- typing notification). Now an event is one row in each recipient's log, beside that user's previous one, and
+  -- its body is stored once per form; each queue keeps only how far into its user's log it has read, and picks
+  -- the events it takes (event types, narrow, capabilities) when it reads. A queue's client-visible IDs are still
+  -- its own: pruned_through + 1, + 2 ... for the events it takes after read_through.
+  CREATE TABLE event_bodies (
+    event_id INTEGER NOT NULL,
+    form TEXT NOT NULL, -- '' for every event but a message; a message event's rendering for a queue's options
+    body TEXT NOT NULL, -- JSON, without the id
+    PRIMARY KEY (event_id, form)
+  ) WITHOUT ROWID;
+  CREATE TABLE user_events (
+    user_id INTEGER NOT NULL,
+    n INTEGER NOT NULL,        -- 1, 2 ... in the user's log; the newest row stays while the user has a queue
+    event_id INTEGER NOT NULL,
+    queue_id TEXT,             -- NULL: for every queue of the user's that takes it; else that queue's only
+    PRIMARY KEY (user_id, n)
+  ) WITHOUT ROWID;
+  CREATE INDEX user_events_by_event ON user_events (event_id);
+  ALTER TABLE event_queues ADD COLUMN read_through INTEGER NOT NULL DEFAULT 0;
+
+  -- Pending events are kept, each in its user's log as its queue's own row, in the queue's order; a queue's
+  -- next ID follows the ones it has (consistent data has pruned_through just before them already).
+  INSERT INTO event_bodies (event_id, form, body) SELECT id, '', event FROM event_payloads;
+  INSERT INTO user_events (user_id, n, event_id, queue_id)
+    SELECT q.user_id, row_number() OVER (PARTITION BY q.user_id ORDER BY e.queue_id, e.id), e.payload_id, e.queue_id
+    FROM queue_events e JOIN event_queues q ON q.id = e.queue_id;
+  UPDATE event_queues SET pruned_through = (SELECT min(id) - 1 FROM queue_events WHERE queue_id = event_queues.id)
+    WHERE EXISTS (SELECT 1 FROM queue_events WHERE queue_id = event_queues.id);
+  DROP TABLE queue_events;
+  DROP TABLE event_payloads;
+  ALTER TABLE event_queues DROP COLUMN last_event_id;
+  `,
 ];
