@@ -8,7 +8,6 @@ import type { DisplayRecipientUser, EditHistoryEntry, MessageReaction, WireMessa
 import type { HandlerContext } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { statement } from '../store/statements.js';
 import { linkAttachments } from './attachments.js';
 import { followOnSend } from './automatic-follow.js';
 import { publicChannelWatcherIds } from './event-queues.js';
@@ -351,7 +350,7 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
     if (group) group.push(userId);
     else byFlags.set(flags, [userId]);
   }
-  const insert = statement(db, 'INSERT INTO user_messages (user_id, message_id, flags) SELECT value, ?, ? FROM json_each(?)');
+  const insert = db.prepare('INSERT INTO user_messages (user_id, message_id, flags) SELECT value, ?, ? FROM json_each(?)');
   for (const [flags, ids] of byFlags) insert.run(id, flags, JSON.stringify(ids));
   const mentionedRecipientIds = userIds.filter((userId) => rendered.mentionedUserIds.has(userId));
   const automatic = channel ? followOnSend(db, ctx, sender, { messageId: id, channel, topic, mentionedRecipientIds }, now) : undefined;
