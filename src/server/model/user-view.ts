@@ -33,6 +33,10 @@ const VIEW_COLUMNS = `id, email, full_name, role, is_active, is_bot, bot_type, b
 export const listUsersForView = (db: Db): UserViewRow[] =>
   db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE is_system_bot = 0 ORDER BY id`).all() as UserViewRow[];
 
+/** The users with these IDs (any order), read for their wire form only. */
+export const usersForView = (db: Db, ids: readonly number[]): UserViewRow[] =>
+  rowsOf<UserViewRow>(db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id IN (SELECT value FROM json_each(?))`), JSON.stringify(ids));
+
 /** Users per page of a streamed list: about 300 KB of JSON, read in a few milliseconds. */
 export const USER_PAGE = 1000;
 
