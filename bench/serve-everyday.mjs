@@ -15,6 +15,7 @@
 // BENCH_USERS (100) members, every one a caller in turn, and BENCH_ADMINS (10) administrators for PATCH /users/{id}.
 // The p50 of a request is the median of its rounds' p50s. BENCH_CPU_PROF=DIR: serve writes a V8 CPU profile there.
 import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { makeOrganization, OWNER, OWNER_PASSWORD, root, startServe } from './serve-fixture.mjs';
 
@@ -95,7 +96,11 @@ try {
   // A channel of 9 (the owner and 8 members) with history to read.
   const principals = JSON.stringify(members.slice(0, 8).map((m) => m.id));
   await must(serve.site, { method: 'POST', path: '/users/me/subscriptions', form: { subscriptions: JSON.stringify([{ name: CHANNEL }]), principals } }, owner);
-  const send = (i) => ({ method: 'POST', path: '/messages', form: { type: 'stream', to: CHANNEL, topic: 'daily', content: `Update number ${i}: all **good**.` } });
+  const send = (i) => ({
+    method: 'POST',
+    path: '/messages',
+    form: { type: 'stream', to: CHANNEL, topic: 'daily', content: `Update number ${i}: all **good**.` },
+  });
   for (let i = 0; i < 40; i++) await must(serve.site, send(i), owner);
   const target = members[members.length - 1];
 
@@ -115,7 +120,11 @@ try {
       }),
     },
     { label: 'POST /messages (channel of 9)', kind: 'write', make: () => send(100 + sent++) },
-    { label: 'POST /users/me/presence', kind: 'write', make: () => ({ method: 'POST', path: '/users/me/presence', form: { status: 'active', new_user_input: 'true' } }) },
+    {
+      label: 'POST /users/me/presence',
+      kind: 'write',
+      make: () => ({ method: 'POST', path: '/users/me/presence', form: { status: 'active', new_user_input: 'true' } }),
+    },
     {
       label: 'PATCH /users/{id}',
       kind: 'write',
@@ -165,12 +174,13 @@ try {
       rounds[k].bare.push(p50(t.bare));
       rounds[k].serve.push(p50(t.serve));
     }
-    console.error(`round ${round + 1} of ${ROUNDS}: ${times.map((t, k) => `${(p50(t.serve) / p50(t.bare)).toFixed(2)}×`).join(' ')}`);
+    console.error(`round ${round + 1} of ${ROUNDS}: ${times.map((t) => `${(p50(t.serve) / p50(t.bare)).toFixed(2)}×`).join(' ')}`);
   }
 
   console.log(
     `${ROUNDS} rounds of ${SAMPLES} of each request after ${WARMUP} of warm-up, one at a time with fetch and keep-alive, ` +
-      `a different caller each time; ${USERS + ADMINS + 1} users; Node ${process.version}; p50 = median of the rounds' p50s`,
+      `a different caller each time; ${USERS + ADMINS + 1} users; Node ${process.version}; p50 = median of the rounds' p50s; ` +
+      `load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
   );
   console.log(`${'request'.padEnd(30)} ${'bare node:http'.padStart(14)} ${'serve'.padStart(9)} ${'ratio'.padStart(7)} ${'budget'.padStart(7)}  verdict`);
   let over = false;
