@@ -31,6 +31,13 @@ export function sendText(res: ServerResponse, status: number, headers: Record<st
 }
 
 /**
+ * Text held back before an answer holding a list starts going out: one shorter than this (a user list of a small
+ * organization) goes out whole, with its length, in one write, as an answer held whole does, instead of in
+ * chunks each a write (and a packet) of its own, the last one a turn later.
+ */
+const HOLD_CHARS = 64 * 1024;
+
+/**
  * Writes a router's answer and ends the response (no body for HEAD); false when the client went away before
  * all of it was written. A list that fails midway, after the status went out, cuts the answer short (the
  * connection is destroyed, so the client sees a truncated answer, never a shorter list) and the failure is thrown.
@@ -41,45 +48,81 @@ export async function writeAnswer(res: ServerResponse, out: WireResponse, head =
     sendHeld(res, out, head);
     return true;
   }
-  // No length: it is not known before the end, so the answer goes out chunked.
-  res.writeHead(status, headers);
-  let text = '{';
+  const sink = new HeldSink(res, status, headers);
   let keys = 0;
   for (const [key, value] of Object.entries(body)) {
     const json = value instanceof StreamedList ? '[' : JSON.stringify(value);
     // JSON.stringify leaves out keys whose value has no JSON form (undefined).
     if (json === undefined) continue;
-    text += `${keys++ ? ',' : ''}${JSON.stringify(key)}:${json}`;
+    sink.add(`${keys++ ? ',' : '{'}${JSON.stringify(key)}:${json}`);
     if (!(value instanceof StreamedList)) continue;
-    const rest = await writeList(res, value, text);
-    if (rest === undefined) return false;
-    text = `${rest}]`;
+    if (!(await writeList(sink, value))) return false;
+    sink.add(']');
   }
-  res.end(`${text}}`);
+  sink.end(keys ? '}' : '{}');
   return true;
 }
 
-/** Writes `text` and a list's elements after it; undefined when the client went away, else what is left to write. */
-async function writeList(res: ServerResponse, list: StreamedList, text: string): Promise<string | undefined> {
-  let pending = text;
+/**
+ * Where an answer's text goes: held until it passes HOLD_CHARS, then written as it comes (chunked: the length
+ * is not known before the end); an answer that ends first is written whole with its length.
+ */
+class HeldSink {
+  private pending = '';
+  private started = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly status: number,
+    private readonly headers: Record<string, string>,
+  ) {}
+
+  add(text: string): void {
+    this.pending += text;
+  }
+
+  /** Writes what is pending once past the hold; resolves false when the client has gone away. */
+  async flush(): Promise<boolean> {
+    if (!this.started && this.pending.length < HOLD_CHARS) return !this.res.destroyed;
+    if (!this.started) {
+      this.res.writeHead(this.status, this.headers);
+      this.started = true;
+    }
+    const text = this.pending;
+    this.pending = '';
+    return writeSome(this.res, text);
+  }
+
+  /** Cuts the answer short: the client sees it end early (or no answer), never a shorter list. */
+  destroy(): void {
+    this.res.destroy();
+  }
+
+  end(text: string): void {
+    if (this.started) this.res.end(this.pending + text);
+    else sendText(this.res, this.status, this.headers, this.pending + text);
+  }
+}
+
+/** Writes a list's elements to `sink`; false when the client went away. */
+async function writeList(sink: HeldSink, list: StreamedList): Promise<boolean> {
   let first = true;
   try {
     for await (const chunk of list) {
       if (!chunk.length) continue;
       // The array's own text without its brackets: each element exactly as JSON.stringify writes it in one.
-      pending += `${first ? '' : ','}${JSON.stringify(chunk).slice(1, -1)}`;
+      sink.add(`${first ? '' : ','}${JSON.stringify(chunk).slice(1, -1)}`);
       first = false;
-      if (!(await writeSome(res, pending))) return undefined;
-      pending = '';
+      if (!(await sink.flush())) return false;
       // A turn of the event loop between chunks, even when the socket takes each at once: other requests
       // are served meanwhile, and a client gone away is noticed.
       await nextTurn();
     }
   } catch (e) {
-    res.destroy();
+    sink.destroy();
     throw e;
   }
-  return pending;
+  return true;
 }
 
 /** Writes `text`; resolves once the socket takes more, true, or when the client has gone away, false. */

@@ -276,7 +276,8 @@ function handleFully(
         }
         if (open) limit = ['The request body', LIMITS.bodyBeforeAuthBytes];
       }
-      parsed = await parseForm(contentType, await readBody(req, res, limit, serving.bounds.bodyIdleMs));
+      // A request that says it has no body has none (RFC 9112 6.3): nothing to wait for, most GETs are such.
+      parsed = carriesBody(req) ? await parseForm(contentType, await readBody(req, res, limit, serving.bounds.bodyIdleMs)) : { body: [], files: [] };
     } catch (e) {
       if (e instanceof TooLarge) {
         answerEarly(req, res, new ApiError(e.message, 'REQUEST_TOO_LARGE', 413));

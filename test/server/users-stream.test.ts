@@ -160,3 +160,27 @@ describe('GET /users, streamed', () => {
     expect(seen.find((u) => u.user_id === ids[USER_PAGE + 10])!.full_name).toBe('Renamed meanwhile');
   });
 });
+
+describe('GET /users of a small organization', () => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+    for (let i = 0; i < 20; i++) org.addUser();
+  });
+  afterAll(() => org.close());
+
+  it('goes out whole with its length, byte-equal to the whole answer, rather than in chunks', async () => {
+    const site = await org.http();
+    const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
+    const res = await fetch(`${site}/api/v1/users`, { headers: { authorization } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('transfer-encoding')).toBeNull();
+    const text = await res.text();
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    const body = JSON.parse(text) as { members: unknown[] };
+    expect(openapiErrors('get', '/users', 200, body)).toEqual([]);
+    expect(body.members).toHaveLength(21);
+    const whole = await org.router.handle({ method: 'GET', path: '/users', query: [], body: [], headers: { authorization, host: new URL(site).host } });
+    expect(text).toBe(JSON.stringify(whole.body));
+  });
+});

@@ -10,7 +10,6 @@ import { badRequest, insufficientPermission } from '../../api/errors.js';
 import { LIMITS } from '../../api/limits.js';
 import type { Channel } from '../../api/operations/channels.js';
 import type { Db } from '../store/db.js';
-import { statement } from '../store/statements.js';
 import { renderHtml } from './render.js';
 import { systemGroupId } from './system-groups.js';
 import { isAdmin, isGuest, type UserRow, type Viewer } from './users.js';
@@ -125,10 +124,9 @@ export const subscriberIds = (db: Db, streamId: number): number[] =>
  * list's, not the channel's (a bulk subscribe asks once per request while the channel grows to 100,000).
  */
 function subscribedAmong(db: Db, streamId: number, userIds: readonly number[]): Set<number> {
-  const rows = statement(
-    db,
-    'SELECT s.user_id FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ? WHERE s.active = 1',
-  ).all(JSON.stringify(userIds), streamId) as { user_id: number }[];
+  const rows = db
+    .prepare('SELECT s.user_id FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ? WHERE s.active = 1')
+    .all(JSON.stringify(userIds), streamId) as { user_id: number }[];
   return new Set(rows.map((r) => r.user_id));
 }
 

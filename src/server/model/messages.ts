@@ -8,7 +8,6 @@ import type { DisplayRecipientUser, EditHistoryEntry, MessageReaction, WireMessa
 import type { HandlerContext } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { statement } from '../store/statements.js';
 import { linkAttachments } from './attachments.js';
 import { followOnSend } from './automatic-follow.js';
 import { publicChannelWatcherIds } from './event-queues.js';
@@ -19,7 +18,7 @@ import { messageById, type MessageRow } from './message-access.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
 import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
 import { SYSTEM_BOT_REALM } from './system-bots.js';
-import { apiEmail, userView } from './user-view.js';
+import { apiEmail, usersForView, userView } from './user-view.js';
 import { isGuest, userByEmail, userById, type UserRow } from './users.js';
 
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -351,7 +350,7 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
     if (group) group.push(userId);
     else byFlags.set(flags, [userId]);
   }
-  const insert = statement(db, 'INSERT INTO user_messages (user_id, message_id, flags) SELECT value, ?, ? FROM json_each(?)');
+  const insert = db.prepare('INSERT INTO user_messages (user_id, message_id, flags) SELECT value, ?, ? FROM json_each(?)');
   for (const [flags, ids] of byFlags) insert.run(id, flags, JSON.stringify(ids));
   const mentionedRecipientIds = userIds.filter((userId) => rendered.mentionedUserIds.has(userId));
   const automatic = channel ? followOnSend(db, ctx, sender, { messageId: id, channel, topic, mentionedRecipientIds }, now) : undefined;
@@ -404,9 +403,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
   for (const r of rows) if (r.type === 'private' && !memberLists.has(r.recipient_id)) memberLists.set(r.recipient_id, recipientMembers(db, r.recipient_id));
   const userIds = new Set<number>(rows.map((r) => r.sender_id));
   for (const list of memberLists.values()) for (const id of list) userIds.add(id);
-  const users = new Map(
-    (db.prepare('SELECT * FROM users WHERE id IN (SELECT value FROM json_each(?))').all(inList([...userIds])) as UserRow[]).map((u) => [u.id, view(u)]),
-  );
+  const users = new Map(usersForView(db, [...userIds]).map((u) => [u.id, view(u)]));
   const channels = new Map(
     (
       db

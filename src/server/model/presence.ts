@@ -6,7 +6,8 @@ import type { LegacyClientPresence, LegacyPresence, ModernPresence } from '../..
 import type { EventSink } from '../context.js';
 import { getSetting, nextSequence } from './realm.js';
 import type { Db } from '../store/db.js';
-import { apiEmail } from './user-view.js';
+import { rowsOf } from '../store/rows.js';
+import { apiEmail, apiEmailer } from './user-view.js';
 import type { UserRow } from './users.js';
 
 /** Writes closer together than this are skipped (Zulip's PRESENCE_UPDATE_MIN_FREQ_SECONDS). */
@@ -89,22 +90,28 @@ export function realmPresence(db: Db, q: PresenceQuery): { presences: Record<str
   if (getSetting(db, 'presence_disabled')) return { presences: {}, lastUpdateId: -1 };
   const days = q.historyLimitDays ?? DEFAULT_HISTORY_LIMIT_DAYS;
   const windowed = q.lastUpdateId === undefined || q.lastUpdateId <= 0;
+  // Only the columns the answer is made of: the whole user rows of everyone were most of this request's time.
   const rows =
     days === 0
       ? []
-      : (db
-          .prepare(
-            `SELECT p.*, u.* FROM presence p JOIN users u ON u.id = p.user_id
+      : rowsOf<PresenceRow & Pick<UserRow, 'id' | 'email' | 'is_bot' | 'date_joined'>>(
+          db.prepare(
+            `SELECT p.user_id, p.last_active_time, p.last_connected_time, p.last_update_id, u.id, u.email, u.is_bot, u.date_joined
+             FROM presence p JOIN users u ON u.id = p.user_id
              WHERE u.is_active = 1 AND u.is_bot = 0 AND p.last_update_id > ? AND (? = 0 OR p.last_connected_time >= ?)
              ORDER BY p.user_id`,
-          )
-          .all(q.lastUpdateId ?? Number.MIN_SAFE_INTEGER, windowed ? 1 : 0, q.now - days * 86400) as (PresenceRow & UserRow)[]);
+          ),
+          q.lastUpdateId ?? Number.MIN_SAFE_INTEGER,
+          windowed ? 1 : 0,
+          q.now - days * 86400,
+        );
   const presences: Record<string, ModernPresence | LegacyPresence> = {};
+  const emailOf = apiEmailer(db);
   for (const r of rows) {
     const lastActive = r.last_active_time ?? joined(r);
     const lastConnected = r.last_connected_time ?? joined(r);
     if (q.slim) presences[String(r.user_id)] = { active_timestamp: lastActive, idle_timestamp: lastConnected };
-    else presences[apiEmail(db, r)] = legacyPresence(lastActive, lastConnected);
+    else presences[emailOf(r)] = legacyPresence(lastActive, lastConnected);
   }
   const lastUpdateId = rows.length ? Math.max(...rows.map((r) => r.last_update_id)) : (q.lastUpdateId ?? -1);
   return { presences, lastUpdateId };

@@ -10,7 +10,6 @@ import { ApiError, badRequest } from '../../api/errors.js';
 import type { UploadedFile } from '../../api/wire.js';
 import type { HandlerContext } from '../context.js';
 import type { Db } from '../store/db.js';
-import { statement } from '../store/statements.js';
 import { checkEmojiRequest, emojiDataFor, realmEmojiDict, unicodeEmojiCode, type RealmEmojiRow } from './emoji.js';
 import { FLAG_BITS } from './flags.js';
 import { accessMessage, userMessageFlags, type MessageRow } from './message-access.js';
@@ -34,7 +33,7 @@ const REACTION_AUDIENCE = `SELECT q.user_id FROM (SELECT DISTINCT user_id FROM e
                WHERE c.id = ? AND c.history_public_to_subscribers = 1 AND s.user_id = q.user_id AND s.active = 1 AND u.is_active = 1)`;
 
 const reactionAudience = (db: Db, message: MessageRow): number[] => {
-  const rows = statement(db, REACTION_AUDIENCE).all(message.id, message.type === 'stream' ? message.stream_id : null) as { user_id: number }[];
+  const rows = db.prepare(REACTION_AUDIENCE).all(message.id, message.type === 'stream' ? message.stream_id : null) as { user_id: number }[];
   return rows.map((r) => r.user_id);
 };
 

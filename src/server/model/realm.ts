@@ -4,7 +4,6 @@
  */
 import { ROLE } from '../../api/roles.js';
 import type { Db } from '../store/db.js';
-import { statement } from '../store/statements.js';
 
 export const SERVER_VERSION = '12.0-chatctl';
 /**
@@ -103,7 +102,7 @@ export type RealmSettings = typeof realmDefaults;
 export type RealmKey = keyof RealmSettings;
 
 export function getSetting<K extends RealmKey>(db: Db, key: K): RealmSettings[K] {
-  const row = statement(db, 'SELECT value FROM realm_settings WHERE key = ?').get(key) as { value: string } | undefined;
+  const row = db.prepare('SELECT value FROM realm_settings WHERE key = ?').get(key) as { value: string } | undefined;
   return row ? (JSON.parse(row.value) as RealmSettings[K]) : realmDefaults[key];
 }
 

@@ -3,7 +3,6 @@ import type { Channel, Subscription, SubscriptionProperty, UserTopic, Visibility
 import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { statement } from '../store/statements.js';
 import { ROLE } from '../../api/roles.js';
 import { streamDeletion } from './channel-changes.js';
 import { channelView, metadataUserIds, subscriberIds, type StreamRow } from './channels.js';
@@ -57,7 +56,7 @@ export const COLOR_PATTERN = /^#([a-fA-F0-9]{3,6})$/;
 /** A new subscription's color for each user: the first one the user does not use yet, all users in one query. */
 function pickColors(db: Db, userIds: readonly number[]): Map<number, string> {
   const used = new Map<number, Set<string>>(userIds.map((id) => [id, new Set<string>()]));
-  const rows = statement(db, 'SELECT user_id, color FROM subscriptions WHERE user_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(userIds)) as {
+  const rows = db.prepare('SELECT user_id, color FROM subscriptions WHERE user_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(userIds)) as {
     user_id: number;
     color: string;
   }[];
@@ -125,25 +124,23 @@ export function addSubscribers(db: Db, stream: StreamRow, userIds: readonly numb
   const ids = [...new Set(userIds)];
   const existing = new Map(
     (
-      statement(db, 'SELECT s.user_id, s.active FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ?').all(
-        JSON.stringify(ids),
-        stream.id,
-      ) as { user_id: number; active: number }[]
+      db
+        .prepare('SELECT s.user_id, s.active FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ?')
+        .all(JSON.stringify(ids), stream.id) as { user_id: number; active: number }[]
     ).map((r) => [r.user_id, r.active]),
   );
   const added = ids.filter((id) => existing.get(id) !== 1);
   const reactivated = added.filter((id) => existing.has(id));
   const inserted = added.filter((id) => !existing.has(id));
   if (reactivated.length) {
-    statement(db, 'UPDATE subscriptions SET active = 1 WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
+    db.prepare('UPDATE subscriptions SET active = 1 WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
       stream.id,
       JSON.stringify(reactivated),
     );
   }
   if (inserted.length) {
     const colors = pickColors(db, inserted);
-    statement(
-      db,
+    db.prepare(
       `INSERT INTO subscriptions (user_id, stream_id, color)
        SELECT json_extract(j.value, '$[0]'), ?, json_extract(j.value, '$[1]') FROM json_each(?) j`,
     ).run(stream.id, JSON.stringify(inserted.map((id) => [id, colors.get(id)])));
@@ -179,7 +176,7 @@ export function subscribeUsers(
     const isNew = new Set(added);
     const color = colors.get(stream.name.toLowerCase());
     if (color && added.length) {
-      statement(db, 'UPDATE subscriptions SET color = ? WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
+      db.prepare('UPDATE subscriptions SET color = ? WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
         color,
         stream.id,
         JSON.stringify(added),
@@ -225,10 +222,9 @@ function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 /** Whether an active guest is subscribed to the channel: then its peers are not simply every member. */
 const hasGuestSubscriber = (db: Db, streamId: number): boolean =>
-  statement(
-    db,
-    'SELECT 1 FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE s.stream_id = ? AND s.active = 1 AND u.is_active = 1 AND u.role = ? LIMIT 1',
-  ).get(streamId, ROLE.guest) !== undefined;
+  db
+    .prepare('SELECT 1 FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE s.stream_id = ? AND s.active = 1 AND u.is_active = 1 AND u.role = ? LIMIT 1')
+    .get(streamId, ROLE.guest) !== undefined;
 
 /**
  * Zulip's send_peer_subscriber_events (actions/streams.py): a private channel's peers (its subscribers,
@@ -271,10 +267,9 @@ function sendPeerEvents(db: Db, sink: EventSink, op: 'peer_add' | 'peer_remove',
  * JOIN keeps the list outermost: SQLite would otherwise walk the channel's subscribers and scan the list for each.
  */
 const subscriptionRowsOf = (db: Db, streamId: number, userIds: readonly number[]): SubscriptionRow[] =>
-  statement(db, 'SELECT s.* FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ? ORDER BY j.key').all(
-    JSON.stringify(userIds),
-    streamId,
-  ) as SubscriptionRow[];
+  db
+    .prepare('SELECT s.* FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = j.value AND s.stream_id = ? ORDER BY j.key')
+    .all(JSON.stringify(userIds), streamId) as SubscriptionRow[];
 
 /** Subscribes a new account to the organization's default channels (no events: nobody knows the account yet). */
 export function subscribeToDefaultChannels(db: Db, userId: number): void {
@@ -314,7 +309,7 @@ export function removeSubscriptions(db: Db, sink: EventSink, streams: readonly S
     const removed = userIds.filter((id) => subscribed.has(id));
     changes.push({ stream, userIds: removed });
     if (removed.length === 0) continue;
-    statement(db, 'UPDATE subscriptions SET active = 0 WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
+    db.prepare('UPDATE subscriptions SET active = 0 WHERE stream_id = ? AND user_id IN (SELECT value FROM json_each(?))').run(
       stream.id,
       JSON.stringify(removed),
     );

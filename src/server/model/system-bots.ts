@@ -6,7 +6,6 @@
  */
 import type { User } from '../../api/types.js';
 import type { Db } from '../store/db.js';
-import { statement } from '../store/statements.js';
 import type { UserRow } from './users.js';
 
 export const NOTIFICATION_BOT = 'notification-bot@zulip.com';
@@ -28,13 +27,13 @@ export const systemBotAvatarUrl = (email: string, realmUrl: string): string =>
 
 /** A system bot by address; undefined when a data dir had that address taken before migration 14. */
 export const systemBot = (db: Db, email: string): UserRow | undefined =>
-  statement(db, 'SELECT * FROM users WHERE email = ? AND is_system_bot = 1').get(email) as UserRow | undefined;
+  db.prepare('SELECT * FROM users WHERE email = ? AND is_system_bot = 1').get(email) as UserRow | undefined;
 
 /**
  * `cross_realm_bots` of POST /register (zerver/lib/users.py get_cross_realm_dicts): every system bot as
  * `view` shows a user, with no owner, as clients are not to learn that they own themselves.
  */
 export function crossRealmBots(db: Db, view: (row: UserRow) => User): User[] {
-  const rows = statement(db, 'SELECT * FROM users WHERE is_system_bot = 1 ORDER BY id').all() as UserRow[];
+  const rows = db.prepare('SELECT * FROM users WHERE is_system_bot = 1 ORDER BY id').all() as UserRow[];
   return rows.map((row) => ({ ...view(row), bot_owner_id: null }));
 }

@@ -3,6 +3,8 @@ import { hash } from 'node:crypto';
 import type { User } from '../../api/types.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
+import { rowsOf } from '../store/rows.js';
+import { inTransaction } from '../store/transactions.js';
 import { systemBotAvatarUrl } from './system-bots.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
 
@@ -31,6 +33,10 @@ const VIEW_COLUMNS = `id, email, full_name, role, is_active, is_bot, bot_type, b
 export const listUsersForView = (db: Db): UserViewRow[] =>
   db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE is_system_bot = 0 ORDER BY id`).all() as UserViewRow[];
 
+/** The users with these IDs (any order), read for their wire form only. */
+export const usersForView = (db: Db, ids: readonly number[]): UserViewRow[] =>
+  rowsOf<UserViewRow>(db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id IN (SELECT value FROM json_each(?))`), JSON.stringify(ids));
+
 /** Users per page of a streamed list: about 300 KB of JSON, read in a few milliseconds. */
 export const USER_PAGE = 1000;
 
@@ -57,8 +63,8 @@ export const seesRealEmail = (policy: number, viewer: Viewer | null, target: Pic
 
 /** Gravatar URLs made lately, by version and address: an MD5 each cost a tenth of a `GET /users/me`. */
 const gravatars = new Map<string, string>();
-/** Entries kept at most: emptied when full, so the memory stays bounded however many users are listed. */
-const MAX_GRAVATARS = 10_000;
+/** Entries each memo here keeps at most: emptied when full, so the memory stays bounded however many users are listed. */
+const MAX_MEMOISED = 10_000;
 
 export function gravatarUrl(email: string, version: number): string {
   const key = `${version}:${email}`;
@@ -66,7 +72,7 @@ export function gravatarUrl(email: string, version: number): string {
   if (url === undefined) {
     // The one-shot hash: for 10,000 users in a fresh process, 13 ms against 30 ms with a hash object each.
     url = `https://secure.gravatar.com/avatar/${hash('md5', email.toLowerCase(), 'hex')}?d=identicon&version=${version}`;
-    if (gravatars.size >= MAX_GRAVATARS) gravatars.clear();
+    if (gravatars.size >= MAX_MEMOISED) gravatars.clear();
     gravatars.set(key, url);
   }
   return url;
@@ -77,8 +83,17 @@ export interface UserViewOptions {
   includeCustomProfileFields: boolean;
 }
 
+/** ISO times made lately, by second: a Date and its ISO text per user were a tenth of a `GET /users`. Bounded as those are. */
+const isoTimes = new Map<number, string>();
+
 export function isoTime(unixSeconds: number): string {
-  return new Date(unixSeconds * 1000).toISOString().replace('Z', '+00:00');
+  let text = isoTimes.get(unixSeconds);
+  if (text === undefined) {
+    text = new Date(unixSeconds * 1000).toISOString().replace('Z', '+00:00');
+    if (isoTimes.size >= MAX_MEMOISED) isoTimes.clear();
+    isoTimes.set(unixSeconds, text);
+  }
+  return text;
 }
 
 type ProfileValues = Record<string, { value: string; rendered_value?: string }>;
@@ -138,14 +153,15 @@ export function userView(db: Db, viewer: Viewer | null, opts: UserViewOptions, r
 export function* userViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only?: ReadonlySet<number>): Generator<User[]> {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
   const page = db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?`);
-  const read = db.transaction((after: number) => {
-    const rows = page.all(after, USER_PAGE) as UserViewRow[];
-    const last = rows.at(-1)?.id;
-    const profiles = opts.includeCustomProfileFields && last !== undefined ? profileData(db, { from: rows[0]!.id, to: last }) : null;
-    return { rows, profiles };
-  });
+  const read = (after: number) =>
+    inTransaction(db, 'deferred', () => {
+      const rows = rowsOf<UserViewRow>(page, after, USER_PAGE);
+      const last = rows.at(-1)?.id;
+      const profiles = opts.includeCustomProfileFields && last !== undefined ? profileData(db, { from: rows[0]!.id, to: last }) : null;
+      return { rows, profiles };
+    });
   for (let after = 0; ; ) {
-    const { rows, profiles } = read.deferred(after);
+    const { rows, profiles } = read(after);
     const users = (only ? rows.filter((u) => only.has(u.id)) : rows).map((u) => view(u, profiles));
     if (users.length) yield users;
     if (rows.length < USER_PAGE) return;

@@ -6,7 +6,6 @@ import type { BotType } from '../../api/types.js';
 import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
 import { nameKey } from '../store/name-key.js';
-import { statement } from '../store/statements.js';
 
 export interface UserRow {
   id: number;
@@ -48,19 +47,19 @@ export const isOwner = (u: Pick<UserRow, 'role'>): boolean => isOwnerRole(u.role
 export const isModeratorOrAbove = (u: Pick<UserRow, 'role'>): boolean => atLeast(u.role, 'moderator');
 export const isGuest = (u: Pick<UserRow, 'role'>): boolean => isGuestRole(u.role);
 
-export const userById = (db: Db, id: number): UserRow | undefined => statement(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+export const userById = (db: Db, id: number): UserRow | undefined => db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
 
 export const userByEmail = (db: Db, email: string): UserRow | undefined =>
-  statement(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRow | undefined;
+  db.prepare('SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRow | undefined;
 
 /** What a list of users is checked and addressed by (typing notifications): the columns, not whole rows. */
 export type UserBrief = Pick<UserRow, 'id' | 'email' | 'is_bot' | 'is_active' | 'receives_typing_notifications'>;
 
 /** The users of `ids` that exist, each looked up by key. */
 export const usersByIds = (db: Db, ids: readonly number[]): UserBrief[] =>
-  statement(db, 'SELECT u.id, u.email, u.is_bot, u.is_active, u.receives_typing_notifications FROM json_each(?) j JOIN users u ON u.id = j.value').all(
-    JSON.stringify(ids),
-  ) as UserBrief[];
+  db
+    .prepare('SELECT u.id, u.email, u.is_bot, u.is_active, u.receives_typing_notifications FROM json_each(?) j JOIN users u ON u.id = j.value')
+    .all(JSON.stringify(ids)) as UserBrief[];
 
 /** Whether `caller` may administer `target`, as a server's can_admin_user: administrators, and a bot's owner. */
 export const canAdminUser = (caller: UserRow, target: UserRow): boolean => target.bot_owner_id === caller.id || isAdmin(caller);
@@ -168,4 +167,4 @@ export function recordLogin(db: Db, userId: number, now: number): void {
 
 /** The newest message a user has a copy of, or -1 (GET /users/me's max_message_id). */
 export const newestMessageIdOf = (db: Db, userId: number): number =>
-  (statement(db, 'SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;
+  (db.prepare('SELECT coalesce(max(message_id), -1) AS id FROM user_messages WHERE user_id = ?').get(userId) as { id: number }).id;

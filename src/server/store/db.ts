@@ -3,11 +3,12 @@
  * processes (a cron job and a person, or `serve` and the CLI) use one data dir at once: readers never wait
  * for the writer, and a writer waits up to the busy timeout for another's transaction to end.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDirs } from '../../make-dirs.js';
 import { BUSY_TIMEOUT_MS } from './busy.js';
+import { StatementKeepingDatabase } from './kept-statements.js';
 import { migrations } from './migrations.js';
 import { tightenDataDir } from './modes.js';
 import { WAL_LIMIT_BYTES } from './wal-limit.js';
@@ -27,7 +28,7 @@ export function openDb(dataDir: string, warn: (line: string) => void = () => {})
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
-  const db = new Database(file);
+  const db = new StatementKeepingDatabase(file);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Before anything writes: even turning WAL on rewrites another program's file header. Modes are
