@@ -11,7 +11,6 @@ import { EventEmitter } from 'node:events';
 import { ApiError, badRequest } from '../../api/errors.js';
 import { ROLE } from '../../api/roles.js';
 import type { Db } from '../store/db.js';
-import { statement } from '../store/statements.js';
 import { matchesEventNarrow, type EventNarrow, type NarrowedMessage } from './event-narrow.js';
 import type { Viewer } from './users.js';
 
@@ -53,7 +52,7 @@ export function onQueueEvent(queueId: string, listener: () => void): () => void 
  * (reading every active user made creating one account cost the size of the organization).
  */
 export const listeningViewers = (db: Db): Viewer[] =>
-  statement(db, 'SELECT id, role FROM users WHERE id IN (SELECT user_id FROM event_queues WHERE dead = 0) AND is_active = 1').all() as Viewer[];
+  db.prepare('SELECT id, role FROM users WHERE id IN (SELECT user_id FROM event_queues WHERE dead = 0) AND is_active = 1').all() as Viewer[];
 
 export const listeningUserIds = (db: Db): number[] => listeningViewers(db).map((v) => v.id);
 
@@ -65,11 +64,9 @@ export const listeningUserIds = (db: Db): number[] => listeningViewers(db).map((
  * a partial index, so the cost follows those queues, not the organization.
  */
 export function publicChannelWatcherIds(db: Db, recipients: readonly number[]): number[] {
-  const watchers = statement(
-    db,
-    `SELECT DISTINCT q.user_id FROM event_queues q JOIN users u ON u.id = q.user_id
-     WHERE q.watches_public = 1 AND q.dead = 0 AND u.is_active = 1 AND u.role != ?`,
-  )
+  const watchers = db
+    .prepare(`SELECT DISTINCT q.user_id FROM event_queues q JOIN users u ON u.id = q.user_id
+     WHERE q.watches_public = 1 AND q.dead = 0 AND u.is_active = 1 AND u.role != ?`)
     .pluck()
     .all(ROLE.guest) as number[];
   // Usually none: then the recipients, perhaps a whole organization, are not looked at.
@@ -161,12 +158,11 @@ function takes(q: LogQueue, o: DeliveryOptions, body: Record<string, unknown> & 
 export function emitEvent(db: Db, event: Record<string, unknown> & { type: string }, userIds: Iterable<number>, now?: number): void {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
-  const queues = statement(
-    db,
-    `SELECT id, user_id, event_types, options, read_through, watches_public FROM event_queues
+  const queues = db
+    .prepare(`SELECT id, user_id, event_types, options, read_through, watches_public FROM event_queues
      WHERE user_id IN (SELECT value FROM json_each(?)) AND dead = 0 AND (? IS NULL OR last_access + lifespan_secs >= ?)
-     ORDER BY user_id`,
-  ).all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as LogQueue[];
+     ORDER BY user_id`)
+    .all(JSON.stringify(ids), now ?? null, now === undefined ? null : Math.floor(now)) as LogQueue[];
   if (queues.length === 0) return;
   // Queues of one kind of client share their options text: each distinct one is parsed once per event.
   const parsed = new Map<string, DeliveryOptions>();
@@ -207,7 +203,7 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
       const { form, f } = formFor(optionsOf(q));
       if (!f.stored) {
         // Stored with the fields that chose its audience: readers decide with them, and drop them (withoutInternalFields).
-        statement(db, 'INSERT INTO event_bodies (event_id, form, body) VALUES (?, ?, ?)').run(eventId, form, f.json);
+        db.prepare('INSERT INTO event_bodies (event_id, form, body) VALUES (?, ?, ?)').run(eventId, form, f.json);
         f.stored = true;
       }
     }
@@ -215,11 +211,8 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
     woken.push(...taking.map((q) => q.id), ...dropped);
   }
   if (rows.length)
-    statement(
-      db,
-      `INSERT INTO user_events (user_id, n, event_id)
-       SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)`,
-    ).run(JSON.stringify(rows));
+    db.prepare(`INSERT INTO user_events (user_id, n, event_id)
+       SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)`).run(JSON.stringify(rows));
   // Wake after the caller's transaction has had its chance to commit.
   if (woken.length)
     setImmediate(() => {
@@ -233,16 +226,14 @@ export function emitEvent(db: Db, event: Record<string, unknown> & { type: strin
  * neither.
  */
 const newestInLog = (db: Db, userId: number): number =>
-  statement(
-    db,
-    `SELECT max(coalesce((SELECT max(n) FROM user_events WHERE user_id = ?), 0),
-                coalesce((SELECT max(read_through) FROM event_queues WHERE user_id = ?), 0))`,
-  )
+  db
+    .prepare(`SELECT max(coalesce((SELECT max(n) FROM user_events WHERE user_id = ?), 0),
+                coalesce((SELECT max(read_through) FROM event_queues WHERE user_id = ?), 0))`)
     .pluck()
     .get(userId, userId) as number;
 
 /** A new event's ID: its bodies are deleted only once nothing refers to it, so reusing a gone one is safe. */
-const nextEventId = (db: Db): number => statement(db, 'SELECT coalesce(max(event_id), 0) + 1 FROM event_bodies').pluck().get() as number;
+const nextEventId = (db: Db): number => db.prepare('SELECT coalesce(max(event_id), 0) + 1 FROM event_bodies').pluck().get() as number;
 
 /**
  * Drops the queues that hold MAX_PENDING_EVENTS of their user's log unread, once a queue has been moved past
@@ -253,13 +244,13 @@ function boundQueues(db: Db, queues: readonly LogQueue[], newest: number): Set<s
   const dropped = new Set<string>();
   for (const q of queues) {
     if (newest - q.read_through < MAX_PENDING_EVENTS) continue;
-    const row = statement(db, 'SELECT * FROM event_queues WHERE id = ?').get(q.id) as QueueRow;
+    const row = db.prepare('SELECT * FROM event_queues WHERE id = ?').get(q.id) as QueueRow;
     const { readThrough } = readPosition(db, row, row.pruned_through);
     if (newest - readThrough < MAX_PENDING_EVENTS) {
-      statement(db, 'UPDATE event_queues SET read_through = ? WHERE id = ?').run(readThrough, q.id);
+      db.prepare('UPDATE event_queues SET read_through = ? WHERE id = ?').run(readThrough, q.id);
       q.read_through = readThrough;
     } else {
-      statement(db, 'UPDATE event_queues SET dead = 1 WHERE id = ?').run(q.id);
+      db.prepare('UPDATE event_queues SET dead = 1 WHERE id = ?').run(q.id);
       dropped.add(q.id);
     }
   }
@@ -282,11 +273,10 @@ interface LogEntry {
  */
 function* readLog(db: Db, q: QueueRow, stopAfter = Number.POSITIVE_INFINITY): Generator<LogEntry | { n: number; skipped: true }> {
   const o = JSON.parse(q.options) as DeliveryOptions;
-  const rows = statement(
-    db,
-    `SELECT u.n, u.queue_id, b.body FROM user_events u JOIN event_bodies b ON b.event_id = u.event_id AND b.form IN ('', ?)
-     WHERE u.user_id = ? AND u.n > ? AND (u.queue_id IS NULL OR u.queue_id = ?) ORDER BY u.n`,
-  ).iterate(messageForm(o), q.user_id, q.read_through, q.id) as IterableIterator<{ n: number; queue_id: string | null; body: string }>;
+  const rows = db
+    .prepare(`SELECT u.n, u.queue_id, b.body FROM user_events u JOIN event_bodies b ON b.event_id = u.event_id AND b.form IN ('', ?)
+     WHERE u.user_id = ? AND u.n > ? AND (u.queue_id IS NULL OR u.queue_id = ?) ORDER BY u.n`)
+    .iterate(messageForm(o), q.user_id, q.read_through, q.id) as IterableIterator<{ n: number; queue_id: string | null; body: string }>;
   let id = q.pruned_through;
   for (const row of rows) {
     const event = JSON.parse(row.body) as Record<string, unknown> & { type: string };
@@ -325,16 +315,13 @@ function readPosition(db: Db, q: QueueRow, lastEventId: number): { readThrough: 
  * once the user has none), and the bodies that only those rows used.
  */
 function pruneLog(db: Db, userId: number): void {
-  const least = statement(db, 'SELECT min(read_through) FROM event_queues WHERE user_id = ? AND dead = 0').pluck().get(userId) as number | null;
+  const least = db.prepare('SELECT min(read_through) FROM event_queues WHERE user_id = ? AND dead = 0').pluck().get(userId) as number | null;
   const through = least ?? Number.MAX_SAFE_INTEGER;
-  const eventIds = statement(db, 'SELECT event_id FROM user_events WHERE user_id = ? AND n <= ?').pluck().all(userId, through) as number[];
+  const eventIds = db.prepare('SELECT event_id FROM user_events WHERE user_id = ? AND n <= ?').pluck().all(userId, through) as number[];
   if (eventIds.length === 0) return;
-  statement(db, 'DELETE FROM user_events WHERE user_id = ? AND n <= ?').run(userId, through);
-  statement(
-    db,
-    `DELETE FROM event_bodies WHERE event_id IN (SELECT value FROM json_each(?))
-     AND NOT EXISTS (SELECT 1 FROM user_events WHERE event_id = event_bodies.event_id)`,
-  ).run(JSON.stringify(eventIds));
+  db.prepare('DELETE FROM user_events WHERE user_id = ? AND n <= ?').run(userId, through);
+  db.prepare(`DELETE FROM event_bodies WHERE event_id IN (SELECT value FROM json_each(?))
+     AND NOT EXISTS (SELECT 1 FROM user_events WHERE event_id = event_bodies.event_id)`).run(JSON.stringify(eventIds));
 }
 
 /**
@@ -358,9 +345,9 @@ function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOpti
 }
 
 function removeQueue(db: Db, queueId: string): void {
-  const userId = statement(db, 'SELECT user_id FROM event_queues WHERE id = ?').pluck().get(queueId) as number | undefined;
+  const userId = db.prepare('SELECT user_id FROM event_queues WHERE id = ?').pluck().get(queueId) as number | undefined;
   if (userId === undefined) return;
-  statement(db, 'DELETE FROM event_queues WHERE id = ?').run(queueId);
+  db.prepare('DELETE FROM event_queues WHERE id = ?').run(queueId);
   pruneLog(db, userId);
 }
 
@@ -412,11 +399,8 @@ export function createQueue(db: Db, q: NewQueue): string {
     });
   }
   const lifespan = Math.min(q.lifespanSecs > 0 ? q.lifespanSecs : DEFAULT_QUEUE_LIFESPAN_SECS, MAX_QUEUE_LIFESPAN_SECS);
-  statement(
-    db,
-    `INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access, watches_public, read_through)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  db.prepare(`INSERT INTO event_queues (id, user_id, event_types, options, lifespan_secs, last_access, watches_public, read_through)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
     id,
     q.userId,
     q.eventTypes === null ? null : JSON.stringify(q.eventTypes),
@@ -432,8 +416,7 @@ export function createQueue(db: Db, q: NewQueue): string {
 
 export const badQueue = (queueId: string): ApiError => new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
 
-const queueRow = (db: Db, queueId: string): QueueRow | undefined =>
-  statement(db, 'SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
+const queueRow = (db: Db, queueId: string): QueueRow | undefined => db.prepare('SELECT * FROM event_queues WHERE id = ?').get(queueId) as QueueRow | undefined;
 
 /** A queue that polls may still use: not dropped, not idle past its lifespan (deleted or not yet). */
 function liveQueue(db: Db, queueId: string, now: number): QueueRow | undefined {
@@ -451,7 +434,7 @@ export function ownQueue(db: Db, queueId: string, userId: number, now: number): 
 /** Moves a queue's read position on, and deletes what its user's queues have all read. */
 function advance(db: Db, q: QueueRow, readThrough: number, prunedThrough: number): void {
   if (readThrough === q.read_through && prunedThrough === q.pruned_through) return;
-  statement(db, 'UPDATE event_queues SET read_through = ?, pruned_through = ? WHERE id = ?').run(readThrough, prunedThrough, q.id);
+  db.prepare('UPDATE event_queues SET read_through = ?, pruned_through = ? WHERE id = ?').run(readThrough, prunedThrough, q.id);
   if (readThrough !== q.read_through) pruneLog(db, q.user_id);
 }
 
@@ -476,7 +459,7 @@ export const queueLifespanSecs = (db: Db, queueId: string): number =>
  * it does not take, so they are not read again at every wake-up and its user's log can be pruned.
  */
 export function touchQueue(db: Db, queueId: string, now: number): void {
-  statement(db, 'UPDATE event_queues SET last_access = ? WHERE id = ?').run(Math.floor(now), queueId);
+  db.prepare('UPDATE event_queues SET last_access = ? WHERE id = ?').run(Math.floor(now), queueId);
   const q = queueRow(db, queueId);
   if (q) advance(db, q, readPosition(db, q, q.pruned_through).readThrough, q.pruned_through);
 }
@@ -502,8 +485,8 @@ export function pushHeartbeat(db: Db, queueId: string): void {
   const q = queueRow(db, queueId);
   if (!q) return;
   const eventId = nextEventId(db);
-  statement(db, 'INSERT INTO event_bodies (event_id, form, body) VALUES (?, ?, ?)').run(eventId, '', JSON.stringify({ type: 'heartbeat' }));
-  statement(db, 'INSERT INTO user_events (user_id, n, event_id, queue_id) VALUES (?, ?, ?, ?)').run(q.user_id, newestInLog(db, q.user_id) + 1, eventId, q.id);
+  db.prepare('INSERT INTO event_bodies (event_id, form, body) VALUES (?, ?, ?)').run(eventId, '', JSON.stringify({ type: 'heartbeat' }));
+  db.prepare('INSERT INTO user_events (user_id, n, event_id, queue_id) VALUES (?, ?, ?, ?)').run(q.user_id, newestInLog(db, q.user_id) + 1, eventId, q.id);
 }
 
 /** Deletes a queue and wakes whoever waits on it in this process, so the wait ends. */
