@@ -105,11 +105,11 @@ function summaryOf(outcomes: readonly Outcome[], verb: string, interrupted: bool
   const head = `${done} ${verb}${unchanged ? `, ${unchanged} unchanged` : ''}${duplicates ? `, ${duplicates} duplicate${duplicates > 1 ? 's' : ''} (not sent)` : ''}`;
   if (!interrupted) {
     const skips = count('skipped');
-    return `chatctl: ${head}, ${outcomes.filter((r) => !r.ok).length} failed${skips ? ` (${skips} skipped)` : ''}`;
+    return `${head}, ${outcomes.filter((r) => !r.ok).length} failed${skips ? ` (${skips} skipped)` : ''}`;
   }
   const unknown = outcomes.filter((r) => r.status === 'unknown').map((r) => r.row);
   const rows = unknown.length ? ` (row${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ' ...' : ''})` : '';
-  return `chatctl: interrupted: ${head}, ${count('failed')} failed, ${unknown.length} unknown${rows}, ${count('skipped')} skipped`;
+  return `interrupted: ${head}, ${count('failed')} failed, ${unknown.length} unknown${rows}, ${count('skipped')} skipped`;
 }
 
 /**
@@ -310,7 +310,7 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       rest.push(...(known ?? (inFlight.has(index) ? o.rows(unit).map(unknownOutcome) : skipped(unit, INTERRUPTED))));
     });
     for (const r of rest) out.rowNow(lineOf(r));
-    ctx.info(summaryOf([...outcomes, ...rest], o.verb, true));
+    ctx.info(`chatctl: ${summaryOf([...outcomes, ...rest], o.verb, true)}`);
   });
   // One row on a terminal table: its sentence says it all, a table of one row would repeat it.
   const single = total === 1 && out.format === 'table';
@@ -324,16 +324,18 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
   }
   if (fatal !== undefined && !ctx.signal.aborted) throw fatal;
   const only = total === 1 && !ctx.signal.aborted ? outcomes[0] : undefined;
+  const failed = outcomes.filter((r) => !r.ok).length;
+  // One summary a run: where rows failed, the summary is the run's error (exit 3), said once.
+  const failedRun = !only && failed > 0 && !ctx.signal.aborted && !unsent;
   // A single row that failed is said once, by its error; one that succeeded, by a sentence.
   if (only?.ok) ctx.info(sentenceOf(only, o.verb));
-  else if (!only) ctx.info(summaryOf(outcomes, o.verb, ctx.signal.aborted));
+  else if (!only && !failedRun) ctx.info(`chatctl: ${summaryOf(outcomes, o.verb, ctx.signal.aborted)}`);
   if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
-  const failed = outcomes.filter((r) => !r.ok).length;
   if (unsent) throw new ChatctlError(`${unsent} rows not sent: the server's rate limit is used up`, 'temporary', 'run the skipped rows again later');
   if (failed === 0) return outcomes;
   const one = outcomes.length === 1 ? (outcomes[0]!.cause ?? new ChatctlError(outcomes[0]!.error ?? 'failed')) : undefined;
   if (one !== undefined && flags.single) throw one;
-  throw new RowsFailedError(failed, outcomes.length, one);
+  throw new RowsFailedError(summaryOf(outcomes, o.verb, false), one);
 }
 
 /**

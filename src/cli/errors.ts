@@ -20,11 +20,11 @@ export const usageError = (message: string, hint?: string): ChatctlError => new 
  */
 export class RowsFailedError extends ChatctlError {
   constructor(
-    failed: number,
-    total: number,
+    /** The run's summary ("8 invited, 2 failed"): a failed run says it once, as its error. */
+    summary: string,
     readonly only?: unknown,
   ) {
-    super(`${failed} of ${total} rows failed`, 'partial');
+    super(summary, 'partial');
     this.name = 'RowsFailedError';
   }
 }

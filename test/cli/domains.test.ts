@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -126,7 +126,7 @@ describe.each(TRANSPORTS)('domains commands over %s', (kind) => {
       [`gone-${kind}.test`, 'failed'],
       [b, 'removed'],
     ]);
-    expect(r.stderr).toContain('chatctl: 2 removed, 1 failed');
+    expect(summariesIn(r.stderr)).toEqual(['2 removed, 1 failed']);
     expect(org.db.prepare('SELECT count(*) FROM realm_domains WHERE domain IN (?, ?)').pluck().get(a, b)).toBe(0);
   });
 

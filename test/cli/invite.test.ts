@@ -7,7 +7,7 @@ import { createUserGroup } from '../../src/api/operations/groups.js';
 import { parse } from '../../src/cli/main.js';
 import type { InviteRow, LinkRow } from '../../src/server/model/invites.js';
 import { documentedExample } from '../client/examples.js';
-import { cliTarget, expectUsageError, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -341,7 +341,7 @@ describe.each(TRANSPORTS)('invite commands over %s', (kind) => {
       [4, 'failed'],
       [5, 'duplicate'],
     ]);
-    expect(r.stderr).toContain('chatctl: 2 invited, 2 duplicates (not sent), 1 failed');
+    expect(summariesIn(r.stderr)).toEqual(['2 invited, 2 duplicates (not sent), 1 failed']);
     expect(invites('lower(email) = ?', d)).toHaveLength(1);
     expect(invites('email = ?', e)).toHaveLength(1);
   });
@@ -727,7 +727,7 @@ describe('invitations on a stock server (nock)', () => {
     expect(outcomes).toHaveLength(250);
     expect(outcomes.slice(0, 130).every((o) => o.ok === true && o.status === 'invited')).toBe(true);
     expect(outcomes.slice(130).every((o) => o.ok === false && o.error === LIMIT_MSG && o.code === 'INVITATION_FAILED')).toBe(true);
-    expect(r.stderr).toContain('chatctl: 130 invited, 120 failed');
+    expect(summariesIn(r.stderr)).toEqual(['130 invited, 120 failed']);
     // 100 fit; the second hundred is halved until the 30 that fit are found; the third is never sent.
     expect(sizes).toEqual([100, 100, 50, 25, 25, 13, 7, 4, 3, 2, 1, 1]);
   });

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliTarget, jsonLines, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, jsonLines, runCli, tempHome, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -60,7 +60,7 @@ describe.each(TRANSPORTS)('re-runs over %s', (kind) => {
       ],
       [`new-${kind}@re.test`, 'created', created, null],
     ]);
-    expect(r.stderr).toContain('chatctl: 1 created, 1 unchanged, 2 failed\n');
+    expect(summariesIn(r.stderr)).toEqual(['1 created, 1 unchanged, 2 failed']);
     expect(org.db.prepare('SELECT count(*) FROM users').pluck().get()).toBe(before + 1);
     expect(org.db.prepare('SELECT full_name FROM users WHERE id = ?').pluck().get(other.id)).toBe('Other Person');
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSetting } from '../../src/cli/commands/subscriptions.js';
 import { parse } from '../../src/cli/main.js';
 import { createChannel } from '../helpers/channels.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -72,7 +72,7 @@ describe.each(TRANSPORTS)('subscriptions commands over %s', (kind) => {
       { row: 2, target: b.name, ok: false, status: 'failed', id: null, error: `Not subscribed to channel ID ${b.id}`, code: 'BAD_REQUEST' },
       { row: 3, target: 'nowhere', ok: false, status: 'failed', id: null, error: "Channel 'nowhere' does not exist", code: 'BAD_REQUEST' },
     ]);
-    expect(r.stderr).toContain('chatctl: 1 updated, 2 failed');
+    expect(summariesIn(r.stderr)).toEqual(['1 updated, 2 failed']);
     const pinned = org.db.prepare('SELECT pin_to_top FROM subscriptions WHERE user_id = ? AND stream_id = ?').pluck();
     expect(pinned.get(member.id, a.id)).toBe(1);
   });

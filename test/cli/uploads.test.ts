@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { LIMITS } from '../../src/api/limits.js';
 import type { WireRequest } from '../../src/api/wire.js';
 import type { Transport } from '../../src/client/transport.js';
-import { cliTarget, jsonLines, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, jsonLines, runCli, tempHome, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS, transportFor } from '../helpers/transports.js';
 
@@ -107,7 +107,7 @@ describe.each(TRANSPORTS)('uploads over %s', (kind) => {
       [false, 'failed', 'You may only upload one file at a time'],
       [true, 'uploaded', null],
     ]);
-    expect(r.stderr).toContain('chatctl: 1 uploaded (2 B), 1 failed\n');
+    expect(summariesIn(r.stderr)).toEqual(['1 uploaded (2 B), 1 failed']);
     const one = await cli([...t.args, 'attachments', 'upload', bad], t.env, refuse);
     expect(one.code).toBe(3);
     expect(one.stderr).toContain('You may only upload one file at a time (BAD_REQUEST)');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS, transportFor } from '../helpers/transports.js';
 import type { Transport } from '../../src/client/transport.js';
@@ -63,7 +63,7 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
       [3, true, 'created'],
     ]);
     expect(jsonLines(r.stdout)[1]).toMatchObject({ target: 'not-an-address', error: 'Bad name or username', code: 'BAD_REQUEST' });
-    expect(r.stderr).toContain('chatctl: 2 created, 1 failed');
+    expect(summariesIn(r.stderr)).toEqual(['2 created, 1 failed']);
   });
 
   it("reports unchanged a row whose account a killed run's request made after this run looked; another name still fails", async () => {
@@ -111,7 +111,7 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
       [fresh, 'created'],
     ]);
     expect(jsonLines(r.stdout)[1]).toMatchObject({ error: `Email '${renamed}' already in use` });
-    expect(r.stderr).toContain('chatctl: 1 created, 1 unchanged, 1 failed');
+    expect(summariesIn(r.stderr)).toEqual(['1 created, 1 unchanged, 1 failed']);
     expect(r.code).toBe(3);
   });
 

@@ -75,6 +75,21 @@ export const jsonLines = (s: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
+/**
+ * The summaries a run said on stderr: its `chatctl: ...` lines, and under --json the message of its JSON error
+ * (a run whose rows failed says its summary once, as its error). One summary a run: a test can count them.
+ */
+export const summariesIn = (stderr: string): string[] =>
+  stderr
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((line) => {
+      if (line.startsWith('chatctl: ')) return [line.slice('chatctl: '.length)];
+      if (!line.startsWith('{')) return [];
+      const parsed = JSON.parse(line) as { error?: { message?: string } };
+      return parsed.error?.message !== undefined ? [parsed.error.message] : [];
+    });
+
 export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
   const stdout = new Sink();
   const stderr = new Sink();

@@ -72,16 +72,17 @@ async function upload(opts: { files: string[]; dryRun: boolean } & OutputOptions
   const failed = rows.length - uploaded.length;
   // One file on a terminal table: a sentence says it all (a failure is said once, by its error below).
   const only = rows.length === 1 && out.format === 'table' ? rows[0]! : undefined;
+  const summary = `${uploaded.length} uploaded (${formatSize(bytes)}), ${failed} failed`;
   if (!only) {
     await out.list(rows);
-    ctx.info(`chatctl: ${uploaded.length} uploaded (${formatSize(bytes)}), ${failed} failed`);
+    // A run where files failed says its summary once, as its error.
+    if (!failed || ctx.signal.aborted) ctx.info(`chatctl: ${summary}`);
   } else if (only.ok) {
     ctx.info(`Uploaded ${only.target} (${formatSize(bytes)}) as attachment ${only.id ?? '(ID unknown)'}: ${only.url}`);
   }
   if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
   // Exit 3 however many files failed; one file is said by its error.
-  if (failed && files.length === 1) throw new RowsFailedError(1, 1, done[0]!.error);
-  if (failed) throw new ChatctlError(`${failed} of ${files.length} files were not uploaded`, 'partial');
+  if (failed) throw new RowsFailedError(summary, files.length === 1 ? done[0]!.error : undefined);
 }
 
 export const uploadCommand = defineCommand({

@@ -8,7 +8,7 @@ import { confirmAndRun, endsRun, OUTCOME_FIELDS, planCall, rowCalls } from '../b
 import { defineCommand, type OutputOptions } from '../command.js';
 import { confirmOrExit } from '../confirm.js';
 import type { Context } from '../context.js';
-import { ChatctlError, exitKindOf, usageError } from '../errors.js';
+import { ChatctlError, exitKindOf, RowsFailedError, usageError } from '../errors.js';
 import { flag, type Values } from '../flags.js';
 import { tryOrganizationLock } from '../lock.js';
 import type { Output, OutputSpec } from '../output/output.js';
@@ -182,14 +182,15 @@ async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
       gone.length ? `${gone.length} already gone` : '',
       failed.length ? `${failed.length} failed${failed.some((r) => r.skipped) ? ` (${failed.filter((r) => r.skipped).length} not attempted)` : ''}` : '',
     ].filter(Boolean);
-    ctx.info(`chatctl: deleted ${plural(deleted.length, 'attachment')}, freed ${freed(total(deleted))}${notes.length ? `; ${notes.join(', ')}` : ''}`);
+    const summary = `deleted ${plural(deleted.length, 'attachment')}, freed ${freed(total(deleted))}${notes.length ? `; ${notes.join(', ')}` : ''}`;
+    // What stopped the run (credentials, an outage) exits as itself (4, 75); files that failed alone are exit 3,
+    // however many did, and the summary is then said once, as the run's error.
+    const ending = failed.find((r) => !r.skipped && endsRun(r.error));
+    if (!failed.length || ending || ctx.signal.aborted) ctx.info(`chatctl: ${summary}`);
     if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
     if (!failed.length) return;
-    // What stopped the run (credentials, an outage) exits as itself (4, 75); files that failed alone are exit 3,
-    // however many did.
-    const ending = failed.find((r) => !r.skipped && endsRun(r.error));
     if (ending) throw ending.error;
-    throw new ChatctlError(`${failed.length} of ${doomed.length} attachments were not deleted`, 'partial');
+    throw new RowsFailedError(summary);
   } finally {
     lock?.release();
   }
