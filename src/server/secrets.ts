@@ -24,9 +24,9 @@ const KEYLEN = 32;
 let cost = PRODUCTION_HASH_COST;
 
 /**
- * Test seam: the cost of new hashes, and of the decoy check an account without a password gets. Only the
- * test setup calls it (test/setup/password-hashing.ts), so that suites logging in by the hundred do not pay
- * ~50 ms a login; no module of src/ does (test/server/password-hash-cost.test.ts holds both).
+ * Test seam: the cost of new hashes, and of the decoy check an account without a password gets. Only tests
+ * call it (test/setup/password-hashing.ts lowers it for every test file, so suites logging in by the hundred do
+ * not pay ~50 ms a login); no module of src/ does (test/server/password-hash-cost.test.ts checks).
  */
 export function setPasswordHashCost(next: HashCost): void {
   cost = next;
