@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Two cores here: threads, isolated per file (nock, the global dispatcher and env stay per file).
     pool: 'threads',
+    // Cheap password hashing in-process (production keeps its cost): see the file.
+    setupFiles: ['test/setup/password-hashing.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -78,7 +78,14 @@ export interface CommandSpec extends About {
    * The validation step: what commander collected, by name, into typed options bound to `run`. Asynchronous
    * because a --jq expression or a template is compiled here, by an engine loaded only then.
    */
-  bind(raw: Readonly<Record<string, unknown>>): Promise<(ctx: Context) => Promise<void>>;
+  bind(raw: Readonly<Record<string, unknown>>): Promise<Bound>;
+}
+
+/** A command with its options validated: the typed values `run` gets, and `run` holding them. */
+export interface Bound {
+  /** Typed as the command declares them; seen here, whatever the command, by name (parse tests read them). */
+  readonly opts: Readonly<Record<string, unknown>>;
+  run(ctx: Context): Promise<void>;
 }
 
 export function defineCommand<
@@ -113,7 +120,7 @@ export function defineCommand<
       if (decl.output?.addedBy) checkAddedFields(decl.output.addedBy, flags, values);
       decl.check?.(opts);
       if (decl.output) await checkTransform({ jq: textOf(values.jq), template: textOf(values.template) });
-      return (ctx) => decl.run(opts, ctx);
+      return { opts, run: (ctx) => decl.run(opts, ctx) };
     },
   };
 }

@@ -3,8 +3,8 @@
  * it throws to a message and an exit code in this one place. Only the noun module the command lives in is
  * loaded, so start-up does not grow with the number of commands.
  */
-import { wantsJson, type CommandSpec } from './command.js';
-import { createContext, type Context, type ContextDeps } from './context.js';
+import { wantsJson, type Bound, type CommandSpec } from './command.js';
+import { createContext, type ContextDeps } from './context.js';
 import { ChatctlError, EXIT, exitKindOf, reportError } from './errors.js';
 import { systemError } from './file-errors.js';
 import { NOUNS } from './commands/index.js';
@@ -83,10 +83,10 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   // The validation step: every option and argument becomes its typed value, or a usage error before
   // anything is read or sent.
   let globals: GlobalOptions;
-  let run: (ctx: Context) => Promise<void>;
+  let bound: Bound;
   try {
     globals = parseValues(GLOBAL_FLAGS, parsed.globals);
-    run = await parsed.spec.bind(parsed.opts);
+    bound = await parsed.spec.bind(parsed.opts);
   } catch (e) {
     return report(e, io, jsonErrors, deps.env);
   }
@@ -102,7 +102,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     openTransport: deps.openTransport,
   });
   try {
-    await run(ctx);
+    await bound.run(ctx);
     return EXIT.ok;
   } catch (e) {
     // After Ctrl-C, whatever the command failed with (an aborted request rejects with the signal's

@@ -2,8 +2,9 @@
  * undici's global dispatcher, configured once for the process: keep-alive pool, connect/headers/body
  * timeouts, TLS, and proxies through `EnvHttpProxyAgent` when HTTPS_PROXY/HTTP_PROXY are set (NO_PROXY
  * honoured). Node's global fetch runs on undici and uses the global dispatcher, which is why the
- * configuration goes there and never into per-request `dispatcher:` options (see
- * ../shared/reference/tooling.md §4: that is the one shape nock 14 on Node 20 still intercepts).
+ * configuration goes there and never into per-request `dispatcher:` options (global fetch without a
+ * per-request dispatcher is the one shape nock 14 on Node 20 still intercepts; undici's own fetch and request
+ * go past it).
  *
  * Transports acquire the dispatcher and release it when they close; the last release closes it (idle
  * keep-alive sockets would otherwise hold the process up to their timeout) and puts back the dispatcher

@@ -9,9 +9,28 @@ import { randomAlphanumeric } from '../random.js';
 
 export const newApiKey = (): string => randomAlphanumeric(32);
 
+/** scrypt's cost parameters. Each hash carries those it was made with, so it verifies whatever the cost is now. */
+export interface HashCost {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
 // N=2^15 costs ~50 ms here: slow for guessing, fine for a login.
-const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+export const PRODUCTION_HASH_COST: HashCost = { N: 32768, r: 8, p: 1 };
+const MAXMEM = 64 * 1024 * 1024;
 const KEYLEN = 32;
+
+let cost = PRODUCTION_HASH_COST;
+
+/**
+ * Test seam: the cost of new hashes, and of the decoy check an account without a password gets. Only tests
+ * call it (test/setup/password-hashing.ts lowers it for every test file, so suites logging in by the hundred do
+ * not pay ~50 ms a login); no module of src/ does (test/server/password-hash-cost.test.ts checks).
+ */
+export function setPasswordHashCost(next: HashCost): void {
+  cost = next;
+}
 
 /**
  * Hashes running at once. Off the event loop is not enough: each hash keeps a core busy for its ~50 ms,
@@ -39,15 +58,16 @@ async function derive(password: string, salt: Buffer | string, keylen: number, o
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await derive(password.normalize('NFKC'), salt, KEYLEN, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+  const { N, r, p } = cost;
+  const hash = await derive(password.normalize('NFKC'), salt, KEYLEN, { N, r, p, maxmem: MAXMEM });
+  return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   const parts = stored?.split('$') ?? [];
   if (parts.length !== 6 || parts[0] !== 'scrypt') {
     // Spend the same time as a real check, so timing does not tell which accounts have a password.
-    await derive(password, 'no-password', KEYLEN, SCRYPT);
+    await derive(password, 'no-password', KEYLEN, { ...cost, maxmem: MAXMEM });
     return false;
   }
   const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
@@ -56,7 +76,7 @@ export async function verifyPassword(password: string, stored: string | null): P
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: SCRYPT.maxmem,
+    maxmem: MAXMEM,
   });
   return timingSafeEqual(actual, expected);
 }

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadFile } from '../../src/api/operations/attachments.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { parse } from '../../src/cli/main.js';
 import { formatSize, parseDuration, parseIdArgs, parseSize } from '../../src/cli/units.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parse, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -70,17 +69,26 @@ describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
 
 describe('attachments: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(
-      ['attachments', 'clean', '--older-than', '30d', '--unreferenced', '--larger-than', '10MB', '--owner', 'me@x.test', '--dry-run', '-y'],
-      parseOutput(),
-    );
-    expect(p!.spec.path).toEqual(['attachments', 'clean']);
-    expect(p!.opts).toMatchObject({ olderThan: '30d', unreferenced: true, largerThan: '10MB', owner: 'me@x.test', dryRun: true, yes: true });
-    const d = await parse(['attachments', 'rm', '4', '5', '--json'], parseOutput());
-    expect(d!.spec.path).toEqual(['attachments', 'delete']);
-    expect(d!.opts).toMatchObject({ ids: ['4', '5'], json: true });
-    const q = await parse(['attachments', 'clean', '--older-than', '1d', '-q'], parseOutput());
-    expect(q!.globals).toMatchObject({ quiet: true });
+    const p = await parse([
+      'attachments',
+      'clean',
+      '--older-than',
+      '30d',
+      '--unreferenced',
+      '--larger-than',
+      '10MB',
+      '--owner',
+      'me@x.test',
+      '--dry-run',
+      '-y',
+    ]);
+    expect(p.spec.path).toEqual(['attachments', 'clean']);
+    expect(p.opts).toMatchObject({ olderThan: 30 * 86_400, unreferenced: true, largerThan: 10_000_000, owner: 'me@x.test', dryRun: true, yes: true });
+    const d = await parse(['attachments', 'rm', '4', '5', '--json']);
+    expect(d.spec.path).toEqual(['attachments', 'delete']);
+    expect(d.opts).toMatchObject({ ids: [4, 5], json: true });
+    const q = await parse(['attachments', 'clean', '--older-than', '1d', '-q']);
+    expect(q.globals).toMatchObject({ quiet: true });
   });
 
   it.each([

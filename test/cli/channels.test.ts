@@ -2,23 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelFolder } from '../../src/api/operations/folders.js';
 import { createUserGroup } from '../../src/api/operations/groups.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { parse } from '../../src/cli/main.js';
 import { setSetting } from '../../src/server/model/realm.js';
 import { createChannel, newStream } from '../helpers/channels.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parse, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { unique } from '../helpers/names.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 describe('channels: parsing', () => {
   it('maps argv to options', async () => {
-    const c = await parse(['channels', 'create', 'design', '--privacy', 'private', '--user', 'a@x.test', '--user', '7', '--group', 'eng'], parseOutput());
-    expect(c!.spec.path).toEqual(['channels', 'create']);
-    expect(c!.opts).toMatchObject({ name: 'design', privacy: 'private', user: ['a@x.test', '7'], group: ['eng'] });
-    const u = await parse(['channels', 'update', 'design', '--no-folder', '--no-default'], parseOutput());
-    expect(u!.opts).toMatchObject({ channel: 'design', folder: false, default: false });
-    const s = await parse(['channels', 'subscribe', '--channel', 'a', '--channel', 'b', '--user', '1'], parseOutput());
-    expect(s!.opts).toMatchObject({ channel: ['a', 'b'], user: ['1'] });
+    const c = await parse(['channels', 'create', 'design', '--privacy', 'private', '--user', 'a@x.test', '--user', '7', '--group', 'eng']);
+    expect(c.spec.path).toEqual(['channels', 'create']);
+    expect(c.opts).toMatchObject({ name: 'design', privacy: 'private', user: ['a@x.test', '7'], group: ['eng'] });
+    const u = await parse(['channels', 'update', 'design', '--no-folder', '--no-default']);
+    expect(u.opts).toMatchObject({ channel: 'design', folder: null, default: false });
+    const s = await parse(['channels', 'subscribe', '--channel', 'a', '--channel', 'b', '--user', '1']);
+    expect(s.opts).toMatchObject({ channel: ['a', 'b'], user: ['1'] });
   });
 
   it.each([

@@ -1,26 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, summariesIn } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parse, runCli, scriptedPrompter, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
 describe('domains: parsing', () => {
   it('maps argv to options', async () => {
-    expect((await parse(['domains', 'add', 'example.com', '--subdomains', '--dry-run'], parseOutput()))!.opts).toMatchObject({
+    expect((await parse(['domains', 'add', 'example.com', '--subdomains', '--dry-run'])).opts).toMatchObject({
       domain: 'example.com',
       subdomains: true,
       dryRun: true,
     });
-    expect((await parse(['domains', 'add', 'example.com'], parseOutput()))!.opts.subdomains).toBeUndefined();
-    expect((await parse(['domains', 'update', 'example.com', '--no-subdomains'], parseOutput()))!.opts).toMatchObject({
+    expect((await parse(['domains', 'add', 'example.com'])).opts.subdomains).toBe(false);
+    expect((await parse(['domains', 'update', 'example.com', '--no-subdomains'])).opts).toMatchObject({
       domain: 'example.com',
       subdomains: false,
     });
-    expect((await parse(['domains', 'update', 'example.com', '--subdomains'], parseOutput()))!.opts).toMatchObject({ subdomains: true });
-    const rm = await parse(['domains', 'rm', 'a.test', 'b.test', '-y'], parseOutput());
-    expect(rm!.spec.path).toEqual(['domains', 'remove']);
-    expect(rm!.opts).toMatchObject({ domains: ['a.test', 'b.test'], yes: true });
-    expect((await parse(['domains', 'ls', '--json'], parseOutput()))!.spec.path).toEqual(['domains', 'list']);
+    expect((await parse(['domains', 'update', 'example.com', '--subdomains'])).opts).toMatchObject({ subdomains: true });
+    const rm = await parse(['domains', 'rm', 'a.test', 'b.test', '-y']);
+    expect(rm.spec.path).toEqual(['domains', 'remove']);
+    expect(rm.opts).toMatchObject({ domains: ['a.test', 'b.test'], yes: true });
+    expect((await parse(['domains', 'ls', '--json'])).spec.path).toEqual(['domains', 'list']);
   });
 
   it.each([

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getEvents, register } from '../../src/api/operations/events.js';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parse, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 describe('events: parsing', () => {
   it('maps argv to options', async () => {
-    const r = await parse(['events', 'register', '--event-types', 'message,reaction', '--lifespan', '1h', '--json'], parseOutput());
-    expect(r!.opts).toMatchObject({ eventTypes: 'message,reaction', lifespan: '1h', json: true });
-    const d = await parse(['events', 'delete', '1:0', '2:0', '--yes'], parseOutput());
-    expect(d!.opts).toMatchObject({ queueIds: ['1:0', '2:0'], yes: true });
+    const r = await parse(['events', 'register', '--event-types', 'message,reaction', '--lifespan', '1h', '--json']);
+    expect(r.opts).toMatchObject({ eventTypes: ['message', 'reaction'], lifespan: 3600, json: true });
+    const d = await parse(['events', 'delete', '1:0', '2:0', '--yes']);
+    expect(d.opts).toMatchObject({ queueIds: ['1:0', '2:0'], yes: true });
   });
 
   it.each([

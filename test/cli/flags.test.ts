@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { parse } from '../../src/cli/main.js';
 import { parseNarrow } from '../../src/cli/narrow.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parse, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -47,14 +46,18 @@ describe('narrow syntax', () => {
 
 describe('flags: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(
-      ['flags', 'add', 'read', '--narrow', 'channel:general', '--anchor', 'first_unread', '--after', '50', '--all', '--json'],
-      parseOutput(),
-    );
-    expect(p!.spec.path).toEqual(['flags', 'add']);
-    expect(p!.opts).toMatchObject({ flag: 'read', narrow: 'channel:general', anchor: 'first_unread', after: '50', all: true, json: true });
-    const r = await parse(['flags', 'remove', 'starred', '--before', '3', '--dry-run'], parseOutput());
-    expect(r!.opts).toMatchObject({ flag: 'starred', before: '3', dryRun: true });
+    const p = await parse(['flags', 'add', 'read', '--narrow', 'channel:general', '--anchor', 'first_unread', '--after', '50', '--all', '--json']);
+    expect(p.spec.path).toEqual(['flags', 'add']);
+    expect(p.opts).toMatchObject({
+      flag: 'read',
+      narrow: [{ operator: 'channel', operand: 'general' }],
+      anchor: 'first_unread',
+      after: 50,
+      all: true,
+      json: true,
+    });
+    const r = await parse(['flags', 'remove', 'starred', '--before', '3', '--dry-run']);
+    expect(r.opts).toMatchObject({ flag: 'starred', before: 3, dryRun: true });
   });
 
   it.each([

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parse, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
 describe('folders: parsing', () => {
   it('maps argv to options', async () => {
-    const u = await parse(['folders', 'update', 'Social', '--name', 'Fun', '--archive', '--dry-run'], parseOutput());
-    expect(u!.spec.path).toEqual(['folders', 'update']);
-    expect(u!.opts).toMatchObject({ folder: 'Social', name: 'Fun', archive: true, dryRun: true });
-    const c = await parse(['folders', 'create', 'Eng', '--description', 'Engineering'], parseOutput());
-    expect(c!.opts).toMatchObject({ name: 'Eng', description: 'Engineering' });
+    const u = await parse(['folders', 'update', 'Social', '--name', 'Fun', '--archive', '--dry-run']);
+    expect(u.spec.path).toEqual(['folders', 'update']);
+    expect(u.opts).toMatchObject({ folder: 'Social', name: 'Fun', archive: true, dryRun: true });
+    const c = await parse(['folders', 'create', 'Eng', '--description', 'Engineering']);
+    expect(c.opts).toMatchObject({ name: 'Eng', description: 'Engineering' });
   });
 
   it.each([

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parse, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
 describe('groups: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['groups', 'members', 'design', '--add', 'a@x.test', '3', '--remove-subgroup', 'old', '--yes'], parseOutput());
-    expect(p!.spec.path).toEqual(['groups', 'members']);
-    expect(p!.opts).toMatchObject({ group: 'design', add: ['a@x.test', '3'], removeSubgroup: ['old'], yes: true });
-    const c = await parse(['groups', 'create', 'design', '--description', '', '--member', '4', '5'], parseOutput());
-    expect(c!.opts).toMatchObject({ name: 'design', description: '', member: ['4', '5'] });
-    const l = await parse(['groups', 'list', '--no-system'], parseOutput());
-    expect(l!.opts).toMatchObject({ system: false });
+    const p = await parse(['groups', 'members', 'design', '--add', 'a@x.test', '3', '--remove-subgroup', 'old', '--yes']);
+    expect(p.spec.path).toEqual(['groups', 'members']);
+    expect(p.opts).toMatchObject({ group: 'design', add: ['a@x.test', '3'], removeSubgroup: ['old'], yes: true });
+    const c = await parse(['groups', 'create', 'design', '--description', '', '--member', '4', '5']);
+    expect(c.opts).toMatchObject({ name: 'design', description: '', member: ['4', '5'] });
+    const l = await parse(['groups', 'list', '--no-system']);
+    expect(l.opts).toMatchObject({ system: false });
   });
 
   it.each([

@@ -4,81 +4,74 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { createUserGroup } from '../../src/api/operations/groups.js';
-import { parse } from '../../src/cli/main.js';
 import type { InviteRow, LinkRow } from '../../src/server/model/invites.js';
 import { documentedExample } from '../client/examples.js';
-import { cliTarget, expectUsageError, fakeCreds, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome, summariesIn } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, fakeCreds, jsonLines, parse, runCli, scriptedPrompter, tempHome, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 describe('invite: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(
-      [
-        'invite',
-        'send',
-        'a@x.test',
-        'b@x.test',
-        '--channel',
-        'general',
-        '--channel',
-        '5',
-        '--as',
-        'guest',
-        '--expires',
-        '7d',
-        '--group',
-        'eng',
-        '--default-channels',
-        '--no-notify',
-        '--welcome-text',
-        'Hi',
-        '--dry-run',
-      ],
-      parseOutput(),
-    );
-    expect(p!.spec.path).toEqual(['invite', 'send']);
-    expect(p!.opts).toMatchObject({
+    const p = await parse([
+      'invite',
+      'send',
+      'a@x.test',
+      'b@x.test',
+      '--channel',
+      'general',
+      '--channel',
+      '5',
+      '--as',
+      'guest',
+      '--expires',
+      '7d',
+      '--group',
+      'eng',
+      '--default-channels',
+      '--no-notify',
+      '--welcome-text',
+      'Hi',
+      '--dry-run',
+    ]);
+    expect(p.spec.path).toEqual(['invite', 'send']);
+    expect(p.opts).toMatchObject({
       emails: ['a@x.test', 'b@x.test'],
       channel: ['general', '5'],
-      as: 'guest',
-      expires: '7d',
+      as: 600,
+      expires: 7 * 24 * 60,
       group: ['eng'],
       defaultChannels: true,
       notify: false,
       welcomeText: 'Hi',
       dryRun: true,
     });
-    const plain = await parse(['invite', 'send', '--from-file', '-', '--fail-fast', '--json'], parseOutput());
-    expect(plain!.opts).toMatchObject({ fromFile: '-', failFast: true, json: true, notify: true });
-    const revoke = await parse(['invite', 'revoke', '3', 'a@x.test', '-y'], parseOutput());
-    expect(revoke!.opts).toMatchObject({ invites: ['3', 'a@x.test'], yes: true });
-    const list = await parse(['invite', 'ls', '--fields', 'id,email'], parseOutput());
-    expect(list!.spec.path).toEqual(['invite', 'list']);
-    const link = await parse(
-      [
-        'invite',
-        'link',
-        'create',
-        '--as',
-        'guest',
-        '--expires',
-        'never',
-        '--channel',
-        'design',
-        '--group',
-        'eng',
-        '--group',
-        '7',
-        '--default-channels',
-        '--dry-run',
-      ],
-      parseOutput(),
-    );
-    expect(link!.spec.path).toEqual(['invite', 'link', 'create']);
-    expect(link!.opts).toMatchObject({ as: 'guest', expires: 'never', channel: ['design'], group: ['eng', '7'], defaultChannels: true, dryRun: true });
-    const resend = await parse(['invite', 'resend', '4', 'a@x.test', '--json'], parseOutput());
-    expect(resend!.opts).toMatchObject({ invites: ['4', 'a@x.test'], json: true });
+    const plain = await parse(['invite', 'send', '--from-file', '-', '--fail-fast', '--json']);
+    expect(plain.opts).toMatchObject({ fromFile: '-', failFast: true, json: true, notify: true });
+    const revoke = await parse(['invite', 'revoke', '3', 'a@x.test', '-y']);
+    expect(revoke.opts).toMatchObject({ invites: ['3', 'a@x.test'], yes: true });
+    const list = await parse(['invite', 'ls', '--fields', 'id,email']);
+    expect(list.spec.path).toEqual(['invite', 'list']);
+    const link = await parse([
+      'invite',
+      'link',
+      'create',
+      '--as',
+      'guest',
+      '--expires',
+      'never',
+      '--channel',
+      'design',
+      '--group',
+      'eng',
+      '--group',
+      '7',
+      '--default-channels',
+      '--dry-run',
+    ]);
+    expect(link.spec.path).toEqual(['invite', 'link', 'create']);
+    expect(link.opts).toMatchObject({ as: 600, expires: null, channel: ['design'], group: ['eng', '7'], defaultChannels: true, dryRun: true });
+    const resend = await parse(['invite', 'resend', '4', 'a@x.test', '--json']);
+    expect(resend.opts).toMatchObject({ invites: ['4', 'a@x.test'], json: true });
   });
 
   it.each([

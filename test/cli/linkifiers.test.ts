@@ -1,8 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parse, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
@@ -17,35 +16,32 @@ interface Row {
 
 describe('linkifiers: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(
-      [
-        'linkifiers',
-        'add',
-        '#(?P<id>[0-9]+)',
-        'https://x.test/{id}',
-        '--example-input',
-        '#1',
-        '--reverse-template',
-        '#{id}',
-        '--alternative-url-template',
-        'https://y.test/{id}',
-        '--alternative-url-template',
-        'https://z.test/{id}',
-      ],
-      parseOutput(),
-    );
-    expect(p!.opts).toMatchObject({
+    const p = await parse([
+      'linkifiers',
+      'add',
+      '#(?P<id>[0-9]+)',
+      'https://x.test/{id}',
+      '--example-input',
+      '#1',
+      '--reverse-template',
+      '#{id}',
+      '--alternative-url-template',
+      'https://y.test/{id}',
+      '--alternative-url-template',
+      'https://z.test/{id}',
+    ]);
+    expect(p.opts).toMatchObject({
       pattern: '#(?P<id>[0-9]+)',
       urlTemplate: 'https://x.test/{id}',
       exampleInput: '#1',
       reverseTemplate: '#{id}',
       alternativeUrlTemplate: ['https://y.test/{id}', 'https://z.test/{id}'],
     });
-    const u = await parse(['linkifiers', 'update', '3', 'p', 't', '--clear-reverse', '--dry-run'], parseOutput());
-    expect(u!.opts).toMatchObject({ id: '3', pattern: 'p', urlTemplate: 't', clearReverse: true, dryRun: true });
-    const r = await parse(['linkifiers', 'reorder', '3', '1', '2'], parseOutput());
-    expect(r!.opts).toMatchObject({ ids: ['3', '1', '2'] });
-    expect((await parse(['linkifiers', 'rm', '4', '-y'], parseOutput()))!.spec.path).toEqual(['linkifiers', 'remove']);
+    const u = await parse(['linkifiers', 'update', '3', 'p', 't', '--clear-reverse', '--dry-run']);
+    expect(u.opts).toMatchObject({ id: 3, pattern: 'p', urlTemplate: 't', clearReverse: true, dryRun: true });
+    const r = await parse(['linkifiers', 'reorder', '3', '1', '2']);
+    expect(r.opts).toMatchObject({ ids: [3, 1, 2] });
+    expect((await parse(['linkifiers', 'rm', '4', '-y'])).spec.path).toEqual(['linkifiers', 'remove']);
   });
 
   it.each([

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesOf } from '../../src/cli/commands/messages.js';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parse, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
 describe('messages: parsing', () => {
   it('maps argv to options', async () => {
-    const s = await parse(['messages', 'send', '--channel', 'general', '--topic', 'x', '--content', '-', '--json'], parseOutput());
-    expect(s!.spec.path).toEqual(['messages', 'send']);
-    expect(s!.opts).toMatchObject({ channel: 'general', topic: 'x', content: '-', json: true });
-    const e = await parse(['messages', 'edit', '5', '--topic', 'y', '--propagate', 'all'], parseOutput());
-    expect(e!.opts).toMatchObject({ message: '5', topic: 'y', propagate: 'all' });
+    const s = await parse(['messages', 'send', '--channel', 'general', '--topic', 'x', '--content', '-', '--json']);
+    expect(s.spec.path).toEqual(['messages', 'send']);
+    expect(s.opts).toMatchObject({ channel: 'general', topic: 'x', content: '-', json: true });
+    const e = await parse(['messages', 'edit', '5', '--topic', 'y', '--propagate', 'all']);
+    expect(e.opts).toMatchObject({ message: 5, topic: 'y', propagate: 'all' });
   });
 
   it.each([

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { presenceStatus } from '../../src/cli/commands/presence.js';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parse, runCli } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 describe('presence: parsing and status', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['presence', 'set', 'idle', '--ping-only', '--dry-run'], parseOutput());
-    expect(p!.spec.path).toEqual(['presence', 'set']);
-    expect(p!.opts).toMatchObject({ status: 'idle', pingOnly: true, dryRun: true });
-    const l = await parse(['presence', 'list', '--days', '2', '--offline-after', '600'], parseOutput());
-    expect(l!.opts).toMatchObject({ days: '2', offlineAfter: '600' });
+    const p = await parse(['presence', 'set', 'idle', '--ping-only', '--dry-run']);
+    expect(p.spec.path).toEqual(['presence', 'set']);
+    expect(p.opts).toMatchObject({ status: 'idle', pingOnly: true, dryRun: true });
+    const l = await parse(['presence', 'list', '--days', '2', '--offline-after', '600']);
+    expect(l.opts).toMatchObject({ days: 2, offlineAfter: 600 });
   });
 
   it.each([

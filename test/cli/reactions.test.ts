@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { emojiOf } from '../../src/cli/commands/reactions.js';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, parseOutput, runCli, scriptedPrompter } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parse, runCli, scriptedPrompter } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 describe('reactions: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['reactions', 'add', '12', 'octopus', '--code', '5', '--type', 'realm_emoji'], parseOutput());
-    expect(p!.spec.path).toEqual(['reactions', 'add']);
-    expect(p!.opts).toMatchObject({ message: '12', emoji: 'octopus', code: '5', type: 'realm_emoji' });
-    const r = await parse(['reactions', 'remove', '12', 'tada', '-y'], parseOutput());
-    expect(r!.opts).toMatchObject({ yes: true });
+    const p = await parse(['reactions', 'add', '12', 'octopus', '--code', '5', '--type', 'realm_emoji']);
+    expect(p.spec.path).toEqual(['reactions', 'add']);
+    expect(p.opts).toMatchObject({ message: 12, emoji: 'octopus', code: '5', type: 'realm_emoji' });
+    const r = await parse(['reactions', 'remove', '12', 'tada', '-y']);
+    expect(r.opts).toMatchObject({ yes: true });
   });
 
   it('reads names, :names: and the emoji itself', async () => {

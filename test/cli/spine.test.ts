@@ -2,9 +2,9 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { main, parse } from '../../src/cli/main.js';
+import { main } from '../../src/cli/main.js';
 import { createTestOrg, OWNER_PASSWORD, type TestOrg } from '../helpers/org.js';
-import { cliTarget, runCli, scriptedPrompter, Sink, tempHome } from '../helpers/cli.js';
+import { cliTarget, parse, runCli, scriptedPrompter, Sink, tempHome } from '../helpers/cli.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 import { closedPort } from '../client/servers.js';
 
@@ -381,8 +381,6 @@ describe('help', () => {
 });
 
 describe('parsing the first commands', () => {
-  const quiet = { stdout: { write: () => true }, stderr: { write: () => true }, columns: 80 } as never;
-
   it.each([
     [
       ['init', '--data-dir', '/tmp/x', '--org-name', 'Acme', '--email', 'a@b.test', '--password-stdin', '--demo'],
@@ -399,21 +397,28 @@ describe('parsing the first commands', () => {
     ],
     [['--profile', 'work', 'logout'], ['logout'], {}, { profile: 'work' }],
     [['whoami', '--json'], ['whoami'], { json: true }, {}],
-    [['serve', '--port', '0', '--host', '::1'], ['serve'], { port: '0', host: '::1' }, {}],
-    [['server', 'settings', '--fields', 'zulip_version'], ['server', 'settings'], { fields: 'zulip_version' }, {}],
+    [['serve', '--port', '0', '--host', '::1'], ['serve'], { port: 0, host: '::1' }, {}],
+    [['server', 'settings', '--fields', 'zulip_version'], ['server', 'settings'], { fields: ['zulip_version'] }, {}],
     [
       ['api', 'post', '/users/me/presence', '-f', 'status=active', '-f', 'ping_only=true'],
       ['api'],
-      { method: 'post', path: '/users/me/presence', field: ['status=active', 'ping_only=true'] },
+      {
+        method: 'POST',
+        path: '/users/me/presence',
+        field: [
+          { key: 'status', value: { kind: 'value', value: 'active' } },
+          { key: 'ping_only', value: { kind: 'value', value: 'true' } },
+        ],
+      },
       {},
     ],
-    [['users', 'list', '--verbose', '--max-wait', '5'], ['users', 'list'], {}, { verbose: true, maxWait: '5' }],
+    [['users', 'list', '--verbose', '--max-wait', '5'], ['users', 'list'], {}, { verbose: true, maxWait: 5 }],
     [['completion', 'fish'], ['completion'], { shell: 'fish' }, {}],
   ] as const)('%j', async (argv, path, opts, globals) => {
-    const parsed = await parse([...argv], quiet);
-    expect(parsed!.spec.path).toEqual(path);
-    expect(parsed!.opts).toMatchObject(opts);
-    expect(parsed!.globals).toMatchObject(globals);
+    const parsed = await parse([...argv]);
+    expect(parsed.spec.path).toEqual(path);
+    expect(parsed.opts).toMatchObject(opts);
+    expect(parsed.globals).toMatchObject(globals);
   });
 
   it.each([

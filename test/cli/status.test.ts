@@ -1,19 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parse, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';
 
 describe('status: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(
-      ['status', 'set', 'ada@example.com', '--text', '', '--emoji', 'octopus', '--emoji-code', '1f419', '--reaction-type', 'unicode_emoji', '--dry-run'],
-      parseOutput(),
-    );
-    expect(p!.spec.path).toEqual(['status', 'set']);
-    expect(p!.opts).toMatchObject({ user: 'ada@example.com', text: '', emoji: 'octopus', emojiCode: '1f419', reactionType: 'unicode_emoji', dryRun: true });
-    expect((await parse(['status', 'clear', '8', '--json'], parseOutput()))!.opts).toMatchObject({ user: '8', json: true });
-    expect((await parse(['status', 'get', '8', '--fields', 'status_text'], parseOutput()))!.opts).toMatchObject({ user: '8', fields: 'status_text' });
+    const p = await parse([
+      'status',
+      'set',
+      'ada@example.com',
+      '--text',
+      '',
+      '--emoji',
+      'octopus',
+      '--emoji-code',
+      '1f419',
+      '--reaction-type',
+      'unicode_emoji',
+      '--dry-run',
+    ]);
+    expect(p.spec.path).toEqual(['status', 'set']);
+    expect(p.opts).toMatchObject({ user: 'ada@example.com', text: '', emoji: 'octopus', emojiCode: '1f419', reactionType: 'unicode_emoji', dryRun: true });
+    expect((await parse(['status', 'clear', '8', '--json'])).opts).toMatchObject({ user: '8', json: true });
+    expect((await parse(['status', 'get', '8', '--fields', 'status_text'])).opts).toMatchObject({ user: '8', fields: ['status_text'] });
   });
 
   it.each([

@@ -1,16 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSetting } from '../../src/cli/commands/subscriptions.js';
-import { parse } from '../../src/cli/main.js';
 import { createChannel } from '../helpers/channels.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, summariesIn } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parse, runCli, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 describe('subscriptions: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['subscriptions', 'set', '--channel', 'general', '--channel', '7', 'is_muted=true', 'color=#AABBCC'], parseOutput());
-    expect(p!.spec.path).toEqual(['subscriptions', 'set']);
-    expect(p!.opts).toMatchObject({ channel: ['general', '7'], settings: ['is_muted=true', 'color=#AABBCC'] });
+    const p = await parse(['subscriptions', 'set', '--channel', 'general', '--channel', '7', 'is_muted=true', 'color=#AABBCC']);
+    expect(p.spec.path).toEqual(['subscriptions', 'set']);
+    expect(p.opts).toMatchObject({
+      channel: ['general', '7'],
+      settings: [
+        { property: 'is_muted', value: true },
+        { property: 'color', value: '#aabbcc' },
+      ],
+    });
   });
 
   it('reads PROPERTY=VALUE settings with typed values', () => {

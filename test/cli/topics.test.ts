@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
-import { parse } from '../../src/cli/main.js';
 import { topicName } from '../../src/cli/commands/topics.js';
 import { createChannel } from '../helpers/channels.js';
-import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parse, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 describe('topics: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['topics', 'mute', '--channel', 'general', '--topic', 'lunch', '--dry-run'], parseOutput());
-    expect(p!.spec.path).toEqual(['topics', 'mute']);
-    expect(p!.opts).toMatchObject({ channel: 'general', topic: 'lunch', dryRun: true });
-    const l = await parse(['topics', 'ls', '--policy', 'followed', '--json'], parseOutput());
-    expect(l!.spec.path).toEqual(['topics', 'list']);
-    expect(l!.opts).toMatchObject({ policy: 'followed', json: true });
+    const p = await parse(['topics', 'mute', '--channel', 'general', '--topic', 'lunch', '--dry-run']);
+    expect(p.spec.path).toEqual(['topics', 'mute']);
+    expect(p.opts).toMatchObject({ channel: 'general', topic: 'lunch', dryRun: true });
+    const l = await parse(['topics', 'ls', '--policy', 'followed', '--json']);
+    expect(l.spec.path).toEqual(['topics', 'list']);
+    expect(l.opts).toMatchObject({ policy: 'followed', json: true });
   });
 
   it.each([

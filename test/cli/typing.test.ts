@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, parseOutput, runCli } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, parse, runCli } from '../helpers/cli.js';
 import { openQueue, takeEvents, type StoredEvent } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
@@ -18,11 +17,11 @@ function watch(org: TestOrg, user: TestUser): () => StoredEvent[] {
 
 describe('typing: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(['typing', 'start', '--to', 'a@x.test', '8'], parseOutput());
-    expect(p!.spec.path).toEqual(['typing', 'start']);
-    expect(p!.opts).toMatchObject({ to: ['a@x.test', '8'] });
-    const c = await parse(['typing', 'stop', '--channel', 'general', '--topic', '', '--dry-run'], parseOutput());
-    expect(c!.opts).toMatchObject({ channel: 'general', topic: '', dryRun: true });
+    const p = await parse(['typing', 'start', '--to', 'a@x.test', '8']);
+    expect(p.spec.path).toEqual(['typing', 'start']);
+    expect(p.opts).toMatchObject({ to: ['a@x.test', '8'] });
+    const c = await parse(['typing', 'stop', '--channel', 'general', '--topic', '', '--dry-run']);
+    expect(c.opts).toMatchObject({ channel: 'general', topic: '', dryRun: true });
   });
 
   it.each([

@@ -2,22 +2,26 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from '../../src/cli/main.js';
-import { cliTarget, expectUsageError, jsonLines, parseOutput, runCli, scriptedPrompter, tempHome, summariesIn } from '../helpers/cli.js';
+import { cliTarget, expectUsageError, jsonLines, parse, runCli, scriptedPrompter, tempHome, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS, transportFor } from '../helpers/transports.js';
 import type { Transport } from '../../src/client/transport.js';
 
 describe('users: parsing', () => {
   it('maps argv to options', async () => {
-    const p = await parse(
-      ['users', 'update', 'ada@example.com', '--role', 'admin', '--profile-field', '3=x', '--profile-field', '4=', '--dry-run'],
-      parseOutput(),
-    );
-    expect(p!.spec.path).toEqual(['users', 'update']);
-    expect(p!.opts).toMatchObject({ user: 'ada@example.com', role: 'admin', profileField: ['3=x', '4='], dryRun: true });
-    const d = await parse(['users', 'deactivate', '3', '4', '-y', '--comment', 'bye'], parseOutput());
-    expect(d!.opts).toMatchObject({ users: ['3', '4'], yes: true, comment: 'bye' });
+    const p = await parse(['users', 'update', 'ada@example.com', '--role', 'admin', '--profile-field', '3=x', '--profile-field', '4=', '--dry-run']);
+    expect(p.spec.path).toEqual(['users', 'update']);
+    expect(p.opts).toMatchObject({
+      user: 'ada@example.com',
+      role: 200,
+      profileField: [
+        { id: 3, value: 'x' },
+        { id: 4, value: null },
+      ],
+      dryRun: true,
+    });
+    const d = await parse(['users', 'deactivate', '3', '4', '-y', '--comment', 'bye']);
+    expect(d.opts).toMatchObject({ users: ['3', '4'], yes: true, comment: 'bye' });
   });
 
   it.each([

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { main, parse } from '../../src/cli/main.js';
+import { main } from '../../src/cli/main.js';
 import { interpretReply } from '../../src/cli/webhook/deliver.js';
-import { type CliResult, cliTarget, expectUsageError, jsonLines, parseOutput, runCli, Sink, tempHome } from '../helpers/cli.js';
+import { type CliResult, cliTarget, expectUsageError, jsonLines, parse, runCli, Sink, tempHome } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
@@ -54,15 +54,26 @@ async function fakeIntegration(status: number, body: string): Promise<{ url: str
 
 describe('webhook: parsing', () => {
   it('maps argv to options', async () => {
-    const t = await parse(
-      ['webhook', 'trigger', '--url', 'http://x.test/', '--bot', 'b@x.test', '--trigger', 'direct_message', '--message-id', '5', '--token', 'T', '--dry-run'],
-      parseOutput(),
-    );
-    expect(t!.opts).toMatchObject({ url: 'http://x.test/', bot: 'b@x.test', trigger: 'direct_message', messageId: '5', token: 'T', dryRun: true });
-    const l = await parse(['webhook', 'listen', '--reply', 'hi', '--count', '2', '--token', 'T'], parseOutput());
-    expect(l!.opts).toMatchObject({ port: '8080', host: '127.0.0.1', reply: 'hi', count: '2', token: 'T' });
-    const p = await parse(['webhook', 'payload', '12', '--bot', '7'], parseOutput());
-    expect(p!.opts).toMatchObject({ messageId: '12', bot: '7' });
+    const t = await parse([
+      'webhook',
+      'trigger',
+      '--url',
+      'http://x.test/',
+      '--bot',
+      'b@x.test',
+      '--trigger',
+      'direct_message',
+      '--message-id',
+      '5',
+      '--token',
+      'T',
+      '--dry-run',
+    ]);
+    expect(t.opts).toMatchObject({ url: 'http://x.test/', bot: 'b@x.test', trigger: 'direct_message', messageId: 5, token: 'T', dryRun: true });
+    const l = await parse(['webhook', 'listen', '--reply', 'hi', '--count', '2', '--token', 'T']);
+    expect(l.opts).toMatchObject({ port: 8080, host: '127.0.0.1', reply: 'hi', count: 2, token: 'T' });
+    const p = await parse(['webhook', 'payload', '12', '--bot', '7']);
+    expect(p.opts).toMatchObject({ messageId: 12, bot: '7' });
   });
 
   it.each([
@@ -84,13 +95,13 @@ describe('webhook: parsing', () => {
   ])('%j is a usage error', expectUsageError);
 
   it('reads serve --trusted-proxy, repeated', async () => {
-    const s = await parse(['serve', '--trusted-proxy', '10.0.0.5', '--trusted-proxy', '::1'], parseOutput());
-    expect(s!.opts).toMatchObject({ trustedProxy: ['10.0.0.5', '::1'] });
+    const s = await parse(['serve', '--trusted-proxy', '10.0.0.5', '--trusted-proxy', '::1']);
+    expect(s.opts).toMatchObject({ trustedProxy: ['10.0.0.5', '::1'] });
   });
 
   it('reads serve --allow-webhook-address, repeated', async () => {
-    const s = await parse(['serve', '--allow-webhook-address', '127.0.0.1:8080', '--allow-webhook-address', '[::1]:9000'], parseOutput());
-    expect(s!.opts).toMatchObject({ allowWebhookAddress: ['127.0.0.1:8080', '[::1]:9000'] });
+    const s = await parse(['serve', '--allow-webhook-address', '127.0.0.1:8080', '--allow-webhook-address', '[::1]:9000']);
+    expect(s.opts).toMatchObject({ allowWebhookAddress: ['127.0.0.1:8080', '[::1]:9000'] });
   });
 });
 

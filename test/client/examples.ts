@@ -2,16 +2,12 @@
  * Response bodies as the real Zulip server documents them: the `example` objects of zulip.yaml, so mocked
  * servers answer with the documented shapes rather than shapes made up for the test.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
-
-const SPEC_PATH = fileURLToPath(new URL('../../../shared/zulip-openapi/zulip.yaml', import.meta.url));
+import { readZulipOpenApi } from '../helpers/zulip-openapi.js';
 
 type Node = Record<string, unknown>;
 let spec: Node | undefined;
 
-const load = (): Node => (spec ??= parse(readFileSync(SPEC_PATH, 'utf8')) as Node);
+const load = (): Node => (spec ??= readZulipOpenApi() as Node);
 
 function resolveRef(node: unknown): Node {
   let cur = node as Node;

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { main, type MainDeps } from '../../src/cli/main.js';
+import type { CommandSpec } from '../../src/cli/command.js';
+import { parseValues } from '../../src/cli/flags.js';
+import { GLOBAL_FLAGS, type GlobalOptions } from '../../src/cli/global-options.js';
+import { main, parse as parseArgv, type MainDeps } from '../../src/cli/main.js';
 import type { IO } from '../../src/cli/io.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 
@@ -54,8 +57,25 @@ export function tempHome(): { home: string; env: Record<string, string> } {
   };
 }
 
-/** Output for `parse` alone, which prints help and usage errors; nobody reads it. */
+/** Output for parsing alone, which prints help and usage errors; nobody reads it. */
 export const parseOutput = (): Pick<IO, 'stdout' | 'stderr' | 'columns'> => ({ stdout: new Sink(), stderr: new Sink(), columns: 80 });
+
+/** A command line as the command receives it. */
+export interface ParsedCommand {
+  spec: CommandSpec;
+  /** Its arguments and options as the typed values `run` gets (roles as numbers, durations in seconds ...). */
+  opts: Readonly<Record<string, unknown>>;
+  globals: GlobalOptions;
+}
+
+/** Parses and validates argv as `main` does, up to running the command; a usage error throws. */
+export async function parse(argv: readonly string[]): Promise<ParsedCommand> {
+  const parsed = await parseArgv(argv, parseOutput());
+  if (!parsed) throw new Error(`${argv.join(' ')} selects no command`);
+  const globals = parseValues(GLOBAL_FLAGS, parsed.globals);
+  const { opts } = await parsed.spec.bind(parsed.opts);
+  return { spec: parsed.spec, opts, globals };
+}
 
 /** A fresh HOME with made-up credentials: enough for a command to get as far as checking its arguments. */
 export const fakeCreds = (): Record<string, string> => ({ ...tempHome().env, ZULIP_EMAIL: 'x@y.test', ZULIP_API_KEY: 'A'.repeat(32) });

@@ -5,11 +5,7 @@
  * document (topic_links[].url, say) is still checked. Anything else that does not match is a failure.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
-
-const SPEC_PATH = fileURLToPath(new URL('../../../shared/zulip-openapi/zulip.yaml', import.meta.url));
+import { readZulipOpenApi } from './zulip-openapi.js';
 
 /** Fields newer than feature level 263, or the document's renamed twins, that the description cannot know. */
 export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
@@ -98,7 +94,7 @@ const compiled = new Map<string, ValidateFunction>();
 
 function load(): { ajv: Ajv; spec: Record<string, unknown> } {
   if (loaded) return loaded;
-  const spec = jsonSchemaOf(parse(readFileSync(SPEC_PATH, 'utf8'))) as Record<string, unknown>;
+  const spec = jsonSchemaOf(readZulipOpenApi()) as Record<string, unknown>;
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   ajv.addSchema(spec, 'zulip');
   loaded = { ajv, spec };

@@ -41,7 +41,7 @@ export class TestClock implements Clock {
 export const OWNER_PASSWORD = 'owner-password-1';
 /** What users added with `password: true` log in with. */
 export const USER_PASSWORD = 'user-password-1';
-// Hashed once per test file: hashing is deliberately slow, and asynchronous.
+// Hashed once per test file (at the test cost, test/setup/password-hashing.ts): hashing is asynchronous.
 const [OWNER_PASSWORD_HASH, USER_PASSWORD_HASH] = await Promise.all([hashPassword(OWNER_PASSWORD), hashPassword(USER_PASSWORD)]);
 
 export interface TestOrg {
