@@ -4,7 +4,7 @@
  *
  * Its types make a new operation incomplete until it is bound everywhere it must be: the handlers of its
  * area (`Handlers` in server/context.ts), its permission-matrix rows (test/server/permissions/) and its
- * commands (cli/operation-commands.ts) are records keyed by `ServedName`, so `tsc` names what is missing.
+ * commands (test/cli/operation-commands.ts) are records keyed by `ServedName`, so `tsc` names what is missing.
  */
 import type { Operation } from './operation.js';
 import { attachmentsOps } from './operations/attachments.js';
@@ -57,9 +57,6 @@ export type AreaName = keyof Catalogue;
 export type ServedName<A extends AreaName> = {
   [K in keyof Catalogue[A]]: Catalogue[A][K] extends { readonly before: number } ? never : K;
 }[keyof Catalogue[A]];
-
-/** A record with one entry per operation a current server serves, in every area. */
-export type PerServedOperation<T> = { readonly [A in AreaName]: { readonly [K in ServedName<A>]: T } };
 
 /**
  * The operations of each area, in the order of their records (the order `chatctl api` lists them, and the

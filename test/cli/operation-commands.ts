@@ -4,11 +4,14 @@
  * tsconfig.test.json` passes; operation-commands.test.ts checks the classification against what the
  * commands' modules import, so it cannot go stale.
  */
-import type { PerServedOperation } from '../../src/api/catalogue.js';
+import type { AreaName, ServedName } from '../../src/api/catalogue.js';
 
 export const API_ONLY = 'api only';
 
-export const OPERATION_COMMANDS: PerServedOperation<readonly [string, ...string[]] | typeof API_ONLY> = {
+/** Where an operation is used: the nouns of the commands that call it, or only through `chatctl api`. */
+type Use = readonly [string, ...string[]] | typeof API_ONLY;
+
+export const OPERATION_COMMANDS: { readonly [A in AreaName]: { readonly [K in ServedName<A>]: Use } } = {
   server: {
     getServerSettings: ['login', 'server'],
     updateRealm: ['server'],
