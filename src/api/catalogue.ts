@@ -1,56 +1,68 @@
 /**
- * The operation catalogue: every operation chatctl knows, collected from the per-area declarations.
+ * The operation catalogue: every operation chatctl knows, as a typed record of the per-area records.
  * The embedded router routes with it, the client encodes with it, `chatctl api` completes from it.
+ *
+ * Its types make a new operation incomplete until it is bound everywhere it must be: the handlers of its
+ * area (`Handlers` in server/context.ts), its permission-matrix rows (test/server/permissions/) and its
+ * commands (test/cli/operation-commands.ts) are records keyed by `ServedName`, so `tsc` names what is missing.
  */
 import type { Operation } from './operation.js';
-import * as server from './operations/server.js';
-import * as users from './operations/users.js';
-import * as messages from './operations/messages.js';
-import * as reactions from './operations/reactions.js';
-import * as channels from './operations/channels.js';
-import * as groups from './operations/groups.js';
-import * as presence from './operations/presence.js';
-import * as events from './operations/events.js';
-import * as folders from './operations/folders.js';
-import * as typing from './operations/typing.js';
-import * as attachments from './operations/attachments.js';
-import * as linkifiers from './operations/linkifiers.js';
-import * as webhooks from './operations/webhooks.js';
-import * as invites from './operations/invites.js';
-import * as domains from './operations/domains.js';
-import * as status from './operations/status.js';
-import * as bots from './operations/bots.js';
-import * as profileFields from './operations/profile-fields.js';
+import { attachmentsOps } from './operations/attachments.js';
+import { botsOps } from './operations/bots.js';
+import { channelsOps } from './operations/channels.js';
+import { domainsOps } from './operations/domains.js';
+import { eventsOps } from './operations/events.js';
+import { foldersOps } from './operations/folders.js';
+import { groupsOps } from './operations/groups.js';
+import { invitesOps } from './operations/invites.js';
+import { linkifiersOps } from './operations/linkifiers.js';
+import { messagesOps } from './operations/messages.js';
+import { presenceOps } from './operations/presence.js';
+import { profileFieldsOps } from './operations/profile-fields.js';
+import { reactionsOps } from './operations/reactions.js';
+import { serverOps } from './operations/server.js';
+import { statusOps } from './operations/status.js';
+import { typingOps } from './operations/typing.js';
+import { usersOps } from './operations/users.js';
+import { webhooksOps } from './operations/webhooks.js';
 
-const isOperation = (v: unknown): v is Operation => typeof v === 'object' && v !== null && 'method' in v && 'path' in v && 'access' in v;
+export const CATALOGUE = {
+  server: serverOps,
+  users: usersOps,
+  messages: messagesOps,
+  reactions: reactionsOps,
+  channels: channelsOps,
+  groups: groupsOps,
+  presence: presenceOps,
+  events: eventsOps,
+  folders: foldersOps,
+  typing: typingOps,
+  attachments: attachmentsOps,
+  linkifiers: linkifiersOps,
+  webhooks: webhooksOps,
+  invites: invitesOps,
+  domains: domainsOps,
+  status: statusOps,
+  bots: botsOps,
+  profileFields: profileFieldsOps,
+} as const satisfies Record<string, Readonly<Record<string, Operation>>>;
 
-const modules = {
-  server,
-  users,
-  messages,
-  reactions,
-  channels,
-  groups,
-  presence,
-  events,
-  folders,
-  typing,
-  attachments,
-  linkifiers,
-  webhooks,
-  invites,
-  domains,
-  status,
-  bots,
-  profileFields,
-};
+export type Catalogue = typeof CATALOGUE;
+export type AreaName = keyof Catalogue;
 
-export type AreaName = keyof typeof modules;
+/**
+ * The names of an area's operations that a current server serves: all but the older forms (`before`), which
+ * only the client sends, to older servers.
+ */
+export type ServedName<A extends AreaName> = {
+  [K in keyof Catalogue[A]]: Catalogue[A][K] extends { readonly before: number } ? never : K;
+}[keyof Catalogue[A]];
 
-/** The operations of each area; the embedded server loads an area's handlers only when one is called. */
+/**
+ * The operations of each area, in the order of their records (the order `chatctl api` lists them, and the
+ * router tries routes that rank alike); the embedded server loads an area's handlers only when one is called.
+ */
 export const operationsByArea = {} as Record<AreaName, readonly Operation[]>;
-for (const [area, m] of Object.entries(modules) as [AreaName, object][]) {
-  operationsByArea[area] = Object.values(m).filter(isOperation);
-}
+for (const area of Object.keys(CATALOGUE) as AreaName[]) operationsByArea[area] = Object.values<Operation>(CATALOGUE[area]);
 
 export const catalogue: readonly Operation[] = Object.values(operationsByArea).flat();

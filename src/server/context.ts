@@ -2,6 +2,7 @@
  * What a handler is given: the store, the authenticated caller, the clock, and the means to emit events
  * and to schedule work that must not hold up the response (outgoing webhooks).
  */
+import type { AreaName, Catalogue, ServedName } from '../api/catalogue.js';
 import type { HandlerParamsOf, Operation, ResponseOf } from '../api/operation.js';
 import type { Streamable } from '../api/streamed-list.js';
 import type { UploadedFile } from '../api/wire.js';
@@ -64,22 +65,28 @@ export function callerOf(ctx: HandlerContext): UserRow {
 
 export type Handler<O extends Operation> = (ctx: HandlerContext, params: HandlerParamsOf<O>) => ResponseOf<O> | Promise<ResponseOf<O>>;
 
-export interface Binding {
-  readonly op: Operation;
+export interface Binding<O = Operation> {
+  readonly op: O;
   readonly fn: (ctx: HandlerContext, params: Record<string, unknown>) => unknown;
   /** Async handlers manage their own transactions (long polls, work that waits). */
   readonly async: boolean;
 }
 
 /**
+ * An area's handlers: one binding per operation it serves, under the operation's name, bound to that very
+ * operation. A new operation without its handler fails `tsc` here, naming it, in its area's handler module.
+ */
+export type Handlers<A extends AreaName> = { readonly [K in ServedName<A>]: Binding<Catalogue[A][K]> };
+
+/**
  * Binds a handler to its operation; the handler runs inside one write transaction. A list of its answer may
  * be a StreamedList of pages the model reads when asked (the router says when: see Router.handle).
  */
-export function bind<O extends Operation>(op: O, fn: (ctx: HandlerContext, params: HandlerParamsOf<O>) => Streamable<ResponseOf<O>>): Binding {
+export function bind<O extends Operation>(op: O, fn: (ctx: HandlerContext, params: HandlerParamsOf<O>) => Streamable<ResponseOf<O>>): Binding<O> {
   return { op, fn: fn as Binding['fn'], async: false };
 }
 
 /** Binds a handler that awaits; it must call `ctx.tx` for its writes. */
-export function bindAsync<O extends Operation>(op: O, fn: Handler<O>): Binding {
+export function bindAsync<O extends Operation>(op: O, fn: Handler<O>): Binding<O> {
   return { op, fn: fn as Binding['fn'], async: true };
 }

@@ -120,7 +120,7 @@ export class Router {
   async binding(op: Operation, area: AreaName): Promise<Binding> {
     let byName = this.loaded.get(area);
     if (!byName) {
-      byName = handlerAreas[area]().then((list) => new Map(list.map((b) => [b.op.name, b])));
+      byName = handlerAreas[area]().then((handlers) => new Map(Object.values<Binding>(handlers).map((b) => [b.op.name, b])));
       this.loaded.set(area, byName);
     }
     const found = (await byName).get(op.name);

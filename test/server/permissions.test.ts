@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogue } from '../../src/api/catalogue.js';
+import { CATALOGUE, catalogue, type AreaName } from '../../src/api/catalogue.js';
+import type { Operation } from '../../src/api/operation.js';
 import { basicAuthHeader } from '../../src/api/wire.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
-import { ANONYMOUS_MSG, CALLERS, DEACTIVATED_MSG, type Caller, type Fixture, type PermissionCase } from './permissions/matrix.js';
+import { ANONYMOUS_MSG, CALLERS, DEACTIVATED_MSG, type Caller, type Fixture, type PermissionCase, type PermissionRows } from './permissions/matrix.js';
 import { serverCases } from './permissions/server.js';
 import { userCases } from './permissions/users.js';
 import { statusCases } from './permissions/status.js';
@@ -22,7 +23,8 @@ import { eventCases } from './permissions/events.js';
 import { messageCases } from './permissions/messages.js';
 import { reactionCases } from './permissions/reactions.js';
 
-const AREAS: Record<string, PermissionCase[]> = {
+/** Every area's rows: a new area missing here fails `tsc -p tsconfig.test.json`, naming it. */
+const AREAS: { readonly [A in AreaName]: PermissionRows<A> } = {
   server: serverCases,
   messages: messageCases,
   reactions: reactionCases,
@@ -34,7 +36,7 @@ const AREAS: Record<string, PermissionCase[]> = {
   users: userCases,
   status: statusCases,
   bots: botCases,
-  'profile-fields': profileFieldCases,
+  profileFields: profileFieldCases,
   invites: inviteCases,
   domains: domainCases,
   typing: typingCases,
@@ -42,6 +44,10 @@ const AREAS: Record<string, PermissionCase[]> = {
   attachments: attachmentCases,
   linkifiers: linkifierCases,
 };
+
+/** An area's cases, each with the name of the operation it is filed under. */
+const casesOf = (rows: Readonly<Record<string, readonly PermissionCase[]>>): (PermissionCase & { op: string })[] =>
+  Object.entries<readonly PermissionCase[]>(rows).flatMap(([op, cases]) => cases.map((c) => ({ ...c, op })));
 
 function callerOf(org: TestOrg, kind: Caller): TestUser | null {
   switch (kind) {
@@ -64,7 +70,7 @@ function callerOf(org: TestOrg, kind: Caller): TestUser | null {
   }
 }
 
-describe.each(Object.entries(AREAS))('permissions: %s', (_area, cases) => {
+describe.each(Object.entries(AREAS).map(([area, rows]) => [area, casesOf(rows)] as const))('permissions: %s', (_area, cases) => {
   let org: TestOrg;
   beforeAll(() => {
     org = createTestOrg();
@@ -102,12 +108,16 @@ describe.each(Object.entries(AREAS))('permissions: %s', (_area, cases) => {
 });
 
 describe('the permission matrix', () => {
-  it('has a case for every operation the embedded server serves', () => {
+  it('has a case for every operation the embedded server serves, filed under the operation it calls', () => {
     const org = createTestOrg();
     try {
       const covered = new Set<string>();
-      for (const cases of Object.values(AREAS)) {
-        for (const c of cases) {
+      const misfiled: string[] = [];
+      const nameOf = Object.fromEntries(
+        Object.entries(CATALOGUE).map(([area, ops]) => [area, Object.fromEntries(Object.entries<Operation>(ops).map(([key, op]) => [key, op.name]))]),
+      );
+      for (const [area, rows] of Object.entries<Readonly<Record<string, readonly PermissionCase[]>>>(AREAS)) {
+        for (const c of casesOf(rows)) {
           const caller = org.addUser({ role: 100 });
           const others = {
             owner: org.addUser({ role: 100 }),
@@ -119,10 +129,12 @@ describe('the permission matrix', () => {
           const req = c.request({ org, caller, others });
           const op = org.router.match(req.method, req.path);
           if (op) covered.add(op.name);
+          if (op?.name !== nameOf[area]?.[c.op]) misfiled.push(`${area}.${c.op}: ${c.name} calls ${op?.name}`);
         }
       }
       const served = catalogue.filter((op) => op.before === undefined).map((op) => op.name);
       expect(served.filter((name) => !covered.has(name))).toEqual([]);
+      expect(misfiled).toEqual([]);
     } finally {
       void org.close();
     }

@@ -58,3 +58,10 @@ export const removeAttachment = operation<Record<string, never>>()({
   params: { attachment_id: p.path(s.int(), 'from GET /attachments') },
   openapiPath: '/attachments/{attachment_id}',
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const attachmentsOps = {
+  uploadFile,
+  getAttachments,
+  removeAttachment,
+} as const;

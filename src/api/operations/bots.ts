@@ -65,3 +65,10 @@ export const deactivateBot = operation<Record<string, never>>()({
     bot_id: p.path(s.int()),
   },
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const botsOps = {
+  createBot,
+  getBots,
+  deactivateBot,
+} as const;

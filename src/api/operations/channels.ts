@@ -394,3 +394,24 @@ declareOlder(createChannel, [
     },
   },
 ]);
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const channelsOps = {
+  getSubscriptions,
+  subscribe,
+  unsubscribe,
+  updateSubscriptionSettings,
+  updateSubscription,
+  updateSubscriptionPost,
+  getStreams,
+  getStream,
+  getChannelTopics,
+  createChannel,
+  updateStream,
+  archiveStream,
+  getSubscribers,
+  addDefaultStream,
+  removeDefaultStream,
+  updateUserTopic,
+  muteTopic,
+} as const;

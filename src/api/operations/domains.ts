@@ -46,3 +46,11 @@ export const removeRealmDomain = operation<Record<string, never>>()({
   access: 'owner',
   params: { domain: p.path(s.string()) },
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const domainsOps = {
+  getRealmDomains,
+  addRealmDomain,
+  updateRealmDomain,
+  removeRealmDomain,
+} as const;

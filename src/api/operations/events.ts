@@ -125,3 +125,10 @@ declareOlder(register, [
     },
   },
 ]);
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const eventsOps = {
+  register,
+  getEvents,
+  deleteQueue,
+} as const;

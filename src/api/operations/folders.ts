@@ -71,3 +71,11 @@ export const reorderChannelFolders = operation<Record<string, never>>()({
   minFeatureLevel: 414,
   idempotent: true,
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const foldersOps = {
+  getChannelFolders,
+  createChannelFolder,
+  updateChannelFolder,
+  reorderChannelFolders,
+} as const;

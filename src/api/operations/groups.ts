@@ -188,3 +188,14 @@ declareOlder(updateUserGroupMembers, [
     ],
   },
 ]);
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const groupsOps = {
+  createUserGroup,
+  getUserGroups,
+  getUserGroupMembers,
+  getIsUserGroupMember,
+  updateUserGroupMembers,
+  updateUserGroupSubgroups,
+  getUserGroupSubgroups,
+} as const;

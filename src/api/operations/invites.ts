@@ -130,3 +130,13 @@ export const revokeInviteLink = operation<Record<string, never>>()({
   params: { invite_id: p.path(s.int()) },
   openapiPath: '/invites/multiuse/{invite_id}',
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const invitesOps = {
+  sendInvites,
+  getInvites,
+  revokeInvite,
+  resendInvite,
+  createInviteLink,
+  revokeInviteLink,
+} as const;

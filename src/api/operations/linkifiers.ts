@@ -106,3 +106,12 @@ declareOlder(getLinkifiers, [
     }),
   },
 ]);
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const linkifiersOps = {
+  getLinkifiers,
+  addLinkifier,
+  updateLinkifier,
+  removeLinkifier,
+  reorderLinkifiers,
+} as const;

@@ -238,3 +238,15 @@ export const renderMessage = operation<{ rendered: string }>()({
   params: { content: p.req(s.string()) },
   openapiPath: '/messages/render',
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const messagesOps = {
+  sendMessage,
+  getMessages,
+  getMessage,
+  updateMessage,
+  getMessageHistory,
+  updateMessageFlags,
+  updateMessageFlagsForNarrow,
+  renderMessage,
+} as const;

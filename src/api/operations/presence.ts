@@ -76,3 +76,10 @@ export const getUserPresence = operation<UserPresenceResult>()({
   },
   openapiPath: '/users/{user_id_or_email}/presence',
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const presenceOps = {
+  updatePresence,
+  getRealmPresence,
+  getUserPresence,
+} as const;

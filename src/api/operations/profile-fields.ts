@@ -56,3 +56,9 @@ export const createCustomProfileField = operation<{ id: number }>()({
   },
   openapiPath: '/realm/profile_fields',
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const profileFieldsOps = {
+  getCustomProfileFields,
+  createCustomProfileField,
+} as const;

@@ -74,3 +74,12 @@ export const deactivateCustomEmoji = operation<Record<string, never>>()({
   params: { emoji_name: p.path(s.string()) },
   openapiPath: '/realm/emoji/{emoji_name}',
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const reactionsOps = {
+  addReaction,
+  removeReaction,
+  getCustomEmoji,
+  uploadCustomEmoji,
+  deactivateCustomEmoji,
+} as const;

@@ -45,3 +45,10 @@ export const fetchApiKey = operation<ApiKeyResult>()({
   idempotent: true,
   openapiPath: '/fetch_api_key',
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const serverOps = {
+  getServerSettings,
+  updateRealm,
+  fetchApiKey,
+} as const;

@@ -57,3 +57,10 @@ export const updateUserStatus = operation<Record<string, never>>()({
   params: { user_id: p.path(s.int()), ...statusParams },
   minFeatureLevel: 407,
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const statusOps = {
+  getUserStatus,
+  updateOwnStatus,
+  updateUserStatus,
+} as const;

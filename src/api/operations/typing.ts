@@ -58,3 +58,10 @@ export const setMessageEditTypingStatusBefore361 = operation<Record<string, neve
 });
 
 declareOlder(setMessageEditTypingStatus, [{ before: 361, calls: (params) => [olderCall(setMessageEditTypingStatusBefore361, params)] }]);
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const typingOps = {
+  setTypingStatus,
+  setMessageEditTypingStatus,
+  setMessageEditTypingStatusBefore361,
+} as const;

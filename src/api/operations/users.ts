@@ -162,3 +162,16 @@ declareOlder(getUsers, [
     },
   },
 ]);
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const usersOps = {
+  getUsers,
+  getOwnUser,
+  getUser,
+  getUserByEmail,
+  createUser,
+  updateUser,
+  updateUserByEmail,
+  deactivateUser,
+  reactivateUser,
+} as const;

@@ -44,3 +44,9 @@ export const getZulipOutgoingWebhookPayload = operation<OutgoingWebhookPayload>(
   ...payloadOperation,
   openapiPath: '/zulip-outgoing-webhook',
 });
+
+/** Every operation above, by name: src/api/catalogue.ts collects these records. */
+export const webhooksOps = {
+  getOutgoingWebhookPayload,
+  getZulipOutgoingWebhookPayload,
+} as const;

@@ -2,12 +2,12 @@
 import { badRequest } from '../../api/errors.js';
 import { LIMITS } from '../../api/limits.js';
 import { getAttachments, removeAttachment, uploadFile } from '../../api/operations/attachments.js';
-import { bind, callerOf, type Binding } from '../context.js';
+import { bind, callerOf, type Handlers } from '../context.js';
 import { attachmentById, attachmentsOf, deleteAttachment, emitAttachmentChange, insertAttachment, uploadSpaceUsed } from '../model/attachments.js';
 import { deleteUploadBytes, newPathId, newStoredName, storeUploadBytes, uploadUrl } from '../model/uploads.js';
 
-export const bindings: Binding[] = [
-  bind(uploadFile, (ctx) => {
+export const handlers: Handlers<'attachments'> = {
+  uploadFile: bind(uploadFile, (ctx) => {
     const me = callerOf(ctx);
     if (ctx.files.length === 0) throw badRequest('You must specify a file to upload');
     if (ctx.files.length !== 1) throw badRequest('You may only upload one file at a time');
@@ -41,9 +41,9 @@ export const bindings: Binding[] = [
     return { uri: url, url, filename: pathId.slice(pathId.lastIndexOf('/') + 1) };
   }),
 
-  bind(getAttachments, (ctx) => ({ attachments: attachmentsOf(ctx.db, callerOf(ctx).id), upload_space_used: uploadSpaceUsed(ctx.db) })),
+  getAttachments: bind(getAttachments, (ctx) => ({ attachments: attachmentsOf(ctx.db, callerOf(ctx).id), upload_space_used: uploadSpaceUsed(ctx.db) })),
 
-  bind(removeAttachment, (ctx, p) => {
+  removeAttachment: bind(removeAttachment, (ctx, p) => {
     const me = callerOf(ctx);
     const row = attachmentById(ctx.db, p.attachment_id);
     if (!row || row.owner_id !== me.id) throw badRequest('Invalid attachment');
@@ -53,4 +53,4 @@ export const bindings: Binding[] = [
     ctx.defer(async () => deleteUploadBytes(ctx.dataDir, row));
     return {};
   }),
-];
+};

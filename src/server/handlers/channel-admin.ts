@@ -4,7 +4,7 @@
  */
 import { badRequest } from '../../api/errors.js';
 import { addDefaultStream, archiveStream, createChannel, getSubscribers, removeDefaultStream, updateStream } from '../../api/operations/channels.js';
-import { bind, callerOf, type Binding } from '../context.js';
+import { bind, callerOf, type Handlers } from '../context.js';
 import {
   announceCreated,
   archiveChannel,
@@ -39,8 +39,8 @@ export const oneLine = (description: string): string => description.replace(/\n/
 /** The channel as the request left it so far (each change reads the row its predecessor wrote). */
 const reread = (db: Parameters<typeof streamById>[0], stream: StreamRow): StreamRow => streamById(db, stream.id)!;
 
-export const adminBindings: Binding[] = [
-  bind(createChannel, (ctx, p) => {
+export const adminHandlers = {
+  createChannel: bind(createChannel, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     const name = p.name.trim();
@@ -64,7 +64,7 @@ export const adminBindings: Binding[] = [
     return { id: stream.id };
   }),
 
-  bind(updateStream, (ctx, p) => {
+  updateStream: bind(updateStream, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     let stream = accessForAdministration(db, me, p.stream_id);
@@ -111,25 +111,25 @@ export const adminBindings: Binding[] = [
     return {};
   }),
 
-  bind(archiveStream, (ctx, p) => {
+  archiveStream: bind(archiveStream, (ctx, p) => {
     archiveChannel(ctx.db, ctx, accessForAdministration(ctx.db, callerOf(ctx), p.stream_id));
     return {};
   }),
 
-  bind(getSubscribers, (ctx, p) => {
+  getSubscribers: bind(getSubscribers, (ctx, p) => {
     const stream = accessStream(ctx.db, callerOf(ctx), p.stream_id, { requireContent: false });
     return { subscribers: subscriberIds(ctx.db, stream.id) };
   }),
 
-  bind(addDefaultStream, (ctx, p) => {
+  addDefaultStream: bind(addDefaultStream, (ctx, p) => {
     const stream = accessStream(ctx.db, callerOf(ctx), p.stream_id);
     if (stream.invite_only) throw badRequest('Private channels cannot be made default.');
     setDefaultChannel(ctx.db, ctx, stream, true);
     return {};
   }),
 
-  bind(removeDefaultStream, (ctx, p) => {
+  removeDefaultStream: bind(removeDefaultStream, (ctx, p) => {
     setDefaultChannel(ctx.db, ctx, accessStream(ctx.db, callerOf(ctx), p.stream_id, { requireContent: false }), false);
     return {};
   }),
-];
+} satisfies Partial<Handlers<'channels'>>;

@@ -17,8 +17,8 @@ import {
   type SubscriptionProperty,
 } from '../../api/operations/channels.js';
 import type { ResponseOf } from '../../api/operation.js';
-import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
-import { adminBindings, oneLine } from './channel-admin.js';
+import { bind, bindAsync, callerOf, type Handlers, type HandlerContext } from '../context.js';
+import { adminHandlers, oneLine } from './channel-admin.js';
 import { resolvePrincipals } from './principals.js';
 import { announceCreated } from '../model/channel-changes.js';
 import { mayTellNewSubscribers, sendSubscriptionNotices } from '../model/notices.js';
@@ -109,14 +109,14 @@ function applyPropertyChanges(ctx: HandlerContext, changes: readonly PropertyCha
   }
 }
 
-export const bindings: Binding[] = [
-  ...adminBindings,
+export const handlers: Handlers<'channels'> = {
+  ...adminHandlers,
 
-  bind(getSubscriptions, (ctx, p) => ({
+  getSubscriptions: bind(getSubscriptions, (ctx, p) => ({
     subscriptions: subscriptionViews(ctx.db, activeSubscriptionRows(ctx.db, callerOf(ctx).id), p.include_subscribers),
   })),
 
-  bind(subscribe, (ctx, p) => {
+  subscribe: bind(subscribe, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     const principals = p.principals ?? [];
@@ -165,7 +165,7 @@ export const bindings: Binding[] = [
     return result;
   }),
 
-  bind(unsubscribe, (ctx, p) => {
+  unsubscribe: bind(unsubscribe, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     const principals = p.principals ?? [];
@@ -200,14 +200,14 @@ export const bindings: Binding[] = [
   }),
 
   // Async: each entry commits on its own (applyPropertyChanges).
-  bindAsync(updateSubscriptionSettings, (ctx, p) => {
+  updateSubscriptionSettings: bindAsync(updateSubscriptionSettings, (ctx, p) => {
     applyPropertyChanges(ctx, p.subscription_data);
     return {};
   }),
-  bindAsync(updateSubscription, (ctx, p) => updateOneProperty(ctx, p)),
-  bindAsync(updateSubscriptionPost, (ctx, p) => updateOneProperty(ctx, p)),
+  updateSubscription: bindAsync(updateSubscription, (ctx, p) => updateOneProperty(ctx, p)),
+  updateSubscriptionPost: bindAsync(updateSubscriptionPost, (ctx, p) => updateOneProperty(ctx, p)),
 
-  bind(getStreams, (ctx, p) => {
+  getStreams: bind(getStreams, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     const all = allStreams(db).filter((s) => !p.exclude_archived || !s.is_archived);
@@ -233,16 +233,16 @@ export const bindings: Binding[] = [
     };
   }),
 
-  bind(getStream, (ctx, p) => ({ stream: channelView(ctx.db)(accessStream(ctx.db, callerOf(ctx), p.stream_id, { requireContent: false })) })),
+  getStream: bind(getStream, (ctx, p) => ({ stream: channelView(ctx.db)(accessStream(ctx.db, callerOf(ctx), p.stream_id, { requireContent: false })) })),
 
   // zerver/views/streams.py get_topics_backend: access_stream_by_id (content access, active channels), then the
   // topic history by the channel's history setting.
-  bind(getChannelTopics, (ctx, p) => {
+  getChannelTopics: bind(getChannelTopics, (ctx, p) => {
     const me = callerOf(ctx);
     return { topics: channelTopics(ctx.db, me.id, accessStream(ctx.db, me, p.stream_id), p.allow_empty_topic_name) };
   }),
 
-  bind(updateUserTopic, (ctx, p) => {
+  updateUserTopic: bind(updateUserTopic, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     const topic = normalizeTopic(db, p.topic);
@@ -253,7 +253,7 @@ export const bindings: Binding[] = [
     return {};
   }),
 
-  bind(muteTopic, (ctx, p) => {
+  muteTopic: bind(muteTopic, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     // zerver/lib/streams.py check_for_exactly_one_stream_arg: RequestVariableMissingError's text, but raised as a
@@ -274,4 +274,4 @@ export const bindings: Binding[] = [
     setVisibilityPolicy(db, ctx, me.id, stream.id, topic, 0, ctx.nowSeconds());
     return {};
   }),
-];
+};

@@ -1,7 +1,7 @@
 /** Allowed e-mail domains: listing (anyone), adding, changing and removing them (owners). */
 import { badRequest } from '../../api/errors.js';
 import { addRealmDomain, getRealmDomains, removeRealmDomain, updateRealmDomain } from '../../api/operations/domains.js';
-import { bind, type Binding, type HandlerContext } from '../context.js';
+import { bind, type Handlers, type HandlerContext } from '../context.js';
 import { addDomain, allDomains, changeDomain, domainByName, domainProblem, domainToWire, removeDomain, type DomainRow } from '../model/domains.js';
 
 function existing(ctx: HandlerContext, domain: string): DomainRow {
@@ -10,10 +10,10 @@ function existing(ctx: HandlerContext, domain: string): DomainRow {
   return row;
 }
 
-export const bindings: Binding[] = [
-  bind(getRealmDomains, (ctx) => ({ domains: allDomains(ctx.db).map(domainToWire) })),
+export const handlers: Handlers<'domains'> = {
+  getRealmDomains: bind(getRealmDomains, (ctx) => ({ domains: allDomains(ctx.db).map(domainToWire) })),
 
-  bind(addRealmDomain, (ctx, p) => {
+  addRealmDomain: bind(addRealmDomain, (ctx, p) => {
     const domain = p.domain.trim().toLowerCase();
     const problem = domainProblem(domain);
     if (problem) throw badRequest(`Invalid domain: ${problem}`);
@@ -22,13 +22,13 @@ export const bindings: Binding[] = [
     return { new_domain: created };
   }),
 
-  bind(updateRealmDomain, (ctx, p) => {
+  updateRealmDomain: bind(updateRealmDomain, (ctx, p) => {
     changeDomain(ctx.db, ctx, existing(ctx, p.domain), p.allow_subdomains);
     return {};
   }),
 
-  bind(removeRealmDomain, (ctx, p) => {
+  removeRealmDomain: bind(removeRealmDomain, (ctx, p) => {
     removeDomain(ctx.db, ctx, existing(ctx, p.domain));
     return {};
   }),
-];
+};

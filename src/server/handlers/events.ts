@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../api/errors.js';
 import { deleteQueue as deleteQueueOp, getEvents, register, type QueueEvent } from '../../api/operations/events.js';
-import { bind, bindAsync, callerOf, serverTimestamp, type Binding, type HandlerContext } from '../context.js';
+import { bind, bindAsync, callerOf, serverTimestamp, type Handlers, type HandlerContext } from '../context.js';
 import {
   acknowledge,
   badQueue,
@@ -91,8 +91,8 @@ function waitForEvents(ctx: HandlerContext, queueId: string, sinceMs: number): P
   });
 }
 
-export const bindings: Binding[] = [
-  bind(register, (ctx, p) => {
+export const handlers: Handlers<'events'> = {
+  register: bind(register, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     const now = ctx.nowSeconds();
@@ -131,7 +131,7 @@ export const bindings: Binding[] = [
     return { queue_id: queueId, last_event_id: -1, ...versionFields(), ...state };
   }),
 
-  bindAsync(getEvents, async (ctx, p) => {
+  getEvents: bindAsync(getEvents, async (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     if (p.queue_id === undefined) {
@@ -158,10 +158,10 @@ export const bindings: Binding[] = [
     return { events: await waitForEvents(ctx, queueId, sinceMs) };
   }),
 
-  bind(deleteQueueOp, (ctx, p) => {
+  deleteQueue: bind(deleteQueueOp, (ctx, p) => {
     const db = ctx.db;
     expireQueues(db, ctx.nowSeconds());
     deleteQueue(db, ownQueue(db, p.queue_id, callerOf(ctx).id, ctx.nowSeconds()).id);
     return {};
   }),
-];
+};

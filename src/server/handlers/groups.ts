@@ -9,23 +9,23 @@ import {
   updateUserGroupMembers,
   updateUserGroupSubgroups,
 } from '../../api/operations/groups.js';
-import { bind, callerOf, type Binding } from '../context.js';
+import { bind, callerOf, type Handlers } from '../context.js';
 import { addMembers, addSubgroups, createGroup, removeMembers, removeSubgroups } from '../model/group-changes.js';
 import { GroupGraph } from '../model/groups.js';
 import { userById } from '../model/users.js';
 
-export const bindings: Binding[] = [
-  bind(createUserGroup, (ctx, p) => ({ group_id: createGroup(ctx.db, ctx, callerOf(ctx), p, ctx.nowSeconds()) })),
+export const handlers: Handlers<'groups'> = {
+  createUserGroup: bind(createUserGroup, (ctx, p) => ({ group_id: createGroup(ctx.db, ctx, callerOf(ctx), p, ctx.nowSeconds()) })),
 
-  bind(getUserGroups, (ctx, p) => ({ user_groups: new GroupGraph(ctx.db).list(p.include_deactivated_groups) })),
+  getUserGroups: bind(getUserGroups, (ctx, p) => ({ user_groups: new GroupGraph(ctx.db).list(p.include_deactivated_groups) })),
 
-  bind(getUserGroupMembers, (ctx, p) => {
+  getUserGroupMembers: bind(getUserGroupMembers, (ctx, p) => {
     const graph = new GroupGraph(ctx.db);
     const group = graph.forRead(p.user_group_id);
     return { members: p.direct_member_only ? graph.directMembers(group.id) : graph.recursiveMembers(group.id) };
   }),
 
-  bind(getIsUserGroupMember, (ctx, p) => {
+  getIsUserGroupMember: bind(getIsUserGroupMember, (ctx, p) => {
     const graph = new GroupGraph(ctx.db);
     const group = graph.forRead(p.user_group_id);
     const target = userById(ctx.db, p.user_id);
@@ -34,7 +34,7 @@ export const bindings: Binding[] = [
     return { is_user_group_member: graph.isMember(target.id, group.id, p.direct_member_only) };
   }),
 
-  bind(getUserGroupSubgroups, (ctx, p) => {
+  getUserGroupSubgroups: bind(getUserGroupSubgroups, (ctx, p) => {
     const graph = new GroupGraph(ctx.db);
     const group = graph.forRead(p.user_group_id);
     if (p.direct_subgroup_only) return { subgroups: graph.directSubgroups(group.id) };
@@ -42,7 +42,7 @@ export const bindings: Binding[] = [
     return { subgroups: [...all].sort((a, b) => a - b) };
   }),
 
-  bind(updateUserGroupMembers, (ctx, p) => {
+  updateUserGroupMembers: bind(updateUserGroupMembers, (ctx, p) => {
     const { add, delete: remove, add_subgroups: addSubs, delete_subgroups: removeSubs } = p;
     if (!add?.length && !remove?.length && !addSubs?.length && !removeSubs?.length) {
       throw badRequest('Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
@@ -56,10 +56,10 @@ export const bindings: Binding[] = [
     return {};
   }),
 
-  bind(updateUserGroupSubgroups, (ctx, p) => {
+  updateUserGroupSubgroups: bind(updateUserGroupSubgroups, (ctx, p) => {
     if (!p.add?.length && !p.delete?.length) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
     if (p.add?.length) addSubgroups(ctx.db, ctx, callerOf(ctx), p.user_group_id, p.add);
     if (p.delete?.length) removeSubgroups(ctx.db, ctx, callerOf(ctx), p.user_group_id, p.delete);
     return {};
   }),
-];
+};

@@ -1,27 +1,28 @@
 /**
  * Every handler of the embedded implementation, by area. An area's module is loaded when one of its
- * operations is first called, so a request pays only for the code it runs.
+ * operations is first called, so a request pays only for the code it runs. The type asks each area for
+ * its whole `Handlers` record: a new area missing here fails `tsc`, naming the area.
  */
 import type { AreaName } from '../../api/catalogue.js';
-import type { Binding } from '../context.js';
+import type { Handlers } from '../context.js';
 
-export const handlerAreas: Record<AreaName, () => Promise<readonly Binding[]>> = {
-  server: async () => (await import('./server.js')).bindings,
-  users: async () => (await import('./users.js')).bindings,
-  messages: async () => (await import('./messages.js')).bindings,
-  reactions: async () => (await import('./reactions.js')).bindings,
-  channels: async () => (await import('./channels.js')).bindings,
-  groups: async () => (await import('./groups.js')).bindings,
-  presence: async () => (await import('./presence.js')).bindings,
-  events: async () => (await import('./events.js')).bindings,
-  folders: async () => (await import('./folders.js')).bindings,
-  typing: async () => (await import('./typing.js')).bindings,
-  attachments: async () => (await import('./attachments.js')).bindings,
-  linkifiers: async () => (await import('./linkifiers.js')).bindings,
-  webhooks: async () => (await import('./webhooks.js')).bindings,
-  invites: async () => (await import('./invites.js')).bindings,
-  domains: async () => (await import('./domains.js')).bindings,
-  status: async () => (await import('./status.js')).bindings,
-  bots: async () => (await import('./bots.js')).bindings,
-  profileFields: async () => (await import('./profile-fields.js')).bindings,
+export const handlerAreas: { readonly [A in AreaName]: () => Promise<Handlers<A>> } = {
+  server: async () => (await import('./server.js')).handlers,
+  users: async () => (await import('./users.js')).handlers,
+  messages: async () => (await import('./messages.js')).handlers,
+  reactions: async () => (await import('./reactions.js')).handlers,
+  channels: async () => (await import('./channels.js')).handlers,
+  groups: async () => (await import('./groups.js')).handlers,
+  presence: async () => (await import('./presence.js')).handlers,
+  events: async () => (await import('./events.js')).handlers,
+  folders: async () => (await import('./folders.js')).handlers,
+  typing: async () => (await import('./typing.js')).handlers,
+  attachments: async () => (await import('./attachments.js')).handlers,
+  linkifiers: async () => (await import('./linkifiers.js')).handlers,
+  webhooks: async () => (await import('./webhooks.js')).handlers,
+  invites: async () => (await import('./invites.js')).handlers,
+  domains: async () => (await import('./domains.js')).handlers,
+  status: async () => (await import('./status.js')).handlers,
+  bots: async () => (await import('./bots.js')).handlers,
+  profileFields: async () => (await import('./profile-fields.js')).handlers,
 };

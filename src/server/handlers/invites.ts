@@ -8,7 +8,7 @@ import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteL
 import type { HandlerParamsOf } from '../../api/operation.js';
 import { ROLE } from '../../api/roles.js';
 import type { Role } from '../../api/roles.js';
-import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { bind, bindAsync, callerOf, type Handlers, type HandlerContext } from '../context.js';
 import { accessStream } from '../model/channels.js';
 import { GroupGraph } from '../model/groups.js';
 import {
@@ -90,9 +90,9 @@ function checkInvite(ctx: HandlerContext, caller: UserRow, p: HandlerParamsOf<ty
   return emails;
 }
 
-export const bindings: Binding[] = [
+export const handlers: Handlers<'invites'> = {
   // Async only to commit the invitations that were sent before reporting the addresses that were skipped.
-  bindAsync(sendInvites, (ctx, p) => {
+  sendInvites: bindAsync(sendInvites, (ctx, p) => {
     const caller = callerOf(ctx);
     const partial = ctx.tx(() => {
       const emails = checkInvite(ctx, caller, p);
@@ -102,7 +102,7 @@ export const bindings: Binding[] = [
     return {};
   }),
 
-  bind(getInvites, (ctx) => {
+  getInvites: bind(getInvites, (ctx) => {
     const caller = callerOf(ctx);
     // Pending and unexpired: all of them for administrators, one's own for others. E-mail invitations first.
     const [now, all] = [ctx.nowSeconds(), isAdmin(caller)];
@@ -111,19 +111,19 @@ export const bindings: Binding[] = [
     return { invites: [...emails, ...links] };
   }),
 
-  bind(revokeInvite, (ctx, p) => {
+  revokeInvite: bind(revokeInvite, (ctx, p) => {
     revokeEmailInvitation(ctx.db, ctx, managedInvite(ctx, p.invite_id));
     return {};
   }),
 
-  bind(resendInvite, (ctx, p) => {
+  resendInvite: bind(resendInvite, (ctx, p) => {
     managedInvite(ctx, p.invite_id);
     // A resent e-mail counts against the daily limit as a new one would; nothing else changes.
     checkDailyLimit(ctx.db, ctx.nowSeconds(), 1);
     return {};
   }),
 
-  bind(createInviteLink, (ctx, p) => {
+  createInviteLink: bind(createInviteLink, (ctx, p) => {
     const caller = callerOf(ctx);
     if (!inSystemGroup(caller, getSetting(ctx.db, 'can_create_multiuse_invite_group'))) throw insufficientPermission();
     checkInviteRole(caller, p.invite_as);
@@ -131,7 +131,7 @@ export const bindings: Binding[] = [
     return { invite_link: createLink(ctx.db, ctx, caller.id, p, ctx.nowSeconds(), ctx.realmUrl) };
   }),
 
-  bind(revokeInviteLink, (ctx, p) => {
+  revokeInviteLink: bind(revokeInviteLink, (ctx, p) => {
     const row = linkById(ctx.db, p.invite_id);
     if (!row) throw badRequest('No such invitation');
     checkManage(callerOf(ctx), row);
@@ -139,4 +139,4 @@ export const bindings: Binding[] = [
     revokeLinkInvitation(ctx.db, ctx, row);
     return {};
   }),
-];
+};

@@ -11,7 +11,7 @@ import {
   updateMessageFlagsForNarrow,
   type FetchedMessage,
 } from '../../api/operations/messages.js';
-import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { bind, callerOf, type Handlers, type HandlerContext } from '../context.js';
 import { getSetting } from '../model/realm.js';
 import { accessMessage } from '../model/message-access.js';
 import { editMessage } from '../model/message-edit.js';
@@ -54,8 +54,8 @@ function fetchedMessages(
 const incompatible = (parameters: string[]): ApiError =>
   new ApiError(`Unsupported parameter combination: ${parameters.join(', ')}`, 'BAD_REQUEST', 400, { parameters });
 
-export const bindings: Binding[] = [
-  bind(sendMessage, (ctx, p) => {
+export const handlers: Handlers<'messages'> = {
+  sendMessage: bind(sendMessage, (ctx, p) => {
     const answer = messages.sendMessageAnswer(ctx, callerOf(ctx), {
       type: p.type,
       to: p.to,
@@ -68,7 +68,7 @@ export const bindings: Binding[] = [
     return answer;
   }),
 
-  bind(getMessages, (ctx, p) => {
+  getMessages: bind(getMessages, (ctx, p) => {
     const user = callerOf(ctx);
     if (p.message_ids !== undefined) {
       if (p.anchor !== undefined) throw incompatible(['anchor', 'message_ids']);
@@ -93,7 +93,7 @@ export const bindings: Binding[] = [
     };
   }),
 
-  bind(getMessage, (ctx, p) => {
+  getMessage: bind(getMessage, (ctx, p) => {
     const user = callerOf(ctx);
     const row = accessMessage(ctx.db, user, p.message_id);
     const [wire] = messages.messagesToWire(
@@ -106,7 +106,7 @@ export const bindings: Binding[] = [
     return { raw_content: row.content, message: { ...wire!, flags: messages.viewerFlags(ctx.db, user, row.id) } };
   }),
 
-  bind(updateMessage, (ctx, p) => {
+  updateMessage: bind(updateMessage, (ctx, p) => {
     const detached = editMessage(ctx, callerOf(ctx), {
       messageId: p.message_id,
       content: p.content,
@@ -117,19 +117,19 @@ export const bindings: Binding[] = [
     return { detached_uploads: detached };
   }),
 
-  bind(getMessageHistory, (ctx, p) => {
+  getMessageHistory: bind(getMessageHistory, (ctx, p) => {
     if (!getSetting(ctx.db, 'allow_edit_history')) throw badRequest('Message edit history is disabled in this organization');
     const message = accessMessage(ctx.db, callerOf(ctx), p.message_id);
     return { message_history: messageHistory(ctx.db, message, p.allow_empty_topic_name) };
   }),
 
-  bind(updateMessageFlags, (ctx, p) => {
+  updateMessageFlags: bind(updateMessageFlags, (ctx, p) => {
     const change = updateFlags(ctx, callerOf(ctx), p.op, p.flag, p.messages);
     // The request's own list, as a Zulip server answers for old clients' sake.
     return change.ignoredChannels ? { messages: p.messages, ignored_because_not_subscribed_channels: change.ignoredChannels } : { messages: p.messages };
   }),
 
-  bind(updateMessageFlagsForNarrow, (ctx, p) => {
+  updateMessageFlagsForNarrow: bind(updateMessageFlagsForNarrow, (ctx, p) => {
     const user = callerOf(ctx);
     const anchor = parseAnchor(p.anchor);
     if (p.num_before > 0 && p.num_after > 0 && !p.include_anchor) throw badRequest('The anchor can only be excluded at an end of the range');
@@ -150,5 +150,5 @@ export const bindings: Binding[] = [
     return change.ignoredChannels ? { ...result, ignored_because_not_subscribed_channels: change.ignoredChannels } : result;
   }),
 
-  bind(renderMessage, (ctx, p) => ({ rendered: renderMarkdown(ctx.db, p.content, { senderId: callerOf(ctx).id }).html })),
-];
+  renderMessage: bind(renderMessage, (ctx, p) => ({ rendered: renderMarkdown(ctx.db, p.content, { senderId: callerOf(ctx).id }).html })),
+};

@@ -8,12 +8,12 @@ import {
   type PresenceUpdateResult,
   type UserPresenceResult,
 } from '../../api/operations/presence.js';
-import { bind, callerOf, serverTimestamp, type Binding } from '../context.js';
+import { bind, callerOf, serverTimestamp, type Handlers } from '../context.js';
 import { legacyPresence, PRESENCE_OFFLINE_THRESHOLD_SECS, realmPresence, recordPresence, userPresence } from '../model/presence.js';
 import { userById, userByPathEmail } from '../model/users.js';
 
-export const bindings: Binding[] = [
-  bind(updatePresence, (ctx, p): PresenceUpdateResult => {
+export const handlers: Handlers<'presence'> = {
+  updatePresence: bind(updatePresence, (ctx, p): PresenceUpdateResult => {
     if (p.status !== 'active' && p.status !== 'idle') throw badRequest(`Invalid status: ${p.status}`);
     const timestamp = serverTimestamp(ctx.clock);
     // The answer is read before the caller's report is applied: a Zulip server hands the report to a queue
@@ -34,12 +34,12 @@ export const bindings: Binding[] = [
     return { presences: answer.presences, server_timestamp: timestamp, presence_last_update_id: answer.lastUpdateId };
   }),
 
-  bind(getRealmPresence, (ctx) => {
+  getRealmPresence: bind(getRealmPresence, (ctx) => {
     const { presences } = realmPresence(ctx.db, { slim: false, now: ctx.nowSeconds(), realmUrl: ctx.realmUrl });
     return { presences: presences as Record<string, LegacyPresence>, server_timestamp: serverTimestamp(ctx.clock) };
   }),
 
-  bind(getUserPresence, (ctx, p): UserPresenceResult => {
+  getUserPresence: bind(getUserPresence, (ctx, p): UserPresenceResult => {
     const key = p.user_id_or_email;
     // An integer is a user ID; anything else an e-mail address (the real one or the `user{id}@host` form).
     const target = /^\d+$/.test(key) ? userById(ctx.db, Number(key)) : userByPathEmail(ctx.db, key);
@@ -57,4 +57,4 @@ export const bindings: Binding[] = [
       },
     };
   }),
-];
+};

@@ -2,7 +2,7 @@
 import { ApiError, badRequest } from '../../api/errors.js';
 import { fetchApiKey, getServerSettings, updateRealm } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
-import { bind, bindAsync, type Binding } from '../context.js';
+import { bind, bindAsync, type Handlers } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
 import { recordLogin, userByEmail, userById } from '../model/users.js';
 import { getSetting, versionFields } from '../model/realm.js';
@@ -19,8 +19,8 @@ const MAX_EMAIL_LENGTH = 320;
 
 const isEmailUsername = (username: string): boolean => username.length <= MAX_EMAIL_LENGTH && EMAIL.test(username);
 
-export const bindings: Binding[] = [
-  bind(getServerSettings, (ctx): ServerSettings => {
+export const handlers: Handlers<'server'> = {
+  getServerSettings: bind(getServerSettings, (ctx): ServerSettings => {
     const db = ctx.db;
     const passwordAuth = getSetting(db, 'email_auth_enabled');
     return {
@@ -54,11 +54,11 @@ export const bindings: Binding[] = [
     };
   }),
 
-  bind(updateRealm, (ctx, p) => updateRealmIdentity(ctx.db, ctx, { name: p.name, description: p.description })),
+  updateRealm: bind(updateRealm, (ctx, p) => updateRealmIdentity(ctx.db, ctx, { name: p.name, description: p.description })),
 
   // Async: the password is checked off the event loop (scrypt on the thread pool), with no transaction open
   // across the wait, and a failed attempt must be recorded even though the request fails.
-  bindAsync(fetchApiKey, async (ctx, { username, password }) => {
+  fetchApiKey: bindAsync(fetchApiKey, async (ctx, { username, password }) => {
     const db = ctx.db;
     const now = ctx.nowSeconds();
     const name = username.trim();
@@ -88,4 +88,4 @@ export const bindings: Binding[] = [
     });
     return { api_key: current.api_key, email: current.email, user_id: current.id };
   }),
-];
+};

@@ -1,7 +1,7 @@
 /** Typing notifications: composing a new message, and editing an existing one (model/typing.ts). */
 import { badRequest } from '../../api/errors.js';
 import { setMessageEditTypingStatus, setTypingStatus } from '../../api/operations/typing.js';
-import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { bind, callerOf, type Handlers, type HandlerContext } from '../context.js';
 import { accessStream } from '../model/channels.js';
 import { accessMessage, type MessageRow } from '../model/message-access.js';
 import { canonicalTopic } from '../model/messages.js';
@@ -16,8 +16,8 @@ function checkCanEdit(ctx: HandlerContext, user: UserRow, message: MessageRow): 
   if (limit !== null && ctx.nowSeconds() - message.date_sent > limit) throw badRequest('The time limit for editing this message has passed');
 }
 
-export const bindings: Binding[] = [
-  bind(setTypingStatus, (ctx, p) => {
+export const handlers: Handlers<'typing'> = {
+  setTypingStatus: bind(setTypingStatus, (ctx, p) => {
     const db = ctx.db;
     const me = callerOf(ctx);
     if (p.type === 'stream' || p.type === 'channel') {
@@ -37,7 +37,7 @@ export const bindings: Binding[] = [
     return {};
   }),
 
-  bind(setMessageEditTypingStatus, (ctx, p) => {
+  setMessageEditTypingStatus: bind(setMessageEditTypingStatus, (ctx, p) => {
     const me = callerOf(ctx);
     const message = accessMessage(ctx.db, me, p.message_id);
     checkCanEdit(ctx, me, message);
@@ -45,4 +45,4 @@ export const bindings: Binding[] = [
     notifyEditTyping(ctx.db, ctx, me, p.op, message);
     return {};
   }),
-];
+};

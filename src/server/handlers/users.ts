@@ -17,7 +17,7 @@ import { BOT_TYPES } from '../../api/operations/bots.js';
 import { ROLE } from '../../api/roles.js';
 import { StreamedList } from '../../api/streamed-list.js';
 import type { Role } from '../../api/roles.js';
-import { bind, bindAsync, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { bind, bindAsync, callerOf, type Handlers, type HandlerContext } from '../context.js';
 import { checkBotCreationPolicy, checkBotNameAvailable } from '../model/bots.js';
 import { deactivate } from '../model/deactivation.js';
 import { updateProfileData } from '../model/profile-fields.js';
@@ -81,9 +81,9 @@ function updateUserAs(ctx: HandlerContext, found: UserRow | undefined, p: UserUp
   return {};
 }
 
-export const bindings: Binding[] = [
+export const handlers: Handlers<'users'> = {
   // A page at a time: 100,000 users are 35 MB of JSON, which neither serve nor a client should hold at once.
-  bind(getUsers, (ctx, p) => {
+  getUsers: bind(getUsers, (ctx, p) => {
     const wanted = p.user_ids ? new Set(p.user_ids) : undefined;
     if (wanted) {
       for (const id of wanted) if (!userById(ctx.db, id)) throw badRequest(`Invalid user ID: ${id}`);
@@ -94,26 +94,26 @@ export const bindings: Binding[] = [
 
   // zerver/views/users.py get_profile_backend: get_users_for_api for the caller alone, with its defaults (custom
   // profile fields included) and every avatar URL given, then max_message_id.
-  bind(getOwnUser, (ctx): OwnUser => {
+  getOwnUser: bind(getOwnUser, (ctx): OwnUser => {
     const me = callerOf(ctx);
     const { bot_type: botType, ...own } = viewOf(ctx, { client_gravatar: false, include_custom_profile_fields: true })(me);
     // A human's dict has no bot_type there (format_user_row), and the OpenAPI description of this answer allows none.
     return { ...own, ...(me.is_bot ? { bot_type: botType } : {}), max_message_id: newestMessageIdOf(ctx.db, me.id) };
   }),
 
-  bind(getUser, (ctx, p) => {
+  getUser: bind(getUser, (ctx, p) => {
     const target = accessUser(callerOf(ctx), userById(ctx.db, p.user_id), { allowDeactivated: true, allowBots: true, forAdmin: false });
     return { user: viewOf(ctx, p)(target) };
   }),
 
-  bind(getUserByEmail, (ctx, p) => {
+  getUserByEmail: bind(getUserByEmail, (ctx, p) => {
     const target = accessUser(callerOf(ctx), userByPathEmail(ctx.db, p.email), { allowDeactivated: true, allowBots: true, forAdmin: false });
     return { user: viewOf(ctx, p)(target) };
   }),
 
   // Async: the password is hashed off the event loop before the write transaction opens; what was checked
   // before the hash is checked again inside it, as another request may have taken the address meanwhile.
-  bindAsync(createUser, async (ctx, p) => {
+  createUser: bindAsync(createUser, async (ctx, p) => {
     const db = ctx.db;
     const check = () => {
       checkCanCreateUsers(callerOf(ctx));
@@ -130,11 +130,11 @@ export const bindings: Binding[] = [
     });
   }),
 
-  bind(updateUser, (ctx, p) => updateUserAs(ctx, userById(ctx.db, p.user_id), p)),
+  updateUser: bind(updateUser, (ctx, p) => updateUserAs(ctx, userById(ctx.db, p.user_id), p)),
 
-  bind(updateUserByEmail, (ctx, p) => updateUserAs(ctx, userByPathEmail(ctx.db, p.email), p)),
+  updateUserByEmail: bind(updateUserByEmail, (ctx, p) => updateUserAs(ctx, userByPathEmail(ctx.db, p.email), p)),
 
-  bind(deactivateUser, (ctx, p) => {
+  deactivateUser: bind(deactivateUser, (ctx, p) => {
     const db = ctx.db;
     const caller = callerOf(ctx);
     const target = accessUser(caller, userById(db, p.user_id), { forAdmin: true });
@@ -145,7 +145,7 @@ export const bindings: Binding[] = [
     return {};
   }),
 
-  bind(reactivateUser, (ctx, p) => {
+  reactivateUser: bind(reactivateUser, (ctx, p) => {
     const db = ctx.db;
     const caller = callerOf(ctx);
     const target = accessUser(caller, userById(db, p.user_id), { allowDeactivated: true, allowBots: true, forAdmin: true });
@@ -156,4 +156,4 @@ export const bindings: Binding[] = [
     reactivate(db, ctx, caller, target);
     return {};
   }),
-];
+};

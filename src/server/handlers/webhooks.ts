@@ -4,7 +4,7 @@
  */
 import { badRequest } from '../../api/errors.js';
 import { getOutgoingWebhookPayload, getZulipOutgoingWebhookPayload } from '../../api/operations/webhooks.js';
-import { bind, callerOf, type Binding, type HandlerContext } from '../context.js';
+import { bind, callerOf, type Handlers, type HandlerContext } from '../context.js';
 import { samplePayload, webhookMessage, webhookPayload } from '../outgoing/payload.js';
 import { newestTrigger } from '../model/outgoing-triggers.js';
 
@@ -16,4 +16,7 @@ function payloadFor(ctx: HandlerContext) {
   return webhookPayload(bot, webhookMessage(ctx.db, newest.messageId, ctx.realmUrl), newest.trigger);
 }
 
-export const bindings: Binding[] = [bind(getOutgoingWebhookPayload, payloadFor), bind(getZulipOutgoingWebhookPayload, payloadFor)];
+export const handlers: Handlers<'webhooks'> = {
+  getOutgoingWebhookPayload: bind(getOutgoingWebhookPayload, payloadFor),
+  getZulipOutgoingWebhookPayload: bind(getZulipOutgoingWebhookPayload, payloadFor),
+};

@@ -1,4 +1,4 @@
-import type { Fixture, PermissionCase } from './matrix.js';
+import type { Fixture, PermissionRows } from './matrix.js';
 
 /** An upload record of the caller's (the file itself is not needed to delete it). */
 function ownAttachment(f: Fixture): number {
@@ -11,37 +11,43 @@ function ownAttachment(f: Fixture): number {
   );
 }
 
-export const attachmentCases: PermissionCase[] = [
-  {
-    name: 'upload a file',
-    request: () => {
-      // The matrix's request type has no files; the router reads them all the same.
-      const req = {
-        method: 'POST',
-        path: '/user_uploads',
-        files: [{ field: 'file', filename: 'a.txt', contentType: 'text/plain', data: new Uint8Array([97]) }],
-      };
-      return req;
+export const attachmentCases: PermissionRows<'attachments'> = {
+  uploadFile: [
+    {
+      name: 'upload a file',
+      request: () => {
+        // The matrix's request type has no files; the router reads them all the same.
+        const req = {
+          method: 'POST',
+          path: '/user_uploads',
+          files: [{ field: 'file', filename: 'a.txt', contentType: 'text/plain', data: new Uint8Array([97]) }],
+        };
+        return req;
+      },
+      allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+      denied: {},
     },
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
-    denied: {},
-  },
-  {
-    name: 'list one’s uploads',
-    request: () => ({ method: 'GET', path: '/attachments' }),
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
-    denied: {},
-  },
-  {
-    name: 'delete one’s own upload',
-    request: (f) => ({ method: 'DELETE', path: `/attachments/${ownAttachment(f)}` }),
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
-    denied: {},
-  },
-  {
-    name: 'delete another user’s upload',
-    request: (f) => ({ method: 'DELETE', path: `/attachments/${ownAttachment({ ...f, caller: f.others.member })}` }),
-    allowed: [],
-    denied: 'Invalid attachment',
-  },
-];
+  ],
+  getAttachments: [
+    {
+      name: 'list one’s uploads',
+      request: () => ({ method: 'GET', path: '/attachments' }),
+      allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+      denied: {},
+    },
+  ],
+  removeAttachment: [
+    {
+      name: 'delete one’s own upload',
+      request: (f) => ({ method: 'DELETE', path: `/attachments/${ownAttachment(f)}` }),
+      allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+      denied: {},
+    },
+    {
+      name: 'delete another user’s upload',
+      request: (f) => ({ method: 'DELETE', path: `/attachments/${ownAttachment({ ...f, caller: f.others.member })}` }),
+      allowed: [],
+      denied: 'Invalid attachment',
+    },
+  ],
+};

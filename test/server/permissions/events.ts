@@ -1,5 +1,5 @@
 import { createQueue } from '../../../src/server/model/event-queues.js';
-import type { Caller, Fixture, PermissionCase } from './matrix.js';
+import type { Caller, Fixture, PermissionRows } from './matrix.js';
 
 const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
 const FOREIGN_QUEUE = 'queue-of-the-owner';
@@ -17,71 +17,77 @@ function foreignQueue(f: Fixture): string {
   return FOREIGN_QUEUE;
 }
 
-export const eventCases: PermissionCase[] = [
-  {
-    name: 'register an event queue',
-    request: () => ({ method: 'POST', path: '/register', body: [['fetch_event_types', '["realm"]']] }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: "register a queue of every public channel's messages",
-    request: () => ({
-      method: 'POST',
-      path: '/register',
-      body: [
-        ['fetch_event_types', '["realm"]'],
-        ['all_public_streams', 'true'],
-      ],
-    }),
-    allowed: ['owner', 'admin', 'moderator', 'member', 'bot'],
-    denied: 'User not authorized for this query',
-  },
-  {
-    name: 'register a queue narrowed to a channel',
-    request: () => ({
-      method: 'POST',
-      path: '/register',
-      body: [
-        ['fetch_event_types', '["realm"]'],
-        ['narrow', '[["channel", "general"]]'],
-      ],
-    }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: 'read events of an own queue',
-    request: (f) => ({
-      method: 'GET',
-      path: '/events',
-      query: [
-        ['queue_id', ownQueue(f)],
-        ['last_event_id', '-1'],
-        ['dont_block', 'true'],
-      ],
-    }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: 'delete an own queue',
-    request: (f) => ({ method: 'DELETE', path: '/events', body: [['queue_id', ownQueue(f)]] }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: "read another user's queue",
-    request: (f) => ({
-      method: 'GET',
-      path: '/events',
-      query: [
-        ['queue_id', foreignQueue(f)],
-        ['last_event_id', '-1'],
-        ['dont_block', 'true'],
-      ],
-    }),
-    allowed: [],
-    denied: `Bad event queue ID: ${FOREIGN_QUEUE}`,
-  },
-];
+export const eventCases: PermissionRows<'events'> = {
+  register: [
+    {
+      name: 'register an event queue',
+      request: () => ({ method: 'POST', path: '/register', body: [['fetch_event_types', '["realm"]']] }),
+      allowed: EVERYONE,
+      denied: {},
+    },
+    {
+      name: "register a queue of every public channel's messages",
+      request: () => ({
+        method: 'POST',
+        path: '/register',
+        body: [
+          ['fetch_event_types', '["realm"]'],
+          ['all_public_streams', 'true'],
+        ],
+      }),
+      allowed: ['owner', 'admin', 'moderator', 'member', 'bot'],
+      denied: 'User not authorized for this query',
+    },
+    {
+      name: 'register a queue narrowed to a channel',
+      request: () => ({
+        method: 'POST',
+        path: '/register',
+        body: [
+          ['fetch_event_types', '["realm"]'],
+          ['narrow', '[["channel", "general"]]'],
+        ],
+      }),
+      allowed: EVERYONE,
+      denied: {},
+    },
+  ],
+  getEvents: [
+    {
+      name: 'read events of an own queue',
+      request: (f) => ({
+        method: 'GET',
+        path: '/events',
+        query: [
+          ['queue_id', ownQueue(f)],
+          ['last_event_id', '-1'],
+          ['dont_block', 'true'],
+        ],
+      }),
+      allowed: EVERYONE,
+      denied: {},
+    },
+    {
+      name: "read another user's queue",
+      request: (f) => ({
+        method: 'GET',
+        path: '/events',
+        query: [
+          ['queue_id', foreignQueue(f)],
+          ['last_event_id', '-1'],
+          ['dont_block', 'true'],
+        ],
+      }),
+      allowed: [],
+      denied: `Bad event queue ID: ${FOREIGN_QUEUE}`,
+    },
+  ],
+  deleteQueue: [
+    {
+      name: 'delete an own queue',
+      request: (f) => ({ method: 'DELETE', path: '/events', body: [['queue_id', ownQueue(f)]] }),
+      allowed: EVERYONE,
+      denied: {},
+    },
+  ],
+};

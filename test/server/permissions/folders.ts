@@ -1,5 +1,5 @@
 import { randomToken, unique } from '../../helpers/names.js';
-import type { Caller, Fixture, PermissionCase } from './matrix.js';
+import type { Caller, Fixture, PermissionRows } from './matrix.js';
 
 const ADMINS_ONLY = 'Must be an organization administrator';
 const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
@@ -14,40 +14,48 @@ function newFolder(f: Fixture): number {
   return id;
 }
 
-export const folderCases: PermissionCase[] = [
-  {
-    name: 'list channel folders',
-    request: () => ({ method: 'GET', path: '/channel_folders', query: [['include_archived', 'true']] }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: 'create a channel folder',
-    request: () => ({
-      method: 'POST',
-      path: '/channel_folders/create',
-      body: [
-        ['name', `${unique('New')} ${randomToken()}`],
-        ['description', ''],
-      ],
-    }),
-    allowed: ['owner', 'admin'],
-    denied: ADMINS_ONLY,
-  },
-  {
-    name: 'archive a channel folder',
-    request: (f) => ({ method: 'PATCH', path: `/channel_folders/${newFolder(f)}`, body: [['is_archived', 'true']] }),
-    allowed: ['owner', 'admin'],
-    denied: ADMINS_ONLY,
-  },
-  {
-    name: 'reorder the channel folders',
-    request: (f) => {
-      newFolder(f);
-      const ids = (f.org.db.prepare('SELECT id FROM channel_folders ORDER BY id DESC').all() as { id: number }[]).map((r) => r.id);
-      return { method: 'PATCH', path: '/channel_folders', body: [['order', JSON.stringify(ids)]] };
+export const folderCases: PermissionRows<'folders'> = {
+  getChannelFolders: [
+    {
+      name: 'list channel folders',
+      request: () => ({ method: 'GET', path: '/channel_folders', query: [['include_archived', 'true']] }),
+      allowed: EVERYONE,
+      denied: {},
     },
-    allowed: ['owner', 'admin'],
-    denied: ADMINS_ONLY,
-  },
-];
+  ],
+  createChannelFolder: [
+    {
+      name: 'create a channel folder',
+      request: () => ({
+        method: 'POST',
+        path: '/channel_folders/create',
+        body: [
+          ['name', `${unique('New')} ${randomToken()}`],
+          ['description', ''],
+        ],
+      }),
+      allowed: ['owner', 'admin'],
+      denied: ADMINS_ONLY,
+    },
+  ],
+  updateChannelFolder: [
+    {
+      name: 'archive a channel folder',
+      request: (f) => ({ method: 'PATCH', path: `/channel_folders/${newFolder(f)}`, body: [['is_archived', 'true']] }),
+      allowed: ['owner', 'admin'],
+      denied: ADMINS_ONLY,
+    },
+  ],
+  reorderChannelFolders: [
+    {
+      name: 'reorder the channel folders',
+      request: (f) => {
+        newFolder(f);
+        const ids = (f.org.db.prepare('SELECT id FROM channel_folders ORDER BY id DESC').all() as { id: number }[]).map((r) => r.id);
+        return { method: 'PATCH', path: '/channel_folders', body: [['order', JSON.stringify(ids)]] };
+      },
+      allowed: ['owner', 'admin'],
+      denied: ADMINS_ONLY,
+    },
+  ],
+};

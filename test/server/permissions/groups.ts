@@ -1,5 +1,5 @@
 import { randomToken, unique } from '../../helpers/names.js';
-import type { Caller, Fixture, PermissionCase } from './matrix.js';
+import type { Caller, Fixture, PermissionRows } from './matrix.js';
 
 /** Guests and bots are turned away before anything else (Zulip's require_member_or_admin). */
 const NOT_FOR = { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' } as const;
@@ -28,65 +28,79 @@ function ownersGroup(f: Fixture, settings: Record<string, unknown> = {}): number
   return id;
 }
 
-export const groupCases: PermissionCase[] = [
-  {
-    name: 'list user groups',
-    request: () => ({ method: 'GET', path: '/user_groups' }),
-    allowed: MEMBERS,
-    denied: NOT_FOR,
-  },
-  {
-    name: 'create a user group',
-    request: (f) => ({
-      method: 'POST',
-      path: '/user_groups/create',
-      body: [
-        ['name', `${unique('new', '-')}-${randomToken()}`],
-        ['description', ''],
-        ['members', JSON.stringify([f.others.member.id])],
-      ],
-    }),
-    allowed: MEMBERS,
-    denied: NOT_FOR,
-  },
-  {
-    name: "add a member to the owner's group (only owners manage all groups)",
-    request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/members`, body: [['add', JSON.stringify([f.others.member.id])]] }),
-    allowed: ['owner'],
-    denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },
-  },
-  {
-    name: 'join a group members may join',
-    request: (f) => ({
-      method: 'POST',
-      path: `/user_groups/${ownersGroup(f, { can_join_group: systemId(f, 'role:members') })}/members`,
-      body: [['add', JSON.stringify([f.caller?.id ?? 0])]],
-    }),
-    allowed: MEMBERS,
-    denied: NOT_FOR,
-  },
-  {
-    name: "add a subgroup to the owner's group",
-    request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/subgroups`, body: [['add', JSON.stringify([ownersGroup(f)])]] }),
-    allowed: ['owner'],
-    denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },
-  },
-  {
-    name: 'list the members of a group',
-    request: (f) => ({ method: 'GET', path: `/user_groups/${ownersGroup(f)}/members` }),
-    allowed: MEMBERS,
-    denied: NOT_FOR,
-  },
-  {
-    name: 'check whether a user is in a group',
-    request: (f) => ({ method: 'GET', path: `/user_groups/${ownersGroup(f)}/members/${f.others.admin.id}` }),
-    allowed: MEMBERS,
-    denied: NOT_FOR,
-  },
-  {
-    name: 'list the subgroups of a group',
-    request: (f) => ({ method: 'GET', path: `/user_groups/${systemId(f, 'role:members')}/subgroups` }),
-    allowed: MEMBERS,
-    denied: NOT_FOR,
-  },
-];
+export const groupCases: PermissionRows<'groups'> = {
+  getUserGroups: [
+    {
+      name: 'list user groups',
+      request: () => ({ method: 'GET', path: '/user_groups' }),
+      allowed: MEMBERS,
+      denied: NOT_FOR,
+    },
+  ],
+  createUserGroup: [
+    {
+      name: 'create a user group',
+      request: (f) => ({
+        method: 'POST',
+        path: '/user_groups/create',
+        body: [
+          ['name', `${unique('new', '-')}-${randomToken()}`],
+          ['description', ''],
+          ['members', JSON.stringify([f.others.member.id])],
+        ],
+      }),
+      allowed: MEMBERS,
+      denied: NOT_FOR,
+    },
+  ],
+  updateUserGroupMembers: [
+    {
+      name: "add a member to the owner's group (only owners manage all groups)",
+      request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/members`, body: [['add', JSON.stringify([f.others.member.id])]] }),
+      allowed: ['owner'],
+      denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },
+    },
+    {
+      name: 'join a group members may join',
+      request: (f) => ({
+        method: 'POST',
+        path: `/user_groups/${ownersGroup(f, { can_join_group: systemId(f, 'role:members') })}/members`,
+        body: [['add', JSON.stringify([f.caller?.id ?? 0])]],
+      }),
+      allowed: MEMBERS,
+      denied: NOT_FOR,
+    },
+  ],
+  updateUserGroupSubgroups: [
+    {
+      name: "add a subgroup to the owner's group",
+      request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/subgroups`, body: [['add', JSON.stringify([ownersGroup(f)])]] }),
+      allowed: ['owner'],
+      denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },
+    },
+  ],
+  getUserGroupMembers: [
+    {
+      name: 'list the members of a group',
+      request: (f) => ({ method: 'GET', path: `/user_groups/${ownersGroup(f)}/members` }),
+      allowed: MEMBERS,
+      denied: NOT_FOR,
+    },
+  ],
+  getIsUserGroupMember: [
+    {
+      name: 'check whether a user is in a group',
+      request: (f) => ({ method: 'GET', path: `/user_groups/${ownersGroup(f)}/members/${f.others.admin.id}` }),
+      allowed: MEMBERS,
+      denied: NOT_FOR,
+    },
+  ],
+  getUserGroupSubgroups: [
+    {
+      name: 'list the subgroups of a group',
+      request: (f) => ({ method: 'GET', path: `/user_groups/${systemId(f, 'role:members')}/subgroups` }),
+      allowed: MEMBERS,
+      denied: NOT_FOR,
+    },
+  ],
+};

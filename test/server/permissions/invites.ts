@@ -1,5 +1,5 @@
 import { randomToken } from '../../helpers/names.js';
-import type { Fixture, PermissionCase } from './matrix.js';
+import type { Fixture, PermissionRows } from './matrix.js';
 
 /** A pending invitation made by the fixture's member, stored directly. */
 function memberInvitation(f: Fixture): number {
@@ -21,77 +21,89 @@ const adminsOnly = 'Must be an organization administrator';
 
 const notMembers = { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' };
 
-export const inviteCases: PermissionCase[] = [
-  {
-    name: 'send an invitation',
-    request: () => ({
-      method: 'POST',
-      path: '/invites',
-      body: [
-        ['invitee_emails', `new-${randomToken()}@example.com`],
-        ['stream_ids', '[]'],
-      ],
-    }),
-    allowed: ['owner', 'admin', 'moderator', 'member'],
-    denied: notMembers,
-  },
-  {
-    name: 'invite an administrator',
-    request: () => ({
-      method: 'POST',
-      path: '/invites',
-      body: [
-        ['invitee_emails', `new-${randomToken()}@example.com`],
-        ['stream_ids', '[]'],
-        ['invite_as', '200'],
-      ],
-    }),
-    allowed: ['owner', 'admin'],
-    denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
-  },
-  {
-    // The API document's rule: one's own role or a more restricted one (a Zulip server asks an administrator).
-    name: 'invite a moderator',
-    request: () => ({
-      method: 'POST',
-      path: '/invites',
-      body: [
-        ['invitee_emails', `new-${randomToken()}@example.com`],
-        ['stream_ids', '[]'],
-        ['invite_as', '300'],
-      ],
-    }),
-    allowed: ['owner', 'admin', 'moderator'],
-    denied: { ...notMembers, member: adminsOnly },
-  },
-  {
-    name: 'create a reusable invitation link',
-    request: () => ({ method: 'POST', path: '/invites/multiuse' }),
-    allowed: ['owner', 'admin'],
-    denied: { ...notMembers, moderator: 'Insufficient permission', member: 'Insufficient permission' },
-  },
-  {
-    name: "revoke another member's link",
-    request: (f) => ({ method: 'DELETE', path: `/invites/multiuse/${memberLink(f)}` }),
-    allowed: ['owner', 'admin'],
-    denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
-  },
-  {
-    name: "resend another member's invitation",
-    request: (f) => ({ method: 'POST', path: `/invites/${memberInvitation(f)}/resend` }),
-    allowed: ['owner', 'admin'],
-    denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
-  },
-  {
-    name: 'list invitations',
-    request: () => ({ method: 'GET', path: '/invites' }),
-    allowed: ['owner', 'admin', 'moderator', 'member'],
-    denied: notMembers,
-  },
-  {
-    name: "revoke another member's invitation",
-    request: (f) => ({ method: 'DELETE', path: `/invites/${memberInvitation(f)}` }),
-    allowed: ['owner', 'admin'],
-    denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
-  },
-];
+export const inviteCases: PermissionRows<'invites'> = {
+  sendInvites: [
+    {
+      name: 'send an invitation',
+      request: () => ({
+        method: 'POST',
+        path: '/invites',
+        body: [
+          ['invitee_emails', `new-${randomToken()}@example.com`],
+          ['stream_ids', '[]'],
+        ],
+      }),
+      allowed: ['owner', 'admin', 'moderator', 'member'],
+      denied: notMembers,
+    },
+    {
+      name: 'invite an administrator',
+      request: () => ({
+        method: 'POST',
+        path: '/invites',
+        body: [
+          ['invitee_emails', `new-${randomToken()}@example.com`],
+          ['stream_ids', '[]'],
+          ['invite_as', '200'],
+        ],
+      }),
+      allowed: ['owner', 'admin'],
+      denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
+    },
+    {
+      // The API document's rule: one's own role or a more restricted one (a Zulip server asks an administrator).
+      name: 'invite a moderator',
+      request: () => ({
+        method: 'POST',
+        path: '/invites',
+        body: [
+          ['invitee_emails', `new-${randomToken()}@example.com`],
+          ['stream_ids', '[]'],
+          ['invite_as', '300'],
+        ],
+      }),
+      allowed: ['owner', 'admin', 'moderator'],
+      denied: { ...notMembers, member: adminsOnly },
+    },
+  ],
+  createInviteLink: [
+    {
+      name: 'create a reusable invitation link',
+      request: () => ({ method: 'POST', path: '/invites/multiuse' }),
+      allowed: ['owner', 'admin'],
+      denied: { ...notMembers, moderator: 'Insufficient permission', member: 'Insufficient permission' },
+    },
+  ],
+  revokeInviteLink: [
+    {
+      name: "revoke another member's link",
+      request: (f) => ({ method: 'DELETE', path: `/invites/multiuse/${memberLink(f)}` }),
+      allowed: ['owner', 'admin'],
+      denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
+    },
+  ],
+  resendInvite: [
+    {
+      name: "resend another member's invitation",
+      request: (f) => ({ method: 'POST', path: `/invites/${memberInvitation(f)}/resend` }),
+      allowed: ['owner', 'admin'],
+      denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
+    },
+  ],
+  getInvites: [
+    {
+      name: 'list invitations',
+      request: () => ({ method: 'GET', path: '/invites' }),
+      allowed: ['owner', 'admin', 'moderator', 'member'],
+      denied: notMembers,
+    },
+  ],
+  revokeInvite: [
+    {
+      name: "revoke another member's invitation",
+      request: (f) => ({ method: 'DELETE', path: `/invites/${memberInvitation(f)}` }),
+      allowed: ['owner', 'admin'],
+      denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
+    },
+  ],
+};

@@ -1,5 +1,5 @@
 import { randomToken } from '../../helpers/names.js';
-import type { Fixture, PermissionCase } from './matrix.js';
+import type { Fixture, PermissionRows } from './matrix.js';
 
 const ADMINS_ONLY = 'Must be an organization administrator';
 
@@ -18,39 +18,49 @@ const linkifierBody = (): [string, string][] => [
   ['url_template', 'https://p.example/{id}'],
 ];
 
-export const linkifierCases: PermissionCase[] = [
-  {
-    name: 'list linkifiers',
-    request: () => ({ method: 'GET', path: '/realm/linkifiers' }),
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
-    denied: {},
-  },
-  {
-    name: 'add a linkifier',
-    request: () => ({ method: 'POST', path: '/realm/filters', body: linkifierBody() }),
-    allowed: ['owner', 'admin'],
-    denied: ADMINS_ONLY,
-  },
-  {
-    name: 'replace a linkifier',
-    request: (f) => ({ method: 'PATCH', path: `/realm/filters/${newLinkifier(f)}`, body: linkifierBody() }),
-    allowed: ['owner', 'admin'],
-    denied: ADMINS_ONLY,
-  },
-  {
-    name: 'remove a linkifier',
-    request: (f) => ({ method: 'DELETE', path: `/realm/filters/${newLinkifier(f)}` }),
-    allowed: ['owner', 'admin'],
-    denied: ADMINS_ONLY,
-  },
-  {
-    name: 'reorder the linkifiers',
-    request: (f) => {
-      newLinkifier(f);
-      const ids = (f.org.db.prepare('SELECT id FROM linkifiers ORDER BY id DESC').all() as { id: number }[]).map((r) => r.id);
-      return { method: 'PATCH', path: '/realm/linkifiers', body: [['ordered_linkifier_ids', JSON.stringify(ids)]] };
+export const linkifierCases: PermissionRows<'linkifiers'> = {
+  getLinkifiers: [
+    {
+      name: 'list linkifiers',
+      request: () => ({ method: 'GET', path: '/realm/linkifiers' }),
+      allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+      denied: {},
     },
-    allowed: ['owner', 'admin'],
-    denied: ADMINS_ONLY,
-  },
-];
+  ],
+  addLinkifier: [
+    {
+      name: 'add a linkifier',
+      request: () => ({ method: 'POST', path: '/realm/filters', body: linkifierBody() }),
+      allowed: ['owner', 'admin'],
+      denied: ADMINS_ONLY,
+    },
+  ],
+  updateLinkifier: [
+    {
+      name: 'replace a linkifier',
+      request: (f) => ({ method: 'PATCH', path: `/realm/filters/${newLinkifier(f)}`, body: linkifierBody() }),
+      allowed: ['owner', 'admin'],
+      denied: ADMINS_ONLY,
+    },
+  ],
+  removeLinkifier: [
+    {
+      name: 'remove a linkifier',
+      request: (f) => ({ method: 'DELETE', path: `/realm/filters/${newLinkifier(f)}` }),
+      allowed: ['owner', 'admin'],
+      denied: ADMINS_ONLY,
+    },
+  ],
+  reorderLinkifiers: [
+    {
+      name: 'reorder the linkifiers',
+      request: (f) => {
+        newLinkifier(f);
+        const ids = (f.org.db.prepare('SELECT id FROM linkifiers ORDER BY id DESC').all() as { id: number }[]).map((r) => r.id);
+        return { method: 'PATCH', path: '/realm/linkifiers', body: [['ordered_linkifier_ids', JSON.stringify(ids)]] };
+      },
+      allowed: ['owner', 'admin'],
+      denied: ADMINS_ONLY,
+    },
+  ],
+};

@@ -2,6 +2,7 @@
  * The permission matrix, declared per area: for each operation, which callers succeed and what the others
  * are told. `permissions.test.ts` runs every case for every kind of caller against a real organization.
  */
+import type { AreaName, ServedName } from '../../../src/api/catalogue.js';
 import type { WireRequest } from '../../../src/api/wire.js';
 import type { TestOrg, TestUser } from '../../helpers/org.js';
 
@@ -25,6 +26,12 @@ export interface PermissionCase {
   /** The `msg` a refused caller gets; per caller where they differ. Anonymous and deactivated get the 401s. */
   denied: string | Partial<Record<Caller, string>>;
 }
+
+/**
+ * An area's rows: at least one case per operation it serves, under the operation's name. A new operation
+ * without its rows fails `tsc -p tsconfig.test.json` here, naming it, in the area's permissions file.
+ */
+export type PermissionRows<A extends AreaName> = { readonly [K in ServedName<A>]: readonly [PermissionCase, ...PermissionCase[]] };
 
 /** The 401 messages, the same for every authenticated operation. */
 export const ANONYMOUS_MSG = 'Not logged in: API authentication or user session required';

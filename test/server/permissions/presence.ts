@@ -1,4 +1,4 @@
-import type { Caller, Fixture, PermissionCase } from './matrix.js';
+import type { Caller, Fixture, PermissionRows } from './matrix.js';
 
 const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
 
@@ -11,23 +11,29 @@ function present(f: Fixture): number {
   return f.others.member.id;
 }
 
-export const presenceCases: PermissionCase[] = [
-  {
-    name: 'report presence',
-    request: () => ({ method: 'POST', path: '/users/me/presence', body: [['status', 'active']] }),
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest'],
-    denied: 'This endpoint does not accept bot requests.',
-  },
-  {
-    name: "read the organization's presence",
-    request: () => ({ method: 'GET', path: '/realm/presence' }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: "read one user's presence",
-    request: (f) => ({ method: 'GET', path: `/users/${present(f)}/presence` }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-];
+export const presenceCases: PermissionRows<'presence'> = {
+  updatePresence: [
+    {
+      name: 'report presence',
+      request: () => ({ method: 'POST', path: '/users/me/presence', body: [['status', 'active']] }),
+      allowed: ['owner', 'admin', 'moderator', 'member', 'guest'],
+      denied: 'This endpoint does not accept bot requests.',
+    },
+  ],
+  getRealmPresence: [
+    {
+      name: "read the organization's presence",
+      request: () => ({ method: 'GET', path: '/realm/presence' }),
+      allowed: EVERYONE,
+      denied: {},
+    },
+  ],
+  getUserPresence: [
+    {
+      name: "read one user's presence",
+      request: (f) => ({ method: 'GET', path: `/users/${present(f)}/presence` }),
+      allowed: EVERYONE,
+      denied: {},
+    },
+  ],
+};

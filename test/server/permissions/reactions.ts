@@ -1,5 +1,5 @@
 import type { WireRequest } from '../../../src/api/wire.js';
-import type { Fixture, PermissionCase } from './matrix.js';
+import type { Fixture, PermissionRows } from './matrix.js';
 import { generalMessage } from './messages.js';
 
 const EVERYONE = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const;
@@ -16,58 +16,68 @@ function customEmoji(f: Fixture, authorId: number): string {
   return name;
 }
 
-export const reactionCases: PermissionCase[] = [
-  {
-    name: 'react to a message of a channel one is in',
-    request: (f) => ({ method: 'POST', path: `/messages/${generalMessage(f, f.others.member.id)}/reactions`, body: [['emoji_name', 'octopus']] }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: 'remove one’s reaction',
-    request: (f) => {
-      const id = generalMessage(f, f.others.member.id);
-      const userId = f.caller?.id ?? f.org.owner.id;
-      f.org.db
-        .prepare(
-          "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, created) VALUES (?, ?, 'octopus', '1f419', 'unicode_emoji', 0)",
-        )
-        .run(id, userId);
-      return { method: 'DELETE', path: `/messages/${id}/reactions`, body: [['emoji_name', 'octopus']] };
+export const reactionCases: PermissionRows<'reactions'> = {
+  addReaction: [
+    {
+      name: 'react to a message of a channel one is in',
+      request: (f) => ({ method: 'POST', path: `/messages/${generalMessage(f, f.others.member.id)}/reactions`, body: [['emoji_name', 'octopus']] }),
+      allowed: EVERYONE,
+      denied: {},
     },
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: 'list custom emoji',
-    request: () => ({ method: 'GET', path: '/realm/emoji' }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-  {
-    name: 'upload a custom emoji',
-    request: () => {
-      // The matrix's request type has no `files`; the router takes them as any request does.
-      const req: Pick<WireRequest, 'method' | 'path' | 'files'> = {
-        method: 'POST',
-        path: `/realm/emoji/${emojiName()}`,
-        files: [{ field: 'file', filename: 'e.png', contentType: 'image/png', data: PNG }],
-      };
-      return req;
+  ],
+  removeReaction: [
+    {
+      name: 'remove one’s reaction',
+      request: (f) => {
+        const id = generalMessage(f, f.others.member.id);
+        const userId = f.caller?.id ?? f.org.owner.id;
+        f.org.db
+          .prepare(
+            "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, created) VALUES (?, ?, 'octopus', '1f419', 'unicode_emoji', 0)",
+          )
+          .run(id, userId);
+        return { method: 'DELETE', path: `/messages/${id}/reactions`, body: [['emoji_name', 'octopus']] };
+      },
+      allowed: EVERYONE,
+      denied: {},
     },
-    allowed: ['owner', 'admin', 'moderator', 'member'],
-    denied: { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' },
-  },
-  {
-    name: 'deactivate someone else’s custom emoji',
-    request: (f) => ({ method: 'DELETE', path: `/realm/emoji/${customEmoji(f, f.others.member.id)}` }),
-    allowed: ['owner', 'admin'],
-    denied: 'Must be an organization administrator or emoji author',
-  },
-  {
-    name: 'deactivate one’s own custom emoji',
-    request: (f) => ({ method: 'DELETE', path: `/realm/emoji/${customEmoji(f, f.caller?.id ?? f.org.owner.id)}` }),
-    allowed: EVERYONE,
-    denied: {},
-  },
-];
+  ],
+  getCustomEmoji: [
+    {
+      name: 'list custom emoji',
+      request: () => ({ method: 'GET', path: '/realm/emoji' }),
+      allowed: EVERYONE,
+      denied: {},
+    },
+  ],
+  uploadCustomEmoji: [
+    {
+      name: 'upload a custom emoji',
+      request: () => {
+        // The matrix's request type has no `files`; the router takes them as any request does.
+        const req: Pick<WireRequest, 'method' | 'path' | 'files'> = {
+          method: 'POST',
+          path: `/realm/emoji/${emojiName()}`,
+          files: [{ field: 'file', filename: 'e.png', contentType: 'image/png', data: PNG }],
+        };
+        return req;
+      },
+      allowed: ['owner', 'admin', 'moderator', 'member'],
+      denied: { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' },
+    },
+  ],
+  deactivateCustomEmoji: [
+    {
+      name: 'deactivate someone else’s custom emoji',
+      request: (f) => ({ method: 'DELETE', path: `/realm/emoji/${customEmoji(f, f.others.member.id)}` }),
+      allowed: ['owner', 'admin'],
+      denied: 'Must be an organization administrator or emoji author',
+    },
+    {
+      name: 'deactivate one’s own custom emoji',
+      request: (f) => ({ method: 'DELETE', path: `/realm/emoji/${customEmoji(f, f.caller?.id ?? f.org.owner.id)}` }),
+      allowed: EVERYONE,
+      denied: {},
+    },
+  ],
+};

@@ -1,4 +1,4 @@
-import type { Fixture, PermissionCase } from './matrix.js';
+import type { Fixture, PermissionRows } from './matrix.js';
 
 /** A direct message from the caller (or, for an anonymous caller, from the owner) to a member, straight in the store. */
 function ownMessage(f: Fixture): number {
@@ -16,54 +16,58 @@ function ownMessage(f: Fixture): number {
   return id;
 }
 
-export const typingCases: PermissionCase[] = [
-  {
-    name: 'say one is typing a direct message',
-    request: (f) => ({
-      method: 'POST',
-      path: '/typing',
-      body: [
-        ['op', 'start'],
-        ['to', JSON.stringify([f.others.member.id])],
-      ],
-    }),
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
-    denied: {},
-  },
-  {
-    name: 'say one is typing in a public channel',
-    request: (f) => {
-      const general = (f.org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
-      return {
+export const typingCases: PermissionRows<'typing'> = {
+  setTypingStatus: [
+    {
+      name: 'say one is typing a direct message',
+      request: (f) => ({
         method: 'POST',
         path: '/typing',
         body: [
-          ['type', 'channel'],
           ['op', 'start'],
-          ['stream_id', String(general)],
-          ['topic', 'hello'],
+          ['to', JSON.stringify([f.others.member.id])],
         ],
-      };
+      }),
+      allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+      denied: {},
     },
-    // Test users are subscribed to the default channel, guests included.
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
-    denied: {},
-  },
-  {
-    name: 'say one is editing one’s own message',
-    request: (f) => ({ method: 'POST', path: `/messages/${ownMessage(f)}/typing`, body: [['op', 'start']] }),
-    allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
-    denied: {},
-  },
-  {
-    name: 'say one is editing another user’s direct message to one',
-    request: (f) => {
-      const id = ownMessage({ ...f, caller: f.others.admin });
-      const callerId = f.caller?.id;
-      if (callerId !== undefined) f.org.db.prepare('INSERT OR IGNORE INTO user_messages (user_id, message_id) VALUES (?, ?)').run(callerId, id);
-      return { method: 'POST', path: `/messages/${id}/typing`, body: [['op', 'start']] };
+    {
+      name: 'say one is typing in a public channel',
+      request: (f) => {
+        const general = (f.org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
+        return {
+          method: 'POST',
+          path: '/typing',
+          body: [
+            ['type', 'channel'],
+            ['op', 'start'],
+            ['stream_id', String(general)],
+            ['topic', 'hello'],
+          ],
+        };
+      },
+      // Test users are subscribed to the default channel, guests included.
+      allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+      denied: {},
     },
-    allowed: [],
-    denied: "You don't have permission to edit this message",
-  },
-];
+  ],
+  setMessageEditTypingStatus: [
+    {
+      name: 'say one is editing one’s own message',
+      request: (f) => ({ method: 'POST', path: `/messages/${ownMessage(f)}/typing`, body: [['op', 'start']] }),
+      allowed: ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'],
+      denied: {},
+    },
+    {
+      name: 'say one is editing another user’s direct message to one',
+      request: (f) => {
+        const id = ownMessage({ ...f, caller: f.others.admin });
+        const callerId = f.caller?.id;
+        if (callerId !== undefined) f.org.db.prepare('INSERT OR IGNORE INTO user_messages (user_id, message_id) VALUES (?, ?)').run(callerId, id);
+        return { method: 'POST', path: `/messages/${id}/typing`, body: [['op', 'start']] };
+      },
+      allowed: [],
+      denied: "You don't have permission to edit this message",
+    },
+  ],
+};
