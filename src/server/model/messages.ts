@@ -73,9 +73,9 @@ export const unresolvedTopic = (topic: string): string => (isResolvedTopic(topic
 // Recipients
 
 export function channelRecipientId(db: Db, channelId: number): number {
-  const row = db.prepare('SELECT id FROM recipients WHERE stream_id = ?').get(channelId) as { id: number } | undefined;
+  const row = statement(db, 'SELECT id FROM recipients WHERE stream_id = ?').get(channelId) as { id: number } | undefined;
   if (row) return row.id;
-  return Number(db.prepare('INSERT INTO recipients (stream_id) VALUES (?)').run(channelId).lastInsertRowid);
+  return Number(statement(db, 'INSERT INTO recipients (stream_id) VALUES (?)').run(channelId).lastInsertRowid);
 }
 
 export const membersKey = (userIds: Iterable<number>): string => [...new Set(userIds)].sort((a, b) => a - b).join(',');
@@ -83,13 +83,13 @@ export const membersKey = (userIds: Iterable<number>): string => [...new Set(use
 /** The recipient of a direct conversation among exactly these users, created on first use. */
 export function directRecipientId(db: Db, userIds: Iterable<number>): number {
   const key = membersKey(userIds);
-  const row = db.prepare('SELECT id FROM recipients WHERE members = ?').get(key) as { id: number } | undefined;
+  const row = statement(db, 'SELECT id FROM recipients WHERE members = ?').get(key) as { id: number } | undefined;
   if (row) return row.id;
-  return Number(db.prepare('INSERT INTO recipients (members) VALUES (?)').run(key).lastInsertRowid);
+  return Number(statement(db, 'INSERT INTO recipients (members) VALUES (?)').run(key).lastInsertRowid);
 }
 
 export const recipientMembers = (db: Db, recipientId: number): number[] => {
-  const row = db.prepare('SELECT members FROM recipients WHERE id = ?').get(recipientId) as { members: string | null } | undefined;
+  const row = statement(db, 'SELECT members FROM recipients WHERE id = ?').get(recipientId) as { members: string | null } | undefined;
   return row?.members ? row.members.split(',').map(Number) : [];
 };
 
@@ -215,11 +215,8 @@ function channelForSend(db: Db, sender: UserRow, indicator: string | number): St
 
 /** Users who took part in a topic (sent or reacted), for `@**topic**`. */
 export function topicParticipantIds(db: Db, recipientId: number, topic: string): Set<number> {
-  const rows = db
-    .prepare(
-      `SELECT sender_id AS id FROM messages WHERE recipient_id = ? AND topic = ? COLLATE NOCASE
-       UNION SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id WHERE m.recipient_id = ? AND m.topic = ? COLLATE NOCASE`,
-    )
+  const rows = statement(db, `SELECT sender_id AS id FROM messages WHERE recipient_id = ? AND topic = ? COLLATE NOCASE
+       UNION SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id WHERE m.recipient_id = ? AND m.topic = ? COLLATE NOCASE`)
     .all(recipientId, topic, recipientId, topic) as { id: number }[];
   return new Set(rows.map((r) => r.id));
 }
@@ -320,11 +317,8 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
   const readBySender = req.readBySender ?? defaultReadBySender(client);
   const now = ctx.nowSeconds();
   const id = Number(
-    db
-      .prepare(
-        `INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent, client, is_me_message)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
+    statement(db, `INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent, client, is_me_message)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(
         sender.id,
         recipientId,
@@ -405,12 +399,11 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
   const userIds = new Set<number>(rows.map((r) => r.sender_id));
   for (const list of memberLists.values()) for (const id of list) userIds.add(id);
   const users = new Map(
-    (db.prepare('SELECT * FROM users WHERE id IN (SELECT value FROM json_each(?))').all(inList([...userIds])) as UserRow[]).map((u) => [u.id, view(u)]),
+    (statement(db, 'SELECT * FROM users WHERE id IN (SELECT value FROM json_each(?))').all(inList([...userIds])) as UserRow[]).map((u) => [u.id, view(u)]),
   );
   const channels = new Map(
     (
-      db
-        .prepare('SELECT id, name FROM streams WHERE id IN (SELECT value FROM json_each(?))')
+      statement(db, 'SELECT id, name FROM streams WHERE id IN (SELECT value FROM json_each(?))')
         .all(inList(rows.flatMap((r) => (r.stream_id ? [r.stream_id] : [])))) as {
         id: number;
         name: string;
@@ -418,10 +411,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
     ).map((c) => [c.id, c.name]),
   );
   const reactions = new Map<number, MessageReaction[]>();
-  for (const r of db
-    .prepare(
-      'SELECT message_id, emoji_name, emoji_code, reaction_type, user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY rowid',
-    )
+  for (const r of statement(db, 'SELECT message_id, emoji_name, emoji_code, reaction_type, user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
     .all(inList(ids)) as (MessageReaction & { message_id: number })[]) {
     const { message_id, ...reaction } = r;
     reactions.set(message_id, [...(reactions.get(message_id) ?? []), reaction]);
@@ -429,8 +419,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
   const showHistory = getSetting(db, 'allow_edit_history');
   const edits = new Map<number, EditRow[]>();
   if (showHistory) {
-    for (const e of db
-      .prepare('SELECT * FROM message_edits WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id DESC')
+    for (const e of statement(db, 'SELECT * FROM message_edits WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id DESC')
       .all(inList(ids)) as EditRow[]) {
       edits.set(e.message_id, [...(edits.get(e.message_id) ?? []), e]);
     }
@@ -506,6 +495,6 @@ export function messageToWire(db: Db, messageId: number, opts: WireOptions, view
 
 /** The caller's flags on a message they may read: their own, or `read` + `historical` without a copy. */
 export function viewerFlags(db: Db, viewer: UserRow, messageId: number): string[] {
-  const row = db.prepare('SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(viewer.id, messageId) as { flags: number } | undefined;
+  const row = statement(db, 'SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?').get(viewer.id, messageId) as { flags: number } | undefined;
   return wireFlags(row ? row.flags : FLAG_BITS.read | FLAG_BITS.historical);
 }

@@ -17,6 +17,7 @@ import type { Db } from '../store/db.js';
 import { realmEmojiSourceUrl, unicodeEmojiCode, ZULIP_EXTRA_EMOJI } from './emoji.js';
 import { compilePattern } from './linkifiers.js';
 import { compileRe2, type Re2 } from './re2.js';
+import { statement } from '../store/statements.js';
 
 export interface Rendered {
   html: string;
@@ -101,12 +102,12 @@ interface MentionUser {
 function userByMention(db: Db, text: string): MentionUser | undefined {
   const withId = /^(.*)\|(\d+)$/.exec(text);
   if (withId) {
-    const user = db.prepare('SELECT id, full_name FROM users WHERE id = ? AND is_active = 1').get(Number(withId[2])) as MentionUser | undefined;
+    const user = statement(db, 'SELECT id, full_name FROM users WHERE id = ? AND is_active = 1').get(Number(withId[2])) as MentionUser | undefined;
     // `@**|id**` names nobody in particular; `@**Name|id**` must name that user.
     if (!user || (withId[1] !== '' && withId[1] !== user.full_name)) return undefined;
     return user;
   }
-  const matches = db.prepare('SELECT id, full_name FROM users WHERE is_active = 1 AND full_name = ? COLLATE NOCASE LIMIT 2').all(text) as MentionUser[];
+  const matches = statement(db, 'SELECT id, full_name FROM users WHERE is_active = 1 AND full_name = ? COLLATE NOCASE LIMIT 2').all(text) as MentionUser[];
   // An ambiguous name mentions nobody; the `|id` form disambiguates.
   return matches.length === 1 ? matches[0] : undefined;
 }
@@ -160,7 +161,7 @@ function userMentionHtml(env: Env, text: string, isSilent: boolean): string | un
 
 function groupMentionHtml(env: Env, name: string, isSilent: boolean): string | undefined {
   // System groups (`role:*`) cannot be mentioned, as on a Zulip server by default.
-  const group = env.db.prepare('SELECT id, name FROM user_groups WHERE name = ? AND is_system_group = 0 AND deactivated = 0').get(name) as
+  const group = statement(env.db, 'SELECT id, name FROM user_groups WHERE name = ? AND is_system_group = 0 AND deactivated = 0').get(name) as
     | { id: number; name: string }
     | undefined;
   if (!group) return undefined;
@@ -195,11 +196,8 @@ function channelLinkRule(state: StateInline, silent: boolean): boolean {
   const gt = inner.indexOf('>');
   const channelName = gt < 0 ? inner : inner.slice(0, gt);
   const env = state.env as Env;
-  const channel = env.db
-    .prepare(
-      `SELECT s.id, s.name FROM streams s WHERE s.name = ? COLLATE NOCASE
-         AND (s.invite_only = 0 OR EXISTS (SELECT 1 FROM subscriptions WHERE stream_id = s.id AND user_id = ? AND active = 1))`,
-    )
+  const channel = statement(env.db, `SELECT s.id, s.name FROM streams s WHERE s.name = ? COLLATE NOCASE
+         AND (s.invite_only = 0 OR EXISTS (SELECT 1 FROM subscriptions WHERE stream_id = s.id AND user_id = ? AND active = 1))`)
     .get(channelName, env.senderId ?? -1) as { id: number; name: string } | undefined;
   if (!channel) return false;
   if (!silent) {
@@ -232,7 +230,7 @@ function emojiRule(state: StateInline, silent: boolean): boolean {
   const env = state.env as Env;
   const title = escapeHtml(name.replace(/_/g, ' '));
   let html: string | undefined;
-  const custom = env.db.prepare('SELECT id, file_name FROM realm_emoji WHERE name = ? AND deactivated = 0').get(name) as
+  const custom = statement(env.db, 'SELECT id, file_name FROM realm_emoji WHERE name = ? AND deactivated = 0').get(name) as
     | { id: number; file_name: string }
     | undefined;
   if (custom) {
@@ -260,7 +258,7 @@ export function expandUrlTemplate(template: string, values: Record<string, strin
 }
 
 function compileLinkifiers(db: Db): CompiledLinkifier[] {
-  const rows = db.prepare('SELECT pattern, url_template FROM linkifiers ORDER BY "order", id').all() as { pattern: string; url_template: string }[];
+  const rows = statement(db, 'SELECT pattern, url_template FROM linkifiers ORDER BY "order", id').all() as { pattern: string; url_template: string }[];
   const out: CompiledLinkifier[] = [];
   for (const row of rows) {
     const compiled = compilePattern(row.pattern);

@@ -77,7 +77,7 @@ export const subscriptionViews = (db: Db, rows: readonly SubscriptionRow[], incl
  */
 function subscriptionViewer(db: Db, includeSubscribers: boolean): (row: SubscriptionRow) => Subscription {
   const view = channelView(db);
-  const streams = db.prepare('SELECT * FROM streams WHERE id = ?');
+  const streams = statement(db, 'SELECT * FROM streams WHERE id = ?');
   const channels = new Map<number, { channel: Channel; subscribers: number[] | undefined }>();
   const channelOf = (streamId: number) => {
     let c = channels.get(streamId);
@@ -108,11 +108,8 @@ function subscriptionViewer(db: Db, includeSubscribers: boolean): (row: Subscrip
 
 /** A user's active subscriptions (to channels that are not archived), by name in code-point order as Zulip sorts. */
 export function activeSubscriptionRows(db: Db, userId: number): SubscriptionRow[] {
-  return db
-    .prepare(
-      `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
-       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE BINARY, c.id`,
-    )
+  return statement(db, `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE BINARY, c.id`)
     .all(userId) as SubscriptionRow[];
 }
 
@@ -278,7 +275,7 @@ const subscriptionRowsOf = (db: Db, streamId: number, userIds: readonly number[]
 
 /** Subscribes a new account to the organization's default channels (no events: nobody knows the account yet). */
 export function subscribeToDefaultChannels(db: Db, userId: number): void {
-  db.prepare('INSERT OR IGNORE INTO subscriptions (user_id, stream_id) SELECT ?, id FROM streams WHERE is_default = 1 AND is_archived = 0').run(userId);
+  statement(db, 'INSERT OR IGNORE INTO subscriptions (user_id, stream_id) SELECT ?, id FROM streams WHERE is_default = 1 AND is_archived = 0').run(userId);
 }
 
 /** One event about the same channels for several users: stored once, whoever receives it. */
@@ -375,7 +372,7 @@ export function setSubscriptionProperty(
 ): void {
   if (property === 'in_home_view' || property === 'is_muted') {
     const muted = property === 'is_muted' ? value === true : value !== true;
-    db.prepare('UPDATE subscriptions SET is_muted = ? WHERE user_id = ? AND stream_id = ?').run(muted ? 1 : 0, userId, streamId);
+    statement(db, 'UPDATE subscriptions SET is_muted = ? WHERE user_id = ? AND stream_id = ?').run(muted ? 1 : 0, userId, streamId);
     sink.emit({ type: 'subscription', op: 'update', stream_id: streamId, property: 'in_home_view', value: !muted }, [userId]);
     sink.emit({ type: 'subscription', op: 'update', stream_id: streamId, property: 'is_muted', value: muted }, [userId]);
     return;
@@ -399,7 +396,7 @@ export function normalizeTopic(db: Db, topic: string): string {
  */
 export function setVisibilityPolicy(db: Db, sink: EventSink, userId: number, streamId: number, topic: string, policy: VisibilityPolicy, now: number): void {
   if (policy === 0) {
-    const removed = db.prepare('DELETE FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').run(userId, streamId, topic);
+    const removed = statement(db, 'DELETE FROM user_topics WHERE user_id = ? AND stream_id = ? AND topic = ?').run(userId, streamId, topic);
     if (removed.changes === 0) return;
   } else {
     const current = db
@@ -417,8 +414,5 @@ export function setVisibilityPolicy(db: Db, sink: EventSink, userId: number, str
 
 /** A user's topic policies, as register's `user_topics` lists them. */
 export const userTopics = (db: Db, userId: number): UserTopic[] =>
-  db
-    .prepare(
-      'SELECT stream_id, topic AS topic_name, last_updated, visibility_policy FROM user_topics WHERE user_id = ? ORDER BY last_updated, stream_id, topic',
-    )
+  statement(db, 'SELECT stream_id, topic AS topic_name, last_updated, visibility_policy FROM user_topics WHERE user_id = ? ORDER BY last_updated, stream_id, topic')
     .all(userId) as UserTopic[];

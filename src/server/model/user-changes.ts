@@ -14,9 +14,10 @@ import { directSystemGroups, systemGroupId } from './system-groups.js';
 import { emitWithPerson, notifyBotUpdate, notifyPersonUpdate } from './user-events.js';
 import { gravatarUrl, seesRealEmail } from './user-view.js';
 import { holds } from './user-permissions.js';
-import { emailTaken, insertUser, userById, type UserRow, type Viewer } from './users.js';
+import { emailTaken, insertUser, userById, type UserRow } from './users.js';
 import { listeningUserIds, listeningViewers } from './event-queues.js';
 import { newEmailProblem, validateFullName, validateNewEmail } from './validation.js';
+import { statement } from '../store/statements.js';
 
 /** A human account as the API creates it: name and address validated, the password hashed (null: none). */
 export interface NewAccount {
@@ -38,29 +39,18 @@ export function newAccountFields(db: Db, p: { email: string; full_name: string }
   return { full_name: validateFullName(db, p.full_name), email: validateNewEmail(db, p.email) };
 }
 
-/** Writes a human account made through the API, subscribed to the default channels; announcing it is the caller's. */
-export function insertAccount(db: Db, u: NewAccount, now: number): UserRow {
+/** Creates a human account through the API (its name and address already validated), subscribed to the default channels, and announces it. */
+export function createAccount(db: Db, sink: EventSink, realmUrl: string, u: NewAccount, now: number): UserRow {
   const user = insertUser(db, u, now);
   // date_joined is the creation time until the account's first login, then that login's (2.1).
-  db.prepare('UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);
+  statement(db, 'UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);
   subscribeToDefaultChannels(db, user.id);
-  return user;
-}
-
-/** The `realm_user` add event of a new account, to every active user in `viewers` (default: all of them). */
-export function announceAccount(db: Db, sink: EventSink, realmUrl: string, user: UserRow, viewers?: readonly Viewer[]): void {
-  emitWithPerson(db, sink, realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }), viewers);
-}
-
-/** Creates a human account through the API (its name and address already validated) and announces it. */
-export function createAccount(db: Db, sink: EventSink, realmUrl: string, u: NewAccount, now: number): UserRow {
-  const user = insertAccount(db, u, now);
-  announceAccount(db, sink, realmUrl, user);
+  emitWithPerson(db, sink, realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }));
   return user;
 }
 
 export function changeRole(db: Db, sink: EventSink, target: UserRow, role: Role): void {
-  db.prepare('UPDATE users SET role = ? WHERE id = ?').run(role, target.id);
+  statement(db, 'UPDATE users SET role = ? WHERE id = ?').run(role, target.id);
   notifyPersonUpdate(db, sink, { user_id: target.id, role });
   // System group membership follows the role; clients keeping group members learn of it as a server tells them.
   const before = directSystemGroups(target.role);
@@ -78,7 +68,7 @@ export function changeRole(db: Db, sink: EventSink, target: UserRow, role: Role)
 }
 
 export function changeFullName(db: Db, sink: EventSink, target: UserRow, name: string): void {
-  db.prepare('UPDATE users SET full_name = ?, name_key = ? WHERE id = ?').run(name, nameKey(name), target.id);
+  statement(db, 'UPDATE users SET full_name = ?, name_key = ? WHERE id = ?').run(name, nameKey(name), target.id);
   notifyPersonUpdate(db, sink, { user_id: target.id, full_name: name });
   if (target.is_bot) notifyBotUpdate(db, sink, target, { full_name: name });
 }
@@ -91,7 +81,7 @@ export function changeEmail(db: Db, sink: EventSink, target: UserRow, raw: strin
   if (emailTaken(db, email, target.id)) throw badRequest(`Email '${email}' already in use`);
   // A new version tells clients to fetch the avatar again.
   const version = target.avatar_version + 1;
-  db.prepare('UPDATE users SET email = ?, avatar_version = ? WHERE id = ?').run(email, version, target.id);
+  statement(db, 'UPDATE users SET email = ?, avatar_version = ? WHERE id = ?').run(email, version, target.id);
   const policy = getSetting(db, 'email_address_visibility');
   const seeing = listeningViewers(db)
     .filter((v) => seesRealEmail(policy, v, target))
@@ -105,13 +95,13 @@ export function changeEmail(db: Db, sink: EventSink, target: UserRow, raw: strin
 
 /** Reactivates an account; a bot whose owner is gone passes to `caller`, who brings it back. */
 export function reactivate(db: Db, sink: EventSink, caller: UserRow, user: UserRow): void {
-  db.prepare('UPDATE users SET is_active = 1 WHERE id = ?').run(user.id);
+  statement(db, 'UPDATE users SET is_active = 1 WHERE id = ?').run(user.id);
   notifyPersonUpdate(db, sink, { user_id: user.id, is_active: true });
   if (!user.is_bot) return;
   const owner = user.bot_owner_id === null ? undefined : userById(db, user.bot_owner_id);
   let bot = user;
   if (owner && !owner.is_active) {
-    db.prepare('UPDATE users SET bot_owner_id = ? WHERE id = ?').run(caller.id, user.id);
+    statement(db, 'UPDATE users SET bot_owner_id = ? WHERE id = ?').run(caller.id, user.id);
     bot = { ...user, bot_owner_id: caller.id };
     notifyPersonUpdate(db, sink, { user_id: user.id, bot_owner_id: caller.id });
     notifyBotUpdate(db, sink, bot, { owner_id: caller.id });

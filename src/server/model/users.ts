@@ -135,13 +135,10 @@ export interface NewUser {
 }
 
 export function insertUser(db: Db, u: NewUser, now: number): UserRow {
-  const info = db
-    .prepare(
-      `INSERT INTO users (email, full_name, name_key, role, is_bot, bot_type, bot_owner_id, api_key, password_hash, date_joined,
+  const info = statement(db, `INSERT INTO users (email, full_name, name_key, role, is_bot, bot_type, bot_owner_id, api_key, password_hash, date_joined,
          timezone, service_base_url, service_interface, service_token)
        VALUES (@email, @full_name, @name_key, @role, @is_bot, @bot_type, @bot_owner_id, @api_key, @password_hash, @date_joined,
-         @timezone, @service_base_url, @service_interface, @service_token)`,
-    )
+         @timezone, @service_base_url, @service_interface, @service_token)`)
     .run({
       email: u.email.trim(),
       full_name: u.full_name,
@@ -163,7 +160,7 @@ export function insertUser(db: Db, u: NewUser, now: number): UserRow {
 
 /** An account made through the API joins, as far as date_joined tells, at its first login (2.1). */
 export function recordLogin(db: Db, userId: number, now: number): void {
-  db.prepare('UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, userId);
+  statement(db, 'UPDATE users SET date_joined = ?, date_joined_at_first_login = 0 WHERE id = ? AND date_joined_at_first_login = 1').run(now, userId);
 }
 
 /** The newest message a user has a copy of, or -1 (GET /users/me's max_message_id). */

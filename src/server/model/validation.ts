@@ -3,6 +3,7 @@ import { badRequest } from '../../api/errors.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { nameKey } from '../store/name-key.js';
+import { statement } from '../store/statements.js';
 
 export const MAX_NAME_LENGTH = 100;
 export const MIN_NAME_LENGTH = 2;
@@ -16,7 +17,7 @@ export function validateFullName(db: Db, raw: string, exceptUserId?: number): st
   // `Name|15` would read as a mention of user 15 to a sloppy parser of the mention syntax.
   if (/\|\d+$/.test(raw)) throw badRequest('Invalid format!');
   if (getSetting(db, 'require_unique_names')) {
-    const taken = db.prepare('SELECT 1 FROM users WHERE name_key = ? AND id IS NOT ? AND is_system_bot = 0 LIMIT 1').get(nameKey(name), exceptUserId ?? null);
+    const taken = statement(db, 'SELECT 1 FROM users WHERE name_key = ? AND id IS NOT ? AND is_system_bot = 0 LIMIT 1').get(nameKey(name), exceptUserId ?? null);
     if (taken) throw badRequest('Unique names required in this organization.');
   }
   return name;
@@ -32,7 +33,7 @@ export const emailDomain = (email: string): string => email.slice(email.lastInde
 export function domainAllowed(db: Db, email: string): boolean {
   if (!getSetting(db, 'emails_restricted_to_domains')) return true;
   const domain = emailDomain(email);
-  const rows = db.prepare('SELECT domain, allow_subdomains FROM realm_domains').all() as { domain: string; allow_subdomains: number }[];
+  const rows = statement(db, 'SELECT domain, allow_subdomains FROM realm_domains').all() as { domain: string; allow_subdomains: number }[];
   return rows.some((r) => domain === r.domain || (r.allow_subdomains === 1 && domain.endsWith(`.${r.domain}`)));
 }
 
@@ -52,7 +53,7 @@ export function validateNewEmail(db: Db, raw: string): string {
   if (!domainAllowed(db, email)) throw badRequest(`Email '${email}' not allowed in this organization`);
   const problem = newEmailProblem(db, email);
   if (problem) throw badRequest(problem);
-  if (db.prepare('SELECT 1 FROM users WHERE email = ? COLLATE NOCASE').get(email)) {
+  if (statement(db, 'SELECT 1 FROM users WHERE email = ? COLLATE NOCASE').get(email)) {
     throw badRequest(`Email '${email}' already in use`);
   }
   return email;
