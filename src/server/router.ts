@@ -297,12 +297,7 @@ export class Router {
   }
 
   /** Runs an admitted request's handler and answers with its result (kept for later reads when `keep` says so). */
-  private async run(
-    admitted: Admitted,
-    signal: AbortSignal,
-    streamed: (key: string) => boolean,
-    keep?: { key: string; stamp: string },
-  ): Promise<WireResponse> {
+  private async run(admitted: Admitted, signal: AbortSignal, streamed: (key: string) => boolean, keep?: { key: string; stamp: string }): Promise<WireResponse> {
     const { req, op, binding, params, caller } = admitted;
     const db = this.opts.db;
     // A try that found the store busy is run again from the start, with a fresh context: nothing it
@@ -394,7 +389,12 @@ export class Router {
           together.map((a) => {
             const ctx = this.context(a.req, a.caller, signal, hashes);
             try {
-              return { ok: true as const, a, ctx, result: inTransaction(db, 'immediate', () => this.settle(a.req, a.binding.fn(ctx.handler, a.params, a.prepared), () => false)) };
+              return {
+                ok: true as const,
+                a,
+                ctx,
+                result: inTransaction(db, 'immediate', () => this.settle(a.req, a.binding.fn(ctx.handler, a.params, a.prepared), () => false)),
+              };
             } catch (e) {
               // A busy store fails them all: the whole transaction is tried again.
               if (isBusy(e)) throw e;

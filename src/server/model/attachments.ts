@@ -25,9 +25,11 @@ export const attachmentById = (db: Db, id: number): AttachmentRow | undefined =>
 export const uploadSpaceUsed = (db: Db): number => (statement(db, 'SELECT coalesce(sum(size), 0) AS n FROM attachments').get() as { n: number }).n;
 
 export function attachmentView(db: Db, row: AttachmentRow): Attachment {
-  const messages = statement(db, `SELECT m.id AS id, m.date_sent * 1000 AS date_sent FROM attachment_messages am JOIN messages m ON m.id = am.message_id
-       WHERE am.attachment_id = ? ORDER BY m.id`)
-    .all(row.id) as { id: number; date_sent: number }[];
+  const messages = statement(
+    db,
+    `SELECT m.id AS id, m.date_sent * 1000 AS date_sent FROM attachment_messages am JOIN messages m ON m.id = am.message_id
+       WHERE am.attachment_id = ? ORDER BY m.id`,
+  ).all(row.id) as { id: number; date_sent: number }[];
   return { id: row.id, name: row.name, path_id: row.path_id, size: row.size, create_time: row.create_time_ms, messages };
 }
 
@@ -37,9 +39,11 @@ export function attachmentsOf(db: Db, ownerId: number): Attachment[] {
 }
 
 export function insertAttachment(db: Db, a: Omit<AttachmentRow, 'id'>): AttachmentRow {
-  const info = statement(db, `INSERT INTO attachments (owner_id, name, path_id, stored_as, size, content_type, create_time_ms)
-       VALUES (@owner_id, @name, @path_id, @stored_as, @size, @content_type, @create_time_ms)`)
-    .run(a);
+  const info = statement(
+    db,
+    `INSERT INTO attachments (owner_id, name, path_id, stored_as, size, content_type, create_time_ms)
+       VALUES (@owner_id, @name, @path_id, @stored_as, @size, @content_type, @create_time_ms)`,
+  ).run(a);
   return attachmentById(db, Number(info.lastInsertRowid))!;
 }
 

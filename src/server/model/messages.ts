@@ -215,9 +215,11 @@ function channelForSend(db: Db, sender: UserRow, indicator: string | number): St
 
 /** Users who took part in a topic (sent or reacted), for `@**topic**`. */
 export function topicParticipantIds(db: Db, recipientId: number, topic: string): Set<number> {
-  const rows = statement(db, `SELECT sender_id AS id FROM messages WHERE recipient_id = ? AND topic = ? COLLATE NOCASE
-       UNION SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id WHERE m.recipient_id = ? AND m.topic = ? COLLATE NOCASE`)
-    .all(recipientId, topic, recipientId, topic) as { id: number }[];
+  const rows = statement(
+    db,
+    `SELECT sender_id AS id FROM messages WHERE recipient_id = ? AND topic = ? COLLATE NOCASE
+       UNION SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id WHERE m.recipient_id = ? AND m.topic = ? COLLATE NOCASE`,
+  ).all(recipientId, topic, recipientId, topic) as { id: number }[];
   return new Set(rows.map((r) => r.id));
 }
 
@@ -317,20 +319,22 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
   const readBySender = req.readBySender ?? defaultReadBySender(client);
   const now = ctx.nowSeconds();
   const id = Number(
-    statement(db, `INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent, client, is_me_message)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(
-        sender.id,
-        recipientId,
-        channel ? 'stream' : 'private',
-        channel?.id ?? null,
-        topic,
-        content,
-        rendered.html,
-        now,
-        client,
-        content.startsWith('/me ') ? 1 : 0,
-      ).lastInsertRowid,
+    statement(
+      db,
+      `INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent, client, is_me_message)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      sender.id,
+      recipientId,
+      channel ? 'stream' : 'private',
+      channel?.id ?? null,
+      topic,
+      content,
+      rendered.html,
+      now,
+      client,
+      content.startsWith('/me ') ? 1 : 0,
+    ).lastInsertRowid,
   );
   // Channel messages go to the active subscribers; the sender always keeps a copy.
   const userIds = channel ? [...new Set([...subscriberIds(db, channel.id), sender.id])] : memberIds;
@@ -403,24 +407,28 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
   );
   const channels = new Map(
     (
-      statement(db, 'SELECT id, name FROM streams WHERE id IN (SELECT value FROM json_each(?))')
-        .all(inList(rows.flatMap((r) => (r.stream_id ? [r.stream_id] : [])))) as {
+      statement(db, 'SELECT id, name FROM streams WHERE id IN (SELECT value FROM json_each(?))').all(
+        inList(rows.flatMap((r) => (r.stream_id ? [r.stream_id] : []))),
+      ) as {
         id: number;
         name: string;
       }[]
     ).map((c) => [c.id, c.name]),
   );
   const reactions = new Map<number, MessageReaction[]>();
-  for (const r of statement(db, 'SELECT message_id, emoji_name, emoji_code, reaction_type, user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
-    .all(inList(ids)) as (MessageReaction & { message_id: number })[]) {
+  for (const r of statement(
+    db,
+    'SELECT message_id, emoji_name, emoji_code, reaction_type, user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY rowid',
+  ).all(inList(ids)) as (MessageReaction & { message_id: number })[]) {
     const { message_id, ...reaction } = r;
     reactions.set(message_id, [...(reactions.get(message_id) ?? []), reaction]);
   }
   const showHistory = getSetting(db, 'allow_edit_history');
   const edits = new Map<number, EditRow[]>();
   if (showHistory) {
-    for (const e of statement(db, 'SELECT * FROM message_edits WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id DESC')
-      .all(inList(ids)) as EditRow[]) {
+    for (const e of statement(db, 'SELECT * FROM message_edits WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id DESC').all(
+      inList(ids),
+    ) as EditRow[]) {
       edits.set(e.message_id, [...(edits.get(e.message_id) ?? []), e]);
     }
   }

@@ -196,9 +196,11 @@ function channelLinkRule(state: StateInline, silent: boolean): boolean {
   const gt = inner.indexOf('>');
   const channelName = gt < 0 ? inner : inner.slice(0, gt);
   const env = state.env as Env;
-  const channel = statement(env.db, `SELECT s.id, s.name FROM streams s WHERE s.name = ? COLLATE NOCASE
-         AND (s.invite_only = 0 OR EXISTS (SELECT 1 FROM subscriptions WHERE stream_id = s.id AND user_id = ? AND active = 1))`)
-    .get(channelName, env.senderId ?? -1) as { id: number; name: string } | undefined;
+  const channel = statement(
+    env.db,
+    `SELECT s.id, s.name FROM streams s WHERE s.name = ? COLLATE NOCASE
+         AND (s.invite_only = 0 OR EXISTS (SELECT 1 FROM subscriptions WHERE stream_id = s.id AND user_id = ? AND active = 1))`,
+  ).get(channelName, env.senderId ?? -1) as { id: number; name: string } | undefined;
   if (!channel) return false;
   if (!silent) {
     const base = channelNarrowPath(channel.id, channel.name);

@@ -108,9 +108,11 @@ function subscriptionViewer(db: Db, includeSubscribers: boolean): (row: Subscrip
 
 /** A user's active subscriptions (to channels that are not archived), by name in code-point order as Zulip sorts. */
 export function activeSubscriptionRows(db: Db, userId: number): SubscriptionRow[] {
-  return statement(db, `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
-       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE BINARY, c.id`)
-    .all(userId) as SubscriptionRow[];
+  return statement(
+    db,
+    `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE BINARY, c.id`,
+  ).all(userId) as SubscriptionRow[];
 }
 
 /**
@@ -414,5 +416,7 @@ export function setVisibilityPolicy(db: Db, sink: EventSink, userId: number, str
 
 /** A user's topic policies, as register's `user_topics` lists them. */
 export const userTopics = (db: Db, userId: number): UserTopic[] =>
-  statement(db, 'SELECT stream_id, topic AS topic_name, last_updated, visibility_policy FROM user_topics WHERE user_id = ? ORDER BY last_updated, stream_id, topic')
-    .all(userId) as UserTopic[];
+  statement(
+    db,
+    'SELECT stream_id, topic AS topic_name, last_updated, visibility_policy FROM user_topics WHERE user_id = ? ORDER BY last_updated, stream_id, topic',
+  ).all(userId) as UserTopic[];

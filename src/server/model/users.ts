@@ -135,26 +135,28 @@ export interface NewUser {
 }
 
 export function insertUser(db: Db, u: NewUser, now: number): UserRow {
-  const info = statement(db, `INSERT INTO users (email, full_name, name_key, role, is_bot, bot_type, bot_owner_id, api_key, password_hash, date_joined,
+  const info = statement(
+    db,
+    `INSERT INTO users (email, full_name, name_key, role, is_bot, bot_type, bot_owner_id, api_key, password_hash, date_joined,
          timezone, service_base_url, service_interface, service_token)
        VALUES (@email, @full_name, @name_key, @role, @is_bot, @bot_type, @bot_owner_id, @api_key, @password_hash, @date_joined,
-         @timezone, @service_base_url, @service_interface, @service_token)`)
-    .run({
-      email: u.email.trim(),
-      full_name: u.full_name,
-      name_key: nameKey(u.full_name),
-      role: u.role ?? ROLE.member,
-      is_bot: u.is_bot ? 1 : 0,
-      bot_type: u.bot_type ?? null,
-      bot_owner_id: u.bot_owner_id ?? null,
-      api_key: newApiKey(),
-      password_hash: u.password_hash ?? null,
-      date_joined: u.date_joined ?? now,
-      timezone: u.timezone ?? '',
-      service_base_url: u.service_base_url ?? null,
-      service_interface: u.service_interface ?? null,
-      service_token: u.service_token ?? null,
-    });
+         @timezone, @service_base_url, @service_interface, @service_token)`,
+  ).run({
+    email: u.email.trim(),
+    full_name: u.full_name,
+    name_key: nameKey(u.full_name),
+    role: u.role ?? ROLE.member,
+    is_bot: u.is_bot ? 1 : 0,
+    bot_type: u.bot_type ?? null,
+    bot_owner_id: u.bot_owner_id ?? null,
+    api_key: newApiKey(),
+    password_hash: u.password_hash ?? null,
+    date_joined: u.date_joined ?? now,
+    timezone: u.timezone ?? '',
+    service_base_url: u.service_base_url ?? null,
+    service_interface: u.service_interface ?? null,
+    service_token: u.service_token ?? null,
+  });
   return userById(db, Number(info.lastInsertRowid))!;
 }
 

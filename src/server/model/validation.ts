@@ -17,7 +17,10 @@ export function validateFullName(db: Db, raw: string, exceptUserId?: number): st
   // `Name|15` would read as a mention of user 15 to a sloppy parser of the mention syntax.
   if (/\|\d+$/.test(raw)) throw badRequest('Invalid format!');
   if (getSetting(db, 'require_unique_names')) {
-    const taken = statement(db, 'SELECT 1 FROM users WHERE name_key = ? AND id IS NOT ? AND is_system_bot = 0 LIMIT 1').get(nameKey(name), exceptUserId ?? null);
+    const taken = statement(db, 'SELECT 1 FROM users WHERE name_key = ? AND id IS NOT ? AND is_system_bot = 0 LIMIT 1').get(
+      nameKey(name),
+      exceptUserId ?? null,
+    );
     if (taken) throw badRequest('Unique names required in this organization.');
   }
   return name;
