@@ -80,20 +80,18 @@ export async function createInBatches(
           )
         : [];
       const byRow = new Map(sent.map((c, i) => [c.call.row, results[i]!]));
-      return Promise.all(
-        batch.map(async ({ call }): Promise<Outcome> => {
-          const ref = { row: call.row, target: call.target };
-          if (call.inPlace) return unchangedOutcome(ref, call.inPlace.id);
-          const result = byRow.get(call.row);
-          if (!result) return failedOutcome(ref, call.error ?? new Refusal('cannot be sent'));
-          if (result.ok) return { ...ref, ok: true, status: call.status, id: result.value.user_id };
-          const found = ctx.signal.aborted ? undefined : await call.inPlaceAfter?.(result.error);
-          if (found) return unchangedOutcome(ref, found.id);
-          const refused = refusal(result.error);
-          if (refused) throw refused;
-          return failedOutcome(ref, result.error);
-        }),
-      );
+      // No second look for a row refused as already in use (RowCall.inPlaceAfter): a killed run has no request
+      // left in flight here, what it wrote had committed before this run looked; a repeated address stays a failure.
+      return batch.map(({ call }): Outcome => {
+        const ref = { row: call.row, target: call.target };
+        if (call.inPlace) return unchangedOutcome(ref, call.inPlace.id);
+        const result = byRow.get(call.row);
+        if (!result) return failedOutcome(ref, call.error ?? new Refusal('cannot be sent'));
+        if (result.ok) return { ...ref, ok: true, status: call.status, id: result.value.user_id };
+        const refused = refusal(result.error);
+        if (refused) throw refused;
+        return failedOutcome(ref, result.error);
+      });
     },
   });
 }
