@@ -1,13 +1,14 @@
 /**
- * `users create` into the embedded organization this process opened: rows go to it in batches
- * (EmbeddedOrganization.createUsers: one transaction and one pass over the event queues a batch, passwords
- * hashed only for rows that carry one) instead of one POST /users each, through the same bulk runner, so
- * per-row outcomes, --fail-fast, Ctrl-C accounting and exit 3 are the same as over a server.
+ * `users create` over a transport that carries batches (the embedded organization this process opened): the
+ * rows' POST /users requests go a batch at a time (`ChatClient.callEach`), each batch answered in one write
+ * transaction, every request checked and answered as alone, through the same bulk runner, so per-row
+ * outcomes, --fail-fast, Ctrl-C accounting and exit 3 are the same as over a server.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ChatClient, Credentials } from '../client/client.js';
+import type { CallParamsOf } from '../api/operation.js';
+import { createUser } from '../api/operations/users.js';
+import type { ChatClient } from '../client/client.js';
 import { NotSentError } from '../client/transport.js';
-import type { AccountRow, EmbeddedOrganization } from '../server/embedded.js';
 import { type BulkFlags, failedOutcome, type Outcome, type RowCall, runBulk, type RunRefusedError, unchangedOutcome } from './bulk.js';
 import type { Context } from './context.js';
 import { Refusal } from './refusal.js';
@@ -16,21 +17,18 @@ import { Refusal } from './refusal.js';
 const BATCH_ROWS = 500;
 
 /**
- * Passwords a batch hashes at most: each costs ~50 ms of scrypt, so a batch with passwords still reports its
- * rows, and lets Ctrl-C stop the run, within about a second.
+ * Rows with their own password a batch holds at most: each costs ~50 ms of scrypt, so a batch with passwords
+ * still reports its rows, and lets Ctrl-C stop the run, within about a second. Rows without one carry the
+ * run's one throwaway password, which a batch hashes once.
  */
 const BATCH_PASSWORDS = 16;
 
-/** A row of the run as planned (unchanged, refused before the run, or to create), and the account it asks for. */
+/** A row of the run as planned (unchanged, refused before the run, or to create), and its request's parameters. */
 export interface AccountCall {
   call: RowCall;
-  account: AccountRow;
-}
-
-/** The embedded organization behind `client`, when the target is one this process opened. */
-export async function organizationOf(client: ChatClient): Promise<EmbeddedOrganization | undefined> {
-  const { OrganizationTransport } = await import('./data-dir.js');
-  return client.transport instanceof OrganizationTransport ? client.transport.organization : undefined;
+  params: CallParamsOf<typeof createUser>;
+  /** Whether the row carries its own password (not the run's throwaway one). */
+  ownPassword: boolean;
 }
 
 /** Consecutive rows in batches; with --fail-fast one row a batch, so no row is written after the first failure. */
@@ -39,7 +37,7 @@ function batchesOf(calls: readonly AccountCall[], failFast: boolean): AccountCal
   let batch: AccountCall[] = [];
   let passwords = 0;
   for (const c of calls) {
-    const password = c.account.password === undefined ? 0 : 1;
+    const password = c.ownPassword ? 1 : 0;
     if (batch.length && (failFast || batch.length >= BATCH_ROWS || passwords + password > BATCH_PASSWORDS)) {
       batches.push(batch);
       batch = [];
@@ -53,14 +51,13 @@ function batchesOf(calls: readonly AccountCall[], failFast: boolean): AccountCal
 }
 
 /**
- * Creates the planned rows as `as`, batch by batch. `refusal` recognizes a refusal of the caller that every
- * row would meet alike (it ends the run); any other refusal of the caller fails the batch's rows.
+ * Creates the planned rows, batch by batch. `refusal` recognizes a refusal of the caller that every row
+ * would meet alike (it ends the run, as over a server); any other refusal fails its row.
  */
 export async function createInBatches(
   ctx: Context,
   flags: BulkFlags,
-  organization: EmbeddedOrganization,
-  as: Credentials,
+  client: ChatClient,
   calls: readonly AccountCall[],
   refusal: (e: unknown) => RunRefusedError | undefined,
 ): Promise<void> {
@@ -76,25 +73,24 @@ export async function createInBatches(
       if (ctx.signal.aborted) throw new NotSentError(ctx.signal.reason);
       const sent = batch.filter(({ call }) => call.call && !call.inPlace);
       const results = sent.length
-        ? await organization
-            .createUsers(
-              as,
-              sent.map((c) => c.account),
-              ctx.signal,
-            )
-            .catch((e: unknown) => {
-              // Nothing was written: the write is a batch's last step, in one transaction.
-              if (ctx.signal.aborted) throw new NotSentError(e);
-              throw refusal(e) ?? e;
-            })
+        ? await client.callEach(
+            createUser,
+            sent.map((c) => c.params),
+            { signal: ctx.signal },
+          )
         : [];
       const byRow = new Map(sent.map((c, i) => [c.call.row, results[i]!]));
+      // No second look for a row refused as already in use (RowCall.inPlaceAfter): a killed run has no request
+      // left in flight here, what it wrote had committed before this run looked; a repeated address stays a failure.
       return batch.map(({ call }): Outcome => {
         const ref = { row: call.row, target: call.target };
         if (call.inPlace) return unchangedOutcome(ref, call.inPlace.id);
         const result = byRow.get(call.row);
         if (!result) return failedOutcome(ref, call.error ?? new Refusal('cannot be sent'));
-        return result.ok ? { ...ref, ok: true, status: call.status, id: result.id } : failedOutcome(ref, result.error);
+        if (result.ok) return { ...ref, ok: true, status: call.status, id: result.value.user_id };
+        const refused = refusal(result.error);
+        if (refused) throw refused;
+        return failedOutcome(ref, result.error);
       });
     },
   });

@@ -87,6 +87,9 @@ export interface CallOptions {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
+/** How one call of several went: its answer, or what it failed with. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
 export class ChatClient {
   readonly pacer: Pacer | undefined;
   private readonly retry: RetryPolicy;
@@ -114,6 +117,41 @@ export class ChatClient {
 
   async call<O extends Operation>(op: O, params: CallParamsOf<O>, opts: CallOptions = {}): Promise<Success<O>> {
     return (await this.answer(op, params ?? {}, opts)) as Success<O>;
+  }
+
+  /** Whether the transport carries several calls as one batch (`callEach`), answered in one write transaction. */
+  get batches(): boolean {
+    return this.transport.batch !== undefined;
+  }
+
+  /**
+   * Calls of `op`, one per element of `paramsList`, each settled on its own, in order. A transport that
+   * carries batches (the embedded organization) takes them at once, as one batch; otherwise, or when a call
+   * takes another shape than one request, they are sent one by one as `call` sends them (paced, retried).
+   */
+  async callEach<O extends Operation>(op: O, paramsList: readonly CallParamsOf<O>[], opts: CallOptions = {}): Promise<Settled<Success<O>>[]> {
+    const transport = this.transport;
+    const shapes = transport.batch ? await Promise.all(paramsList.map((p) => this.shape(op, p ?? {}, opts.labels))) : [];
+    if (!transport.batch || shapes.some(({ shape }) => shape.calls.length !== 1 || shape.form !== undefined)) {
+      const out: Settled<Success<O>>[] = [];
+      for (const params of paramsList) out.push(await settle(this.call(op, params, opts)));
+      return out;
+    }
+    const calls = shapes.map(({ shape }) => shape.calls[0]!);
+    const reqs = calls.map((c) => this.wire(c, opts.files));
+    this.hooks.trace?.(`> ${reqs.length} requests at once, the first: ${describeRequest(reqs[0]!)}`);
+    const responses = await transport.batch(reqs, opts.signal);
+    return Promise.all(
+      responses.map(async (res, i) =>
+        settle(
+          (async () => {
+            const body = unwrap(res);
+            await this.checkIgnored(calls[i]!, body, shapes[i]!.facts, opts.labels);
+            return body as Success<O>;
+          })(),
+        ),
+      ),
+    );
   }
 
   /**
@@ -323,6 +361,12 @@ function keepElements(body: Record<string, unknown>, key: string, keep: (element
   if (list instanceof StreamedList) return { ...body, [key]: list.filter(keep) };
   return Array.isArray(list) ? { ...body, [key]: list.filter(keep) } : body;
 }
+
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 

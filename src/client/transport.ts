@@ -6,6 +6,12 @@ export interface Transport {
   readonly target: string;
   readonly kind: 'embedded' | 'http';
   send(req: WireRequest, signal?: AbortSignal): Promise<WireResponse>;
+  /**
+   * Carries several requests at once, their responses in order, each as `send` would have brought it: the
+   * server in this process answers them in one write transaction (Router.handleBatch). Absent over HTTP,
+   * where a batch is its requests one by one.
+   */
+  batch?(reqs: readonly WireRequest[], signal?: AbortSignal): Promise<WireResponse[]>;
   /** Waits for work the server started in the background (embedded), then releases resources. */
   close(): Promise<void>;
 }

@@ -55,6 +55,18 @@ export interface HandlerContext extends EventSink {
   /** Aborted when the client goes away (long polls stop waiting). */
   readonly signal: AbortSignal;
   log(line: string): void;
+  /**
+   * Hashes a password off the event loop (secrets.ts). The requests of one batch (Router.handleBatch) that
+   * carry the same password share its hash: a bulk run's rows without a password all carry the one
+   * throwaway password its client made, and hashing it once a row would cost a core ~50 ms a row.
+   */
+  hashPassword(password: string): Promise<string>;
+  /**
+   * Whether the request came in a batch (Router.handleBatch): a bulk run's rows, which the organization takes
+   * as a Zulip server's bulk import (zerver/lib/bulk_create.py bulk_create_users) takes them, without the
+   * notices each single signup sends.
+   */
+  readonly batched: boolean;
 }
 
 /** The caller, for handlers of operations that require authentication. */
@@ -67,9 +79,15 @@ export type Handler<O extends Operation> = (ctx: HandlerContext, params: Handler
 
 export interface Binding<O = Operation> {
   readonly op: O;
-  readonly fn: (ctx: HandlerContext, params: Record<string, unknown>) => unknown;
+  /** The handler; a prepared binding's gets what `prepare` made as its third argument. */
+  readonly fn: (ctx: HandlerContext, params: Record<string, unknown>, prepared?: unknown) => unknown;
   /** Async handlers manage their own transactions (long polls, work that waits). */
   readonly async: boolean;
+  /**
+   * Work done before the write transaction opens, off the event loop (a password's hash): the router awaits
+   * it, then runs `fn` in the request's transaction, or in its savepoint of a batch's one transaction.
+   */
+  readonly prepare?: (ctx: HandlerContext, params: Record<string, unknown>) => Promise<unknown>;
 }
 
 /**
@@ -84,6 +102,19 @@ export type Handlers<A extends AreaName> = { readonly [K in ServedName<A>]: Bind
  */
 export function bind<O extends Operation>(op: O, fn: (ctx: HandlerContext, params: HandlerParamsOf<O>) => Streamable<ResponseOf<O>>): Binding<O> {
   return { op, fn: fn as Binding['fn'], async: false };
+}
+
+/**
+ * Binds a handler in two steps: `prepare` awaits what must not hold the write lock (hashing), then `write`
+ * runs in one write transaction as a `bind` handler does, with what `prepare` made. What `prepare` checked
+ * may have changed meanwhile (another request took the address): `write` checks it again.
+ */
+export function bindPrepared<O extends Operation, P>(
+  op: O,
+  prepare: (ctx: HandlerContext, params: HandlerParamsOf<O>) => Promise<P>,
+  write: (ctx: HandlerContext, params: HandlerParamsOf<O>, prepared: P) => ResponseOf<O>,
+): Binding<O> {
+  return { op, fn: write as Binding['fn'], async: false, prepare: prepare as Binding['prepare'] };
 }
 
 /** Binds a handler that awaits; it must call `ctx.tx` for its writes. */

@@ -6,12 +6,10 @@
  * organization; what it needs to know before that is in embedded-facts.ts.
  */
 import type { WireRequest, WireResponse } from '../api/wire.js';
-import { createAccounts } from './account-import.js';
 import { accountToSignInAs, resetPassword } from './model/operator-access.js';
 import type { OperatorPermission } from './operator-permissions.js';
 import { changePermission } from './model/user-permissions.js';
 import { getSetting, isInitialized } from './model/realm.js';
-import type { AccountRow, ImportOutcome } from './model/user-import.js';
 import { Router } from './router.js';
 import { hashPassword } from './secrets.js';
 import type { ServeOptions, Serving } from './serve.js';
@@ -20,7 +18,6 @@ import { openDb, type Db } from './store/db.js';
 
 export { BotAccountError, InactiveAccountError } from './model/operator-access.js';
 export { UnknownUserError } from './model/user-permissions.js';
-export type { AccountRow, ImportOutcome } from './model/user-import.js';
 export type { ServeOptions, Serving } from './serve.js';
 export { AlreadyInitializedError } from './setup.js';
 export { DB_FILE, ForeignDatabaseError } from './store/db.js';
@@ -88,8 +85,17 @@ export class EmbeddedOrganization {
   }
 
   handle(req: WireRequest, signal?: AbortSignal): Promise<WireResponse> {
+    return this.routerOf().handle(req, signal);
+  }
+
+  /** Requests given together (a bulk run's rows): answered as `handle` answers each, in one write transaction. */
+  handleBatch(reqs: readonly WireRequest[], signal?: AbortSignal): Promise<WireResponse[]> {
+    return this.routerOf().handleBatch(reqs, signal);
+  }
+
+  private routerOf(): Router {
     this.router ??= new Router({ db: this.db, dataDir: this.dataDir, log: this.log });
-    return this.router.handle(req, signal);
+    return this.router;
   }
 
   /** Waits for the work requests started in the background, then closes the store. */
@@ -117,15 +123,6 @@ export class EmbeddedOrganization {
   changePermission(email: string, permission: OperatorPermission, granted: boolean): { account: Account; changed: boolean } {
     const { user, changed } = changePermission(this.db, email, permission, granted);
     return { account: { id: user.id, email: user.email }, changed };
-  }
-
-  /**
-   * Creates the accounts of `rows` as the account `as` would through POST /users, one row at a time, but in
-   * one transaction with one pass over the event queues (see account-import.ts): each row's outcome, in order.
-   * A refusal of the caller (role, can_create_users) is thrown as the ApiError POST /users answers with.
-   */
-  createUsers(as: AccountKey, rows: readonly AccountRow[], signal?: AbortSignal): Promise<ImportOutcome[]> {
-    return createAccounts(this.db, as, rows, signal);
   }
 
   /** Serves the organization over HTTP until the returned Serving is stopped; close the organization after. */

@@ -27,6 +27,7 @@ import { BUSY_MESSAGE, isBusy, isStorageFull } from './store/busy.js';
 import { retryWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
+import { hashPassword } from './secrets.js';
 
 interface Route {
   op: Operation;
@@ -291,15 +292,53 @@ export class Router {
     streamed: (key: string) => boolean,
     keep?: { key: string; stamp: string },
   ): Promise<WireResponse> {
+    const admitted = await this.admit(req, limits);
+    return 'binding' in admitted ? this.run(admitted, signal, streamed, keep) : admitted;
+  }
+
+  /** Runs an admitted request's handler and answers with its result (kept for later reads when `keep` says so). */
+  private async run(admitted: Admitted, signal: AbortSignal, streamed: (key: string) => boolean, keep?: { key: string; stamp: string }): Promise<WireResponse> {
+    const { req, op, binding, params, caller } = admitted;
+    const db = this.opts.db;
+    // A try that found the store busy is run again from the start, with a fresh context: nothing it
+    // scheduled or emitted survives its rolled-back transaction. What a prepared handler prepared (a hash)
+    // is kept across tries.
+    let ctx = this.context(req, caller, signal);
+    const prepared = await binding.prepare?.(ctx.handler, params);
+    const attempt = binding.async
+      ? async () => {
+          ctx = this.context(req, caller, signal);
+          return this.settle(req, await binding.fn(ctx.handler, params), streamed);
+        }
+      : () => {
+          ctx = this.context(req, caller, signal);
+          return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed));
+        };
+    const clock = this.opts.clock ?? systemClock;
+    const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
+    ctx.commit();
+    const body = successBody(req, admitted.read, result);
+    const out = json(200, body);
+    if (!keep || !ctx.pure() || Object.values(result).some((v) => v instanceof StreamedList)) return out;
+    const text = JSON.stringify(body);
+    const headers = { ...out.headers, 'content-length': String(Buffer.byteLength(text)) };
+    this.answers.set(keep.key, keep.stamp, { status: out.status, headers, text, userId: caller?.id ?? null });
+    return { ...out, text };
+  }
+
+  /**
+   * A request up to its handler, in a Zulip server's order: route, method, credentials, rate limit, role
+   * gate, parameters. The response when it goes no further (OPTIONS, a rate-limit refusal); errors thrown.
+   */
+  private async admit(req: WireRequest, limits: Record<string, string>): Promise<Admitted | WireResponse> {
     const method = req.method.toUpperCase();
     const { hit, allowed } = this.resolve(method, req.path);
     if (!hit) return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
     checkFieldCounts(req);
 
     const { op } = hit.route;
-    const db = this.opts.db;
     let caller = null;
-    if (op.access !== 'none') caller = authenticate(db, req.headers.authorization);
+    if (op.access !== 'none') caller = authenticate(this.opts.db, req.headers.authorization);
     const admission = this.opts.admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
     if (admission) {
       if (admission.refusal) return admission.refusal;
@@ -311,34 +350,75 @@ export class Router {
       params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));
     });
     const read = decodeParams(op, req, params);
-    const binding = await this.binding(op, hit.route.area);
-    // A try that found the store busy is run again from the start, with a fresh context: nothing it
-    // scheduled or emitted survives its rolled-back transaction.
-    let ctx = this.context(req, caller, signal);
-    const attempt = binding.async
-      ? async () => {
-          ctx = this.context(req, caller, signal);
-          return this.settle(req, await binding.fn(ctx.handler, params), streamed);
-        }
-      : () => {
-          ctx = this.context(req, caller, signal);
-          return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
-        };
-    const clock = this.opts.clock ?? systemClock;
-    const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
-    ctx.commit();
-    const body: Record<string, unknown> = { result: 'success', msg: '', ...result };
-    const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
-    if (ignored.length) body.ignored_parameters_unsupported = ignored;
-    const out = json(200, body);
-    if (!keep || !ctx.pure() || Object.values(result).some((v) => v instanceof StreamedList)) return out;
-    const text = JSON.stringify(body);
-    const headers = { ...out.headers, 'content-length': String(Buffer.byteLength(text)) };
-    this.answers.set(keep.key, keep.stamp, { status: out.status, headers, text, userId: caller?.id ?? null });
-    return { ...out, text };
+    return { req, op, caller, params, read, binding: await this.binding(op, hit.route.area) };
   }
 
-  private context(req: WireRequest, caller: HandlerContext['caller'], signal: AbortSignal) {
+  /**
+   * Answers requests given together (a bulk run's rows, from the embedded transport's batch) as `handle`
+   * answers each, in order, with one write transaction for them all: each request in its own savepoint, so
+   * one that fails takes back only its own writes, and what handlers prepare before the lock (hashes) is
+   * prepared for all of them first, side by side. Lists are read whole. A request whose handler manages its
+   * own transactions (a login, a long poll) runs on its own as `handle` would run it, before that transaction.
+   */
+  async handleBatch(reqs: readonly WireRequest[], signal: AbortSignal = new AbortController().signal): Promise<WireResponse[]> {
+    const hashes = new Map<string, Promise<string>>();
+    const limits = reqs.map((): Record<string, string> => ({}));
+    const answers: (WireResponse | undefined)[] = reqs.map(() => undefined);
+    const fail = (i: number, e: unknown) => {
+      answers[i] = errorResponse(this.failure(reqs[i]!, e));
+    };
+    const admitted = await Promise.all(
+      reqs.map(async (req, i) => {
+        try {
+          const a = await this.admit(req, limits[i]!);
+          if (!('binding' in a)) answers[i] = a;
+          else if (a.binding.async) answers[i] = await this.run(a, signal, () => false);
+          else return { ...a, index: i, prepared: await a.binding.prepare?.(this.context(req, a.caller, signal, hashes).handler, a.params) };
+        } catch (e) {
+          fail(i, e);
+        }
+        return undefined;
+      }),
+    );
+    const together = admitted.filter((a) => a !== undefined);
+    if (together.length) {
+      const db = this.opts.db;
+      const clock = this.opts.clock ?? systemClock;
+      const attempt = () =>
+        inTransaction(db, 'immediate', () =>
+          together.map((a) => {
+            const ctx = this.context(a.req, a.caller, signal, hashes);
+            try {
+              return {
+                ok: true as const,
+                a,
+                ctx,
+                result: inTransaction(db, 'immediate', () => this.settle(a.req, a.binding.fn(ctx.handler, a.params, a.prepared), () => false)),
+              };
+            } catch (e) {
+              // A busy store fails them all: the whole transaction is tried again.
+              if (isBusy(e)) throw e;
+              return { ok: false as const, a, error: e };
+            }
+          }),
+        );
+      for (const done of await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), signal })) {
+        if (!done.ok) {
+          fail(done.a.index, done.error);
+          continue;
+        }
+        done.ctx.commit();
+        answers[done.a.index] = json(200, successBody(done.a.req, done.a.read, done.result));
+      }
+    }
+    return answers.map((out, i) => {
+      if (!out) throw new Error('a request of a batch went unanswered');
+      return { ...out, headers: { ...out.headers, ...limits[i] } };
+    });
+  }
+
+  /** A handler's context; `hashes` are the password hashes its batch shares (none: not in a batch, every hash its own). */
+  private context(req: WireRequest, caller: HandlerContext['caller'], signal: AbortSignal, hashes?: Map<string, Promise<string>>) {
     const { db, dataDir } = this.opts;
     const clock = this.opts.clock ?? systemClock;
     const deferred: BackgroundTask[] = [];
@@ -358,6 +438,7 @@ export class Router {
     const handler: HandlerContext = {
       db,
       dataDir,
+      batched: hashes !== undefined,
       caller,
       realmUrl,
       get clock() {
@@ -388,6 +469,16 @@ export class Router {
         impure();
         deferred.push(task);
       },
+      hashPassword: (password) => {
+        impure();
+        if (!hashes) return hashPassword(password);
+        let hash = hashes.get(password);
+        if (!hash) {
+          hash = hashPassword(password);
+          hashes.set(password, hash);
+        }
+        return hash;
+      },
       tx: (fn) => {
         impure();
         const out = inTransaction(db, 'immediate', fn);
@@ -411,6 +502,25 @@ export class Router {
       },
     };
   }
+}
+
+/** A request that has passed everything before its handler: its operation, caller, parameters and binding. */
+interface Admitted {
+  req: WireRequest;
+  op: Operation;
+  caller: HandlerContext['caller'];
+  params: Record<string, unknown>;
+  /** The wire names of the parameters read, so the others are reported ignored. */
+  read: Set<string>;
+  binding: Binding;
+}
+
+/** The body of a success: the handler's result, and the parameters the request sent that the operation ignored. */
+function successBody(req: WireRequest, read: Set<string>, result: Record<string, unknown>): Record<string, unknown> {
+  const body: Record<string, unknown> = { result: 'success', msg: '', ...result };
+  const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
+  if (ignored.length) body.ignored_parameters_unsupported = ignored;
+  return body;
 }
 
 /**

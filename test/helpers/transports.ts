@@ -14,7 +14,11 @@ export type TransportKind = (typeof TRANSPORTS)[number];
 
 /** A transport whose close() leaves the organization open (the test org owns it). */
 class Borrowed implements Transport {
-  constructor(private readonly inner: Transport) {}
+  readonly batch?: Transport['batch'];
+  constructor(private readonly inner: Transport) {
+    const batch = inner.batch?.bind(inner);
+    if (batch) this.batch = batch;
+  }
   get target() {
     return this.inner.target;
   }

@@ -107,6 +107,40 @@ describe.each(Object.entries(AREAS).map(([area, rows]) => [area, casesOf(rows)] 
   });
 });
 
+// Bulk creation is POST /users given as a batch (Router.handleBatch): each of its requests meets the same
+// checks, so every caller gets, row by row, what the matrix says it gets for one request.
+describe.each(userCases.createUser.filter((c) => c.name.startsWith('create a user')))('permissions of a batch: $name', (c) => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+  });
+  afterAll(() => org.close());
+
+  it.each(CALLERS)('as %s, row by row', async (kind) => {
+    const caller = callerOf(org, kind);
+    const others = {
+      owner: org.addUser({ role: 100 }),
+      admin: org.addUser({ role: 200 }),
+      moderator: org.addUser({ role: 300 }),
+      member: org.addUser({ role: 400 }),
+      guest: org.addUser({ role: 600 }),
+    };
+    const headers: Record<string, string> = caller ? { authorization: basicAuthHeader(caller.email, caller.apiKey) } : {};
+    const requests = [0, 1].map(() => ({ query: [], body: [], ...c.request({ org, caller, others }), headers }));
+    const bodies = (await org.router.handleBatch(requests)).map((r) => r.body as { result: string; msg: string });
+    const expected = c.allowed.includes(kind)
+      ? 'success'
+      : kind === 'anonymous'
+        ? ANONYMOUS_MSG
+        : kind === 'deactivated'
+          ? DEACTIVATED_MSG
+          : typeof c.denied === 'string'
+            ? c.denied
+            : c.denied[kind];
+    expect(bodies.map((b) => (b.result === 'success' ? 'success' : b.msg))).toEqual([expected, expected]);
+  });
+});
+
 describe('the permission matrix', () => {
   it('has a case for every operation the embedded server serves, filed under the operation it calls', () => {
     const org = createTestOrg();

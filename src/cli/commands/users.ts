@@ -4,7 +4,7 @@ import { deactivateBot } from '../../api/operations/bots.js';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser } from '../../api/operations/users.js';
 import type { Role } from '../../api/roles.js';
 import type { User } from '../../api/types.js';
-import { createInBatches, organizationOf } from '../account-batches.js';
+import { type AccountCall, createInBatches } from '../account-batches.js';
 import { cell, fileRows, fromFileFlags, type ColumnRules, type Columns, type FromFile, type InputRow } from '../bulk-input.js';
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, runCalls, RunRefusedError } from '../bulk.js';
 import { defineCommand } from '../command.js';
@@ -359,10 +359,10 @@ export const commands = [
     summary: 'create user accounts (administrators)',
     description:
       'Creates one account (EMAIL --name NAME), or one per row of --from-file (columns email, full_name, and ' +
-      'optionally password). Without a password the account cannot log in with one until it is set: on a server it ' +
-      'gets a random one nobody sees, and the person sets their own through the password reset flow; in the embedded ' +
-      'organization it gets none (chatctl server reset-password sets one), and rows are written in batches of up to ' +
-      "500, one transaction each. With --json each row's outcome is one JSON line. Besides being an " +
+      'optionally password). Without a password the account cannot log in with one until it is set: it ' +
+      'gets a random one nobody sees (one for the whole run), and the person sets their own through the password ' +
+      'reset flow (in the embedded organization: chatctl server reset-password). The embedded organization takes ' +
+      "the rows' requests in batches of up to 500, one transaction each. With --json each row's outcome is one JSON line. Besides being an " +
       'administrator, it needs the per-user permission can_create_users, which a Zulip server gives no one until its ' +
       'operator grants it (chatctl server grant on the embedded organization, whose creator holds it); without it, ' +
       'invite people instead (invite send). Safe to run again (after Ctrl-C or a crash): a row whose address already ' +
@@ -400,32 +400,35 @@ export const commands = [
       const client = await ctx.client();
       // One GET /users finds the rows an earlier run already created, so a run can be repeated.
       const { byEmail } = await userIndex(client);
-      const planned = rows.map((r, i) => {
+      // POST /users needs a password: a random one nobody sees stands for none, one for the run, so that a
+      // batch of rows without one costs the server one hash, not one a row.
+      const throwaway = randomAlphanumeric(24);
+      const planned = rows.map((r, i): AccountCall => {
         // An empty password cell is no password.
-        const account = { email: r.email, full_name: r.full_name, password: password ?? (r.password || undefined) };
+        const own = password ?? (r.password || undefined);
+        const params = { email: r.email, full_name: r.full_name, password: own ?? throwaway };
         const call: RowCall = {
           row: i + 1,
           target: r.email,
           status: 'created',
-          // POST /users needs a password: a random one nobody sees stands for none.
-          call: planCall(createUser, { ...account, password: account.password ?? randomAlphanumeric(24) }, { idOf: (res) => res.user_id }),
+          call: planCall(createUser, params, { idOf: (res) => res.user_id }),
         };
+        const account = { params, ownPassword: own !== undefined };
         const existing = byEmail.get(r.email.trim().toLowerCase());
-        if (existing) return { account, call: { ...call, ...createdBefore(existing, r.full_name) } };
+        if (existing) return { ...account, call: { ...call, ...createdBefore(existing, r.full_name) } };
         // A request of a killed run may reach the server after the look above: the account it made is this row's.
         const inPlaceAfter = async (e: unknown) => {
           if (!(e instanceof ApiError) || classify(e)?.meaning !== 'emailInUse') return undefined;
           const { user } = await client.call(getUserByEmail, { email: r.email.trim() }, { signal: ctx.signal }).catch(() => ({ user: undefined }));
           return user ? createdBefore(user, r.full_name).inPlace : undefined;
         };
-        return { account, call: { ...call, inPlaceAfter } };
+        return { ...account, call: { ...call, inPlaceAfter } };
       });
       const refusal = (e: unknown) => createRefusal(ctx, client.credentials?.email ?? 'EMAIL', e);
       // EMAIL names one account: its failure exits as its error would; rows of a file are a bulk run (exit 3).
       const flags = { ...opts, single: opts.email !== undefined };
-      // The embedded organization takes the rows in batches, without a request (or a hash) for each.
-      const organization = opts.dryRun ? undefined : await organizationOf(client);
-      if (organization && client.credentials) return createInBatches(ctx, flags, organization, client.credentials, planned, refusal);
+      // The embedded organization takes the rows' requests in batches, one write transaction each.
+      if (!opts.dryRun && client.batches) return createInBatches(ctx, flags, client, planned, refusal);
       await runCalls(
         ctx,
         flags,

@@ -25,10 +25,8 @@ export const uploadSpaceUsed = (db: Db): number => (db.prepare('SELECT coalesce(
 
 export function attachmentView(db: Db, row: AttachmentRow): Attachment {
   const messages = db
-    .prepare(
-      `SELECT m.id AS id, m.date_sent * 1000 AS date_sent FROM attachment_messages am JOIN messages m ON m.id = am.message_id
-       WHERE am.attachment_id = ? ORDER BY m.id`,
-    )
+    .prepare(`SELECT m.id AS id, m.date_sent * 1000 AS date_sent FROM attachment_messages am JOIN messages m ON m.id = am.message_id
+       WHERE am.attachment_id = ? ORDER BY m.id`)
     .all(row.id) as { id: number; date_sent: number }[];
   return { id: row.id, name: row.name, path_id: row.path_id, size: row.size, create_time: row.create_time_ms, messages };
 }
@@ -40,10 +38,8 @@ export function attachmentsOf(db: Db, ownerId: number): Attachment[] {
 
 export function insertAttachment(db: Db, a: Omit<AttachmentRow, 'id'>): AttachmentRow {
   const info = db
-    .prepare(
-      `INSERT INTO attachments (owner_id, name, path_id, stored_as, size, content_type, create_time_ms)
-       VALUES (@owner_id, @name, @path_id, @stored_as, @size, @content_type, @create_time_ms)`,
-    )
+    .prepare(`INSERT INTO attachments (owner_id, name, path_id, stored_as, size, content_type, create_time_ms)
+       VALUES (@owner_id, @name, @path_id, @stored_as, @size, @content_type, @create_time_ms)`)
     .run(a);
   return attachmentById(db, Number(info.lastInsertRowid))!;
 }

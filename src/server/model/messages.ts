@@ -215,10 +215,8 @@ function channelForSend(db: Db, sender: UserRow, indicator: string | number): St
 /** Users who took part in a topic (sent or reacted), for `@**topic**`. */
 export function topicParticipantIds(db: Db, recipientId: number, topic: string): Set<number> {
   const rows = db
-    .prepare(
-      `SELECT sender_id AS id FROM messages WHERE recipient_id = ? AND topic = ? COLLATE NOCASE
-       UNION SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id WHERE m.recipient_id = ? AND m.topic = ? COLLATE NOCASE`,
-    )
+    .prepare(`SELECT sender_id AS id FROM messages WHERE recipient_id = ? AND topic = ? COLLATE NOCASE
+       UNION SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id WHERE m.recipient_id = ? AND m.topic = ? COLLATE NOCASE`)
     .all(recipientId, topic, recipientId, topic) as { id: number }[];
   return new Set(rows.map((r) => r.id));
 }
@@ -320,10 +318,8 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
   const now = ctx.nowSeconds();
   const id = Number(
     db
-      .prepare(
-        `INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent, client, is_me_message)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
+      .prepare(`INSERT INTO messages (sender_id, recipient_id, type, stream_id, topic, content, rendered_content, date_sent, client, is_me_message)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(
         sender.id,
         recipientId,

@@ -108,10 +108,8 @@ function subscriptionViewer(db: Db, includeSubscribers: boolean): (row: Subscrip
 /** A user's active subscriptions (to channels that are not archived), by name in code-point order as Zulip sorts. */
 export function activeSubscriptionRows(db: Db, userId: number): SubscriptionRow[] {
   return db
-    .prepare(
-      `SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
-       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE BINARY, c.id`,
-    )
+    .prepare(`SELECT s.* FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+       WHERE s.user_id = ? AND s.active = 1 AND c.is_archived = 0 ORDER BY c.name COLLATE BINARY, c.id`)
     .all(userId) as SubscriptionRow[];
 }
 

@@ -14,7 +14,7 @@ import { directSystemGroups, systemGroupId } from './system-groups.js';
 import { emitWithPerson, notifyBotUpdate, notifyPersonUpdate } from './user-events.js';
 import { gravatarUrl, seesRealEmail } from './user-view.js';
 import { holds } from './user-permissions.js';
-import { emailTaken, insertUser, userById, type UserRow, type Viewer } from './users.js';
+import { emailTaken, insertUser, userById, type UserRow } from './users.js';
 import { listeningUserIds, listeningViewers } from './event-queues.js';
 import { newEmailProblem, validateFullName, validateNewEmail } from './validation.js';
 
@@ -38,24 +38,13 @@ export function newAccountFields(db: Db, p: { email: string; full_name: string }
   return { full_name: validateFullName(db, p.full_name), email: validateNewEmail(db, p.email) };
 }
 
-/** Writes a human account made through the API, subscribed to the default channels; announcing it is the caller's. */
-export function insertAccount(db: Db, u: NewAccount, now: number): UserRow {
+/** Creates a human account through the API (its name and address already validated), subscribed to the default channels, and announces it. */
+export function createAccount(db: Db, sink: EventSink, realmUrl: string, u: NewAccount, now: number): UserRow {
   const user = insertUser(db, u, now);
   // date_joined is the creation time until the account's first login, then that login's (2.1).
   db.prepare('UPDATE users SET date_joined_at_first_login = 1 WHERE id = ?').run(user.id);
   subscribeToDefaultChannels(db, user.id);
-  return user;
-}
-
-/** The `realm_user` add event of a new account, to every active user in `viewers` (default: all of them). */
-export function announceAccount(db: Db, sink: EventSink, realmUrl: string, user: UserRow, viewers?: readonly Viewer[]): void {
-  emitWithPerson(db, sink, realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }), viewers);
-}
-
-/** Creates a human account through the API (its name and address already validated) and announces it. */
-export function createAccount(db: Db, sink: EventSink, realmUrl: string, u: NewAccount, now: number): UserRow {
-  const user = insertAccount(db, u, now);
-  announceAccount(db, sink, realmUrl, user);
+  emitWithPerson(db, sink, realmUrl, user, (person) => ({ type: 'realm_user', op: 'add', person }));
   return user;
 }
 

@@ -135,12 +135,10 @@ export interface NewUser {
 
 export function insertUser(db: Db, u: NewUser, now: number): UserRow {
   const info = db
-    .prepare(
-      `INSERT INTO users (email, full_name, name_key, role, is_bot, bot_type, bot_owner_id, api_key, password_hash, date_joined,
+    .prepare(`INSERT INTO users (email, full_name, name_key, role, is_bot, bot_type, bot_owner_id, api_key, password_hash, date_joined,
          timezone, service_base_url, service_interface, service_token)
        VALUES (@email, @full_name, @name_key, @role, @is_bot, @bot_type, @bot_owner_id, @api_key, @password_hash, @date_joined,
-         @timezone, @service_base_url, @service_interface, @service_token)`,
-    )
+         @timezone, @service_base_url, @service_interface, @service_token)`)
     .run({
       email: u.email.trim(),
       full_name: u.full_name,
