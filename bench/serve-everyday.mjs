@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { makeOrganization, OWNER, OWNER_PASSWORD, root, startServe } from './serve-fixture.mjs';
+import { ADDED_BY_NODE, makeOrganization, OWNER, OWNER_PASSWORD, root, startServe } from './serve-fixture.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
@@ -27,8 +27,6 @@ const ADMINS = Number(process.env.BENCH_ADMINS ?? 10);
 const BUDGET = { read: 2, write: 3 };
 const CHANNEL = 'everyday';
 const API = '/api/v1';
-// Headers Node's server writes by itself on every answer: the bare server adds them the same way.
-const ADDED_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 const basic = (email, key) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
 

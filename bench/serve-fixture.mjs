@@ -58,3 +58,6 @@ export async function startServe({ dataDir, env }, nodeArgs = []) {
   };
   return { child, site, stop };
 }
+
+// Headers Node's server writes by itself on every answer: a bare server answering serve's bytes adds them the same way.
+export const ADDED_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);

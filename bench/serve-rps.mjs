@@ -18,7 +18,7 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { makeOrganization, OWNER, OWNER_PASSWORD, root, startServe } from './serve-fixture.mjs';
+import { ADDED_BY_NODE, makeOrganization, OWNER, OWNER_PASSWORD, root, startServe } from './serve-fixture.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 1000);
@@ -29,7 +29,6 @@ const CONNECTIONS = 16;
 const BUDGET = { rps: 0.8, p99: 2 };
 const PATH = '/api/v1/users/me';
 // Headers Node's server writes by itself on every answer: the bare server's adds them the same way.
-const ADDED_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 /** One request on a fresh connection; resolves with the status, the headers as sent, and the body. */
 function exchange(site, method, path, headers, body = '') {
