@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOwnUser } from '../../src/api/operations/users.js';
 import { connect } from '../../src/cli/target/connect.js';
-import type { GlobalOptions } from '../../src/cli/core/context.js';
+import type { GlobalOptions } from '../../src/cli/command/context.js';
 import { createContext } from '../../src/cli/entry/make-context.js';
 import { terminalPrompter } from '../../src/cli/core/prompter.js';
 import type { IO } from '../../src/cli/core/io.js';

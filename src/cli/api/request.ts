@@ -2,7 +2,7 @@
 import { basicAuthHeader, type UploadedFile, type WireRequest } from '../../api/wire.js';
 import type { Credentials } from '../../client/client.js';
 import { readInput } from '../bulk/input.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { readUpload } from '../bulk/uploads.js';
 import { type Field, parseInputBody, wireText } from './fields.js';
 

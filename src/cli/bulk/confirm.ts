@@ -1,5 +1,5 @@
 /** Destructive commands ask on a terminal, and need --yes anywhere else. */
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { ChatctlError, usageError } from '../core/errors.js';
 
 export async function confirmOrExit(ctx: Pick<Context, 'prompter'>, yes: boolean, question: string): Promise<void> {

@@ -1,7 +1,7 @@
 /** `--dry-run`: the requests a command would send, printed as JSON lines on stdout, secrets masked. */
 import type { WireRequest } from '../../api/wire.js';
 import { isSecretParam } from '../../client/redact.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 
 /** A request a dry run prints, with what it acts on for a person (`user 62 (alice@example.com, Alice)`) when known. */
 export type PlannedRequest = WireRequest & { target?: string };

@@ -14,7 +14,7 @@
 import { closeSync, constants, createReadStream, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { systemReason } from '../../errno.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { flag } from '../core/flags.js';
 import { ChatctlError, usageError } from '../core/errors.js';
 import { readBytes } from '../core/io.js';

@@ -8,7 +8,7 @@ import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { configDir } from '../../config/paths.js';
 import { makeDirs } from '../../make-dirs.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 
 export interface Lock {
   release(): void;

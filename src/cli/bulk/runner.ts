@@ -18,7 +18,7 @@ import type { CallParamsOf, Operation, ResponseOf } from '../../api/operation.js
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
 import type { ParamLabels } from '../../client/shape.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { type PlannedRequest, printDryRun } from './dry-run.js';
 import { DEFAULT_CONCURRENCY, runPool } from '../../client/pool.js';
 import type { Pacer } from '../../client/pacing.js';
@@ -27,7 +27,7 @@ import { confirmOrExit } from './confirm.js';
 import { ChatctlError, exitKindOf, type ExitKind, RowsFailedError } from '../core/errors.js';
 import { flag, type Values } from '../core/flags.js';
 import type { OutputFlags } from '../output/output.js';
-import { startProgress } from './progress.js';
+import { startProgress } from '../output/progress.js';
 import { Refusal } from '../core/refusal.js';
 import { formatDuration } from '../core/units.js';
 

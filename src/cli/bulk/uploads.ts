@@ -9,7 +9,7 @@ import { uploadFile, type UploadResult } from '../../api/operations/attachments.
 import type { UploadedFile } from '../../api/wire.js';
 import { BadResponseError, type ChatClient } from '../../client/client.js';
 import { readInput } from './input.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { ChatctlError, usageError } from '../core/errors.js';
 import { fetchState } from '../lookup/state.js';
 import { formatSize } from '../core/units.js';

@@ -9,7 +9,7 @@ import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
 import { runPool } from '../../client/pool.js';
 import { type BulkFlags, type Outcome, printPlan, runBulk, unchangedOutcome } from '../bulk/runner.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { ChatctlError } from '../core/errors.js';
 import type { Refusal } from '../core/refusal.js';
 

@@ -7,7 +7,7 @@ import type { Channel } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
 import { cell, fileRows, type Columns, type FromFile } from '../bulk/input.js';
 import type { RowCall } from '../bulk/runner.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { usageError } from '../core/errors.js';
 import { Refusal } from '../core/refusal.js';
 import { findChannels } from './find.js';

@@ -19,7 +19,7 @@
 import { readFile } from 'node:fs/promises';
 import { systemReason } from '../../errno.js';
 import { cell, readRows, type Columns } from '../bulk/input.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { usageError } from '../core/errors.js';
 
 export type Source = { kind: 'group'; group: string } | { kind: 'domain'; domain: string } | { kind: 'users'; users: string[] };

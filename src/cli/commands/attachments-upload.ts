@@ -6,8 +6,8 @@
 import { getAttachments, uploadFile } from '../../api/operations/attachments.js';
 import type { UploadedFile } from '../../api/wire.js';
 import { endsRun, failure } from '../bulk/runner.js';
-import { defineCommand, type OutputOptions } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import { defineCommand, type OutputOptions } from '../command/command.js';
+import type { Context } from '../command/context.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { ChatctlError, RowsFailedError } from '../core/errors.js';
 import { arg } from '../core/flags.js';

@@ -5,14 +5,14 @@ import { getOwnUser } from '../../api/operations/users.js';
 import { runPool, type PoolResult } from '../../client/pool.js';
 import { idsArg } from '../core/args.js';
 import { confirmAndRun, endsRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk/runner.js';
-import { defineCommand, type OutputOptions } from '../core/command.js';
+import { defineCommand, type OutputOptions } from '../command/command.js';
 import { confirmOrExit } from '../bulk/confirm.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { ChatctlError, exitKindOf, RowsFailedError, usageError } from '../core/errors.js';
 import { flag, type Values } from '../core/flags.js';
 import { tryOrganizationLock } from '../bulk/lock.js';
 import type { Output, OutputSpec } from '../output/output.js';
-import { startProgress } from '../bulk/progress.js';
+import { startProgress } from '../output/progress.js';
 import { formatSize } from '../core/units.js';
 import { uploadCommand } from './attachments-upload.js';
 

@@ -1,4 +1,4 @@
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { noCredentials } from '../target/connect.js';
 import { usageError } from '../core/errors.js';
 import { flag } from '../core/flags.js';

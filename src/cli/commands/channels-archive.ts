@@ -2,7 +2,7 @@ import { archiveStream, updateStream } from '../../api/operations/channels.js';
 import { fromFileFlags } from '../bulk/input.js';
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, runCalls } from '../bulk/runner.js';
 import { channelRefs, planPerChannel } from '../channels/per-channel.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { questionAbout } from '../bulk/confirm.js';
 import { arg } from '../core/flags.js';
 

@@ -4,9 +4,9 @@ import { currentMembers, orderedChanges, runMemberChanges } from '../channels/me
 import { groupMembers } from '../channels/people.js';
 import { readMap } from '../channels/sync-map.js';
 import { syncPlan, type SyncChange } from '../channels/sync-plan.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { confirmOrExit, requireYesUnlessInteractive } from '../bulk/confirm.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { ChatctlError } from '../core/errors.js';
 import { flag } from '../core/flags.js';
 import { tryOrganizationLock } from '../bulk/lock.js';

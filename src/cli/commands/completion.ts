@@ -1,5 +1,5 @@
-import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../entry/completion.js';
-import { defineCommand, type CommandSpec } from '../core/command.js';
+import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../command/completion.js';
+import { defineCommand, type CommandSpec } from '../command/command.js';
 import { arg } from '../core/flags.js';
 import { NOUNS } from './index.js';
 

@@ -2,7 +2,7 @@ import { addDefaultStream, getStreams, removeDefaultStream } from '../../api/ope
 import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, runCalls } from '../bulk/runner.js';
 import { planPerChannel } from '../channels/per-channel.js';
 import { CHANNEL_OUTPUT, channelRows, needsLastMessage } from '../channels/rows.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { arg } from '../core/flags.js';
 
 const CHANNELS_ARG = { channels: arg.variadic('channel IDs or names', { required: true }) };

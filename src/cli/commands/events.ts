@@ -1,7 +1,7 @@
 import { deleteQueue, register } from '../../api/operations/events.js';
 import { converted } from '../core/args.js';
 import { confirmAndRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk/runner.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { usageError } from '../core/errors.js';
 import { arg, flag } from '../core/flags.js';

@@ -1,6 +1,6 @@
 import { createChannelFolder, getChannelFolders, updateChannelFolder } from '../../api/operations/folders.js';
 import { converted } from '../core/args.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { usageError } from '../core/errors.js';
 import { arg, flag } from '../core/flags.js';

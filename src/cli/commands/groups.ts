@@ -7,7 +7,7 @@ import {
   type UserGroup,
 } from '../../api/operations/groups.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { confirmOrExit } from '../bulk/confirm.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { usageError } from '../core/errors.js';

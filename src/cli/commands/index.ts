@@ -2,7 +2,7 @@
  * The command tree's first level. Each noun's module is loaded only when argv names it (or for help and
  * completions), which keeps start-up flat as commands are added.
  */
-import type { NounEntry } from '../core/command-tree.js';
+import type { NounEntry } from '../command/command-tree.js';
 
 export const NOUNS: readonly NounEntry[] = [
   { name: 'init', summary: 'create the embedded organization and log in to it', load: async () => (await import('./init.js')).commands },

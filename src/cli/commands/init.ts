@@ -1,8 +1,8 @@
 import { readConfig } from '../../config/profiles.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { usageError } from '../core/errors.js';
 import { flag } from '../core/flags.js';
-import { choosePassword } from '../core/password.js';
+import { choosePassword } from '../target/password.js';
 import { embeddedDataDir, selectedProfileName } from '../target/target.js';
 
 export const commands = [

@@ -14,9 +14,9 @@ import {
   type PlannedCall,
   type RowCall,
 } from '../bulk/runner.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { confirmOrExit, namingQuestion } from '../bulk/confirm.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { usageError } from '../core/errors.js';
 import { arg, flag, type Values } from '../core/flags.js';

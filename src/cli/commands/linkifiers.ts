@@ -3,7 +3,7 @@ import { classify } from '../../api/server-messages.js';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../api/operations/linkifiers.js';
 import { idArg, idsArg } from '../core/args.js';
 import { confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, rowCalls, runCalls } from '../bulk/runner.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { usageError } from '../core/errors.js';
 import { arg, flag, type Values } from '../core/flags.js';

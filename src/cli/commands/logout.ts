@@ -1,5 +1,5 @@
 import { readConfig, removeProfile } from '../../config/profiles.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { usageError } from '../core/errors.js';
 import { selectedProfileName } from '../target/target.js';
 

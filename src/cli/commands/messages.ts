@@ -3,8 +3,8 @@ import { getMessageHistory, sendMessage, updateMessage, type HistorySnapshot } f
 import { getUsers } from '../../api/operations/users.js';
 import type { UploadedFile } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import { defineCommand } from '../command/command.js';
+import type { Context } from '../command/context.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { usageError } from '../core/errors.js';
 import { flag } from '../core/flags.js';

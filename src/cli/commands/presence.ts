@@ -1,6 +1,6 @@
 import { updatePresence, type LegacyPresence, type ModernPresence } from '../../api/operations/presence.js';
 import type { User } from '../../api/types.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { usageError } from '../core/errors.js';
 import { arg, flag } from '../core/flags.js';

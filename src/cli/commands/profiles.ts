@@ -1,5 +1,5 @@
 import { readConfig, useProfile } from '../../config/profiles.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { notFound } from '../../errors.js';
 import { arg } from '../core/flags.js';
 import { announceDefault } from '../target/store-profile.js';

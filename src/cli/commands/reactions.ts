@@ -1,9 +1,9 @@
 import { ApiError } from '../../api/errors.js';
 import { addReaction, removeReaction } from '../../api/operations/reactions.js';
 import { classify } from '../../api/server-messages.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { confirmOrExit } from '../bulk/confirm.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { usageError } from '../core/errors.js';
 import { arg, flag } from '../core/flags.js';

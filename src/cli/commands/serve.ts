@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { isIP } from 'node:net';
 import { parseAllowedAddress } from '../../api/webhook-addresses.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { embeddedTarget } from '../target/embedded-target.js';
 import { usageError } from '../core/errors.js';
 import { flag } from '../core/flags.js';

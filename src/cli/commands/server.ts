@@ -1,8 +1,8 @@
 import { getServerSettings, updateRealm } from '../../api/operations/server.js';
 import { LIMITS } from '../../api/limits.js';
 import { OPERATOR_PERMISSIONS, type OperatorPermission } from '../../server/embedded-facts.js';
-import { defineCommand, type CommandSpec } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import { defineCommand, type CommandSpec } from '../command/command.js';
+import type { Context } from '../command/context.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { embeddedTarget } from '../target/embedded-target.js';
 import { usageError } from '../core/errors.js';
@@ -102,7 +102,7 @@ export const commands = [
       );
       const [{ withOperatorStore }, { choosePassword }, { BotAccountError }] = await Promise.all([
         import('../target/data-dir.js'),
-        import('../core/password.js'),
+        import('../target/password.js'),
         import('../../server/embedded.js'),
       ]);
       await withOperatorStore(ctx, target, async (organization) => {

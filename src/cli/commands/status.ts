@@ -1,7 +1,7 @@
 import { getUserStatus, REACTION_TYPES, updateUserStatus, type UserStatus } from '../../api/operations/status.js';
 import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk/runner.js';
-import { defineCommand } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import { defineCommand } from '../command/command.js';
+import type { Context } from '../command/context.js';
 import { usageError } from '../core/errors.js';
 import { arg, flag } from '../core/flags.js';
 import { resolveUser, resolveUsers } from '../lookup/resolve.js';

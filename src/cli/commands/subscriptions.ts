@@ -1,7 +1,7 @@
 import { getSubscriptions, SUBSCRIPTION_PROPERTIES, updateSubscriptionSettings, type SubscriptionProperty } from '../../api/operations/channels.js';
 import { converted } from '../core/args.js';
 import { BULK_FLAGS, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk/runner.js';
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../command/command.js';
 import { usageError } from '../core/errors.js';
 import { arg, flag } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';

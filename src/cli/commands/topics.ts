@@ -1,7 +1,7 @@
 import { getStreams, getSubscriptions, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand, type CommandSpec } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import { defineCommand, type CommandSpec } from '../command/command.js';
+import type { Context } from '../command/context.js';
 import { printDryRun } from '../bulk/dry-run.js';
 import { flag, type Values } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';

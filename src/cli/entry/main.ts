@@ -3,7 +3,7 @@
  * it throws to a message and an exit code in this one place. Only the noun module the command lives in is
  * loaded, so start-up does not grow with the number of commands.
  */
-import { wantsJson, type Bound, type CommandSpec } from '../core/command.js';
+import { wantsJson, type Bound, type CommandSpec } from '../command/command.js';
 import { createContext, type ContextDeps } from './make-context.js';
 import { ChatctlError, EXIT, exitKindOf, reportError } from '../core/errors.js';
 import { systemError } from '../core/file-errors.js';
@@ -13,7 +13,7 @@ import { helpTopic, HELP_TOPICS } from './help-topics.js';
 import type { IO } from '../core/io.js';
 import type { LastWords } from '../core/last-words.js';
 import { parseValues } from '../core/flags.js';
-import { GLOBAL_FLAGS, type GlobalOptions } from '../core/global-options.js';
+import { GLOBAL_FLAGS, type GlobalOptions } from '../command/global-options.js';
 import { terminalPrompter } from '../core/prompter.js';
 import { wrapText } from './wrap.js';
 import { VERSION } from '../../version.js';

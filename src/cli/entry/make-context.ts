@@ -1,13 +1,13 @@
 /**
- * The wiring of a command's `Context` (declared in core/context.ts): nothing is loaded until a command asks
+ * The wiring of a command's `Context` (declared in command/context.ts): nothing is loaded until a command asks
  * for it, so commands that do not talk to a server start fast.
  */
 import type { ChatClient } from '../../client/client.js';
 import type { Transport } from '../../client/transport.js';
 import type { Env } from '../../config/paths.js';
 import { nowMs } from '../../time.js';
-import type { Context } from '../core/context.js';
-import { GLOBAL_DEFAULTS, type GlobalOptions } from '../core/global-options.js';
+import type { Context } from '../command/context.js';
+import { GLOBAL_DEFAULTS, type GlobalOptions } from '../command/global-options.js';
 import type { IO } from '../core/io.js';
 import { LastWords } from '../core/last-words.js';
 import type { Prompter } from '../core/prompter.js';

@@ -3,10 +3,10 @@
  * running is the caller's business, so the parse step can be tested on its own.
  */
 import { Command, CommanderError, Help, Option } from 'commander';
-import type { CommandSpec } from '../core/command.js';
-import { treeOf, type NounEntry } from '../core/command-tree.js';
+import type { CommandSpec } from '../command/command.js';
+import { treeOf, type NounEntry } from '../command/command-tree.js';
 import { checkAttribute, type Flag } from '../core/flags.js';
-import { GLOBAL_FLAGS, VALUE_GLOBALS } from '../core/global-options.js';
+import { GLOBAL_FLAGS, VALUE_GLOBALS } from '../command/global-options.js';
 import { wrapText } from './wrap.js';
 
 /** What commander collected: the command, its options and arguments by name, and the global options (raw text). */

@@ -8,7 +8,7 @@ import type { HttpOptions } from '../../client/http.js';
 import type { TlsSettings } from '../../client/tls.js';
 import type { Transport } from '../../client/transport.js';
 import type { Profile } from '../../config/profiles.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { ChatctlError } from '../core/errors.js';
 import type { Target } from './target.js';
 

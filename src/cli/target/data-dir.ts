@@ -7,7 +7,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EmbeddedTransport } from '../../client/embedded.js';
 import type { EmbeddedOrganization } from '../../server/embedded.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { notFound } from '../../errors.js';
 import { ChatctlError } from '../core/errors.js';
 import { fileError } from '../core/file-errors.js';

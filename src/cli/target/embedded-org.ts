@@ -5,7 +5,7 @@
 import { ChatClient, type Credentials } from '../../client/client.js';
 import type { Transport } from '../../client/transport.js';
 import { fetchApiKey } from '../../api/operations/server.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { ChatctlError } from '../core/errors.js';
 import type { Target } from './target.js';
 import type { OrganizationTransport } from './data-dir.js';

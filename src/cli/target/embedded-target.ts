@@ -1,5 +1,5 @@
 /** Commands that work on the embedded organization's files (serve, server grant/revoke/reset-password): a server is no target for them. */
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { usageError } from '../core/errors.js';
 import type { Target } from './target.js';
 

@@ -3,7 +3,7 @@
  * the default is what every other command uses, so it never changes without a word.
  */
 import { saveProfile, type DefaultChange, type Profile } from '../../config/profiles.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 
 export function announceDefault(ctx: Pick<Context, 'info'>, name: string, change: DefaultChange): void {
   if (change.after === name && change.before !== name && change.others.length) {

@@ -12,7 +12,7 @@ import type { TlsSettings } from '../../client/tls.js';
 import { defaultDataDir, defaultZuliprc, type Env } from '../../config/paths.js';
 import { brokenConfig, configPath, loadConfig, type ConfigFile, type Profile } from '../../config/profiles.js';
 import { readZuliprc, type Zuliprc } from '../../config/zuliprc.js';
-import type { GlobalOptions } from '../core/context.js';
+import type { GlobalOptions } from '../command/context.js';
 import { usageError } from '../core/errors.js';
 
 export type { TlsSettings };

@@ -10,7 +10,7 @@ import { createUser } from '../../api/operations/users.js';
 import type { ChatClient } from '../../client/client.js';
 import { NotSentError } from '../../client/transport.js';
 import { type BulkFlags, failedOutcome, type Outcome, type RowCall, runBulk, type RunRefusedError, unchangedOutcome } from '../bulk/runner.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../command/context.js';
 import { Refusal } from '../core/refusal.js';
 
 /** Rows a batch holds at most: its transaction stays a few milliseconds, so other writers of the data dir barely wait. */

@@ -8,8 +8,8 @@ import type { Env } from '../../config/paths.js';
 import type { Output, OutputFlags, OutputSpec } from '../output/output.js';
 import type { Target } from '../target/target.js';
 import type { GlobalOptions } from './global-options.js';
-import type { IO } from './io.js';
-import type { Prompter } from './prompter.js';
+import type { IO } from '../core/io.js';
+import type { Prompter } from '../core/prompter.js';
 
 export type { GlobalOptions };
 

@@ -3,7 +3,7 @@
  * lists them, and `GlobalOptions` is their parsed type. They may stand before or after the command words.
  */
 import { DEFAULT_MAX_WAIT_SECONDS } from '../../timeouts.js';
-import { flag, parseValues, takesValue, type Values } from './flags.js';
+import { flag, parseValues, takesValue, type Values } from '../core/flags.js';
 import { COLOR_MODES } from '../output/output.js';
 
 export const GLOBAL_FLAGS = {

@@ -4,7 +4,6 @@
  * the output layer clears before it writes to a terminal stdout (`clearProgress`), so a table or a row never
  * starts on the count's line; the next tick draws it again below.
  */
-import type { Context } from '../core/context.js';
 import type { IO } from '../core/io.js';
 
 export interface Progress {
@@ -27,7 +26,14 @@ export function clearProgress(io: IO): void {
 }
 
 /** `total` null: the end is not known in advance (walking a narrow batch by batch). */
-export function startProgress(ctx: Pick<Context, 'io' | 'globals' | 'nowMs'>, total: number | null, unit = ''): Progress {
+/** What progress needs of a command's context (output sits below the command's declaration, so it names no `Context`). */
+export interface ProgressContext {
+  readonly io: IO;
+  readonly globals: { readonly quiet: boolean };
+  nowMs(): number;
+}
+
+export function startProgress(ctx: ProgressContext, total: number | null, unit = ''): Progress {
   if (!ctx.io.stderrIsTTY || ctx.globals.quiet || (total !== null && total < 2)) return SILENT;
   const { io } = ctx;
   const started = ctx.nowMs();

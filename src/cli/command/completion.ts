@@ -4,10 +4,10 @@
  * completions/ are this output; a test fails when they are stale.
  */
 import { catalogue } from '../../api/catalogue.js';
-import type { CommandSpec } from '../core/command.js';
+import type { CommandSpec } from './command.js';
 import { longOf, type Completion, type Flag } from '../core/flags.js';
-import { GLOBAL_FLAGS, VALUE_GLOBALS } from '../core/global-options.js';
-import { treeOf, type NounEntry } from '../core/command-tree.js';
+import { GLOBAL_FLAGS, VALUE_GLOBALS } from './global-options.js';
+import { treeOf, type NounEntry } from './command-tree.js';
 
 interface OptionInfo {
   long: string;

@@ -1,7 +1,7 @@
 /** Choosing a password for an account (`init`, `server reset-password`): from stdin, a hidden prompt, or generated. */
-import type { Context } from './context.js';
-import { usageError } from './errors.js';
-import { readSecret } from './io.js';
+import type { Context } from '../command/context.js';
+import { usageError } from '../core/errors.js';
+import { readSecret } from '../core/io.js';
 import { randomAlphanumeric } from '../../random.js';
 
 /** Zulip's own floor for a new password ("The password is too weak."). */

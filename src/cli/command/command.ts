@@ -5,8 +5,8 @@
  * options by name nor convert them. `run` gets an injected context, returns or throws, and never exits.
  */
 import type { Context } from './context.js';
-import { usageError } from './errors.js';
-import { flag, parseValues, type ArgDefs, type FlagDefs, type Raw, type Values } from './flags.js';
+import { usageError } from '../core/errors.js';
+import { flag, parseValues, type ArgDefs, type FlagDefs, type Raw, type Values } from '../core/flags.js';
 import { FORMATS, parseFields, type OutputSpec } from '../output/output.js';
 import { readTemplate } from '../output/template-source.js';
 import { checkTransform } from '../output/transform.js';
