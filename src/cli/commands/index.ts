@@ -21,7 +21,7 @@ export const NOUNS: readonly NounEntry[] = [
     summary: "server information, the organization's name; embedded: grant the permissions a server's operator grants",
     load: async () => (await import('./server.js')).commands,
   },
-  { name: 'users', summary: 'list, inspect, create and manage users', load: async () => (await import('./users.js')).commands },
+  { name: 'users', summary: 'list, inspect, create and manage users', load: async () => (await import('./users/index.js')).commands },
   {
     name: 'invite',
     summary: 'invite people by e-mail or link; list, resend and revoke invitations',
