@@ -27,7 +27,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const out = 'dist/chatctl.cjs';
 const result = await build({
   absWorkingDir: root,
-  entryPoints: ['dist/cli/run.js'],
+  entryPoints: ['dist/cli/entry/run.js'],
   // One level below the package root, as dist/version.js is: it reads ../package.json from where it runs.
   outfile: out,
   write: false,

@@ -1,5 +1,5 @@
 /**
- * Only the entry point ends the process (src/cli/run.ts): every other module returns or throws, and one
+ * Only the entry point ends the process (src/cli/entry/run.ts): every other module returns or throws, and one
  * place maps errors to exit codes, so a command can be run in-process by tests and by other commands.
  */
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SRC, sourceFiles } from './sources.js';
 
-const ENTRY = 'cli/run.ts';
+const ENTRY = 'cli/entry/run.ts';
 
 /** `process.exit(` in code, not in comments. */
 const exits = (text: string): number => text.split('\n').filter((line) => /\bprocess\.exit\s*\(/.test(line.replace(/\/\/.*$|^\s*\*.*$/, ''))).length;

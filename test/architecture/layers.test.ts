@@ -6,9 +6,9 @@
  * any import: a type from a layer above is still an arrow pointing up.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SRC, sourceFiles } from './sources.js';
+import { graph, importsOf, SRC } from './sources.js';
 
 type Layer = 'shared' | 'api' | 'client' | 'config' | 'server' | 'cli';
 
@@ -25,53 +25,11 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
 const HEAVY_ENTRY = 'server/embedded.ts';
 const LIGHT_ENTRY = 'server/embedded-facts.ts';
 
-interface Import {
-  specifier: string;
-  kind: 'static' | 'type' | 'dynamic';
-  line: number;
-}
-
-const lineAt = (text: string, index: number): number => text.slice(0, index).split('\n').length;
-
-/**
- * The import specifiers of a module: `import … from`, `export … from`, side-effect imports and `import('…')`
- * (a call, or a type query). Comment lines are skipped so that prose naming a module does not count.
- */
-function importsOf(text: string): Import[] {
-  const found: Import[] = [];
-  const statement = /^(import|export)\s+(type\s+)?(?:[^;'"]*?\sfrom\s*)?['"]([^'"]+)['"]/gm;
-  for (const m of text.matchAll(statement)) {
-    found.push({ specifier: m[3]!, kind: m[2] ? 'type' : 'static', line: lineAt(text, m.index) });
-  }
-  const call = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
-  for (const m of text.matchAll(call)) {
-    const lineStart = text.lastIndexOf('\n', m.index) + 1;
-    if (/^\s*(\/\/|\/\*|\*)/.test(text.slice(lineStart, m.index))) continue;
-    found.push({ specifier: m[1]!, kind: 'dynamic', line: lineAt(text, m.index) });
-  }
-  return found;
-}
-
 function layerOf(file: string): Layer {
   const top = file.split('/')[0]!;
   if (!file.includes('/')) return 'shared';
   if (top === 'api' || top === 'client' || top === 'config' || top === 'server' || top === 'cli') return top;
   throw new Error(`src/${file} is in no layer: add its folder to the layers test`);
-}
-
-/** The module a relative specifier names, relative to src/ (`.js` in ESM specifiers is the `.ts` source). */
-const target = (from: string, specifier: string): string => relative(SRC, resolve(SRC, dirname(from), specifier)).replace(/\.js$/, '.ts');
-
-/** Every file's imports of modules in src/, resolved. */
-function graph(): Map<string, (Import & { module: string })[]> {
-  return new Map(
-    sourceFiles().map((file) => [
-      file,
-      importsOf(readFileSync(join(SRC, file), 'utf8'))
-        .filter((i) => i.specifier.startsWith('.'))
-        .map((i) => ({ ...i, module: target(file, i.specifier) })),
-    ]),
-  );
 }
 
 /** What breaks a rule, one line each: `file:line imports module (why)`. */

@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadFile } from '../../src/api/operations/attachments.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { formatSize, parseDuration, parseIdArgs, parseSize } from '../../src/cli/units.js';
+import { formatSize, parseDuration, parseIdArgs, parseSize } from '../../src/cli/core/units.js';
 import { cliTarget, expectUsageError, jsonLines, parse, runCli, scriptedPrompter, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 const DAY_MS = 86_400_000;
 
-describe('durations, sizes and IDs as typed (src/cli/units.ts)', () => {
+describe('durations, sizes and IDs as typed (src/cli/core/units.ts)', () => {
   it.each([
     ['30d', 2_592_000],
     ['12h', 43_200],

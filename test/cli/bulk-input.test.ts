@@ -1,5 +1,5 @@
 /**
- * --from-file checked whole before anything is sent (src/cli/bulk-input.ts): encoding, syntax, columns and
+ * --from-file checked whole before anything is sent (src/cli/bulk/input.ts): encoding, syntax, columns and
  * required cells, every problem in one pass with its line, row and column; empty input and directories are
  * usage errors. The Latin-1 file goes through the real binary, as a cron job would run it.
  */
@@ -7,7 +7,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LINE_BYTES, MAX_PROBLEMS } from '../../src/cli/bulk-input.js';
+import { MAX_LINE_BYTES, MAX_PROBLEMS } from '../../src/cli/bulk/input.js';
 import { BIN, cliTarget, fakeCreds, jsonLines, runCli, spawnCli, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 

@@ -2,8 +2,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { LastWords } from '../../src/cli/last-words.js';
-import { main } from '../../src/cli/main.js';
+import { LastWords } from '../../src/cli/core/last-words.js';
+import { main } from '../../src/cli/entry/main.js';
 import { EmbeddedTransport } from '../../src/client/embedded.js';
 import type { Transport } from '../../src/client/transport.js';
 import { cliTarget, jsonLines, runCli, Sink } from '../helpers/cli.js';

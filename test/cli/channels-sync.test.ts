@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserGroup, updateUserGroupMembers } from '../../src/api/operations/groups.js';
-import { tryLock } from '../../src/cli/lock.js';
+import { tryLock } from '../../src/cli/bulk/lock.js';
 import { createChannel } from '../helpers/channels.js';
 import { cliTarget, jsonLines, runCli, tempHome } from '../helpers/cli.js';
 import { unique } from '../helpers/names.js';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../../src/cli/completion.js';
+import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../../src/cli/command/completion.js';
 import { allCommands } from '../../src/cli/commands/completion.js';
 import { NOUNS } from '../../src/cli/commands/index.js';
 import { existsSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /** What --dry-run prints of a request: everything but secrets, by the same rule --verbose follows. */
 import { describe, expect, it } from 'vitest';
-import { describeRequest } from '../../src/cli/dry-run.js';
+import { describeRequest } from '../../src/cli/bulk/dry-run.js';
 import { describeRequest as traceLine } from '../../src/client/redact.js';
 import type { WireRequest } from '../../src/api/wire.js';
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadFile } from '../../src/api/operations/attachments.js';
 import { allCommands } from '../../src/cli/commands/completion.js';
-import { DURATION_HELP, DURATION_UNITS, parseDuration } from '../../src/cli/units.js';
+import { DURATION_HELP, DURATION_UNITS, parseDuration } from '../../src/cli/core/units.js';
 import { cliTarget, fakeCreds, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';

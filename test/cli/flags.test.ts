@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { parseNarrow } from '../../src/cli/narrow.js';
+import { parseNarrow } from '../../src/cli/lookup/narrow.js';
 import { cliTarget, expectUsageError, jsonLines, parse, runCli } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { wrapText } from '../../src/cli/wrap.js';
+import { wrapText } from '../../src/cli/entry/wrap.js';
 
 /** The lines longer than `width`, but for examples (`$ ...`, `chatctl ...`) and a single word too long to break. */
 const overlong = (text: string, width: number): string[] =>

@@ -67,7 +67,7 @@ function nouns(): Map<string, string[]> {
     const entry = text.slice(m.index, starts[i + 1]?.index ?? text.length);
     out.set(
       m[1]!,
-      [...entry.matchAll(/import\('(\.\/[\w-]+)\.js'\)/g)].map((f) => resolve(dirname(INDEX), `${f[1]}.ts`)),
+      [...entry.matchAll(/import\('(\.\/[\w/-]+)\.js'\)/g)].map((f) => resolve(dirname(INDEX), `${f[1]}.ts`)),
     );
   });
   return out;

@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE } from '../../src/api/roles.js';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/cli/entry/main.js';
 import { cliTarget, runCli, Sink } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { TRANSPORTS } from '../helpers/transports.js';

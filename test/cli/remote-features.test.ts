@@ -1,5 +1,5 @@
 /**
- * The feature level as commands get it (connect.ts): from the profile's cache while fresh, read from
+ * The feature level as commands get it (target/connect.ts): from the profile's cache while fresh, read from
  * GET /server_settings when stale and stored back, read once per process without a profile, and from the
  * embedded organization directly. Server requests are counted in the served organization's log.
  */
@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOwnUser } from '../../src/api/operations/users.js';
-import { connect } from '../../src/cli/connect.js';
-import { createContext, type GlobalOptions } from '../../src/cli/context.js';
-import { terminalPrompter } from '../../src/cli/prompter.js';
-import type { IO } from '../../src/cli/io.js';
+import { connect } from '../../src/cli/target/connect.js';
+import type { GlobalOptions } from '../../src/cli/command/context.js';
+import { createContext } from '../../src/cli/entry/make-context.js';
+import { terminalPrompter } from '../../src/cli/core/prompter.js';
+import type { IO } from '../../src/cli/core/io.js';
 import { tempHome, writeProfile } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/cli/entry/main.js';
 import { createTestOrg, OWNER_PASSWORD, type TestOrg } from '../helpers/org.js';
 import { cliTarget, parse, runCli, scriptedPrompter, Sink, tempHome } from '../helpers/cli.js';
 import { TRANSPORTS } from '../helpers/transports.js';

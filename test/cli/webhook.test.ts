@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/api/operations/messages.js';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/cli/entry/main.js';
 import { interpretReply } from '../../src/cli/webhook/deliver.js';
 import { type CliResult, cliTarget, expectUsageError, jsonLines, parse, runCli, Sink, tempHome } from '../helpers/cli.js';
 import { createTestOrg, TestClock, type TestOrg, type TestUser } from '../helpers/org.js';

@@ -6,7 +6,7 @@ import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operation, p } from '../../src/api/operation.js';
 import { s } from '../../src/api/schema.js';
-import { exitKindOf, reportError } from '../../src/cli/errors.js';
+import { exitKindOf, reportError } from '../../src/cli/core/errors.js';
 import { ChatClient } from '../../src/client/client.js';
 import { FeatureCache, FeatureLevelError, type FeatureCacheOptions, type ServerFacts } from '../../src/client/features.js';
 import { HttpTransport } from '../../src/client/http.js';

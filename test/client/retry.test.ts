@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
 import { fetchApiKey, getServerSettings } from '../../src/api/operations/server.js';
 import { getUsers } from '../../src/api/operations/users.js';
-import { exitKindOf } from '../../src/cli/errors.js';
+import { exitKindOf } from '../../src/cli/core/errors.js';
 import { BadResponseError, ChatClient, UnavailableError } from '../../src/client/client.js';
 import { HttpTransport } from '../../src/client/http.js';
 import { retryPolicy, type RetryPolicy } from '../../src/client/retry.js';

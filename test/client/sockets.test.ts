@@ -6,7 +6,7 @@ import { getGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getServerSettings } from '../../src/api/operations/server.js';
 import { getUsers } from '../../src/api/operations/users.js';
-import { exitKindOf } from '../../src/cli/errors.js';
+import { exitKindOf } from '../../src/cli/core/errors.js';
 import type { ChatctlError } from '../../src/errors.js';
 import { ChatClient } from '../../src/client/client.js';
 import { HttpTransport, type HttpOptions } from '../../src/client/http.js';

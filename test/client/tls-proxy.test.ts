@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getServerSettings } from '../../src/api/operations/server.js';
-import { exitKindOf, reportError } from '../../src/cli/errors.js';
+import { exitKindOf, reportError } from '../../src/cli/core/errors.js';
 import { ChatClient } from '../../src/client/client.js';
 import { HttpTransport, type HttpOptions } from '../../src/client/http.js';
 import { retryPolicy } from '../../src/client/retry.js';

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import type { CommandSpec } from '../../src/cli/command.js';
-import { parseValues } from '../../src/cli/flags.js';
-import { GLOBAL_FLAGS, type GlobalOptions } from '../../src/cli/global-options.js';
-import { main, parse as parseArgv, type MainDeps } from '../../src/cli/main.js';
-import type { IO } from '../../src/cli/io.js';
-import type { Prompter } from '../../src/cli/prompter.js';
+import type { CommandSpec } from '../../src/cli/command/command.js';
+import { parseValues } from '../../src/cli/core/flags.js';
+import { GLOBAL_FLAGS, type GlobalOptions } from '../../src/cli/command/global-options.js';
+import { main, parse as parseArgv, type MainDeps } from '../../src/cli/entry/main.js';
+import type { IO } from '../../src/cli/core/io.js';
+import type { Prompter } from '../../src/cli/core/prompter.js';
 
 export interface CliResult {
   code: number;

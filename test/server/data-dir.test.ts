@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOwnUser } from '../../src/api/operations/users.js';
 import { removeAttachment, uploadFile } from '../../src/api/operations/attachments.js';
 import type { UploadedFile } from '../../src/api/wire.js';
-import { reportError } from '../../src/cli/errors.js';
+import { reportError } from '../../src/cli/core/errors.js';
 import { sweepUploads } from '../../src/server/model/uploads.js';
 import { BUSY_MESSAGE } from '../../src/server/store/busy.js';
 import { DB_FILE, openDb } from '../../src/server/store/db.js';

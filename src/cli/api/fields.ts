@@ -5,7 +5,7 @@
  * other value JSON-encoded (`5`, `true`, `null`, `[1,2]`).
  */
 import { isPlainObject } from '../../api/schema.js';
-import { usageError } from '../errors.js';
+import { usageError } from '../core/errors.js';
 
 /** A parameter's value: a JSON value to encode, or a file to upload from a path (`-` for stdin). */
 export type FieldValue = { kind: 'value'; value: unknown } | { kind: 'file'; path: string };

@@ -1,13 +1,13 @@
 /**
- * `chatctl api --paginate`: GET /messages walked by anchor, as `flags --all` walks its narrow (anchor-walk.ts):
+ * `chatctl api --paginate`: GET /messages walked by anchor, as `flags --all` walks its narrow (lookup/anchor-walk.ts):
  * each batch starts just after the last message of the one before, until the server says it reached the
  * newest. The messages come out one by one, whatever the batches.
  */
 import { getMessages } from '../../api/operations/messages.js';
 import type { WireRequest } from '../../api/wire.js';
 import { type ChatClient, unwrap } from '../../client/client.js';
-import { walkForward } from '../anchor-walk.js';
-import { usageError } from '../errors.js';
+import { walkForward } from '../lookup/anchor-walk.js';
+import { usageError } from '../core/errors.js';
 
 /** Messages per request when --paginate is not given num_after (Zulip's clients fetch 1000 at most). */
 export const DEFAULT_BATCH = 1000;

@@ -1,9 +1,9 @@
 /** The request `chatctl api` sends: method and path, the parameters of --input, -f and -F, files, headers. */
 import { basicAuthHeader, type UploadedFile, type WireRequest } from '../../api/wire.js';
 import type { Credentials } from '../../client/client.js';
-import { readInput } from '../bulk-input.js';
-import type { Context } from '../context.js';
-import { readUpload } from '../uploads.js';
+import { readInput } from '../bulk/input.js';
+import type { Context } from '../command/context.js';
+import { readUpload } from '../bulk/uploads.js';
 import { type Field, parseInputBody, wireText } from './fields.js';
 
 export interface ApiCall {
@@ -27,7 +27,7 @@ export function splitPath(path: string): { path: string; query: [string, string]
  * body's), in the query string for GET and the form body otherwise; files make the body multipart. The
  * profile's credentials go in Authorization unless a -H gives one.
  */
-export async function buildRequest(ctx: Context, call: ApiCall, credentials: Credentials | null): Promise<WireRequest> {
+export async function buildRequest(ctx: Pick<Context, 'io' | 'signal'>, call: ApiCall, credentials: Credentials | null): Promise<WireRequest> {
   const { path, query } = splitPath(call.path);
   const input = call.input === undefined ? [] : parseInputBody((await readInput(ctx, call.input, 'a request body')).toString('utf8'), call.input);
   const given = new Set(call.fields.map((f) => f.key));

@@ -7,8 +7,8 @@ import { getStreams, type Channel } from '../../api/operations/channels.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
 import { FeatureLevelError } from '../../client/features.js';
-import { unknownRef, type Refusal } from '../refusal.js';
-import { matchChannels } from '../resolve.js';
+import { unknownRef, type Refusal } from '../core/refusal.js';
+import { matchChannels } from '../lookup/resolve.js';
 
 export type FoundChannel = { ok: true; channel: Channel } | { ok: false; error: Refusal };
 

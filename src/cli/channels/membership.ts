@@ -8,10 +8,10 @@ import { getSubscribers, subscribe, unsubscribe, type Channel } from '../../api/
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
 import { runPool } from '../../client/pool.js';
-import { type BulkFlags, type Outcome, printPlan, runBulk, unchangedOutcome } from '../bulk.js';
-import type { Context } from '../context.js';
-import { ChatctlError } from '../errors.js';
-import type { Refusal } from '../refusal.js';
+import { type BulkFlags, type Outcome, printPlan, runBulk, unchangedOutcome } from '../bulk/runner.js';
+import type { Context } from '../command/context.js';
+import { ChatctlError } from '../core/errors.js';
+import type { Refusal } from '../core/refusal.js';
 
 export type MemberAction = 'subscribe' | 'unsubscribe';
 

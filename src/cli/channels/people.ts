@@ -5,8 +5,8 @@
 import { getUserGroupMembers } from '../../api/operations/groups.js';
 import type { User } from '../../api/types.js';
 import type { ChatClient } from '../../client/client.js';
-import { Refusal, unknownRef } from '../refusal.js';
-import { isId, requireResolved, resolveGroups, type userIndex } from '../resolve.js';
+import { Refusal, unknownRef } from '../core/refusal.js';
+import { isId, requireResolved, resolveGroups, type userIndex } from '../lookup/resolve.js';
 import type { Person } from './membership.js';
 
 export type UserIndex = Awaited<ReturnType<typeof userIndex>>;

@@ -5,11 +5,11 @@
  */
 import type { Channel } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { cell, fileRows, type Columns, type FromFile } from '../bulk-input.js';
-import type { RowCall } from '../bulk.js';
-import type { Context } from '../context.js';
-import { usageError } from '../errors.js';
-import { Refusal } from '../refusal.js';
+import { cell, fileRows, type Columns, type FromFile } from '../bulk/input.js';
+import type { RowCall } from '../bulk/runner.js';
+import type { Context } from '../command/context.js';
+import { usageError } from '../core/errors.js';
+import { Refusal } from '../core/refusal.js';
 import { findChannels } from './find.js';
 
 /** stream_id or name names the channel; any other column (what else `channels list` prints) is ignored. */

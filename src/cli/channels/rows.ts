@@ -8,8 +8,8 @@ import { getChannelFolders } from '../../api/operations/folders.js';
 import { getMessages } from '../../api/operations/messages.js';
 import type { ChatClient } from '../../client/client.js';
 import { runPool } from '../../client/pool.js';
-import type { Context } from '../context.js';
-import { ChatctlError } from '../errors.js';
+import type { Context } from '../command/context.js';
+import { ChatctlError } from '../core/errors.js';
 import type { OutputSpec } from '../output/output.js';
 
 export const PRIVACY = ['public', 'private', 'web-public'] as const;

@@ -18,9 +18,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { systemReason } from '../../errno.js';
-import { cell, readRows, type Columns } from '../bulk-input.js';
-import type { Context } from '../context.js';
-import { usageError } from '../errors.js';
+import { cell, readRows, type Columns } from '../bulk/input.js';
+import type { Context } from '../command/context.js';
+import { usageError } from '../core/errors.js';
 
 export type Source = { kind: 'group'; group: string } | { kind: 'domain'; domain: string } | { kind: 'users'; users: string[] };
 

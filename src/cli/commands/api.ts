@@ -6,10 +6,10 @@ import { unwrap } from '../../client/client.js';
 import { parseHeader, parseRawField, parseTypedField } from '../api/fields.js';
 import { checkPaginate, DEFAULT_BATCH, messagePages } from '../api/paginate.js';
 import { buildRequest } from '../api/request.js';
-import { defineCommand } from '../command.js';
-import type { Context } from '../context.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
+import { defineCommand } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;

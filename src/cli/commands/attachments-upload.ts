@@ -5,15 +5,15 @@
  */
 import { getAttachments, uploadFile } from '../../api/operations/attachments.js';
 import type { UploadedFile } from '../../api/wire.js';
-import { endsRun, failure } from '../bulk.js';
-import { defineCommand, type OutputOptions } from '../command.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { ChatctlError, RowsFailedError } from '../errors.js';
-import { arg } from '../flags.js';
+import { endsRun, failure } from '../bulk/runner.js';
+import { defineCommand, type OutputOptions } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { ChatctlError, RowsFailedError } from '../core/errors.js';
+import { arg } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';
-import { formatSize } from '../units.js';
-import { pathIdOf, readUploads, sendUpload, uploadLimit } from '../uploads.js';
+import { formatSize } from '../core/units.js';
+import { pathIdOf, readUploads, sendUpload, uploadLimit } from '../bulk/uploads.js';
 
 const UPLOAD_FIELDS = ['row', 'target', 'ok', 'status', 'id', 'url', 'error', 'code'] as const;
 const UPLOAD_OUTPUT: OutputSpec = { fields: UPLOAD_FIELDS, columns: ['target', 'status', 'id', 'url', 'error'] };

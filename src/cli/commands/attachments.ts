@@ -3,17 +3,17 @@ import { classify } from '../../api/server-messages.js';
 import { getAttachments, removeAttachment, type Attachment } from '../../api/operations/attachments.js';
 import { getOwnUser } from '../../api/operations/users.js';
 import { runPool, type PoolResult } from '../../client/pool.js';
-import { idsArg } from '../args.js';
-import { confirmAndRun, endsRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk.js';
-import { defineCommand, type OutputOptions } from '../command.js';
-import { confirmOrExit } from '../confirm.js';
-import type { Context } from '../context.js';
-import { ChatctlError, exitKindOf, RowsFailedError, usageError } from '../errors.js';
-import { flag, type Values } from '../flags.js';
-import { tryOrganizationLock } from '../lock.js';
+import { idsArg } from '../core/args.js';
+import { confirmAndRun, endsRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk/runner.js';
+import { defineCommand, type OutputOptions } from '../command/command.js';
+import { confirmOrExit } from '../bulk/confirm.js';
+import type { Context } from '../command/context.js';
+import { ChatctlError, exitKindOf, RowsFailedError, usageError } from '../core/errors.js';
+import { flag, type Values } from '../core/flags.js';
+import { tryOrganizationLock } from '../bulk/lock.js';
 import type { Output, OutputSpec } from '../output/output.js';
-import { startProgress } from '../progress.js';
-import { formatSize } from '../units.js';
+import { startProgress } from '../output/progress.js';
+import { formatSize } from '../core/units.js';
 import { uploadCommand } from './attachments-upload.js';
 
 /** The wire fields, then what chatctl adds: how many messages link the file, and whose it is. */

@@ -1,7 +1,7 @@
-import { defineCommand } from '../command.js';
-import { noCredentials } from '../connect.js';
-import { usageError } from '../errors.js';
-import { flag } from '../flags.js';
+import { defineCommand } from '../command/command.js';
+import { noCredentials } from '../target/connect.js';
+import { usageError } from '../core/errors.js';
+import { flag } from '../core/flags.js';
 
 export const commands = [
   defineCommand({

@@ -1,10 +1,10 @@
 import { archiveStream, updateStream } from '../../api/operations/channels.js';
-import { fromFileFlags } from '../bulk-input.js';
-import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, runCalls } from '../bulk.js';
+import { fromFileFlags } from '../bulk/input.js';
+import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, runCalls } from '../bulk/runner.js';
 import { channelRefs, planPerChannel } from '../channels/per-channel.js';
-import { defineCommand } from '../command.js';
-import { questionAbout } from '../confirm.js';
-import { arg } from '../flags.js';
+import { defineCommand } from '../command/command.js';
+import { questionAbout } from '../bulk/confirm.js';
+import { arg } from '../core/flags.js';
 
 const FROM_FILE = fromFileFlags('channels from CSV with a header or JSON lines (- for stdin) with a stream_id or name column, such as channels list prints');
 

@@ -1,17 +1,17 @@
 import { getSubscribers, type Channel } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { cell, describeColumns, fileRows, fromFileFlags, type Columns } from '../bulk-input.js';
-import { BULK_FLAGS, OUTCOME_FIELDS } from '../bulk.js';
+import { cell, describeColumns, fileRows, fromFileFlags, type Columns } from '../bulk/input.js';
+import { BULK_FLAGS, OUTCOME_FIELDS } from '../bulk/runner.js';
 import { findChannels, requireChannels } from '../channels/find.js';
 import { currentMembers, type MemberAction, type MemberChange, runMemberChanges } from '../channels/membership.js';
 import { namedPeople, namedUser, type Named } from '../channels/people.js';
-import { defineCommand } from '../command.js';
-import { confirmOrExit, requireYesUnlessInteractive } from '../confirm.js';
-import type { Context } from '../context.js';
-import { usageError } from '../errors.js';
-import { arg, flag, type Values } from '../flags.js';
-import { MEMBER_OUTPUT, memberRows } from '../members.js';
-import { userIndex } from '../resolve.js';
+import { defineCommand } from '../command/command.js';
+import { confirmOrExit, requireYesUnlessInteractive } from '../bulk/confirm.js';
+import type { Context } from '../command/context.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag, type Values } from '../core/flags.js';
+import { MEMBER_OUTPUT, memberRows } from '../lookup/members.js';
+import { userIndex } from '../lookup/resolve.js';
 
 const MEMBERSHIP_COLUMNS: Columns = {
   user: { required: true, description: 'user ID or e-mail', json: 'id' },

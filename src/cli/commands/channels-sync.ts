@@ -1,17 +1,17 @@
-import { BULK_FLAGS } from '../bulk.js';
+import { BULK_FLAGS } from '../bulk/runner.js';
 import { requireChannels } from '../channels/find.js';
 import { currentMembers, orderedChanges, runMemberChanges } from '../channels/membership.js';
 import { groupMembers } from '../channels/people.js';
 import { readMap } from '../channels/sync-map.js';
 import { syncPlan, type SyncChange } from '../channels/sync-plan.js';
-import { defineCommand } from '../command.js';
-import { confirmOrExit, requireYesUnlessInteractive } from '../confirm.js';
-import type { Context } from '../context.js';
-import { ChatctlError } from '../errors.js';
-import { flag } from '../flags.js';
-import { tryOrganizationLock } from '../lock.js';
+import { defineCommand } from '../command/command.js';
+import { confirmOrExit, requireYesUnlessInteractive } from '../bulk/confirm.js';
+import type { Context } from '../command/context.js';
+import { ChatctlError } from '../core/errors.js';
+import { flag } from '../core/flags.js';
+import { tryOrganizationLock } from '../bulk/lock.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
-import { userIndex } from '../resolve.js';
+import { userIndex } from '../lookup/resolve.js';
 
 /** One line per change of the plan (--dry-run). */
 const PLAN_OUTPUT: OutputSpec = {

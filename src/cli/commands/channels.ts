@@ -1,18 +1,18 @@
 import { createChannel, getStream, getStreams, updateStream } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { converted } from '../args.js';
-import { fileRows, fromFileFlags, cell, type FromFile } from '../bulk-input.js';
+import { converted } from '../core/args.js';
+import { fileRows, fromFileFlags, cell, type FromFile } from '../bulk/input.js';
 import { requireChannels } from '../channels/find.js';
 import { namedPeople, type Named } from '../channels/people.js';
 import { quietRows, subscribedIds } from '../channels/quiet.js';
 import { CHANNEL_OUTPUT, channelRows, needsLastMessage, PRIVACY, privacyParams } from '../channels/rows.js';
 import type { OutputSpec } from '../output/output.js';
-import { defineCommand } from '../command.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag, type Flag } from '../flags.js';
-import { isId, resolveFolder, userIndex } from '../resolve.js';
+import { defineCommand } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag, type Flag } from '../core/flags.js';
+import { isId, resolveFolder, userIndex } from '../lookup/resolve.js';
 
 /** A channel's new name: not blank (the server checks the rest). */
 function channelName(name: string): string {

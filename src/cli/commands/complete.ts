@@ -1,8 +1,8 @@
 import { getStreams } from '../../api/operations/channels.js';
 import { getUsers } from '../../api/operations/users.js';
 import { COMPLETION_TIMEOUT_MS } from '../../timeouts.js';
-import { defineCommand } from '../command.js';
-import { arg } from '../flags.js';
+import { defineCommand } from '../command/command.js';
+import { arg } from '../core/flags.js';
 
 const KINDS = ['channels', 'users'] as const;
 

@@ -1,6 +1,6 @@
-import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../completion.js';
-import { defineCommand, type CommandSpec } from '../command.js';
-import { arg } from '../flags.js';
+import { COMPLETION_FILES, completionTree, renderCompletion, SHELLS } from '../command/completion.js';
+import { defineCommand, type CommandSpec } from '../command/command.js';
+import { arg } from '../core/flags.js';
 import { NOUNS } from './index.js';
 
 export async function allCommands(): Promise<Map<string, readonly CommandSpec[]>> {

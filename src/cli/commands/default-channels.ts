@@ -1,9 +1,9 @@
 import { addDefaultStream, getStreams, removeDefaultStream } from '../../api/operations/channels.js';
-import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, runCalls } from '../bulk.js';
+import { BULK_FLAGS, confirmAndRun, OUTCOME_FIELDS, planCall, runCalls } from '../bulk/runner.js';
 import { planPerChannel } from '../channels/per-channel.js';
 import { CHANNEL_OUTPUT, channelRows, needsLastMessage } from '../channels/rows.js';
-import { defineCommand } from '../command.js';
-import { arg } from '../flags.js';
+import { defineCommand } from '../command/command.js';
+import { arg } from '../core/flags.js';
 
 const CHANNELS_ARG = { channels: arg.variadic('channel IDs or names', { required: true }) };
 

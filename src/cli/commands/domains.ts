@@ -1,9 +1,9 @@
 import { addRealmDomain, getRealmDomains, removeRealmDomain, updateRealmDomain } from '../../api/operations/domains.js';
-import { confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, rowCalls, runCalls } from '../bulk.js';
-import { defineCommand } from '../command.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
+import { confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, rowCalls, runCalls } from '../bulk/runner.js';
+import { defineCommand } from '../command/command.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
 
 const DOMAIN_FIELDS = ['domain', 'allow_subdomains'] as const;
 const ADDED_FIELDS = ['id', 'domain'] as const;

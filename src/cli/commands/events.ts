@@ -1,10 +1,10 @@
 import { deleteQueue, register } from '../../api/operations/events.js';
-import { converted } from '../args.js';
-import { confirmAndRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk.js';
-import { defineCommand } from '../command.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
+import { converted } from '../core/args.js';
+import { confirmAndRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk/runner.js';
+import { defineCommand } from '../command/command.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';
 
 const QUEUE_OUTPUT: OutputSpec = { fields: ['queue_id', 'last_event_id'] };

@@ -1,14 +1,14 @@
 import type { NarrowTerm } from '../../api/narrow.js';
 import { updateMessageFlagsForNarrow, type FlagsForNarrowResult } from '../../api/operations/messages.js';
 import type { ChatClient } from '../../client/client.js';
-import { walkForward } from '../anchor-walk.js';
-import { defineCommand, type CommandSpec, type OutputOptions } from '../command.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag, type Values } from '../flags.js';
-import { hasTerm, parseNarrow } from '../narrow.js';
-import { startProgress } from '../progress.js';
+import { walkForward } from '../lookup/anchor-walk.js';
+import { defineCommand, type CommandSpec, type OutputOptions } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag, type Values } from '../core/flags.js';
+import { hasTerm, parseNarrow } from '../lookup/narrow.js';
+import { startProgress } from '../output/progress.js';
 
 /** Flags a user may change on their own messages (the others are the server's to set). */
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;

@@ -1,11 +1,11 @@
 import { createChannelFolder, getChannelFolders, updateChannelFolder } from '../../api/operations/folders.js';
-import { converted } from '../args.js';
-import { defineCommand } from '../command.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
+import { converted } from '../core/args.js';
+import { defineCommand } from '../command/command.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';
-import { resolveFolder } from '../resolve.js';
+import { resolveFolder } from '../lookup/resolve.js';
 
 const FOLDER_FIELDS = ['id', 'name', 'description', 'rendered_description', 'order', 'is_archived', 'date_created', 'creator_id'] as const;
 const FOLDER_COLUMNS = ['id', 'name', 'description', 'is_archived'] as const;

@@ -7,14 +7,14 @@ import {
   type UserGroup,
 } from '../../api/operations/groups.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand } from '../command.js';
-import { confirmOrExit } from '../confirm.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag, type Values } from '../flags.js';
-import { MEMBER_OUTPUT, memberRows } from '../members.js';
+import { defineCommand } from '../command/command.js';
+import { confirmOrExit } from '../bulk/confirm.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag, type Values } from '../core/flags.js';
+import { MEMBER_OUTPUT, memberRows } from '../lookup/members.js';
 import type { OutputSpec } from '../output/output.js';
-import { matchIdsOrNames, requireResolved, resolveUserIds } from '../resolve.js';
+import { matchIdsOrNames, requireResolved, resolveUserIds } from '../lookup/resolve.js';
 
 const GROUP_FIELDS = [
   'id',

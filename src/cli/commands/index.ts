@@ -2,7 +2,7 @@
  * The command tree's first level. Each noun's module is loaded only when argv names it (or for help and
  * completions), which keeps start-up flat as commands are added.
  */
-import type { NounEntry } from '../command-tree.js';
+import type { NounEntry } from '../command/command-tree.js';
 
 export const NOUNS: readonly NounEntry[] = [
   { name: 'init', summary: 'create the embedded organization and log in to it', load: async () => (await import('./init.js')).commands },
@@ -21,7 +21,7 @@ export const NOUNS: readonly NounEntry[] = [
     summary: "server information, the organization's name; embedded: grant the permissions a server's operator grants",
     load: async () => (await import('./server.js')).commands,
   },
-  { name: 'users', summary: 'list, inspect, create and manage users', load: async () => (await import('./users.js')).commands },
+  { name: 'users', summary: 'list, inspect, create and manage users', load: async () => (await import('./users/index.js')).commands },
   {
     name: 'invite',
     summary: 'invite people by e-mail or link; list, resend and revoke invitations',

@@ -1,9 +1,9 @@
 import { readConfig } from '../../config/profiles.js';
-import { defineCommand } from '../command.js';
-import { usageError } from '../errors.js';
-import { flag } from '../flags.js';
-import { choosePassword } from '../password.js';
-import { embeddedDataDir, selectedProfileName } from '../target.js';
+import { defineCommand } from '../command/command.js';
+import { usageError } from '../core/errors.js';
+import { flag } from '../core/flags.js';
+import { choosePassword } from '../target/password.js';
+import { embeddedDataDir, selectedProfileName } from '../target/target.js';
 
 export const commands = [
   defineCommand({
@@ -38,7 +38,7 @@ export const commands = [
         );
       }
       const { password, generated } = await choosePassword(ctx, opts.passwordStdin, 'Owner password:');
-      const [{ openOrganization, noteOn }, { initialize }] = await Promise.all([import('../data-dir.js'), import('../embedded-org.js')]);
+      const [{ openOrganization, noteOn }, { initialize }] = await Promise.all([import('../target/data-dir.js'), import('../target/embedded-org.js')]);
       const transport = await openOrganization(dataDir, { create: true, source: 'init', warn: noteOn(ctx) });
       try {
         const credentials = await initialize(ctx, transport, {
@@ -53,7 +53,7 @@ export const commands = [
         ctx.info(`chatctl: owner ${credentials.email}, logged in as profile "${profileName}"`);
         if (generated) ctx.io.stderr.write(`chatctl: generated owner password (shown once, keep it): ${password}\n`);
         if (opts.demo) {
-          const [{ ChatClient }, { seedDemo }] = await Promise.all([import('../../client/client.js'), import('../demo.js')]);
+          const [{ ChatClient }, { seedDemo }] = await Promise.all([import('../../client/client.js'), import('../target/demo.js')]);
           const summary = await seedDemo(new ChatClient(transport, credentials));
           ctx.info(`chatctl: added demo data: ${summary}`);
         }

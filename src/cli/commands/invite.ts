@@ -1,7 +1,7 @@
 import { createInviteLink, getInvites, type Invite, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
-import { describeColumns, fileRows, fromFileFlags, type FromFile, type InputRow } from '../bulk-input.js';
+import { describeColumns, fileRows, fromFileFlags, type FromFile, type InputRow } from '../bulk/input.js';
 import {
   BULK_FLAGS,
   OUTCOME_FIELDS,
@@ -13,13 +13,13 @@ import {
   duplicateOutcome,
   type PlannedCall,
   type RowCall,
-} from '../bulk.js';
-import { defineCommand } from '../command.js';
-import { confirmOrExit, namingQuestion } from '../confirm.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag, type Values } from '../flags.js';
+} from '../bulk/runner.js';
+import { defineCommand } from '../command/command.js';
+import { confirmOrExit, namingQuestion } from '../bulk/confirm.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag, type Values } from '../core/flags.js';
 import { deliver, type DailyLimit } from '../invites/deliver.js';
 import { inviteFlags } from '../invites/options.js';
 import { displayRow, inviteLabel, matchInviteRef, REF_FORMS, type RefMatch } from '../invites/refs.js';
@@ -38,8 +38,8 @@ import {
   type UnsendableRow,
 } from '../invites/plan.js';
 import type { OutputSpec } from '../output/output.js';
-import { Refusal, unknownRef } from '../refusal.js';
-import { requireResolved, resolveChannels, resolveGroups } from '../resolve.js';
+import { Refusal, unknownRef } from '../core/refusal.js';
+import { requireResolved, resolveChannels, resolveGroups } from '../lookup/resolve.js';
 
 /**
  * The fields of an invitation: `ref` (how invite revoke names it: the ID, or link:ID), `kind` (email or

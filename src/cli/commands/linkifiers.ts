@@ -1,12 +1,12 @@
 import { ApiError } from '../../api/errors.js';
 import { classify } from '../../api/server-messages.js';
 import { addLinkifier, getLinkifiers, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../api/operations/linkifiers.js';
-import { idArg, idsArg } from '../args.js';
-import { confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, rowCalls, runCalls } from '../bulk.js';
-import { defineCommand } from '../command.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag, type Values } from '../flags.js';
+import { idArg, idsArg } from '../core/args.js';
+import { confirmAndRun, OUTCOME_FIELDS, planCall, type RowCall, rowCalls, runCalls } from '../bulk/runner.js';
+import { defineCommand } from '../command/command.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag, type Values } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';
 
 const LINKIFIER_OUTPUT: OutputSpec = {

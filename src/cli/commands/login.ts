@@ -8,15 +8,15 @@ import type { ChatClient, Credentials } from '../../client/client.js';
 import { factsFromSettings } from '../../client/features.js';
 import { readConfig, type Profile } from '../../config/profiles.js';
 import type { AccountKey, EmbeddedOrganization } from '../../server/embedded.js';
-import { defineCommand } from '../command.js';
-import { remoteClient, tlsSettings } from '../connect.js';
-import type { Context } from '../context.js';
-import { ChatctlError, exitKindOf, usageError } from '../errors.js';
-import { flag, type Values } from '../flags.js';
-import { readSecret } from '../io.js';
-import { DEFAULT_OWNER_EMAIL } from '../embedded-org.js';
-import { storeProfile } from '../store-profile.js';
-import { embeddedDataDir, normalizeSite, selectedProfileName, tlsFrom } from '../target.js';
+import { defineCommand } from '../command/command.js';
+import { remoteClient, tlsSettings } from '../target/connect.js';
+import type { Context } from '../command/context.js';
+import { ChatctlError, exitKindOf, usageError } from '../core/errors.js';
+import { flag, type Values } from '../core/flags.js';
+import { readSecret } from '../core/io.js';
+import { DEFAULT_OWNER_EMAIL } from '../target/embedded-org.js';
+import { storeProfile } from '../target/store-profile.js';
+import { embeddedDataDir, normalizeSite, selectedProfileName, tlsFrom } from '../target/target.js';
 
 const API_KEY = /^[A-Za-z0-9]{32}$/;
 
@@ -198,8 +198,8 @@ async function loginEmbeddedDir(ctx: Context, opts: LoginOptions, profileName: s
   const dataDir = embeddedDataDir(ctx.globals, ctx.env, readConfig(ctx.env));
   const { email } = opts;
   const [{ openOrganization, noteOn }, { loginEmbedded }, { ChatClient }] = await Promise.all([
-    import('../data-dir.js'),
-    import('../embedded-org.js'),
+    import('../target/data-dir.js'),
+    import('../target/embedded-org.js'),
     import('../../client/client.js'),
   ]);
   const transport = await openOrganization(dataDir, { create: false, source: 'login --embedded', warn: noteOn(ctx) });
@@ -222,7 +222,7 @@ async function loginEmbeddedDir(ctx: Context, opts: LoginOptions, profileName: s
 
 /** The key of the account to sign in as, read from the store. */
 async function operatorCredentials(organization: EmbeddedOrganization, email: string | undefined): Promise<AccountKey> {
-  const [{ InactiveAccountError }, { operatorError }] = await Promise.all([import('../../server/embedded.js'), import('../data-dir.js')]);
+  const [{ InactiveAccountError }, { operatorError }] = await Promise.all([import('../../server/embedded.js'), import('../target/data-dir.js')]);
   try {
     return organization.signInAs(email);
   } catch (e) {

@@ -1,7 +1,7 @@
 import { readConfig, removeProfile } from '../../config/profiles.js';
-import { defineCommand } from '../command.js';
-import { usageError } from '../errors.js';
-import { selectedProfileName } from '../target.js';
+import { defineCommand } from '../command/command.js';
+import { usageError } from '../core/errors.js';
+import { selectedProfileName } from '../target/target.js';
 
 export const commands = [
   defineCommand({

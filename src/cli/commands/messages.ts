@@ -3,16 +3,16 @@ import { getMessageHistory, sendMessage, updateMessage, type HistorySnapshot } f
 import { getUsers } from '../../api/operations/users.js';
 import type { UploadedFile } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand } from '../command.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { flag } from '../flags.js';
-import { readAll } from '../io.js';
-import { messageIdArg } from '../args.js';
+import { defineCommand } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { flag } from '../core/flags.js';
+import { readAll } from '../core/io.js';
+import { messageIdArg } from '../core/args.js';
 import type { OutputSpec } from '../output/output.js';
-import { resolveUserIds } from '../resolve.js';
-import { readUploads, sendUpload, uploadLimit, uploadLink } from '../uploads.js';
+import { resolveUserIds } from '../lookup/resolve.js';
+import { readUploads, sendUpload, uploadLimit, uploadLink } from '../bulk/uploads.js';
 import { topicName } from './topics.js';
 
 const HISTORY_FIELDS = [

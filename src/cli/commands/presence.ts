@@ -1,10 +1,10 @@
 import { updatePresence, type LegacyPresence, type ModernPresence } from '../../api/operations/presence.js';
 import type { User } from '../../api/types.js';
-import { defineCommand } from '../command.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
-import { fetchState } from '../state.js';
+import { defineCommand } from '../command/command.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
+import { fetchState } from '../lookup/state.js';
 
 const PRESENCE_FIELDS = ['user_id', 'email', 'full_name', 'status', 'active_timestamp', 'idle_timestamp'] as const;
 const OUTPUT = { fields: PRESENCE_FIELDS, times: { active_timestamp: 's', idle_timestamp: 's' }, key: ['user_id', 'email', 'full_name'] } as const;

@@ -1,8 +1,8 @@
 import { readConfig, useProfile } from '../../config/profiles.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../command/command.js';
 import { notFound } from '../../errors.js';
-import { arg } from '../flags.js';
-import { announceDefault } from '../store-profile.js';
+import { arg } from '../core/flags.js';
+import { announceDefault } from '../target/store-profile.js';
 
 const FIELDS = ['name', 'default', 'kind', 'target', 'email'] as const;
 

@@ -1,13 +1,13 @@
 import { ApiError } from '../../api/errors.js';
 import { addReaction, removeReaction } from '../../api/operations/reactions.js';
 import { classify } from '../../api/server-messages.js';
-import { defineCommand } from '../command.js';
-import { confirmOrExit } from '../confirm.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
-import { messageIdArg } from '../args.js';
+import { defineCommand } from '../command/command.js';
+import { confirmOrExit } from '../bulk/confirm.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
+import { messageIdArg } from '../core/args.js';
 
 export const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] as const;
 type ReactionType = (typeof REACTION_TYPES)[number];

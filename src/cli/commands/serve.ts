@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import { isIP } from 'node:net';
 import { parseAllowedAddress } from '../../api/webhook-addresses.js';
-import { defineCommand } from '../command.js';
-import { embeddedTarget } from '../embedded-target.js';
-import { usageError } from '../errors.js';
-import { flag } from '../flags.js';
+import { defineCommand } from '../command/command.js';
+import { embeddedTarget } from '../target/embedded-target.js';
+import { usageError } from '../core/errors.js';
+import { flag } from '../core/flags.js';
 
 export const commands = [
   defineCommand({
@@ -57,7 +57,7 @@ export const commands = [
       const { host, port, rateLimit } = opts;
       const target = embeddedTarget(ctx, 'serve');
       const dataDir = target.dataDir;
-      const { openStore, noteOn } = await import('../data-dir.js');
+      const { openStore, noteOn } = await import('../target/data-dir.js');
       const organization = await openStore(dataDir, { create: false, source: target.source, warn: noteOn(ctx) });
       try {
         const serving = await organization.serve({

@@ -1,12 +1,12 @@
 import { getServerSettings, updateRealm } from '../../api/operations/server.js';
 import { LIMITS } from '../../api/limits.js';
 import { OPERATOR_PERMISSIONS, type OperatorPermission } from '../../server/embedded-facts.js';
-import { defineCommand, type CommandSpec } from '../command.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { embeddedTarget } from '../embedded-target.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
+import { defineCommand, type CommandSpec } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { embeddedTarget } from '../target/embedded-target.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
 
 const PERMISSION_FIELDS = ['user_id', 'email', 'permission', 'granted', 'changed'] as const;
 
@@ -101,8 +101,8 @@ export const commands = [
         'on a Zulip server its operator runs: manage.py changepassword EMAIL; a user can reset their own on the login page',
       );
       const [{ withOperatorStore }, { choosePassword }, { BotAccountError }] = await Promise.all([
-        import('../data-dir.js'),
-        import('../password.js'),
+        import('../target/data-dir.js'),
+        import('../target/password.js'),
         import('../../server/embedded.js'),
       ]);
       await withOperatorStore(ctx, target, async (organization) => {
@@ -132,7 +132,7 @@ async function changePermissionOf(
     `server ${granted ? 'grant' : 'revoke'}`,
     `on a Zulip server its operator runs: manage.py change_user_role ${email} ${permission}`,
   );
-  const { withOperatorStore } = await import('../data-dir.js');
+  const { withOperatorStore } = await import('../target/data-dir.js');
   return withOperatorStore(ctx, target, (organization) => {
     const { account, changed } = organization.changePermission(email, permission, granted);
     return { user_id: account.id, email: account.email, permission, granted, changed };

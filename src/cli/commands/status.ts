@@ -1,10 +1,10 @@
 import { getUserStatus, REACTION_TYPES, updateUserStatus, type UserStatus } from '../../api/operations/status.js';
-import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
-import { defineCommand } from '../command.js';
-import type { Context } from '../context.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
-import { resolveUser, resolveUsers } from '../resolve.js';
+import { type BulkFlags, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk/runner.js';
+import { defineCommand } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
+import { resolveUser, resolveUsers } from '../lookup/resolve.js';
 
 const STATUS_FIELDS = ['away', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
 

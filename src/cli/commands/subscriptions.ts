@@ -1,11 +1,11 @@
 import { getSubscriptions, SUBSCRIPTION_PROPERTIES, updateSubscriptionSettings, type SubscriptionProperty } from '../../api/operations/channels.js';
-import { converted } from '../args.js';
-import { BULK_FLAGS, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk.js';
-import { defineCommand } from '../command.js';
-import { usageError } from '../errors.js';
-import { arg, flag } from '../flags.js';
+import { converted } from '../core/args.js';
+import { BULK_FLAGS, OUTCOME_FIELDS, planCall, type RowCall, runCalls } from '../bulk/runner.js';
+import { defineCommand } from '../command/command.js';
+import { usageError } from '../core/errors.js';
+import { arg, flag } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';
-import { resolveChannels } from '../resolve.js';
+import { resolveChannels } from '../lookup/resolve.js';
 
 const SUBSCRIPTION_FIELDS = [
   'stream_id',

@@ -1,12 +1,12 @@
 import { getStreams, getSubscriptions, updateUserTopic, type UserTopic, type VisibilityPolicy } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { defineCommand, type CommandSpec } from '../command.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { flag, type Values } from '../flags.js';
+import { defineCommand, type CommandSpec } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { flag, type Values } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';
-import { matchIdsOrNames, requireResolved, resolveChannel } from '../resolve.js';
-import { fetchState } from '../state.js';
+import { matchIdsOrNames, requireResolved, resolveChannel } from '../lookup/resolve.js';
+import { fetchState } from '../lookup/state.js';
 
 export const POLICY_NAMES: Record<VisibilityPolicy, string> = { 0: 'inherit', 1: 'muted', 2: 'unmuted', 3: 'followed' };
 

@@ -3,12 +3,12 @@ import type { WireRequest } from '../../api/wire.js';
 import { setMessageEditTypingStatus, setTypingStatus, type TypingOp } from '../../api/operations/typing.js';
 import type { ChatClient } from '../../client/client.js';
 import type { ParamLabels } from '../../client/shape.js';
-import { defineCommand } from '../command.js';
-import type { Context } from '../context.js';
-import { printDryRun } from '../dry-run.js';
-import { usageError } from '../errors.js';
-import { flag, type Values } from '../flags.js';
-import { resolveChannel, resolveUserIds } from '../resolve.js';
+import { defineCommand } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { printDryRun } from '../bulk/dry-run.js';
+import { usageError } from '../core/errors.js';
+import { flag, type Values } from '../core/flags.js';
+import { resolveChannel, resolveUserIds } from '../lookup/resolve.js';
 import { topicName } from './topics.js';
 
 type Conversation = { kind: 'direct'; users: string[] } | { kind: 'channel'; channel: string; topic: string } | { kind: 'edit'; messageId: number };

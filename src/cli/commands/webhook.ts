@@ -2,11 +2,11 @@ import type { OutgoingWebhookMessage, OutgoingWebhookTrigger } from '../../api/o
 import { getOwnUser } from '../../api/operations/users.js';
 import { parseAllowedAddress } from '../../api/webhook-addresses.js';
 import type { ChatClient } from '../../client/client.js';
-import { idArg, parseIdArg } from '../args.js';
-import { defineCommand } from '../command.js';
-import type { Context } from '../context.js';
-import { ChatctlError, usageError } from '../errors.js';
-import { flag } from '../flags.js';
+import { idArg, parseIdArg } from '../core/args.js';
+import { defineCommand } from '../command/command.js';
+import type { Context } from '../command/context.js';
+import { ChatctlError, usageError } from '../core/errors.js';
+import { flag } from '../core/flags.js';
 import type { OutputSpec } from '../output/output.js';
 import { deliver } from '../webhook/deliver.js';
 import { listenForPayloads } from '../webhook/listen.js';

@@ -1,6 +1,6 @@
 import { getOwnUser } from '../../api/operations/users.js';
 import { ROLE_NAMES } from '../../api/roles.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../command/command.js';
 
 const FIELDS = ['target', 'profile', 'source', 'credentials', 'email', 'api_key', 'user_id', 'full_name', 'role', 'role_name'] as const;
 

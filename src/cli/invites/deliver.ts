@@ -14,7 +14,7 @@
  */
 import { ApiError } from '../../api/errors.js';
 import type { ChatClient } from '../../client/client.js';
-import { failure, unknownOutcome, type Outcome } from '../bulk.js';
+import { failure, unknownOutcome, type Outcome } from '../bulk/runner.js';
 import { sendBatch, type Recipient, type SendableBatch } from './plan.js';
 
 /** The daily limit as a run has met it, shared by its batches: the refusal, once one address was refused. */

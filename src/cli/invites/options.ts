@@ -2,9 +2,9 @@
  * What an invitation grants, as `invite send` and `invite link create` take it from flags: the role, how
  * long it is valid, channels, groups and the default channels. Each value is read once, here.
  */
-import { usageError } from '../errors.js';
-import { flag } from '../flags.js';
-import { DURATION_HELP, parseDuration } from '../units.js';
+import { usageError } from '../core/errors.js';
+import { flag } from '../core/flags.js';
+import { DURATION_HELP, parseDuration } from '../core/units.js';
 
 /** `7d`, `12h`, `30m` or `never` into invite_expires_in_minutes (null: never expires). */
 export function parseExpires(text: string, name = '--expires'): number | null {

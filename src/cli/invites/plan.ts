@@ -10,10 +10,10 @@ import { ROLE, roleName, type Role } from '../../api/roles.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { CallParamsOf } from '../../api/operation.js';
 import type { ChatClient } from '../../client/client.js';
-import { cell, type Columns, type InputRow } from '../bulk-input.js';
-import { parseRole } from '../flags.js';
-import { refusalOf, type Refusal } from '../refusal.js';
-import { requireResolved, resolveChannels, resolveGroups, type ResolvedId } from '../resolve.js';
+import { cell, type Columns, type InputRow } from '../bulk/input.js';
+import { parseRole } from '../core/flags.js';
+import { refusalOf, type Refusal } from '../core/refusal.js';
+import { requireResolved, resolveChannels, resolveGroups, type ResolvedId } from '../lookup/resolve.js';
 import { parseExpires } from './options.js';
 
 export const INVITE_COLUMNS: Columns = {

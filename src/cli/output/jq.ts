@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { ChatctlError } from '../../errors.js';
-import { usageError } from '../errors.js';
+import { usageError } from '../core/errors.js';
 
 type Engine = Awaited<typeof import('jq-web')>;
 

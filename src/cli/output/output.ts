@@ -10,9 +10,9 @@
  */
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import type { IO } from '../io.js';
-import { usageError } from '../errors.js';
-import { clearProgress } from '../progress.js';
+import type { IO } from '../core/io.js';
+import { usageError } from '../core/errors.js';
+import { clearProgress } from './progress.js';
 import { dateOf, relativeTime, rfc3339, roleText, type TimeUnit } from './display.js';
 import { renderTable } from './table.js';
 import { nowMs as systemNowMs } from '../../time.js';

@@ -1,7 +1,7 @@
 /** The text of `--template`: given inline, or read from a file named after `@` (`--template @users.hbs`). */
 import { readFileSync } from 'node:fs';
 import { systemReason } from '../../errno.js';
-import { usageError } from '../errors.js';
+import { usageError } from '../core/errors.js';
 
 export function readTemplate(value: string, name: string): string {
   if (!value.startsWith('@')) return value;

@@ -6,7 +6,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import { ChatctlError } from '../../errors.js';
-import { usageError } from '../errors.js';
+import { usageError } from '../core/errors.js';
 import { cellText, fieldOf } from './output.js';
 import { instantOf, rfc3339, timeAgo } from './time-text.js';
 

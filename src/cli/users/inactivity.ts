@@ -9,7 +9,7 @@ import { isPlainObject } from '../../api/schema.js';
 import type { User } from '../../api/types.js';
 import type { ChatClient } from '../../client/client.js';
 import { FeatureLevelError } from '../../client/features.js';
-import { fetchState } from '../state.js';
+import { fetchState } from '../lookup/state.js';
 
 export type Inactivity = 'inactive' | 'unknown';
 

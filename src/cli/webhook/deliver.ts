@@ -5,7 +5,7 @@
 import { failureReply, isSuccessStatus, OUTGOING_WEBHOOK_TIMEOUT_SECONDS, readReply, statusProblem } from '../../api/webhook-reply.js';
 import { systemReason } from '../../errno.js';
 import { VERSION } from '../../version.js';
-import { ChatctlError } from '../errors.js';
+import { ChatctlError } from '../core/errors.js';
 
 export const DELIVERY_TIMEOUT_MS = OUTGOING_WEBHOOK_TIMEOUT_SECONDS * 1000;
 

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isPlainObject } from '../../api/schema.js';
 import { systemReason } from '../../errno.js';
-import { ChatctlError } from '../errors.js';
+import { ChatctlError } from '../core/errors.js';
 
 /** Payloads are a message and a few fields; anything far larger is not one. */
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
