@@ -360,6 +360,32 @@ export async function fileRows(
   return undefined;
 }
 
+/** How a command names what it acts on, in its usage errors: `many` ("users"), `one` ("user (ID or e-mail)"). */
+export interface Targets {
+  many: string;
+  one: string;
+}
+
+/**
+ * What a command acts on: its arguments, or one per --from-file row (`fromRow`), never both and never neither.
+ * The one reader of "arguments or --from-file" every bulk command shares.
+ */
+export async function argumentsOrRows<R>(
+  ctx: Pick<Context, 'io' | 'signal'>,
+  source: FromFile,
+  args: readonly R[],
+  targets: Targets,
+  columns: Columns,
+  fromRow: (row: InputRow) => R,
+  rules?: ColumnRules,
+): Promise<R[]> {
+  if (source.fromFile && args.length) throw usageError(`give ${targets.many} as arguments or with --from-file, not both`);
+  const rows = await fileRows(ctx, source, columns, rules);
+  if (rows) return rows.map(fromRow);
+  if (!args.length) throw usageError(`name at least one ${targets.one}, or pass --from-file`);
+  return [...args];
+}
+
 export async function readRows(
   ctx: Pick<Context, 'io' | 'signal'>,
   file: string,

@@ -5,10 +5,9 @@
  */
 import type { Channel } from '../../api/operations/channels.js';
 import type { ChatClient } from '../../client/client.js';
-import { cell, fileRows, type Columns, type FromFile } from '../bulk/input.js';
+import { argumentsOrRows, cell, type Columns, type FromFile } from '../bulk/input.js';
 import type { RowCall } from '../bulk/runner.js';
 import type { Context } from '../command/context.js';
-import { usageError } from '../core/errors.js';
 import { Refusal } from '../core/refusal.js';
 import { findChannels } from './find.js';
 
@@ -19,13 +18,10 @@ export const CHANNEL_ROW_COLUMNS: Columns = {
 };
 
 /** The channel references of a command: its arguments, or a reference per --from-file row (its stream_id, else its name). */
-export async function channelRefs(ctx: Context, o: FromFile & { channels: readonly string[] }): Promise<string[]> {
-  if (o.fromFile && o.channels.length) throw usageError('give channels as arguments or with --from-file, not both');
-  const rows = await fileRows(ctx, o, CHANNEL_ROW_COLUMNS, { otherColumns: 'ignore' });
-  if (rows) return rows.map((r) => cell(r, 'stream_id') || cell(r, 'name'));
-  if (!o.channels.length) throw usageError('name at least one channel (ID or name), or pass --from-file');
-  return [...o.channels];
-}
+export const channelRefs = (ctx: Context, o: FromFile & { channels: readonly string[] }): Promise<string[]> =>
+  argumentsOrRows(ctx, o, o.channels, { many: 'channels', one: 'channel (ID or name)' }, CHANNEL_ROW_COLUMNS, (r) => cell(r, 'stream_id') || cell(r, 'name'), {
+    otherColumns: 'ignore',
+  });
 
 /** One row per reference, each channel once; `plan` says what to do with a channel found. */
 export async function planPerChannel(

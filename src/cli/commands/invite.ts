@@ -1,7 +1,7 @@
 import { createInviteLink, getInvites, type Invite, resendInvite, revokeInvite, revokeInviteLink } from '../../api/operations/invites.js';
 import type { WireRequest } from '../../api/wire.js';
 import type { ChatClient } from '../../client/client.js';
-import { describeColumns, fileRows, fromFileFlags, type FromFile, type InputRow } from '../bulk/input.js';
+import { argumentsOrRows, describeColumns, fromFileFlags, type FromFile, type InputRow } from '../bulk/input.js';
 import {
   BULK_FLAGS,
   OUTCOME_FIELDS,
@@ -18,7 +18,6 @@ import { defineCommand } from '../command/command.js';
 import { confirmOrExit, namingQuestion } from '../bulk/confirm.js';
 import type { Context } from '../command/context.js';
 import { printDryRun } from '../bulk/dry-run.js';
-import { usageError } from '../core/errors.js';
 import { arg, flag, type Values } from '../core/flags.js';
 import { deliver, type DailyLimit } from '../invites/deliver.js';
 import { inviteFlags } from '../invites/options.js';
@@ -97,9 +96,8 @@ async function rowsOf(
   defaults: InviteSpec,
 ): Promise<{ recipient: Recipient; spec: InviteSpec | Error }[]> {
   const file = source.fromFile;
-  if (file && emails.length) throw usageError('give addresses as arguments or with --from-file, not both');
-  if (!file && !emails.length) throw usageError('name at least one e-mail address, or pass --from-file');
-  const rows: InputRow[] = (await fileRows(ctx, source, INVITE_COLUMNS)) ?? emails.map((email) => ({ email }));
+  const given: InputRow[] = emails.map((email) => ({ email }));
+  const rows = await argumentsOrRows(ctx, source, given, { many: 'addresses', one: 'e-mail address' }, INVITE_COLUMNS, (row) => row);
   return rows.map((row, i) => {
     const recipient = { row: i + 1, email: String(row.email).trim() };
     try {

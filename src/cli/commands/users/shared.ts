@@ -1,9 +1,8 @@
 /** What the users commands share: the user object's fields and how they show, and users named by arguments or --from-file rows. */
 import type { User } from '../../../api/types.js';
-import { cell, fileRows, fromFileFlags, type ColumnRules, type Columns, type FromFile, type InputRow } from '../../bulk/input.js';
+import { argumentsOrRows, cell, fromFileFlags, type ColumnRules, type Columns, type FromFile, type InputRow } from '../../bulk/input.js';
 import { BULK_FLAGS, type RowCall } from '../../bulk/runner.js';
 import type { Context } from '../../command/context.js';
-import { usageError } from '../../core/errors.js';
 import { Refusal, refusalOf } from '../../core/refusal.js';
 import { resolveUsers } from '../../lookup/resolve.js';
 
@@ -43,20 +42,14 @@ export interface UserRef {
 }
 
 /** Rows from --from-file (each read by `fromRow`), or the ones given as arguments; never both. */
-export async function rowsOf<R>(
+export const rowsOf = <R>(
   ctx: Context,
   source: FromFile,
   columns: Columns,
   args: readonly R[],
   fromRow: (row: InputRow) => R,
   rules?: ColumnRules,
-): Promise<R[]> {
-  if (source.fromFile && args.length) throw usageError('give users as arguments or with --from-file, not both');
-  const rows = await fileRows(ctx, source, columns, rules);
-  if (rows) return rows.map(fromRow);
-  if (!args.length) throw usageError('name at least one user (ID or e-mail), or pass --from-file');
-  return [...args];
-}
+): Promise<R[]> => argumentsOrRows(ctx, source, args, { many: 'users', one: 'user (ID or e-mail)' }, columns, fromRow, rules);
 
 /**
  * The columns of `users deactivate` and `reactivate`: a user named by `user`, else `user_id`, else `email`,
