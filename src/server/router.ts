@@ -8,10 +8,8 @@
  * decoding → handler (in one write transaction) → `ignored_parameters_unsupported`.
  */
 import { ApiError, storageFull } from '../api/errors.js';
-import { operationsByArea, type AreaName } from '../api/catalogue.js';
-import { LIMITS } from '../api/limits.js';
-import type { Operation, ParamDef } from '../api/operation.js';
-import { decodeWire } from '../api/schema.js';
+import type { AreaName } from '../api/catalogue.js';
+import type { Operation } from '../api/operation.js';
 import { collectNow, StreamedList } from '../api/streamed-list.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import type { Answerer, HandleOptions } from './answering.js';
@@ -26,44 +24,8 @@ import { BUSY_MESSAGE, isBusy, isStorageFull } from './store/busy.js';
 import { retryWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
-
-interface Route {
-  op: Operation;
-  area: AreaName;
-  regex: RegExp;
-  names: string[];
-  /** Literal segments first, then integer captures, then free ones: `/users/me` beats `/users/{id}`. */
-  rank: number;
-  /** The path's first segment when it is literal (`users` of `/users/{id}`); null when it is a parameter. */
-  head: string | null;
-}
-
-/** The first segment of a request path (`users` of `/users/me`). */
-const headOf = (path: string): string => {
-  const end = path.indexOf('/', 1);
-  return path.slice(1, end < 0 ? undefined : end);
-};
-
-function compile(op: Operation, area: AreaName): Route {
-  const names: string[] = [];
-  let rank = 0;
-  const pattern = op.path
-    .split('/')
-    .map((segment) => {
-      const m = /^\{(\w+)\}$/.exec(segment);
-      if (!m) {
-        rank += 100;
-        return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      }
-      names.push(m[1]!);
-      const isInt = op.params[m[1]!]?.schema.t === 'int';
-      rank += isInt ? 10 : 1;
-      return isInt ? '([0-9]+)' : '([^/]+)';
-    })
-    .join('/');
-  const head = headOf(op.path);
-  return { op, area, regex: new RegExp(`^${pattern}/?$`), names, rank, head: /^\{\w+\}$/.test(head) ? null : head };
-}
+import { checkFieldCounts, requestParams } from './request-params.js';
+import { Routes } from './routes.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): WireResponse => ({
   status,
@@ -84,13 +46,7 @@ export interface RouterOptions {
 }
 
 export class Router implements Answerer {
-  /**
-   * The routes a path can match, by its first segment, each list in rank order: a request tries the dozen
-   * routes of its area rather than every route's pattern. Routes that start with a parameter are in every
-   * list, and are the whole list of a segment no route names.
-   */
-  private readonly byHead = new Map<string, Route[]>();
-  private readonly headless: Route[];
+  private readonly routes = new Routes();
   private readonly loaded = new Map<AreaName, Promise<Map<string, Binding>>>();
   readonly background = new Set<Promise<void>>();
   /** What every handler's context is made of (handler-context.ts). */
@@ -105,17 +61,6 @@ export class Router implements Answerer {
       webhookDestinations: opts.webhookDestinations ?? IN_PROCESS_DESTINATIONS,
       background: this.background,
     };
-    const routes = (Object.entries(operationsByArea) as [AreaName, readonly Operation[]][])
-      .flatMap(([area, ops]) => ops.filter((op) => op.before === undefined).map((op) => compile(op, area)))
-      .sort((a, b) => b.rank - a.rank);
-    this.headless = routes.filter((r) => r.head === null);
-    for (const { head } of routes) {
-      if (head !== null && !this.byHead.has(head))
-        this.byHead.set(
-          head,
-          routes.filter((r) => r.head === head || r.head === null),
-        );
-    }
   }
 
   /** The handler bound to `op`, loading its area's module on first use. */
@@ -199,39 +144,9 @@ export class Router implements Answerer {
     return out;
   }
 
-  /** The routes whose path template matches, best-ranked first. */
-  private candidates(path: string): { route: Route; match: RegExpExecArray }[] {
-    const out: { route: Route; match: RegExpExecArray }[] = [];
-    for (const route of this.byHead.get(headOf(path)) ?? this.headless) {
-      const match = route.regex.exec(path);
-      if (match) out.push({ route, match });
-    }
-    return out;
-  }
-
   /** The operation a request reaches, if any (several templates can match one path: the best-ranked one that takes the method wins). */
   match(method: string, path: string): Operation | undefined {
-    const lookup = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-    return this.candidates(path).find((c) => c.route.op.method === lookup)?.route.op;
-  }
-
-  /**
-   * The route a request reaches, in a Zulip server's order: no route is 404, no route for the method 405;
-   * null for OPTIONS, which every route answers with its methods (`allowed`).
-   */
-  private resolve(method: string, path: string): { hit: { route: Route; match: RegExpExecArray } | null; allowed: string[] } {
-    const candidates = this.candidates(path);
-    if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
-    const lookup = method === 'HEAD' ? 'GET' : method;
-    const hit = candidates.find((c) => c.route.op.method === lookup);
-    const allowed = allowedMethods(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method));
-    // zerver/lib/rest.py get_target_view_function_or_response: OPTIONS lists them sorted, a 405 as declared.
-    if (method === 'OPTIONS') return { hit: null, allowed: [...allowed].sort() };
-    if (!hit) {
-      // zerver/lib/response.py json_method_not_allowed: Django's HttpResponseNotAllowed with a JSON body and no code.
-      throw new ApiError('Method Not Allowed', null, 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
-    }
-    return { hit, allowed };
+    return this.routes.match(method, path);
   }
 
   /**
@@ -241,7 +156,7 @@ export class Router implements Answerer {
    */
   refusalBeforeBody(method: string, path: string, authorization: string | undefined): { refusal?: ApiError; open?: boolean } {
     try {
-      const { hit } = this.resolve(method.toUpperCase(), path);
+      const { hit } = this.routes.resolve(method.toUpperCase(), path);
       if (!hit || hit.route.op.access === 'none') return { open: true };
       authenticate(this.opts.db, authorization);
       return {};
@@ -294,7 +209,7 @@ export class Router implements Answerer {
    */
   private async admit(req: WireRequest, limits: Record<string, string>, admit: Admit | undefined): Promise<Admitted | WireResponse> {
     const method = req.method.toUpperCase();
-    const { hit, allowed } = this.resolve(method, req.path);
+    const { hit, allowed } = this.routes.resolve(method, req.path);
     if (!hit) return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
     checkFieldCounts(req);
 
@@ -307,11 +222,7 @@ export class Router implements Answerer {
       Object.assign(limits, admission.headers);
     }
     if (caller) checkAccess(caller, op.access, op.bots ?? true);
-    const params: Record<string, unknown> = {};
-    hit.route.names.forEach((name, i) => {
-      params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));
-    });
-    const read = decodeParams(op, req, params);
+    const { params, read } = requestParams(hit, req);
     return { req, op, caller, params, read, binding: await this.binding(op, hit.route.area) };
   }
 
@@ -403,16 +314,6 @@ function successBody(req: WireRequest, read: Set<string>, result: Record<string,
 }
 
 /**
- * The methods a path takes, as a Zulip server lists them: every route's, then HEAD wherever GET is (rest.py
- * adds it, and Django answers HEAD with the GET view: so does the router, `lookup` above).
- */
-function allowedMethods(methods: readonly string[]): string[] {
-  const out = [...new Set(methods)];
-  if (out.includes('GET')) out.push('HEAD');
-  return out;
-}
-
-/**
  * Runs a synchronous handler in one transaction. A GET only reads, so it takes a snapshot and never waits
  * for (or blocks) another process's writer; should one write after all, it fails at once on a busy store
  * and is run again, from the start, holding the write lock.
@@ -425,66 +326,4 @@ function inHandlerTransaction<T>(db: Db, op: Operation, fn: () => T): T {
     if (isBusy(e)) return inTransaction(db, 'immediate', fn);
     throw e;
   }
-}
-
-/**
- * A path segment percent-decoded; one that is not valid percent-encoded UTF-8 (`%zz`, a lone surrogate's
- * bytes) is taken as it stands, as Django leaves such a path, so it names nothing rather than failing.
- */
-function decodePathSegment(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-function decodePathParam(op: Operation, name: string, raw: string): unknown {
-  const def = op.params[name];
-  if (def?.schema.t === 'int') return Number(raw);
-  return raw;
-}
-
-/** Django's bound on parameters, for the body and the query string each (TooManyFieldsSent there). */
-function checkFieldCounts(req: WireRequest): void {
-  for (const [where, fields] of [
-    ['body', req.body],
-    ['query string', req.query],
-  ] as const) {
-    if (fields.length > LIMITS.fields) {
-      throw new ApiError(`Too many parameters in the ${where} (limit: ${LIMITS.fields})`, 'REQUEST_TOO_LARGE', 400);
-    }
-  }
-}
-
-/** Fills `out` with the operation's parameters; returns the set of wire names it read. */
-function decodeParams(op: Operation, req: WireRequest, out: Record<string, unknown>): Set<string> {
-  const read = new Set<string>();
-  const lookup = (name: string): string | undefined => req.body.find(([k]) => k === name)?.[1] ?? req.query.find(([k]) => k === name)?.[1];
-  for (const [name, def] of Object.entries(op.params) as [string, ParamDef][]) {
-    if (def.in === 'path') continue;
-    read.add(name);
-    for (const a of def.aliases ?? []) read.add(a);
-    let raw = lookup(name);
-    for (const alias of def.aliases ?? []) {
-      const other = lookup(alias);
-      if (other === undefined) continue;
-      if (raw !== undefined) {
-        throw new ApiError(`Can't decide between '${name}' and '${alias}' arguments`, 'REQUEST_CONFUSING_VAR', 400, {
-          var_name1: name,
-          var_name2: alias,
-        });
-      }
-      raw = other;
-    }
-    if (raw === undefined) {
-      if (def.required) {
-        throw new ApiError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name });
-      }
-      if (def.default !== undefined) out[name] = structuredClone(def.default);
-      continue;
-    }
-    out[name] = decodeWire(def.schema, raw, name);
-  }
-  return read;
 }
