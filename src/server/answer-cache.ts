@@ -112,7 +112,6 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
           const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
           answers.set(keep.key, keep.stamp, { status: answer.status, headers, text, userId: callerId });
           kept = text;
-          o.pure?.(answer, callerId);
         },
       });
       return kept === undefined ? out : { ...out, text: kept };
