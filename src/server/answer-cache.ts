@@ -4,8 +4,8 @@
  * read of the store's stamp (about 3 µs, and `serve` reads one for all the reads of an event-loop turn)
  * instead of authentication, a read transaction and the handler. Only operations the catalogue
  * declares `cacheable` are kept, and only when handling them read nothing but the store, the caller and the
- * request: the router's context reports a handler that read the clock, the client's address or user agent,
- * wrote, or scheduled work (Router.context), and the stamp must be the same after the handler as before it.
+ * request: the router says so (HandleOptions.pure) when the handler used none of the means handler-context.ts
+ * classifies impure, and the stamp must be the same after the handler as before it.
  *
  * An answer is keyed by everything else it can depend on: the Authorization header as sent (an entry exists
  * only once those very credentials were accepted at this stamp, and they cannot have been revoked without a
@@ -13,6 +13,9 @@
  * A wrong key never matches an entry, so it goes the whole way through authentication as before: how fast
  * an answer comes tells nobody without the credentials whether they were used.
  */
+import type { WireRequest, WireResponse } from '../api/wire.js';
+import type { Answerer, CachingAnswerer, GatheredRead, HandleOptions } from './answering.js';
+import type { Admit } from './rate-limit.js';
 import type { Db } from './store/db.js';
 import { StampedCache } from './store/stamped-cache.js';
 
@@ -61,7 +64,7 @@ export function answerKey(r: ReadRequest): string | undefined {
 /** A header's value with a mark that it was sent, or nothing when it was not. */
 const present = (value: string | undefined): string => (value === undefined ? '' : `=${value}`);
 
-/** The answers of one store (`handle` and `serve` ask it through the router), bounded by ANSWER_CACHE_LIMITS. */
+/** The answers of one store (withAnswerCache keeps them), bounded by ANSWER_CACHE_LIMITS. */
 export class AnswerCache extends StampedCache<CachedAnswer> {
   constructor(db: Db) {
     super(db, {
@@ -71,4 +74,65 @@ export class AnswerCache extends StampedCache<CachedAnswer> {
       entrySize: ANSWER_CACHE_LIMITS.answerCharacters,
     });
   }
+}
+
+/** `inner` with the answers to its reads kept while the store is unchanged, and given again from there. */
+export function withAnswerCache(inner: Answerer): CachingAnswerer {
+  const answers = new AnswerCache(inner.db);
+  const cachedAnswers = (reads: readonly GatheredRead[], admit?: Admit): (WireResponse | undefined)[] => {
+    // Only answers of cacheable operations are kept (see keepFor), so the key alone finds them; no key is
+    // empty, so a request with no key finds nothing. A store that cannot be read finds nothing either.
+    const found = answers.find(reads.map(({ read }) => answerKey(read) ?? ''));
+    return reads.map(({ remoteAddress }, i) => {
+      const answer = found[i];
+      return answer && fromCache(answer, remoteAddress, admit);
+    });
+  };
+  /** Where the answer to a read is kept once handled, and the stamp it is kept at: only for a cacheable operation. */
+  const keepFor = (read: ReadRequest): { key: string; stamp: string } | undefined => {
+    if (inner.match('GET', read.path)?.cacheable !== true) return undefined;
+    const key = answerKey(read);
+    const stamp = key === undefined ? undefined : answers.stamp();
+    return key === undefined || stamp === undefined ? undefined : { key, stamp };
+  };
+  return {
+    db: inner.db,
+    cachedAnswers,
+    async handle(req: WireRequest, signal?: AbortSignal, o: HandleOptions = {}): Promise<WireResponse> {
+      const read = readOf(req);
+      const cached = read && cachedAnswers([{ read, remoteAddress: req.remoteAddress }], o.admit)[0];
+      if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
+      const keep = read ? keepFor(read) : undefined;
+      if (!keep) return inner.handle(req, signal, o);
+      let kept: string | undefined;
+      const out = await inner.handle(req, signal, {
+        ...o,
+        pure: (answer, callerId) => {
+          const text = JSON.stringify(answer.body);
+          const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
+          answers.set(keep.key, keep.stamp, { status: answer.status, headers, text, userId: callerId });
+          kept = text;
+        },
+      });
+      return kept === undefined ? out : { ...out, text: kept };
+    },
+    handleBatch: (reqs, signal, o) => inner.handleBatch(reqs, signal, o),
+    match: (method, path) => inner.match(method, path),
+    refusalBeforeBody: (method, path, authorization) => inner.refusalBeforeBody(method, path, authorization),
+    drain: () => inner.drain(),
+    close: () => inner.close(),
+  };
+}
+
+/** A kept answer as a response: the request is counted by the rate limits as an answered one is. */
+function fromCache(answer: CachedAnswer, remoteAddress: string | undefined, admit: Admit | undefined): WireResponse {
+  const admission = admit?.(answer.userId === null ? { address: remoteAddress ?? '' } : { userId: answer.userId });
+  if (admission?.refusal) return admission.refusal;
+  return { status: answer.status, headers: { ...answer.headers, ...admission?.headers }, body: null, text: answer.text };
+}
+
+/** A request the answer cache could hold: a GET that carries no body. */
+function readOf(req: WireRequest): ReadRequest | null {
+  if (req.method.toUpperCase() !== 'GET' || req.body.length > 0 || (req.files?.length ?? 0) > 0) return null;
+  return readRequest(req.path, req.query, req.headers);
 }

@@ -10,6 +10,8 @@ import { accountToSignInAs, resetPassword } from './model/operator-access.js';
 import type { OperatorPermission } from './operator-permissions.js';
 import { changePermission } from './model/user-permissions.js';
 import { getSetting, isInitialized } from './model/realm.js';
+import { withAnswerCache } from './answer-cache.js';
+import type { CachingAnswerer } from './answering.js';
 import { Router } from './router.js';
 import { hashPassword } from './secrets.js';
 import type { ServeOptions, Serving } from './serve.js';
@@ -53,7 +55,7 @@ export interface AccountKey {
 
 export class EmbeddedOrganization {
   /** Built on the first request: the operator's actions need none. */
-  private router: Router | undefined;
+  private router: CachingAnswerer | undefined;
 
   private constructor(
     private readonly db: Db,
@@ -93,8 +95,8 @@ export class EmbeddedOrganization {
     return this.routerOf().handleBatch(reqs, signal);
   }
 
-  private routerOf(): Router {
-    this.router ??= new Router({ db: this.db, dataDir: this.dataDir, log: this.log });
+  private routerOf(): CachingAnswerer {
+    this.router ??= withAnswerCache(new Router({ db: this.db, dataDir: this.dataDir, log: this.log }));
     return this.router;
   }
 

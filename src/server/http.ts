@@ -1,7 +1,7 @@
 /**
  * `chatctl serve`: the router on HTTP at /api/v1. Bodies are parsed as a Zulip server does (url-encoded or
  * multipart form data; parameters from the query string too, for every method); the multipart parser is
- * the one in Node's own fetch implementation. Rate limits (`--rate-limit`) are the router's (RouterOptions.admit).
+ * the one in Node's own fetch implementation. Rate limits (`--rate-limit`) and the answer cache are wrappers serve.ts composes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -12,7 +12,7 @@ import { type ReadRequest, readRequest } from './answer-cache.js';
 import { sendHeld, sendWhole, writeAnswer } from './http-body.js';
 import { clientAddress } from './client-address.js';
 import { answerOnSocket, applyBounds, type HttpBounds, overloaded, SERVE_BOUNDS, wasRefused } from './http-bounds.js';
-import type { Router } from './router.js';
+import type { CachingAnswerer } from './answering.js';
 import { StartQueue } from './start-queue.js';
 
 const API_PREFIX = '/api/v1';
@@ -165,7 +165,7 @@ interface WaitingRead {
  * and it comes after every one of them arrived, so each is answered with every change made before it came.
  * Under load a turn reads many requests, and the stamp was most of what a cached answer cost.
  */
-function gatherReads(router: Router, log: (line: string) => void): (waiting: WaitingRead) => void {
+function gatherReads(router: CachingAnswerer, log: (line: string) => void): (waiting: WaitingRead) => void {
   let turn: WaitingRead[] = [];
   const answer = () => {
     // A client gone away meanwhile is neither answered nor counted by the rate limits.
@@ -200,7 +200,7 @@ function gatherReads(router: Router, log: (line: string) => void): (waiting: Wai
  * The router over HTTP, within `bounds` (http-bounds.ts): a request is started in its turn (start-queue.ts),
  * and its log line says how long it waited for it.
  */
-export function createApiServer(router: Router, log: (line: string) => void, bounds: HttpBounds = SERVE_BOUNDS): Server {
+export function createApiServer(router: CachingAnswerer, log: (line: string) => void, bounds: HttpBounds = SERVE_BOUNDS): Server {
   const ask = gatherReads(router, log);
   const queue = new StartQueue(bounds.queueDeadlineMs);
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -238,7 +238,7 @@ export function createApiServer(router: Router, log: (line: string) => void, bou
 
 /** A request the whole way: checked on its headers, its body read and parsed, the router's answer written. */
 function handleFully(
-  router: Router,
+  router: CachingAnswerer,
   req: IncomingMessage,
   res: ServerResponse,
   url: URL | null,

@@ -88,7 +88,7 @@ const EVICT_EVERY = 1000;
 /** Who a request is counted against: the authenticated user, or the client address of an operation without authentication. */
 export type Requester = { userId: number } | { address: string };
 
-/** Counts a request that reached an operation and authenticated (the router asks; see RouterOptions.admit). */
+/** Counts a request that reached an operation and authenticated (the router asks; see HandleOptions.admit in answering.ts). */
 export type Admit = (who: Requester) => Admission;
 
 /** The admission of a request to `serve`, by Zulip's rules: per user when authenticated, per address otherwise. */

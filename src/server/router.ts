@@ -1,71 +1,31 @@
 /**
  * The embedded implementation's single entry: (method, path, headers, parameters) in, (status, headers,
  * JSON body) out, with no HTTP inside. The embedded transport calls it in-process and `chatctl serve`
- * calls it per HTTP request, so both behave the same by construction.
+ * calls it per HTTP request, so both behave the same by construction; each composes around it what it
+ * needs (answer-cache.ts, admission.ts), which take part through the options a request carries.
  *
- * Order as on a Zulip server: route → method → authentication → role gate → parameter decoding →
- * handler (in one write transaction) → `ignored_parameters_unsupported`.
+ * Order as on a Zulip server: route → method → authentication → (admission) → role gate → parameter
+ * decoding → handler (in one write transaction) → `ignored_parameters_unsupported`.
  */
 import { ApiError, storageFull } from '../api/errors.js';
-import { operationsByArea, type AreaName } from '../api/catalogue.js';
-import { LIMITS } from '../api/limits.js';
-import type { Operation, ParamDef } from '../api/operation.js';
-import { decodeWire } from '../api/schema.js';
+import type { AreaName } from '../api/catalogue.js';
+import type { Operation } from '../api/operation.js';
 import { collectNow, StreamedList } from '../api/streamed-list.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
-import { AnswerCache, answerKey, type CachedAnswer, type ReadRequest, readRequest } from './answer-cache.js';
+import type { Answerer, HandleOptions } from './answering.js';
 import { authenticate, checkAccess } from './auth.js';
-import type { BackgroundTask, Binding, Clock, HandlerContext } from './context.js';
-import { systemClock, wholeSeconds } from './context.js';
-import { emitEvent } from './model/event-queues.js';
+import type { Binding, Clock, HandlerContext } from './context.js';
+import { systemClock } from './context.js';
 import { handlerAreas } from './handlers/index.js';
-import { sourceOf } from './model/login-failures.js';
+import { type ContextSetting, handlerContext } from './handler-context.js';
 import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destination-policy.js';
 import type { Admit } from './rate-limit.js';
-import { getSetting } from './model/realm.js';
 import { BUSY_MESSAGE, isBusy, isStorageFull } from './store/busy.js';
 import { retryWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
-import { hashPassword } from './secrets.js';
-
-interface Route {
-  op: Operation;
-  area: AreaName;
-  regex: RegExp;
-  names: string[];
-  /** Literal segments first, then integer captures, then free ones: `/users/me` beats `/users/{id}`. */
-  rank: number;
-  /** The path's first segment when it is literal (`users` of `/users/{id}`); null when it is a parameter. */
-  head: string | null;
-}
-
-/** The first segment of a request path (`users` of `/users/me`). */
-const headOf = (path: string): string => {
-  const end = path.indexOf('/', 1);
-  return path.slice(1, end < 0 ? undefined : end);
-};
-
-function compile(op: Operation, area: AreaName): Route {
-  const names: string[] = [];
-  let rank = 0;
-  const pattern = op.path
-    .split('/')
-    .map((segment) => {
-      const m = /^\{(\w+)\}$/.exec(segment);
-      if (!m) {
-        rank += 100;
-        return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      }
-      names.push(m[1]!);
-      const isInt = op.params[m[1]!]?.schema.t === 'int';
-      rank += isInt ? 10 : 1;
-      return isInt ? '([0-9]+)' : '([^/]+)';
-    })
-    .join('/');
-  const head = headOf(op.path);
-  return { op, area, regex: new RegExp(`^${pattern}/?$`), names, rank, head: /^\{\w+\}$/.test(head) ? null : head };
-}
+import { checkFieldCounts, requestParams } from './request-params.js';
+import { Routes } from './routes.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): WireResponse => ({
   status,
@@ -83,38 +43,24 @@ export interface RouterOptions {
   log?: (line: string) => void;
   /** Where outgoing webhooks may connect; in-process, this machine's own services too. */
   webhookDestinations?: WebhookDestinations;
-  /**
-   * Rate limits (`serve --rate-limit`): asked once a request has reached an operation and authenticated,
-   * so requests refused before that are not counted and nothing is authenticated twice.
-   */
-  admit?: Admit;
 }
 
-export class Router {
-  /**
-   * The routes a path can match, by its first segment, each list in rank order: a request tries the dozen
-   * routes of its area rather than every route's pattern. Routes that start with a parameter are in every
-   * list, and are the whole list of a segment no route names.
-   */
-  private readonly byHead = new Map<string, Route[]>();
-  private readonly headless: Route[];
+export class Router implements Answerer {
+  private readonly routes = new Routes();
   private readonly loaded = new Map<AreaName, Promise<Map<string, Binding>>>();
-  private readonly answers: AnswerCache;
   readonly background = new Set<Promise<void>>();
+  /** What every handler's context is made of (handler-context.ts). */
+  private readonly setting: ContextSetting;
 
   constructor(private readonly opts: RouterOptions) {
-    this.answers = new AnswerCache(opts.db);
-    const routes = (Object.entries(operationsByArea) as [AreaName, readonly Operation[]][])
-      .flatMap(([area, ops]) => ops.filter((op) => op.before === undefined).map((op) => compile(op, area)))
-      .sort((a, b) => b.rank - a.rank);
-    this.headless = routes.filter((r) => r.head === null);
-    for (const { head } of routes) {
-      if (head !== null && !this.byHead.has(head))
-        this.byHead.set(
-          head,
-          routes.filter((r) => r.head === head || r.head === null),
-        );
-    }
+    this.setting = {
+      db: opts.db,
+      dataDir: opts.dataDir,
+      clock: opts.clock ?? systemClock,
+      log: opts.log ?? (() => {}),
+      webhookDestinations: opts.webhookDestinations ?? IN_PROCESS_DESTINATIONS,
+      background: this.background,
+    };
   }
 
   /** The handler bound to `op`, loading its area's module on first use. */
@@ -150,47 +96,12 @@ export class Router {
    * `streamAll` (`chatctl serve`, which writes every such list as it reads it); any other is read whole,
    * inside the handler's transaction, so that it is one snapshot as before.
    */
-  async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal, o: { streamAll?: boolean } = {}): Promise<WireResponse> {
-    const read = readOf(req);
-    const cached = read && this.cachedAnswers([{ read, remoteAddress: req.remoteAddress }])[0];
-    if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
-    const keep = read ? this.keepFor(read) : undefined;
+  async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal, o: HandleOptions = {}): Promise<WireResponse> {
     const streamed = (key: string) => o.streamAll === true || key === req.stream;
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
-    const out = await this.dispatch(req, signal, limits, streamed, keep).catch((e: unknown) => errorResponse(this.failure(req, e)));
+    const out = await this.dispatch(req, signal, limits, streamed, o).catch((e: unknown) => errorResponse(this.failure(req, e)));
     return { ...out, headers: { ...out.headers, ...limits } };
-  }
-
-  /**
-   * The answers the cache holds for reads (answer-cache.ts), with the rate limits applied as `handle` applies
-   * them; undefined for each read that has to go the whole way through `handle`. `serve` asks first for the
-   * GETs without a body that arrived in a turn of its event loop, all at once: the store's stamp is read once
-   * for them, after every one of them arrived.
-   */
-  cachedAnswers(reads: readonly { read: ReadRequest; remoteAddress: string | undefined }[]): (WireResponse | undefined)[] {
-    // Only answers of cacheable operations are kept (see dispatch), so the key alone finds them; no key is
-    // empty, so a request with no key finds nothing. A store that cannot be read finds nothing either.
-    const found = this.answers.find(reads.map(({ read }) => answerKey(read) ?? ''));
-    return reads.map(({ remoteAddress }, i) => {
-      const answer = found[i];
-      return answer && this.fromCache(answer, remoteAddress);
-    });
-  }
-
-  /** Where the answer to a read is kept once handled, and the stamp it is kept at: only for a cacheable operation. */
-  private keepFor(read: ReadRequest): { key: string; stamp: string } | undefined {
-    if (this.match('GET', read.path)?.cacheable !== true) return undefined;
-    const key = answerKey(read);
-    const stamp = key === undefined ? undefined : this.answers.stamp();
-    return key === undefined || stamp === undefined ? undefined : { key, stamp };
-  }
-
-  /** A kept answer as a response: the request is counted by the rate limits as an answered one is. */
-  private fromCache(answer: CachedAnswer, remoteAddress: string | undefined): WireResponse {
-    const admission = this.opts.admit?.(answer.userId === null ? { address: remoteAddress ?? '' } : { userId: answer.userId });
-    if (admission?.refusal) return admission.refusal;
-    return { status: answer.status, headers: { ...answer.headers, ...admission?.headers }, body: null, text: answer.text };
   }
 
   /** What a failure is answered with: an API error as it is, a busy store as 503, anything else logged and 500. */
@@ -233,39 +144,9 @@ export class Router {
     return out;
   }
 
-  /** The routes whose path template matches, best-ranked first. */
-  private candidates(path: string): { route: Route; match: RegExpExecArray }[] {
-    const out: { route: Route; match: RegExpExecArray }[] = [];
-    for (const route of this.byHead.get(headOf(path)) ?? this.headless) {
-      const match = route.regex.exec(path);
-      if (match) out.push({ route, match });
-    }
-    return out;
-  }
-
   /** The operation a request reaches, if any (several templates can match one path: the best-ranked one that takes the method wins). */
   match(method: string, path: string): Operation | undefined {
-    const lookup = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-    return this.candidates(path).find((c) => c.route.op.method === lookup)?.route.op;
-  }
-
-  /**
-   * The route a request reaches, in a Zulip server's order: no route is 404, no route for the method 405;
-   * null for OPTIONS, which every route answers with its methods (`allowed`).
-   */
-  private resolve(method: string, path: string): { hit: { route: Route; match: RegExpExecArray } | null; allowed: string[] } {
-    const candidates = this.candidates(path);
-    if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
-    const lookup = method === 'HEAD' ? 'GET' : method;
-    const hit = candidates.find((c) => c.route.op.method === lookup);
-    const allowed = allowedMethods(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method));
-    // zerver/lib/rest.py get_target_view_function_or_response: OPTIONS lists them sorted, a 405 as declared.
-    if (method === 'OPTIONS') return { hit: null, allowed: [...allowed].sort() };
-    if (!hit) {
-      // zerver/lib/response.py json_method_not_allowed: Django's HttpResponseNotAllowed with a JSON body and no code.
-      throw new ApiError('Method Not Allowed', null, 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
-    }
-    return { hit, allowed };
+    return this.routes.match(method, path);
   }
 
   /**
@@ -275,7 +156,7 @@ export class Router {
    */
   refusalBeforeBody(method: string, path: string, authorization: string | undefined): { refusal?: ApiError; open?: boolean } {
     try {
-      const { hit } = this.resolve(method.toUpperCase(), path);
+      const { hit } = this.routes.resolve(method.toUpperCase(), path);
       if (!hit || hit.route.op.access === 'none') return { open: true };
       authenticate(this.opts.db, authorization);
       return {};
@@ -290,66 +171,58 @@ export class Router {
     signal: AbortSignal,
     limits: Record<string, string>,
     streamed: (key: string) => boolean,
-    keep?: { key: string; stamp: string },
+    o: HandleOptions,
   ): Promise<WireResponse> {
-    const admitted = await this.admit(req, limits);
-    return 'binding' in admitted ? this.run(admitted, signal, streamed, keep) : admitted;
+    const admitted = await this.admit(req, limits, o.admit);
+    return 'binding' in admitted ? this.run(admitted, signal, streamed, o.pure) : admitted;
   }
 
-  /** Runs an admitted request's handler and answers with its result (kept for later reads when `keep` says so). */
-  private async run(admitted: Admitted, signal: AbortSignal, streamed: (key: string) => boolean, keep?: { key: string; stamp: string }): Promise<WireResponse> {
+  /** Runs an admitted request's handler and answers with its result, telling `pure` when the answer depends on nothing else. */
+  private async run(admitted: Admitted, signal: AbortSignal, streamed: (key: string) => boolean, pure?: HandleOptions['pure']): Promise<WireResponse> {
     const { req, op, binding, params, caller } = admitted;
-    const db = this.opts.db;
+    const { db, clock } = this.setting;
     // A try that found the store busy is run again from the start, with a fresh context: nothing it
     // scheduled or emitted survives its rolled-back transaction. What a prepared handler prepared (a hash)
     // is kept across tries.
-    let ctx = this.context(req, caller, signal);
+    let ctx = handlerContext(this.setting, req, caller, signal);
     const prepared = await binding.prepare?.(ctx.handler, params);
     const attempt = binding.async
       ? async () => {
-          ctx = this.context(req, caller, signal);
+          ctx = handlerContext(this.setting, req, caller, signal);
           return this.settle(req, await binding.fn(ctx.handler, params), streamed);
         }
       : () => {
-          ctx = this.context(req, caller, signal);
+          ctx = handlerContext(this.setting, req, caller, signal);
           return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed));
         };
-    const clock = this.opts.clock ?? systemClock;
     const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
     ctx.commit();
-    const body = successBody(req, admitted.read, result);
-    const out = json(200, body);
-    if (!keep || !ctx.pure() || Object.values(result).some((v) => v instanceof StreamedList)) return out;
-    const text = JSON.stringify(body);
-    const headers = { ...out.headers, 'content-length': String(Buffer.byteLength(text)) };
-    this.answers.set(keep.key, keep.stamp, { status: out.status, headers, text, userId: caller?.id ?? null });
-    return { ...out, text };
+    const out = json(200, successBody(req, admitted.read, result));
+    // A list still streaming is not one answer that could be given again.
+    if (pure && ctx.pure() && !Object.values(result).some((v) => v instanceof StreamedList)) pure(out, caller?.id ?? null);
+    return out;
   }
 
   /**
    * A request up to its handler, in a Zulip server's order: route, method, credentials, rate limit, role
    * gate, parameters. The response when it goes no further (OPTIONS, a rate-limit refusal); errors thrown.
    */
-  private async admit(req: WireRequest, limits: Record<string, string>): Promise<Admitted | WireResponse> {
+  private async admit(req: WireRequest, limits: Record<string, string>, admit: Admit | undefined): Promise<Admitted | WireResponse> {
     const method = req.method.toUpperCase();
-    const { hit, allowed } = this.resolve(method, req.path);
+    const { hit, allowed } = this.routes.resolve(method, req.path);
     if (!hit) return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
     checkFieldCounts(req);
 
     const { op } = hit.route;
     let caller = null;
     if (op.access !== 'none') caller = authenticate(this.opts.db, req.headers.authorization);
-    const admission = this.opts.admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
+    const admission = admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
     if (admission) {
       if (admission.refusal) return admission.refusal;
       Object.assign(limits, admission.headers);
     }
     if (caller) checkAccess(caller, op.access, op.bots ?? true);
-    const params: Record<string, unknown> = {};
-    hit.route.names.forEach((name, i) => {
-      params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));
-    });
-    const read = decodeParams(op, req, params);
+    const { params, read } = requestParams(hit, req);
     return { req, op, caller, params, read, binding: await this.binding(op, hit.route.area) };
   }
 
@@ -360,7 +233,11 @@ export class Router {
    * prepared for all of them first, side by side. Lists are read whole. A request whose handler manages its
    * own transactions (a login, a long poll) runs on its own as `handle` would run it, before that transaction.
    */
-  async handleBatch(reqs: readonly WireRequest[], signal: AbortSignal = new AbortController().signal): Promise<WireResponse[]> {
+  async handleBatch(
+    reqs: readonly WireRequest[],
+    signal: AbortSignal = new AbortController().signal,
+    o: Pick<HandleOptions, 'admit'> = {},
+  ): Promise<WireResponse[]> {
     const hashes = new Map<string, Promise<string>>();
     const limits = reqs.map((): Record<string, string> => ({}));
     const answers: (WireResponse | undefined)[] = reqs.map(() => undefined);
@@ -370,10 +247,10 @@ export class Router {
     const admitted = await Promise.all(
       reqs.map(async (req, i) => {
         try {
-          const a = await this.admit(req, limits[i]!);
+          const a = await this.admit(req, limits[i]!, o.admit);
           if (!('binding' in a)) answers[i] = a;
           else if (a.binding.async) answers[i] = await this.run(a, signal, () => false);
-          else return { ...a, index: i, prepared: await a.binding.prepare?.(this.context(req, a.caller, signal, hashes).handler, a.params) };
+          else return { ...a, index: i, prepared: await a.binding.prepare?.(handlerContext(this.setting, req, a.caller, signal, hashes).handler, a.params) };
         } catch (e) {
           fail(i, e);
         }
@@ -382,12 +259,11 @@ export class Router {
     );
     const together = admitted.filter((a) => a !== undefined);
     if (together.length) {
-      const db = this.opts.db;
-      const clock = this.opts.clock ?? systemClock;
+      const { db, clock } = this.setting;
       const attempt = () =>
         inTransaction(db, 'immediate', () =>
           together.map((a) => {
-            const ctx = this.context(a.req, a.caller, signal, hashes);
+            const ctx = handlerContext(this.setting, a.req, a.caller, signal, hashes);
             try {
               return {
                 ok: true as const,
@@ -416,92 +292,6 @@ export class Router {
       return { ...out, headers: { ...out.headers, ...limits[i] } };
     });
   }
-
-  /** A handler's context; `hashes` are the password hashes its batch shares (none: not in a batch, every hash its own). */
-  private context(req: WireRequest, caller: HandlerContext['caller'], signal: AbortSignal, hashes?: Map<string, Promise<string>>) {
-    const { db, dataDir } = this.opts;
-    const clock = this.opts.clock ?? systemClock;
-    const deferred: BackgroundTask[] = [];
-    const log = this.opts.log ?? (() => {});
-    // Whether the answer depends on nothing but the store, the caller and the request (answer-cache.ts):
-    // reading the clock or the client's details, writing or scheduling work says it does not.
-    let pure = true;
-    let committed = false;
-    const impure = () => {
-      pure = false;
-    };
-    const userAgent = req.headers['user-agent'] ?? '';
-    const source = sourceOf(req.remoteAddress);
-    const host = req.headers.host;
-    // Over HTTP the organization is wherever the client reached it; in-process it is the stored URL.
-    const realmUrl = host ? `${req.headers['x-forwarded-proto'] || 'http'}://${host}` : getSetting(db, 'url');
-    const handler: HandlerContext = {
-      db,
-      dataDir,
-      batched: hashes !== undefined,
-      caller,
-      realmUrl,
-      get clock() {
-        impure();
-        return clock;
-      },
-      nowSeconds: () => {
-        impure();
-        return wholeSeconds(clock);
-      },
-      files: req.files ?? [],
-      get userAgent() {
-        impure();
-        return userAgent;
-      },
-      get source() {
-        impure();
-        return source;
-      },
-      webhookDestinations: this.opts.webhookDestinations ?? IN_PROCESS_DESTINATIONS,
-      signal,
-      log,
-      emit: (event, userIds) => {
-        impure();
-        emitEvent(db, event, userIds, wholeSeconds(clock));
-      },
-      defer: (task) => {
-        impure();
-        deferred.push(task);
-      },
-      hashPassword: (password) => {
-        impure();
-        if (!hashes) return hashPassword(password);
-        let hash = hashes.get(password);
-        if (!hash) {
-          hash = hashPassword(password);
-          hashes.set(password, hash);
-        }
-        return hash;
-      },
-      tx: (fn) => {
-        impure();
-        const out = inTransaction(db, 'immediate', fn);
-        committed = true;
-        return out;
-      },
-    };
-    return {
-      handler,
-      pure: () => pure,
-      /** Whether a transaction of an async handler has committed: then the handler cannot be run again. */
-      committedSome: () => committed,
-      /** Starts the deferred work once the transaction has committed. */
-      commit: () => {
-        for (const task of deferred.splice(0)) {
-          const running: Promise<void> = task()
-            .catch((e: unknown) => log(`background task failed: ${e instanceof Error ? e.message : String(e)}`))
-            .finally(() => this.background.delete(running));
-          this.background.add(running);
-        }
-      },
-    };
-  }
 }
 
 /** A request that has passed everything before its handler: its operation, caller, parameters and binding. */
@@ -524,22 +314,6 @@ function successBody(req: WireRequest, read: Set<string>, result: Record<string,
 }
 
 /**
- * The methods a path takes, as a Zulip server lists them: every route's, then HEAD wherever GET is (rest.py
- * adds it, and Django answers HEAD with the GET view: so does the router, `lookup` above).
- */
-function allowedMethods(methods: readonly string[]): string[] {
-  const out = [...new Set(methods)];
-  if (out.includes('GET')) out.push('HEAD');
-  return out;
-}
-
-/** A request the answer cache could hold: a GET that carries no body. */
-function readOf(req: WireRequest): ReadRequest | null {
-  if (req.method.toUpperCase() !== 'GET' || req.body.length > 0 || (req.files?.length ?? 0) > 0) return null;
-  return readRequest(req.path, req.query, req.headers);
-}
-
-/**
  * Runs a synchronous handler in one transaction. A GET only reads, so it takes a snapshot and never waits
  * for (or blocks) another process's writer; should one write after all, it fails at once on a busy store
  * and is run again, from the start, holding the write lock.
@@ -552,66 +326,4 @@ function inHandlerTransaction<T>(db: Db, op: Operation, fn: () => T): T {
     if (isBusy(e)) return inTransaction(db, 'immediate', fn);
     throw e;
   }
-}
-
-/**
- * A path segment percent-decoded; one that is not valid percent-encoded UTF-8 (`%zz`, a lone surrogate's
- * bytes) is taken as it stands, as Django leaves such a path, so it names nothing rather than failing.
- */
-function decodePathSegment(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-function decodePathParam(op: Operation, name: string, raw: string): unknown {
-  const def = op.params[name];
-  if (def?.schema.t === 'int') return Number(raw);
-  return raw;
-}
-
-/** Django's bound on parameters, for the body and the query string each (TooManyFieldsSent there). */
-function checkFieldCounts(req: WireRequest): void {
-  for (const [where, fields] of [
-    ['body', req.body],
-    ['query string', req.query],
-  ] as const) {
-    if (fields.length > LIMITS.fields) {
-      throw new ApiError(`Too many parameters in the ${where} (limit: ${LIMITS.fields})`, 'REQUEST_TOO_LARGE', 400);
-    }
-  }
-}
-
-/** Fills `out` with the operation's parameters; returns the set of wire names it read. */
-function decodeParams(op: Operation, req: WireRequest, out: Record<string, unknown>): Set<string> {
-  const read = new Set<string>();
-  const lookup = (name: string): string | undefined => req.body.find(([k]) => k === name)?.[1] ?? req.query.find(([k]) => k === name)?.[1];
-  for (const [name, def] of Object.entries(op.params) as [string, ParamDef][]) {
-    if (def.in === 'path') continue;
-    read.add(name);
-    for (const a of def.aliases ?? []) read.add(a);
-    let raw = lookup(name);
-    for (const alias of def.aliases ?? []) {
-      const other = lookup(alias);
-      if (other === undefined) continue;
-      if (raw !== undefined) {
-        throw new ApiError(`Can't decide between '${name}' and '${alias}' arguments`, 'REQUEST_CONFUSING_VAR', 400, {
-          var_name1: name,
-          var_name2: alias,
-        });
-      }
-      raw = other;
-    }
-    if (raw === undefined) {
-      if (def.required) {
-        throw new ApiError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name });
-      }
-      if (def.default !== undefined) out[name] = structuredClone(def.default);
-      continue;
-    }
-    out[name] = decodeWire(def.schema, raw, name);
-  }
-  return read;
 }

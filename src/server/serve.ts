@@ -3,6 +3,8 @@
  * requests (the housekeeping sweeps, WAL checkpoints off the event loop), started and stopped together.
  */
 import { once } from 'node:events';
+import { withAdmission } from './admission.js';
+import { withAnswerCache } from './answer-cache.js';
 import { batchedLog } from './log-batch.js';
 import { systemClock } from './context.js';
 import { startHousekeeping } from './housekeeping.js';
@@ -44,13 +46,9 @@ export interface Serving {
 export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promise<Serving> {
   const stopCheckpoints = checkpointOffLoop(db);
   const log = batchedLog(o.write);
-  const router = new Router({
-    db,
-    dataDir,
-    log,
-    webhookDestinations: destinationsForServe(o.allowPrivateWebhooks, o.allowWebhookAddresses),
-    admit: o.rateLimit ? zulipRateLimits() : undefined,
-  });
+  const cached = withAnswerCache(new Router({ db, dataDir, log, webhookDestinations: destinationsForServe(o.allowPrivateWebhooks, o.allowWebhookAddresses) }));
+  // The limits count cached answers too, so they go outside the cache.
+  const router = o.rateLimit ? withAdmission(zulipRateLimits(), cached) : cached;
   const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
   const server = createApiServer(router, log, { ...SERVE_BOUNDS, trustedProxies: trustedProxies(o.trustedProxies ?? []) });
   server.listen(o.port, o.host);

@@ -11,6 +11,8 @@ import type { Clock } from '../../src/server/context.js';
 import { createApiServer } from '../../src/server/http.js';
 import { insertUser, type UserRow } from '../../src/server/model/users.js';
 import type { WebhookDestinations } from '../../src/server/outgoing/destination-policy.js';
+import { withAnswerCache } from '../../src/server/answer-cache.js';
+import type { CachingAnswerer } from '../../src/server/answering.js';
 import { Router } from '../../src/server/router.js';
 import { hashPassword } from '../../src/server/secrets.js';
 import { createOrganization } from '../../src/server/setup.js';
@@ -47,7 +49,8 @@ const [OWNER_PASSWORD_HASH, USER_PASSWORD_HASH] = await Promise.all([hashPasswor
 export interface TestOrg {
   dataDir: string;
   db: Db;
-  router: Router;
+  /** The router with its answer cache, as the embedded organization and `serve` compose it. */
+  router: CachingAnswerer;
   clock: TestClock;
   owner: TestUser;
   /**
@@ -86,7 +89,7 @@ export function createTestOrg(opts: { clock?: TestClock; webhookDestinations?: W
     passwordHash: OWNER_PASSWORD_HASH,
     now: clock.now(),
   });
-  const router = new Router({ db, dataDir, clock, log, ...(opts.webhookDestinations && { webhookDestinations: opts.webhookDestinations }) });
+  const router = withAnswerCache(new Router({ db, dataDir, clock, log, ...(opts.webhookDestinations && { webhookDestinations: opts.webhookDestinations }) }));
   let server: ReturnType<typeof createApiServer> | undefined;
   const others: Db[] = [];
   let site: Promise<string> | undefined;

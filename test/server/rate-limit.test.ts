@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API_BY_IP, API_BY_USER } from '../../src/api/rate-limits.js';
+import { withAdmission } from '../../src/server/admission.js';
+import { withAnswerCache } from '../../src/server/answer-cache.js';
 import { createApiServer } from '../../src/server/http.js';
 import { RateLimiter, zulipRateLimits } from '../../src/server/rate-limit.js';
 import { Router } from '../../src/server/router.js';
@@ -22,8 +24,9 @@ describe('serve --rate-limit', () => {
   beforeEach(async () => {
     clock.t = T0;
     org = createTestOrg();
-    // A router of its own over the organization, with the limits serve --rate-limit gives it.
-    const router = new Router({ db: org.db, dataDir: org.dataDir, clock: org.clock, admit: zulipRateLimits(new RateLimiter(() => clock.t)) });
+    // A router of its own over the organization, with the limits and the answer cache serve --rate-limit composes around it.
+    const limits = zulipRateLimits(new RateLimiter(() => clock.t));
+    const router = withAdmission(limits, withAnswerCache(new Router({ db: org.db, dataDir: org.dataDir, clock: org.clock })));
     server = createApiServer(router, () => {});
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;

@@ -10,6 +10,7 @@ import { createCustomProfileField } from '../../src/api/operations/profile-field
 import { getOwnUser, getUsers, updateUser } from '../../src/api/operations/users.js';
 import { StreamedList } from '../../src/api/streamed-list.js';
 import type { WireRequest, WireResponse } from '../../src/api/wire.js';
+import { withAnswerCache } from '../../src/server/answer-cache.js';
 import { createApiServer } from '../../src/server/http.js';
 import { USER_PAGE } from '../../src/server/model/user-view.js';
 import { seedUsers } from '../../src/server/model/bulk-seed.js';
@@ -102,7 +103,7 @@ describe('GET /users, streamed', () => {
       }
     }
     const logs: string[] = [];
-    const server = createApiServer(new EndlessUsers({ db: org.db, dataDir: org.dataDir, log: (l) => logs.push(l) }), (l) => logs.push(l));
+    const server = createApiServer(withAnswerCache(new EndlessUsers({ db: org.db, dataDir: org.dataDir, log: (l) => logs.push(l) })), (l) => logs.push(l));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const endlessSite = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {

@@ -1,0 +1,55 @@
+/**
+ * What answers the API's requests: the router (router.ts), or a wrapper around it that `serve` and the
+ * embedded organization compose (answer-cache.ts, admission.ts). A wrapper takes part through the options
+ * each request carries down: the router calls them at their place in a Zulip server's order.
+ */
+import type { Operation } from '../api/operation.js';
+import type { WireRequest, WireResponse } from '../api/wire.js';
+import type { ApiError } from '../api/errors.js';
+import type { ReadRequest } from './answer-cache.js';
+import type { Admit } from './rate-limit.js';
+import type { Db } from './store/db.js';
+
+export interface HandleOptions {
+  /**
+   * Keep every list the handler makes in pages a StreamedList (`chatctl serve` writes each as it reads it);
+   * without it only the one the request asks for by its key (`req.stream`) is.
+   */
+  streamAll?: boolean;
+  /** Asked once the request has reached an operation and authenticated, before the role gate (admission.ts). */
+  admit?: Admit;
+  /**
+   * Told, with the answer and whom it was for, when the answer depends on nothing but the store, the caller
+   * and the request (handler-context.ts decides which of the handler's means say it does not).
+   */
+  pure?: (answer: WireResponse, callerId: number | null) => void;
+}
+
+/** The router and what wraps it. */
+export interface Answerer {
+  /** The store it answers from. */
+  readonly db: Db;
+  handle(req: WireRequest, signal?: AbortSignal, o?: HandleOptions): Promise<WireResponse>;
+  /** Requests given together (a bulk run's rows): answered as `handle` answers each, in one write transaction. */
+  handleBatch(reqs: readonly WireRequest[], signal?: AbortSignal, o?: Pick<HandleOptions, 'admit'>): Promise<WireResponse[]>;
+  /** The operation a request reaches, if any. */
+  match(method: string, path: string): Operation | undefined;
+  /** What a request is refused with on its headers alone, before its body is read (Router.refusalBeforeBody). */
+  refusalBeforeBody(method: string, path: string, authorization: string | undefined): { refusal?: ApiError; open?: boolean };
+  /** Resolves once every background task started so far (and any they start) has finished. */
+  drain(): Promise<void>;
+  /** Waits for the background work, then closes the store. */
+  close(): Promise<void>;
+}
+
+/** A read as `serve` gathers them (http.ts), with the client's address the rate limits count it against. */
+export interface GatheredRead {
+  read: ReadRequest;
+  remoteAddress: string | undefined;
+}
+
+/** An answerer that keeps answers to reads (answer-cache.ts): what `serve` and the embedded organization use. */
+export interface CachingAnswerer extends Answerer {
+  /** The kept answers to `reads`, each admitted by `admit` as a handled one would be; undefined where none is kept. */
+  cachedAnswers(reads: readonly GatheredRead[], admit?: Admit): (WireResponse | undefined)[];
+}

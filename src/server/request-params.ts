@@ -1,0 +1,83 @@
+/**
+ * A request's parameters as its operation declares them: from the path's captures, the body and the query
+ * string, decoded by their schemas; and Django's bound on how many a request may send, checked before the
+ * credentials are.
+ */
+import { ApiError } from '../api/errors.js';
+import { LIMITS } from '../api/limits.js';
+import type { Operation, ParamDef } from '../api/operation.js';
+import { decodeWire } from '../api/schema.js';
+import type { WireRequest } from '../api/wire.js';
+import type { Hit } from './routes.js';
+
+/** The parameters of a request that reached `hit`, and the wire names it read (the others are reported ignored). */
+export function requestParams(hit: Hit, req: WireRequest): { params: Record<string, unknown>; read: Set<string> } {
+  const { op } = hit.route;
+  const params: Record<string, unknown> = {};
+  hit.route.names.forEach((name, i) => {
+    params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));
+  });
+  return { params, read: decodeParams(op, req, params) };
+}
+
+/**
+ * A path segment percent-decoded; one that is not valid percent-encoded UTF-8 (`%zz`, a lone surrogate's
+ * bytes) is taken as it stands, as Django leaves such a path, so it names nothing rather than failing.
+ */
+function decodePathSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function decodePathParam(op: Operation, name: string, raw: string): unknown {
+  const def = op.params[name];
+  if (def?.schema.t === 'int') return Number(raw);
+  return raw;
+}
+
+/** Django's bound on parameters, for the body and the query string each (TooManyFieldsSent there). */
+export function checkFieldCounts(req: WireRequest): void {
+  for (const [where, fields] of [
+    ['body', req.body],
+    ['query string', req.query],
+  ] as const) {
+    if (fields.length > LIMITS.fields) {
+      throw new ApiError(`Too many parameters in the ${where} (limit: ${LIMITS.fields})`, 'REQUEST_TOO_LARGE', 400);
+    }
+  }
+}
+
+/** Fills `out` with the operation's parameters; returns the set of wire names it read. */
+function decodeParams(op: Operation, req: WireRequest, out: Record<string, unknown>): Set<string> {
+  const read = new Set<string>();
+  const lookup = (name: string): string | undefined => req.body.find(([k]) => k === name)?.[1] ?? req.query.find(([k]) => k === name)?.[1];
+  for (const [name, def] of Object.entries(op.params) as [string, ParamDef][]) {
+    if (def.in === 'path') continue;
+    read.add(name);
+    for (const a of def.aliases ?? []) read.add(a);
+    let raw = lookup(name);
+    for (const alias of def.aliases ?? []) {
+      const other = lookup(alias);
+      if (other === undefined) continue;
+      if (raw !== undefined) {
+        throw new ApiError(`Can't decide between '${name}' and '${alias}' arguments`, 'REQUEST_CONFUSING_VAR', 400, {
+          var_name1: name,
+          var_name2: alias,
+        });
+      }
+      raw = other;
+    }
+    if (raw === undefined) {
+      if (def.required) {
+        throw new ApiError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name });
+      }
+      if (def.default !== undefined) out[name] = structuredClone(def.default);
+      continue;
+    }
+    out[name] = decodeWire(def.schema, raw, name);
+  }
+  return read;
+}
