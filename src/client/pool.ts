@@ -63,6 +63,10 @@ export async function runPool<T, R>(
   let failed = 0;
   let stopReason: unknown;
   let stopped = false;
+  // Ends the pacing waits of lanes left without an item: one waiting for room in a full window while another
+  // lane took the last item would otherwise hold the run a whole window after its last answer (bench:bulk).
+  const itemsTaken = new AbortController();
+  const paceSignal = opts.signal ? AbortSignal.any([opts.signal, itemsTaken.signal]) : itemsTaken.signal;
 
   const settle = (result: PoolResult<T, R>) => {
     results[result.index] = result;
@@ -80,8 +84,9 @@ export async function runPool<T, R>(
       if (stopped) return;
       if (opts.pacer) {
         try {
-          await opts.pacer.ready(opts.signal);
+          await opts.pacer.ready(paceSignal);
         } catch (e) {
+          if (itemsTaken.signal.aborted && !opts.signal?.aborted) return;
           stopped = true;
           stopReason = e;
           return;
@@ -89,6 +94,7 @@ export async function runPool<T, R>(
         if (stopped || next >= items.length) return;
       }
       const index = next++;
+      if (next === items.length) itemsTaken.abort();
       const item = items[index] as T;
       try {
         settle({ item, index, ok: true, value: await worker(item, index, opts.signal) });

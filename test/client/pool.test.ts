@@ -103,6 +103,24 @@ describe('runPool', () => {
     expect(order).toEqual(['ready', 'x', 'ready', 'y']);
   });
 
+  it("ends when the last item is answered, though a lane still waits for the pacer's room", async () => {
+    // The first lane's waits end at once; the second's only on its signal (a full window's wait, for ever).
+    let calls = 0;
+    const pacer = {
+      ready: (signal?: AbortSignal) =>
+        new Promise<void>((resolve, reject) => {
+          if (++calls !== 2) return resolve();
+          signal?.addEventListener('abort', () => reject(signal.reason));
+        }),
+    };
+    const run = runPool(['x', 'y'], async (item) => item, { concurrency: 2, pacer });
+    const outcome = await Promise.race([run, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 1000))]);
+    expect(outcome).toEqual([
+      { item: 'x', index: 0, ok: true, value: 'x' },
+      { item: 'y', index: 1, ok: true, value: 'y' },
+    ]);
+  });
+
   it('handles an empty list and a concurrency above the item count', async () => {
     expect(await runPool([], async () => 1)).toEqual([]);
     const g = gated<number>();
