@@ -35,7 +35,9 @@ export function authenticateKey(db: Db, email: string, key: string): UserRow {
   if (!API_KEY.test(key)) throw unauthorized('Malformed API key');
   const user = callerByEmail(db, email.trim(), key);
   // Compare even when there is no such user, so timing does not reveal which addresses exist.
-  if (!secretsEqual(user?.api_key ?? 'x'.repeat(32), key) || !user) throw unauthorized('Invalid API key');
+  // The system bots live in the server's internal realm (zerver/models/realms.py): no organization's
+  // credentials are theirs, whoever learned the key of their row.
+  if (!secretsEqual(user?.api_key ?? 'x'.repeat(32), key) || !user || user.is_system_bot) throw unauthorized('Invalid API key');
   if (!user.is_active) throw unauthorized('Account is deactivated');
   if (user.is_bot && user.bot_type === 2) throw unauthorized('This API is not available to incoming webhook bots.');
   return user;

@@ -14,7 +14,7 @@ import { failure } from '../helpers/api.js';
 import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
-import { clientFor, TRANSPORTS } from '../helpers/transports.js';
+import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
 const NOTIFICATION_BOT = 'notification-bot@zulip.com';
 const WELCOME_BOT = 'welcome-bot@zulip.com';
@@ -236,6 +236,13 @@ describe.each(TRANSPORTS)('notices over %s', (kind) => {
         ['emailgateway@zulip.com', 'Email Gateway', true, null],
       ]);
       expect(bots[0]!.avatar_url).toMatch(/\/static\/images\/static_avatars\/notification-bot\.png$/);
+    });
+
+    it("take no organization's credentials, even the key of their own row", async () => {
+      const key = org.db.prepare('SELECT api_key FROM users WHERE email = ?').pluck().get(NOTIFICATION_BOT) as string;
+      const authorization = `Basic ${Buffer.from(`${NOTIFICATION_BOT}:${key}`).toString('base64')}`;
+      const res = await rawRequest(org, kind, { method: 'GET', path: '/users/me', headers: { authorization } }, null);
+      expect([res.status, (res.body as { msg: string }).msg]).toEqual([401, 'Invalid API key']);
     });
   });
 });
