@@ -26,7 +26,7 @@ export const NOUNS: readonly NounEntry[] = [
     name: 'invite',
     summary: 'invite people by e-mail or link; list, resend and revoke invitations',
     groups: { link: 'reusable invitation links' },
-    load: async () => (await import('./invite.js')).commands,
+    load: async () => (await import('./invite/index.js')).commands,
   },
   { name: 'status', summary: "set or clear a user's status (administrators)", load: async () => (await import('./status.js')).commands },
   { name: 'domains', summary: 'allowed e-mail domains of the organization', load: async () => (await import('./domains.js')).commands },
