@@ -26,7 +26,7 @@ import { NotSentError } from '../../client/transport.js';
 import { confirmOrExit } from './confirm.js';
 import { ChatctlError, exitKindOf, type ExitKind, RowsFailedError } from '../core/errors.js';
 import { flag, type Values } from '../core/flags.js';
-import type { OutputFlags } from '../output/output.js';
+import type { OutputFlags, OutputSpec, Row } from '../output/output.js';
 import { startProgress } from '../output/progress.js';
 import { Refusal } from '../core/refusal.js';
 import { formatDuration } from '../core/units.js';
@@ -96,6 +96,10 @@ const lineOf = (r: Outcome): Outcome => ({
   code: r.code ?? null,
 });
 
+async function* oneByOne<T>(items: AsyncIterable<T>): AsyncGenerator<readonly T[]> {
+  for await (const item of items) yield [item];
+}
+
 /** The summary on stderr: `chatctl: 40 created, 10 unchanged, 0 failed`, and what an interruption left. */
 function summaryOf(outcomes: readonly Outcome[], verb: string, interrupted: boolean): string {
   const count = (status: string) => outcomes.filter((r) => r.status === status).length;
@@ -128,6 +132,20 @@ function sentenceOf(r: Outcome, verb: string): string {
   return `${sentenceStart(r, r.label ?? r.target)} unchanged: already ${verb}.`;
 }
 
+/**
+ * How a command whose rows are its results (the files `attachments clean` deleted) reports a run, instead
+ * of outcome lines and their counts. Everything else (order, pacing, Ctrl-C, exit codes) is the runner's.
+ */
+export interface BulkReport {
+  /** The command's own output for the rows; absent, no rows are printed (-q, when rows are results). */
+  output?: OutputSpec;
+  /** The row an outcome prints, or undefined for none: a failed row is then warned, as `failed` says it. */
+  row(o: Outcome): Row | undefined;
+  failed(o: Outcome): string;
+  /** The summary, in place of the counts and of a one-row run's sentence; said once, as the error when rows failed. */
+  summary(outcomes: readonly Outcome[], interrupted: boolean): string;
+}
+
 export interface BulkOptions<U> {
   /** Units of work; a unit may stand for several rows (one request inviting many addresses). */
   units: readonly U[];
@@ -143,6 +161,8 @@ export interface BulkOptions<U> {
    * the server's longest rule, for whether the whole run fits it. Each unit is one request.
    */
   pacer?: Pick<Pacer, 'ready' | 'outlook' | 'maxWaitMs'>;
+  /** Default: a line per outcome (OUTCOME_FIELDS) and the counts. */
+  report?: BulkReport;
 }
 
 /**
@@ -180,8 +200,14 @@ export function failure(e: unknown): Pick<Outcome, 'error' | 'code'> {
 export const failedOutcome = (r: RowRef, e: unknown): Outcome => ({ ...r, ok: false, status: 'failed', ...failure(e), cause: e });
 
 export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<U>): Promise<Outcome[]> {
+  const { report } = o;
   // Outcomes stream: --json means one JSON object a line, printed as each row is done.
-  const out = ctx.output(flags.json ? { ...flags, json: false, format: 'ndjson' } : flags, { fields: OUTCOME_FIELDS });
+  const out = report
+    ? report.output && ctx.output(flags, report.output)
+    : ctx.output(flags.json ? { ...flags, json: false, format: 'ndjson' } : flags, { fields: OUTCOME_FIELDS });
+  const rowOf = (r: Outcome): Row | undefined => (report ? report.row(r) : lineOf(r));
+  const summary = (list: readonly Outcome[], interrupted: boolean): string =>
+    report ? report.summary(list, interrupted) : summaryOf(list, o.verb, interrupted);
   const concurrency = o.failFast ? 1 : (flags.concurrency ?? DEFAULT_CONCURRENCY);
   const outcomes: Outcome[] = [];
   const total = o.units.reduce((n, u) => n + o.rows(u).length, 0);
@@ -279,14 +305,16 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
 
   // Units whose rows were all printed: the first `printedUnits`, since they are released in order.
   let printedUnits = 0;
-  async function* produce(): AsyncGenerator<Outcome> {
+  async function* produce(): AsyncGenerator<Row> {
     for (;;) {
       for (let batch = ready.shift(); batch; batch = ready.shift()) {
         for (const r of batch) {
           outcomes.push(r);
           // The count is of rows done: one not attempted (skipped) or left in flight (unknown) is not.
           if (r.status !== 'skipped' && r.status !== 'unknown') progress.tick();
-          yield lineOf(r);
+          const row = rowOf(r);
+          if (row) yield row;
+          else if (report && r.status === 'failed') ctx.warn(report.failed(r));
         }
         printedUnits++;
       }
@@ -309,13 +337,19 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
       const known = results.get(index);
       rest.push(...(known ?? (inFlight.has(index) ? o.rows(unit).map(unknownOutcome) : skipped(unit, INTERRUPTED))));
     });
-    for (const r of rest) out.rowNow(lineOf(r));
-    ctx.info(`chatctl: ${summaryOf([...outcomes, ...rest], o.verb, true)}`);
+    for (const r of rest) {
+      const row = rowOf(r);
+      if (row) out?.rowNow(row);
+    }
+    ctx.info(`chatctl: ${summary([...outcomes, ...rest], true)}`);
   });
   // One row on a terminal table: its sentence says it all, a table of one row would repeat it.
-  const single = total === 1 && out.format === 'table';
+  const single = !report && total === 1 && out?.format === 'table';
   try {
-    if (single) for await (const _ of produce());
+    if (single || !out) for await (const _ of produce());
+    // A command's own rows are written as they are released in every format (a JSON array too), so a killed
+    // run has printed what it did; outcome lines are NDJSON or TSV, which a list writes as they come.
+    else if (report) await out.stream(oneByOne(produce()));
     else await out.list(produce());
     await pool;
   } finally {
@@ -323,19 +357,20 @@ export async function runBulk<U>(ctx: Context, flags: BulkFlags, o: BulkOptions<
     progress.done();
   }
   if (fatal !== undefined && !ctx.signal.aborted) throw fatal;
-  const only = total === 1 && !ctx.signal.aborted ? outcomes[0] : undefined;
+  const only = !report && total === 1 && !ctx.signal.aborted ? outcomes[0] : undefined;
   const failed = outcomes.filter((r) => !r.ok).length;
   // One summary a run: where rows failed, the summary is the run's error (exit 3), said once.
   const failedRun = !only && failed > 0 && !ctx.signal.aborted && !unsent;
   // A single row that failed is said once, by its error; one that succeeded, by a sentence.
   if (only?.ok) ctx.info(sentenceOf(only, o.verb));
-  else if (!only && !failedRun) ctx.info(`chatctl: ${summaryOf(outcomes, o.verb, ctx.signal.aborted)}`);
+  else if (!only && !failedRun) ctx.info(`chatctl: ${summary(outcomes, ctx.signal.aborted)}`);
   if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
   if (unsent) throw new ChatctlError(`${unsent} rows not sent: the server's rate limit is used up`, 'temporary', 'run the skipped rows again later');
   if (failed === 0) return outcomes;
-  const one = outcomes.length === 1 ? (outcomes[0]!.cause ?? new ChatctlError(outcomes[0]!.error ?? 'failed')) : undefined;
+  // A report has warned each failed row already: its summary is the error.
+  const one = !report && outcomes.length === 1 ? (outcomes[0]!.cause ?? new ChatctlError(outcomes[0]!.error ?? 'failed')) : undefined;
   if (one !== undefined && flags.single) throw one;
-  throw new RowsFailedError(summaryOf(outcomes, o.verb, false), one);
+  throw new RowsFailedError(summary(outcomes, false), one);
 }
 
 /**
@@ -409,8 +444,9 @@ export interface RowCall {
 }
 
 /**
- * Sends planned calls one row at a time (or prints them under --dry-run), reporting each row. `refusal`
- * recognizes an error that every row would meet alike and explains it; it then ends the run.
+ * Sends planned calls one row at a time (or prints them under --dry-run), reporting each row (as `report`
+ * says, when given). `refusal` recognizes an error that every row would meet alike and explains it; it
+ * then ends the run.
  */
 export async function runCalls(
   ctx: Context,
@@ -418,7 +454,7 @@ export async function runCalls(
   client: ChatClient,
   calls: readonly RowCall[],
   verb: string,
-  refusal?: (e: unknown) => RunRefusedError | undefined,
+  { refusal, report }: { refusal?: (e: unknown) => RunRefusedError | undefined; report?: BulkReport } = {},
 ): Promise<void> {
   if (flags.dryRun) {
     printPlan(
@@ -441,6 +477,7 @@ export async function runCalls(
   await runBulk(ctx, flags, {
     units: calls,
     verb,
+    report,
     pacer: client.pacer,
     failFast: flags.failFast,
     rows: (c) => [{ row: c.row, target: c.target }],

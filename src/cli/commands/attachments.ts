@@ -2,17 +2,15 @@ import { ApiError } from '../../api/errors.js';
 import { classify } from '../../api/server-messages.js';
 import { getAttachments, removeAttachment, type Attachment } from '../../api/operations/attachments.js';
 import { getOwnUser } from '../../api/operations/users.js';
-import { runPool, type PoolResult } from '../../client/pool.js';
 import { idsArg } from '../core/args.js';
-import { confirmAndRun, endsRun, OUTCOME_FIELDS, planCall, rowCalls } from '../bulk/runner.js';
+import { confirmAndRun, OUTCOME_FIELDS, type Outcome, planCall, type RowCall, rowCalls, runCalls } from '../bulk/runner.js';
 import { defineCommand, type OutputOptions } from '../command/command.js';
 import { confirmOrExit } from '../bulk/confirm.js';
 import type { Context } from '../command/context.js';
-import { ChatctlError, exitKindOf, RowsFailedError, usageError } from '../core/errors.js';
+import { usageError } from '../core/errors.js';
 import { flag, type Values } from '../core/flags.js';
 import { tryOrganizationLock } from '../bulk/lock.js';
 import type { Output, OutputSpec } from '../output/output.js';
-import { startProgress } from '../output/progress.js';
 import { formatSize } from '../core/units.js';
 import { uploadCommand } from './attachments-upload.js';
 
@@ -42,6 +40,22 @@ function attachmentRow(a: Attachment, owner: string | null, out: Output, ctx: Co
 const total = (list: readonly Attachment[]): number => list.reduce((n, a) => n + a.size, 0);
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const freed = (bytes: number): string => `${formatSize(bytes)}${bytes >= 1000 ? ` (${bytes} bytes)` : ''}`;
+
+/**
+ * What a clean run did: files deleted and bytes freed, then those already gone (done all the same) and
+ * those that failed, of which not attempted (a stop, Ctrl-C) and unknown (in flight at Ctrl-C).
+ */
+function cleanSummary(outcomes: readonly Outcome[], fileOf: (o: Outcome) => Attachment, interrupted: boolean): string {
+  const deleted = outcomes.filter((o) => o.status === 'deleted').map(fileOf);
+  const count = (status: string) => outcomes.filter((o) => o.status === status).length;
+  const failed = outcomes.filter((o) => !o.ok).length;
+  const why = [count('skipped') ? `${count('skipped')} not attempted` : '', count('unknown') ? `${count('unknown')} unknown` : ''].filter(Boolean);
+  const notes = [
+    count('unchanged') ? `${count('unchanged')} already gone` : '',
+    failed ? `${failed} failed${why.length ? ` (${why.join(', ')})` : ''}` : '',
+  ].filter(Boolean);
+  return `${interrupted ? 'interrupted: ' : ''}deleted ${plural(deleted.length, 'attachment')}, freed ${freed(total(deleted))}${notes.length ? `; ${notes.join(', ')}` : ''}`;
+}
 
 const CLEAN_FLAGS = {
   olderThan: flag.duration('--older-than <duration>', 'only files uploaded longer ago than this (30d, 12h, 2w)'),
@@ -130,67 +144,25 @@ async function clean(opts: CleanOptions, ctx: Context): Promise<void> {
     }
     if (!yes) await confirmOrExit(ctx, false, `Delete ${plural(doomed.length, 'attachment')} (${formatSize(total(doomed))})?`);
 
-    const progress = startProgress(ctx, doomed.length);
-    // Each deletion is printed once the server has answered for it (its row is gone by then), released in
-    // the order of the list as bulk runs do: a run killed half-way has printed only files really deleted.
-    const settled = new Map<number, PoolResult<Attachment, unknown>>();
-    const ready: Attachment[] = [];
-    let released = 0;
-    let finished = false;
-    let wake: (() => void) | undefined;
-    const pool = runPool(doomed, (a, _i, signal) => client.call(removeAttachment, { attachment_id: a.id }, { signal }), {
-      pacer: client.pacer,
-      signal: ctx.signal,
-      stopWhen: (e) => ['auth', 'temporary', 'interrupted'].includes(exitKindOf(e)),
-      onProgress: ({ result }) => {
-        // The count is of deletions done, not of those the stop skipped.
-        if (result.ok || !result.skipped) progress.tick();
-        settled.set(result.index, result);
-        for (let r = settled.get(released); r; r = settled.get(released)) {
-          released++;
-          if (r.ok) ready.push(r.item);
-        }
-        wake?.();
+    const calls: RowCall[] = doomed.map((a, i) => ({
+      row: i + 1,
+      target: String(a.id),
+      status: 'deleted',
+      call: planCall(removeAttachment, { attachment_id: a.id }, { id: a.id }),
+      // Deleted by another run, or by the server's own cleanup, since the list was read: done all the same.
+      inPlaceAfter: async (e) => (isGone(e) ? { id: a.id } : undefined),
+    }));
+    const fileOf = (o: Outcome): Attachment => doomed[o.row - 1]!;
+    // Each deletion is printed once the server has answered for it (its row is gone by then): a run killed
+    // half-way has printed only files really deleted.
+    await runCalls(ctx, opts, client, calls, 'deleted', {
+      report: {
+        output: quiet ? undefined : ATTACHMENT_OUTPUT,
+        row: (o) => (o.status === 'deleted' ? attachmentRow(fileOf(o), ownerName, out, ctx) : undefined),
+        failed: (o) => `could not delete attachment ${o.target} (${fileOf(o).name}): ${o.error ?? 'failed'}`,
+        summary: (outcomes, interrupted) => cleanSummary(outcomes, fileOf, interrupted),
       },
-    }).finally(() => {
-      finished = true;
-      wake?.();
     });
-    async function* deletions(): AsyncGenerator<Record<string, unknown>[]> {
-      for (;;) {
-        if (ready.length) yield ready.splice(0).map((a) => attachmentRow(a, ownerName, out, ctx));
-        if (finished) return;
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-    }
-    let results: PoolResult<Attachment, unknown>[];
-    try {
-      if (!quiet) await out.stream(deletions());
-      results = await pool;
-    } finally {
-      progress.done();
-    }
-    const deleted = results.filter((r) => r.ok).map((r) => r.item);
-    const gone = results.filter((r) => !r.ok && isGone(r.error));
-    const failed = results.filter((r): r is Extract<PoolResult<Attachment, unknown>, { ok: false }> => !r.ok && !isGone(r.error));
-    for (const r of failed) {
-      if (r.skipped) continue;
-      ctx.warn(`could not delete attachment ${r.item.id} (${r.item.name}): ${r.error instanceof Error ? r.error.message : String(r.error)}`);
-    }
-    const notes = [
-      gone.length ? `${gone.length} already gone` : '',
-      failed.length ? `${failed.length} failed${failed.some((r) => r.skipped) ? ` (${failed.filter((r) => r.skipped).length} not attempted)` : ''}` : '',
-    ].filter(Boolean);
-    const summary = `deleted ${plural(deleted.length, 'attachment')}, freed ${freed(total(deleted))}${notes.length ? `; ${notes.join(', ')}` : ''}`;
-    // What stopped the run (credentials, an outage) exits as itself (4, 75); files that failed alone are exit 3,
-    // however many did, and the summary is then said once, as the run's error.
-    const ending = failed.find((r) => !r.skipped && endsRun(r.error));
-    if (!failed.length || ending || ctx.signal.aborted) ctx.info(`chatctl: ${summary}`);
-    if (ctx.signal.aborted) throw new ChatctlError('interrupted', 'interrupted');
-    if (!failed.length) return;
-    if (ending) throw ending.error;
-    throw new RowsFailedError(summary);
   } finally {
     lock?.release();
   }

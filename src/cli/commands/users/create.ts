@@ -136,7 +136,7 @@ export const createCommand = defineCommand({
       client,
       planned.map((p) => p.call),
       'created',
-      refusal,
+      { refusal },
     );
   },
 });
