@@ -81,6 +81,11 @@ class HeldSink {
     this.pending += text;
   }
 
+  /** Whether nothing has gone out yet: the text is held, to go whole with its length if it ends in time. */
+  get holding(): boolean {
+    return !this.started;
+  }
+
   /** Writes what is pending once past the hold; resolves false when the client has gone away. */
   async flush(): Promise<boolean> {
     if (!this.started && this.pending.length < HOLD_CHARS) return !this.res.destroyed;
@@ -114,9 +119,11 @@ async function writeList(sink: HeldSink, list: StreamedList): Promise<boolean> {
       sink.add(`${first ? '' : ','}${JSON.stringify(chunk).slice(1, -1)}`);
       first = false;
       if (!(await sink.flush())) return false;
-      // A turn of the event loop between chunks, even when the socket takes each at once: other requests
-      // are served meanwhile, and a client gone away is noticed.
-      await nextTurn();
+      // A turn of the event loop between chunks once the answer is going out, even when the socket takes each
+      // at once: other requests are served meanwhile, and a client gone away is noticed. While the text is
+      // still held (under HOLD_CHARS in all) there is too little work to yield for, and a small list then
+      // goes out in the turn it was read.
+      if (!sink.holding) await nextTurn();
     }
   } catch (e) {
     sink.destroy();
