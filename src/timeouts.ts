@@ -38,3 +38,6 @@ export const SERVE_TIMEOUTS_MS = { headers: 8_000, check: 1_000, bodyIdle: 10_00
  * as a Zulip server's nginx answers when uWSGI's listen queue is full.
  */
 export const SERVE_QUEUE_DEADLINE_MS = 1_000;
+
+/** The Retry-After of `serve`'s 503s (overloaded, or the store busy past its wait), s: try again soon. */
+export const SERVE_RETRY_AFTER_SECONDS = 1;

@@ -76,15 +76,21 @@ interface Report {
   resetAt: number;
 }
 
+/** Learned rules kept at most, and how near two learned windows are the same rule (a fraction of the window). */
+const MAX_LEARNED_RULES = 4;
+const LEARNED_WINDOW_SLACK = 0.1;
+
 /** Answer times kept to bound how early a request was admitted before its answer arrived. */
 const LATENCIES_KEPT = 16;
 
 export class Pacer {
   /** Local ms at which our accepted requests were answered, oldest first (bounded by the largest rule). */
   private answered: number[] = [];
-  private inFlight = 0;
   /** Local ms at which our requests in flight were taken, oldest first. */
   private takenAt: number[] = [];
+  private get inFlight(): number {
+    return this.takenAt.length;
+  }
   /** How long our latest answers took, ms (the last LATENCIES_KEPT). */
   private latencies: number[] = [];
   private report: Report | undefined;
@@ -141,7 +147,6 @@ export class Pacer {
     // Checked again right before counting: another worker may have taken the room while this one resumed.
     do await this.ready(signal);
     while (this.delayMs() > 0);
-    this.inFlight++;
     this.takenAt.push(this.nowMs());
   }
 
@@ -212,7 +217,11 @@ export class Pacer {
 
   private learn(rule: RateRule | undefined): void {
     if (!rule) return;
-    this.learned = [...this.learned.filter((r) => r.seconds !== rule.seconds), rule];
+    // A rule learned again replaces the one of about its window (a learned window carries the answer time, so it
+    // is seldom the same to the millisecond), and a few are kept at most: a long run's 429s must not pile up
+    // rules every wait computes.
+    const others = this.learned.filter((r) => Math.abs(r.seconds - rule.seconds) > LEARNED_WINDOW_SLACK * rule.seconds);
+    this.learned = [...others.slice(-(MAX_LEARNED_RULES - 1)), rule];
     this.opts.onWait?.(
       `the server refused a request its rate-limit headers allowed; keeping below ${rule.calls} requests per ${Number(rule.seconds.toFixed(1))} s`,
     );
@@ -251,7 +260,6 @@ export class Pacer {
 
   /** A taken request came back, one way or another. */
   private settle(): void {
-    if (this.inFlight > 0) this.inFlight--;
     const taken = this.takenAt.shift();
     if (taken === undefined) return;
     this.latencies.push(this.nowMs() - taken);

@@ -3,11 +3,11 @@
  * it may take over its headers and its body, and an answer (JSON, as every other) to what arrives before a
  * request exists: a connection over the caps, a CONNECT, a request the parser refuses.
  */
-import type { Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../api/errors.js';
 import { LIMITS } from '../api/limits.js';
-import { SERVE_QUEUE_DEADLINE_MS, SERVE_TIMEOUTS_MS } from '../timeouts.js';
+import { SERVE_QUEUE_DEADLINE_MS, SERVE_RETRY_AFTER_SECONDS, SERVE_TIMEOUTS_MS } from '../timeouts.js';
 import { isTrustedProxy, type TrustedProxies } from './client-address.js';
 
 export interface HttpBounds {
@@ -45,20 +45,9 @@ export const SERVE_BOUNDS: HttpBounds = {
   queueDeadlineMs: SERVE_QUEUE_DEADLINE_MS,
 };
 
-/** How long a client told to come back later should wait, in seconds. */
-export const RETRY_AFTER_SECONDS = 1;
-
 /** The answer to more than the server can take now: a connection over the caps, a request that waited too long. */
 export const overloaded = (): ApiError =>
-  new ApiError('The server is overloaded; try again later', 'BAD_REQUEST', 503, {}, { 'retry-after': String(RETRY_AFTER_SECONDS) });
-
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-  503: 'Service Unavailable',
-};
+  new ApiError('The server is overloaded; try again later', 'BAD_REQUEST', 503, {}, { 'retry-after': String(SERVE_RETRY_AFTER_SECONDS) });
 
 /** A whole JSON answer on a socket that carries no request Node could answer, which is then closed. */
 export function answerOnSocket(socket: Duplex, error: ApiError): void {
@@ -67,7 +56,7 @@ export function answerOnSocket(socket: Duplex, error: ApiError): void {
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   socket.end(
-    `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
   );
 }
 

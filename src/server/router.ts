@@ -26,6 +26,7 @@ import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
 import { checkFieldCounts, requestParams } from './request-params.js';
 import { Routes } from './routes.js';
+import { SERVE_RETRY_AFTER_SECONDS } from '../timeouts.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): WireResponse => ({
   status,
@@ -107,7 +108,7 @@ export class Router implements Answerer {
   /** What a failure is answered with: an API error as it is, a busy store as 503, anything else logged and 500. */
   private failure(req: WireRequest, e: unknown): ApiError {
     if (e instanceof ApiError) return e;
-    if (isBusy(e)) return new ApiError(BUSY_MESSAGE, 'BAD_REQUEST', 503, {}, { 'retry-after': '1' });
+    if (isBusy(e)) return new ApiError(BUSY_MESSAGE, 'BAD_REQUEST', 503, {}, { 'retry-after': String(SERVE_RETRY_AFTER_SECONDS) });
     if (isStorageFull(e)) {
       // One line, not a stack: a full disk is the operator's to fix, and every request would log it again.
       this.opts.log?.(`disk full on ${req.method} ${req.path}: ${e instanceof Error ? e.message : String(e)}`);
@@ -156,7 +157,7 @@ export class Router implements Answerer {
    */
   refusalBeforeBody(method: string, path: string, authorization: string | undefined): { refusal?: ApiError; open?: boolean } {
     try {
-      const { hit } = this.routes.resolve(method.toUpperCase(), path);
+      const { hit } = this.routes.resolve(method, path);
       if (!hit || hit.route.op.access === 'none') return { open: true };
       authenticate(this.opts.db, authorization);
       return {};

@@ -96,11 +96,12 @@ export class Routes {
   resolve(method: string, path: string): { hit: Hit | null; allowed: string[] } {
     const candidates = this.candidates(path);
     if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
-    const lookup = method === 'HEAD' ? 'GET' : method;
+    const upper = method.toUpperCase();
+    const lookup = upper === 'HEAD' ? 'GET' : upper;
     const hit = candidates.find((c) => c.route.op.method === lookup);
     const allowed = allowedMethods(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method));
     // zerver/lib/rest.py get_target_view_function_or_response: OPTIONS lists them sorted, a 405 as declared.
-    if (method === 'OPTIONS') return { hit: null, allowed: [...allowed].sort() };
+    if (upper === 'OPTIONS') return { hit: null, allowed: [...allowed].sort() };
     if (!hit) {
       // zerver/lib/response.py json_method_not_allowed: Django's HttpResponseNotAllowed with a JSON body and no code.
       throw new ApiError('Method Not Allowed', null, 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });

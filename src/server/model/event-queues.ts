@@ -244,7 +244,8 @@ function boundQueues(db: Db, queues: readonly LogQueue[], newest: number): Set<s
   const dropped = new Set<string>();
   for (const q of queues) {
     if (newest - q.read_through < MAX_PENDING_EVENTS) continue;
-    const row = db.prepare('SELECT * FROM event_queues WHERE id = ?').get(q.id) as QueueRow;
+    // The queue was read in this transaction: it is there.
+    const row = queueRow(db, q.id)!;
     const { readThrough } = readPosition(db, row, row.pruned_through);
     if (newest - readThrough < MAX_PENDING_EVENTS) {
       db.prepare('UPDATE event_queues SET read_through = ? WHERE id = ?').run(readThrough, q.id);

@@ -36,7 +36,7 @@ export const revokeCommand = defineCommand({
           : planCall(revokeInvite, { invite_id: invite.id }, { id: invite.id }),
       gone: (m, ref) => {
         // The ID a link has too is not the link's: say how to name the link, and revoke nothing in its place.
-        if (m.otherKind) ctx.warn(`chatctl: ${ref} names e-mail invitation ${m.id}, which is not pending; to revoke link ${m.id}, say link:${m.id}`);
+        if (m.otherKind) ctx.warn(`${ref} names e-mail invitation ${m.id}, which is not pending; to revoke link ${m.id}, say link:${m.id}`);
         return { inPlace: { id: m.id ?? null } };
       },
     });
