@@ -30,16 +30,24 @@ const WORDS: Readonly<Record<string, string>> = {
   UND_ERR_BODY_TIMEOUT: 'the answer stopped coming',
 };
 
-/** The words for a system error code, or undefined for a code that has none here. */
-export const errnoWords = (code: string): string | undefined => WORDS[code];
+/** The error codes along an error's cause chain, outermost first (fetch wraps the socket's error in `cause`). */
+export function errorCodes(e: unknown): string[] {
+  const codes: string[] = [];
+  for (let cur: unknown = e, depth = 0; cur && typeof cur === 'object' && depth < 5; depth++) {
+    const { code, errors } = cur as { code?: unknown; errors?: unknown };
+    if (typeof code === 'string') codes.push(code);
+    // Happy eyeballs: an AggregateError of one error per address tried.
+    if (Array.isArray(errors)) codes.push(...errors.flatMap((x) => errorCodes(x)));
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return codes;
+}
 
-/** The codes of an error and of the errors that caused it, outermost first (fetch wraps the socket's). */
-function codesOf(e: unknown, depth = 0): string[] {
-  if (!e || typeof e !== 'object' || depth > 5) return [];
-  const { code, errors, cause } = e as { code?: unknown; errors?: unknown; cause?: unknown };
-  // Happy eyeballs: an AggregateError of one error per address tried.
-  const tried = Array.isArray(errors) ? errors.flatMap((x) => codesOf(x, depth + 1)) : [];
-  return [...(typeof code === 'string' ? [code] : []), ...tried, ...codesOf(cause, depth + 1)];
+/** A short name for a failure in traces: its innermost code (more telling than fetch's "fetch failed"), or its message. */
+export function failureName(e: unknown): string {
+  const codes = errorCodes(e);
+  if (codes.length) return codes[codes.length - 1]!;
+  return e instanceof Error ? e.message : String(e);
 }
 
 /**
@@ -47,9 +55,6 @@ function codesOf(e: unknown, depth = 0): string[] {
  * code (more telling than fetch's "fetch failed"), else the error's own message.
  */
 export function systemReason(e: unknown): string {
-  const codes = codesOf(e);
-  const known = codes.find((c) => WORDS[c]);
-  if (known) return WORDS[known]!;
-  if (codes.length) return codes[codes.length - 1]!;
-  return e instanceof Error ? e.message : String(e);
+  const known = errorCodes(e).find((c) => WORDS[c]);
+  return known ? WORDS[known]! : failureName(e);
 }

@@ -19,18 +19,9 @@ import { FeatureCache, FeatureLevelError, type FeatureSource, type KnownFacts, t
 import { dependsOnLevel, labelOf, shapeFor, type ParamLabels, type Shape, type ShapedCall } from './shape.js';
 import type { Pacer } from './pacing.js';
 import { describeRequest } from './redact.js';
-import {
-  backoffDelayMs,
-  classifyFailure,
-  failureName,
-  NO_RETRIES,
-  rateLimitDelayMs,
-  RETRYABLE_STATUSES,
-  retryAfterSeconds,
-  type RetryPolicy,
-} from './retry.js';
+import { backoffDelayMs, classifyFailure, NO_RETRIES, rateLimitDelayMs, RETRYABLE_STATUSES, retryAfterSeconds, type RetryPolicy } from './retry.js';
 import type { Transport } from './transport.js';
-import { systemReason } from '../errno.js';
+import { failureName, systemReason } from '../errno.js';
 
 export interface Credentials {
   email: string;

@@ -10,7 +10,7 @@ import { ChatctlError } from '../errors.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RESPONSE_TIMEOUT_MS } from '../timeouts.js';
 import { USER_AGENT } from '../version.js';
 import { acquireDispatcher, type DispatcherConfig, type ProxySettings } from './dispatcher.js';
-import { errorCodes } from './retry.js';
+import { errorCodes } from '../errno.js';
 import { readStreamed } from './streamed-body.js';
 import { isCertificateError, TlsError, type TlsOptions } from './tls.js';
 import type { Transport } from './transport.js';

@@ -11,6 +11,7 @@
  *   once, with the response or error that asked for it.
  */
 import { DEFAULT_MAX_WAIT_SECONDS } from '../timeouts.js';
+import { errorCodes } from '../errno.js';
 
 export interface RetryPolicy {
   /** Attempts for connection errors and 502/503/504, the first included. */
@@ -82,19 +83,6 @@ const TRANSIENT_CODES = new Set([
   'UND_ERR_ABORTED',
 ]);
 
-/** The error codes along an error's cause chain (fetch wraps the socket's error in `cause`). */
-export function errorCodes(e: unknown): string[] {
-  const codes: string[] = [];
-  for (let cur: unknown = e, depth = 0; cur && typeof cur === 'object' && depth < 5; depth++) {
-    const { code, errors } = cur as { code?: unknown; errors?: unknown };
-    if (typeof code === 'string') codes.push(code);
-    // Happy eyeballs: an AggregateError of one error per address tried.
-    if (Array.isArray(errors)) codes.push(...errors.flatMap((x) => errorCodes(x)));
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return codes;
-}
-
 export function classifyFailure(e: unknown): FailureKind {
   if (!(e instanceof Error)) return 'fatal';
   if (e.name === 'AbortError') return 'fatal';
@@ -103,13 +91,6 @@ export function classifyFailure(e: unknown): FailureKind {
   if (codes.some((c) => UNSENT_CODES.has(c) || TRANSIENT_CODES.has(c))) return 'transient';
   if (e.name === 'TimeoutError') return 'transient';
   return 'fatal';
-}
-
-/** A short name for a failure in messages: its code, or its message. */
-export function failureName(e: unknown): string {
-  const codes = errorCodes(e);
-  if (codes.length) return codes[codes.length - 1]!;
-  return e instanceof Error ? e.message : String(e);
 }
 
 /**

@@ -26,8 +26,10 @@ export const updateRealm = operation<RealmUpdate>()({
   summary: "Change the organization's name or description (administrators)",
   access: 'admin',
   params: {
-    name: p.opt(s.string(), { doc: `the organization's name (at most ${LIMITS.realmName} characters)` }),
-    description: p.opt(s.string(), { doc: `its description, in Zulip's Markdown (at most ${LIMITS.realmDescription} characters)` }),
+    name: p.opt(s.string({ maxLength: LIMITS.realmName }), { doc: `the organization's name (at most ${LIMITS.realmName} characters)` }),
+    description: p.opt(s.string({ maxLength: LIMITS.realmDescription }), {
+      doc: `its description, in Zulip's Markdown (at most ${LIMITS.realmDescription} characters)`,
+    }),
   },
   idempotent: true,
 });
