@@ -136,6 +136,8 @@ async function serve({ workers, handleMs, rules }) {
 }
 
 /** The least time (ms) for `items` requests: each as soon as a worker is free and every rule admits it. */
+const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
+
 function leastMs({ items, workers, handleMs, rules }) {
   const admitted = [];
   const free = Array(workers || items).fill(0);
@@ -205,7 +207,6 @@ async function medians(runs, ...specs) {
 
 /** Jobs against the operator's rules, `runs` each in real time: whether every run kept within its budget. */
 async function operatorRules(runs) {
-  const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
   const each = runs === 1 ? 'one run each' : `${runs} runs each`;
   console.log(`\nAgainst an operator's rules, which chatctl learns from the answers (real time, ${each}; budget 1.3x, 5 429s):`);
   let ok = true;
@@ -225,7 +226,6 @@ async function operatorRules(runs) {
 
 /** The benchmark proper, in the main thread. */
 async function main() {
-  const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
   const refusals = (r) => `${r.refused} 429${r.refused === 1 ? '' : 's'}`;
   const workersName = (w) => (w ? `${w} workers` : 'unbounded');
   const sends = (r) =>

@@ -28,7 +28,6 @@ const WORK_US = Number(process.env.BENCH_WORK_US ?? 30);
 const CONNECTIONS = 16;
 const BUDGET = { rps: 0.8, p99: 2 };
 const PATH = '/api/v1/users/me';
-// Headers Node's server writes by itself on every answer: the bare server's adds them the same way.
 
 /** One request on a fresh connection; resolves with the status, the headers as sent, and the body. */
 function exchange(site, method, path, headers, body = '') {

@@ -49,7 +49,7 @@ export interface RouterOptions {
 export class Router implements Answerer {
   private readonly routes = new Routes();
   private readonly loaded = new Map<AreaName, Promise<Map<string, Binding>>>();
-  readonly background = new Set<Promise<void>>();
+  private readonly background = new Set<Promise<void>>();
   /** What every handler's context is made of (handler-context.ts). */
   private readonly setting: ContextSetting;
 
@@ -65,7 +65,7 @@ export class Router implements Answerer {
   }
 
   /** The handler bound to `op`, loading its area's module on first use. */
-  async binding(op: Operation, area: AreaName): Promise<Binding> {
+  private async binding(op: Operation, area: AreaName): Promise<Binding> {
     let byName = this.loaded.get(area);
     if (!byName) {
       byName = handlerAreas[area]().then((handlers) => new Map(Object.values<Binding>(handlers).map((b) => [b.op.name, b])));

@@ -11,7 +11,7 @@ import { usageError } from '../core/errors.js';
 import { flag, type Values } from '../core/flags.js';
 import { tryOrganizationLock } from '../bulk/lock.js';
 import type { Output, OutputSpec } from '../output/output.js';
-import { formatSize } from '../core/units.js';
+import { formatSize, plural } from '../core/units.js';
 import { uploadCommand } from './attachments-upload.js';
 
 /** The wire fields, then what chatctl adds: how many messages link the file, and whose it is. */
@@ -38,7 +38,6 @@ function attachmentRow(a: Attachment, owner: string | null, out: Output, ctx: Co
 }
 
 const total = (list: readonly Attachment[]): number => list.reduce((n, a) => n + a.size, 0);
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const freed = (bytes: number): string => `${formatSize(bytes)}${bytes >= 1000 ? ` (${bytes} bytes)` : ''}`;
 
 /**

@@ -12,6 +12,7 @@ import { flag } from '../core/flags.js';
 import { tryOrganizationLock } from '../bulk/lock.js';
 import type { OutputFlags, OutputSpec } from '../output/output.js';
 import { userIndex } from '../lookup/resolve.js';
+import { plural } from '../core/units.js';
 
 /** One line per change of the plan (--dry-run). */
 const PLAN_OUTPUT: OutputSpec = {
@@ -19,8 +20,6 @@ const PLAN_OUTPUT: OutputSpec = {
   columns: ['row', 'action', 'channel', 'user', 'rule', 'error'],
   key: ['row', 'action', 'channel', 'user'],
 };
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `3 to subscribe, 1 to unsubscribe, 1 that cannot be made, in 2 channels`. */
 function planSummary(plan: readonly SyncChange[]): string {

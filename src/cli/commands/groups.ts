@@ -15,6 +15,7 @@ import { arg, flag, type Values } from '../core/flags.js';
 import { MEMBER_OUTPUT, memberRows } from '../lookup/members.js';
 import type { OutputSpec } from '../output/output.js';
 import { matchIdsOrNames, requireResolved, resolveUserIds } from '../lookup/resolve.js';
+import { plural } from '../core/units.js';
 
 const GROUP_FIELDS = [
   'id',
@@ -156,7 +157,6 @@ export const commands = [
         printDryRun(ctx, await client.prepare(updateUserGroupMembers, params));
         return;
       }
-      const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
       if (wanted.delete.length || wanted.delete_subgroups.length) {
         const what = [
           wanted.delete.length && plural(wanted.delete.length, 'member'),

@@ -89,3 +89,6 @@ export function parseIdArgs(values: readonly string[], what: string): number[] {
   if (bad !== undefined) throw usageError(`${what} IDs are numbers, not "${bad}"`);
   return values.map((v) => Number(v.trim()));
 }
+
+/** `n word`, the word with an s unless n is 1: "1 attachment", "3 attachments". */
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -1,7 +1,7 @@
 import { insertChannel } from '../../../src/server/model/channels.js';
 import { streamId } from '../../helpers/channels.js';
 import { unique } from '../../helpers/names.js';
-import type { Caller, Fixture, PermissionCase, PermissionRows } from './matrix.js';
+import { ADMINS_ONLY, type Caller, type Fixture, type PermissionCase, type PermissionRows } from './matrix.js';
 
 const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
 const NOT_GUESTS: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'bot'];
@@ -106,7 +106,7 @@ export const channelCases: PermissionRows<'channels'> = {
       name: 'add a default channel',
       request: (f) => ({ method: 'POST', path: '/default_streams', body: [['stream_id', String(publicChannel(f))]] }),
       allowed: ['owner', 'admin'],
-      denied: 'Must be an organization administrator',
+      denied: ADMINS_ONLY,
     },
   ],
   removeDefaultStream: [
@@ -115,7 +115,7 @@ export const channelCases: PermissionRows<'channels'> = {
       // Not `general`: the users the later cases make would no longer be subscribed to it.
       request: (f) => ({ method: 'DELETE', path: '/default_streams', body: [['stream_id', String(publicChannel(f, f.org.owner.id, true))]] }),
       allowed: ['owner', 'admin'],
-      denied: 'Must be an organization administrator',
+      denied: ADMINS_ONLY,
     },
   ],
   getSubscriptions: [

@@ -1,7 +1,6 @@
 import { randomToken, unique } from '../../helpers/names.js';
-import type { Caller, Fixture, PermissionRows } from './matrix.js';
+import { ADMINS_ONLY, type Caller, type Fixture, type PermissionRows } from './matrix.js';
 
-const ADMINS_ONLY = 'Must be an organization administrator';
 const EVERYONE: readonly Caller[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
 
 function newFolder(f: Fixture): number {

@@ -1,5 +1,5 @@
 import { randomToken } from '../../helpers/names.js';
-import type { Fixture, PermissionRows } from './matrix.js';
+import { ADMINS_ONLY, type Fixture, type PermissionRows } from './matrix.js';
 
 /** A pending invitation made by the fixture's member, stored directly. */
 function memberInvitation(f: Fixture): number {
@@ -16,8 +16,6 @@ function memberLink(f: Fixture): number {
     .run(randomToken(), f.others.member.id, f.org.clock.now());
   return Number(info.lastInsertRowid);
 }
-
-const adminsOnly = 'Must be an organization administrator';
 
 const notMembers = { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' };
 
@@ -48,7 +46,7 @@ export const inviteCases: PermissionRows<'invites'> = {
         ],
       }),
       allowed: ['owner', 'admin'],
-      denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
+      denied: { ...notMembers, moderator: ADMINS_ONLY, member: ADMINS_ONLY },
     },
     {
       // The API document's rule: one's own role or a more restricted one (a Zulip server asks an administrator).
@@ -63,7 +61,7 @@ export const inviteCases: PermissionRows<'invites'> = {
         ],
       }),
       allowed: ['owner', 'admin', 'moderator'],
-      denied: { ...notMembers, member: adminsOnly },
+      denied: { ...notMembers, member: ADMINS_ONLY },
     },
   ],
   createInviteLink: [
@@ -79,7 +77,7 @@ export const inviteCases: PermissionRows<'invites'> = {
       name: "revoke another member's link",
       request: (f) => ({ method: 'DELETE', path: `/invites/multiuse/${memberLink(f)}` }),
       allowed: ['owner', 'admin'],
-      denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
+      denied: { ...notMembers, moderator: ADMINS_ONLY, member: ADMINS_ONLY },
     },
   ],
   resendInvite: [
@@ -87,7 +85,7 @@ export const inviteCases: PermissionRows<'invites'> = {
       name: "resend another member's invitation",
       request: (f) => ({ method: 'POST', path: `/invites/${memberInvitation(f)}/resend` }),
       allowed: ['owner', 'admin'],
-      denied: { ...notMembers, moderator: adminsOnly, member: adminsOnly },
+      denied: { ...notMembers, moderator: ADMINS_ONLY, member: ADMINS_ONLY },
     },
   ],
   getInvites: [
@@ -103,7 +101,7 @@ export const inviteCases: PermissionRows<'invites'> = {
       name: "revoke another member's invitation",
       request: (f) => ({ method: 'DELETE', path: `/invites/${memberInvitation(f)}` }),
       allowed: ['owner', 'admin'],
-      denied: { ...notMembers, moderator: 'Must be an organization administrator', member: 'Must be an organization administrator' },
+      denied: { ...notMembers, moderator: ADMINS_ONLY, member: ADMINS_ONLY },
     },
   ],
 };

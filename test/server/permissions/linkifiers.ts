@@ -1,7 +1,5 @@
 import { randomToken } from '../../helpers/names.js';
-import type { Fixture, PermissionRows } from './matrix.js';
-
-const ADMINS_ONLY = 'Must be an organization administrator';
+import { ADMINS_ONLY, type Fixture, type PermissionRows } from './matrix.js';
 
 /** A fresh linkifier with a pattern no other case uses. */
 function newLinkifier(f: Fixture): number {

@@ -1,5 +1,5 @@
 import { randomToken } from '../../helpers/names.js';
-import type { PermissionRows } from './matrix.js';
+import { ADMINS_ONLY, type PermissionRows } from './matrix.js';
 
 export const profileFieldCases: PermissionRows<'profileFields'> = {
   getCustomProfileFields: [
@@ -22,7 +22,7 @@ export const profileFieldCases: PermissionRows<'profileFields'> = {
         ],
       }),
       allowed: ['owner', 'admin'],
-      denied: 'Must be an organization administrator',
+      denied: ADMINS_ONLY,
     },
   ],
 };

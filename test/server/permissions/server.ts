@@ -1,6 +1,6 @@
 import { randomToken } from '../../helpers/names.js';
 import { OWNER_PASSWORD } from '../../helpers/org.js';
-import { CALLERS, type PermissionRows } from './matrix.js';
+import { ADMINS_ONLY, CALLERS, type PermissionRows } from './matrix.js';
 
 /**
  * The organization's identity: reading the server settings and exchanging a password need no authentication
@@ -35,7 +35,7 @@ export const serverCases: PermissionRows<'server'> = {
       name: "change the organization's name",
       request: () => ({ method: 'PATCH', path: '/realm', body: [['name', `Renamed ${randomToken()}`.slice(0, 40)]] }),
       allowed: ['owner', 'admin'],
-      denied: 'Must be an organization administrator',
+      denied: ADMINS_ONLY,
     },
   ],
 };

@@ -1,6 +1,6 @@
 import { setPermission } from '../../../src/server/model/user-permissions.js';
 import { randomToken } from '../../helpers/names.js';
-import type { PermissionRows } from './matrix.js';
+import { ADMINS_ONLY, type PermissionRows } from './matrix.js';
 
 const everyone = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const;
 const administrators = ['owner', 'admin'] as const;
@@ -54,7 +54,7 @@ export const userCases: PermissionRows<'users'> = {
         };
       },
       allowed: administrators,
-      denied: 'Must be an organization administrator',
+      denied: ADMINS_ONLY,
     },
     {
       name: 'create a user, without can_create_users',
@@ -71,10 +71,10 @@ export const userCases: PermissionRows<'users'> = {
       denied: {
         owner: 'User not authorized to create users',
         admin: 'User not authorized to create users',
-        moderator: 'Must be an organization administrator',
-        member: 'Must be an organization administrator',
-        guest: 'Must be an organization administrator',
-        bot: 'Must be an organization administrator',
+        moderator: ADMINS_ONLY,
+        member: ADMINS_ONLY,
+        guest: ADMINS_ONLY,
+        bot: ADMINS_ONLY,
       },
     },
   ],
@@ -181,7 +181,7 @@ export const userCases: PermissionRows<'users'> = {
       },
       // reactivate_user_backend has no role decorator: a bot owning a bot passes too; a guest fails the creation policy.
       allowed: ['owner', 'admin', 'moderator', 'member', 'bot'],
-      denied: { guest: 'Must be an organization administrator' },
+      denied: { guest: ADMINS_ONLY },
     },
   ],
 };
