@@ -189,6 +189,10 @@ function encodingProblems(bytes: Buffer, text: string, encoding: string, rowOfLi
   const ownReplacement = Buffer.from('\uFFFD', 'utf8');
   let offset = 0;
   let from = 0;
+  // The line is counted on as the search goes: counting from the start at each problem made a file with many
+  // of them cost its length times their number.
+  let line = 1;
+  let counted = 0;
   for (let at = text.indexOf('\uFFFD'); at !== -1; at = text.indexOf('\uFFFD', at + 1)) {
     offset += Buffer.byteLength(text.slice(from, at), 'utf8');
     from = at + 1;
@@ -196,7 +200,8 @@ function encodingProblems(bytes: Buffer, text: string, encoding: string, rowOfLi
       offset += 3;
       continue;
     }
-    const line = text.slice(0, at).split('\n').length;
+    for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < at; nl = text.indexOf('\n', nl + 1)) line++;
+    counted = at;
     problems.push({ line, row: rowOfLine(line), message: `byte offset ${offset}: 0x${bytes[offset]!.toString(16).padStart(2, '0')} is not ${encoding}` });
     // The lenient decoder replaced this sequence with one character: step over its bytes.
     offset += 1;
