@@ -1,7 +1,7 @@
 /** Channels, subscriptions and per-topic preferences. */
 import { olderCall, declareOlder } from '../older.js';
 import { LIMITS } from '../limits.js';
-import { EMPTY_TOPIC_BEFORE_334 } from '../older-values.js';
+import { EMPTY_TOPIC_BEFORE_334, EMPTY_TOPICS_FROM_334 } from '../older-values.js';
 import { NotAtLevel, operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
@@ -245,7 +245,7 @@ export const getChannelTopics = operation<{ topics: TopicSummary[] }>()({
   cacheable: true,
   params: {
     stream_id: p.path(s.int()),
-    allow_empty_topic_name: p.def(s.bool(), false, { minFeatureLevel: 334, doc: 'name the general-chat topic "" rather than its display name' }),
+    allow_empty_topic_name: p.def(s.bool(), false, { older: EMPTY_TOPICS_FROM_334, doc: 'name the general-chat topic "" rather than its display name' }),
   },
   openapiPath: '/users/me/{stream_id}/topics',
 });
