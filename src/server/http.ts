@@ -198,9 +198,16 @@ function gatherReads(router: CachingAnswerer, log: (line: string) => void): (wai
 
 /**
  * The router over HTTP, within `bounds` (http-bounds.ts): a request is started in its turn (start-queue.ts),
- * and its log line says how long it waited for it.
+ * a write once `o.beforeWrite` lets it (serve: the store's checkpoints), and its log line says how long it
+ * waited for it.
  */
-export function createApiServer(router: CachingAnswerer, log: (line: string) => void, bounds: HttpBounds = SERVE_BOUNDS): Server {
+export function createApiServer(
+  router: CachingAnswerer,
+  log: (line: string) => void,
+  bounds: HttpBounds = SERVE_BOUNDS,
+  o: { beforeWrite?: () => Promise<void> } = {},
+): Server {
+  const beforeWrite = o.beforeWrite ?? (() => Promise.resolve());
   const ask = gatherReads(router, log);
   const queue = new StartQueue(bounds.queueDeadlineMs);
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -219,7 +226,7 @@ export function createApiServer(router: CachingAnswerer, log: (line: string) => 
     const handle = () => {
       const url = parseTarget(req.url ?? '/');
       if (url) pathname = url.pathname;
-      handleFully(router, req, res, url, address, { bounds, queue, started: () => (queued = performance.now() - started) }, done, log);
+      handleFully(router, req, res, url, address, { bounds, queue, beforeWrite, started: () => (queued = performance.now() - started) }, done, log);
     };
     const target = req.url ?? '/';
     if (req.method === 'GET' && PLAIN_TARGET.test(target) && !carriesBody(req)) {
@@ -243,7 +250,7 @@ function handleFully(
   res: ServerResponse,
   url: URL | null,
   address: string | undefined,
-  serving: { bounds: HttpBounds; queue: StartQueue; started(): void },
+  serving: { bounds: HttpBounds; queue: StartQueue; started(): void; beforeWrite(): Promise<void> },
   done: (status: number) => void,
   log: (line: string) => void,
 ): void {
@@ -292,8 +299,12 @@ function handleFully(
       sendError(res, new ApiError('Malformed payload', 'BAD_REQUEST', 400));
       return done(400);
     }
-    // Its work starts as its turn comes (nothing awaited in between), or it is refused for having waited too long.
-    const turn = await serving.queue.turn();
+    // A write first waits for a checkpoint the store may need (store/checkpointer.ts): it cannot start before,
+    // and that wait counts toward its deadline as the queue's does. Its work starts as its turn comes (nothing
+    // awaited in between), or it is refused for having waited too long.
+    const ready = performance.now();
+    if (req.method !== 'GET' && req.method !== 'HEAD') await serving.beforeWrite();
+    const turn = await serving.queue.turn(ready);
     serving.started();
     if (abort.signal.aborted) return done(499);
     if (turn.late) {

@@ -44,19 +44,24 @@ export interface Serving {
 
 /** Serves the organization in `db` until stop(); rejects when the address cannot be listened on. */
 export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promise<Serving> {
-  const stopCheckpoints = checkpointOffLoop(db);
+  const checkpoints = checkpointOffLoop(db);
   const log = batchedLog(o.write);
   const cached = withAnswerCache(new Router({ db, dataDir, log, webhookDestinations: destinationsForServe(o.allowPrivateWebhooks, o.allowWebhookAddresses) }));
   // The limits count cached answers too, so they go outside the cache.
   const router = o.rateLimit ? withAdmission(zulipRateLimits(), cached) : cached;
   const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
-  const server = createApiServer(router, log, { ...SERVE_BOUNDS, trustedProxies: trustedProxies(o.trustedProxies ?? []) });
+  const server = createApiServer(
+    router,
+    log,
+    { ...SERVE_BOUNDS, trustedProxies: trustedProxies(o.trustedProxies ?? []) },
+    { beforeWrite: checkpoints.beforeWrite },
+  );
   server.listen(o.port, o.host);
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
   } catch (e) {
     stopHousekeeping();
-    await stopCheckpoints();
+    await checkpoints.stop();
     log.flush();
     throw e;
   }
@@ -75,7 +80,7 @@ export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promi
       stopHousekeeping();
       await router.drain();
       waitInlineAgain();
-      await stopCheckpoints();
+      await checkpoints.stop();
       log.flush();
     },
   };

@@ -1,0 +1,102 @@
+/**
+ * serve's checkpoints (src/server/store/checkpointer.ts): a write that finds the log past its limit waits for
+ * the worker to copy it back and empty it, every write that comes meanwhile waits for the same checkpoint,
+ * and a log under the limit costs a write nothing. Over HTTP that wait counts toward the request's start
+ * deadline: a write that cannot start in time is answered 503, while reads go on.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiServer } from '../../src/server/http.js';
+import { SERVE_BOUNDS } from '../../src/server/http-bounds.js';
+import { checkpointOffLoop } from '../../src/server/store/checkpointer.js';
+import { DB_FILE, openDb, type Db } from '../../src/server/store/db.js';
+import { WAL_LIMIT_BYTES } from '../../src/server/store/wal-limit.js';
+import { createTestOrg } from '../helpers/org.js';
+
+describe("serve's checkpoints", () => {
+  let dir: string;
+  let db: Db;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'chatctl-checkpoints-'));
+    db = openDb(dir);
+    db.exec('CREATE TABLE ballast (v BLOB)');
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const walBytes = () => statSync(join(dir, `${DB_FILE}-wal`), { throwIfNoEntry: false })?.size ?? 0;
+  /** Writes about `bytes` to the log in one transaction. */
+  const write = (bytes: number) => {
+    const insert = db.prepare('INSERT INTO ballast VALUES (randomblob(4000))');
+    db.transaction(() => {
+      for (let n = 0; n < bytes; n += 4000) insert.run();
+    }).immediate();
+  };
+
+  it('holds a write back until a log past its limit is copied back and emptied, one checkpoint for all the writes meanwhile', async () => {
+    const checkpoints = checkpointOffLoop(db);
+    try {
+      write(WAL_LIMIT_BYTES * 1.5);
+      expect(walBytes()).toBeGreaterThan(WAL_LIMIT_BYTES);
+      const first = checkpoints.beforeWrite();
+      expect(checkpoints.beforeWrite()).toBe(first);
+      await first;
+      expect(walBytes()).toBe(0);
+      expect(db.prepare('SELECT count(*) FROM ballast').pluck().get()).toBeGreaterThan(1000);
+      // The next write goes on at once, into the emptied log.
+      let gone = false;
+      void checkpoints.beforeWrite().then(() => {
+        gone = true;
+      });
+      await Promise.resolve();
+      expect(gone).toBe(true);
+      write(100_000);
+      expect(walBytes()).toBeLessThan(WAL_LIMIT_BYTES);
+    } finally {
+      await checkpoints.stop();
+    }
+  });
+});
+
+describe('a write over HTTP', () => {
+  let server: Server | undefined;
+  afterEach(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
+
+  it('that waited for a checkpoint past its deadline is answered 503 with Retry-After, while reads are answered', async () => {
+    const org = createTestOrg();
+    try {
+      let release = () => {};
+      const checkpoint = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      server = createApiServer(org.router, () => {}, { ...SERVE_BOUNDS, queueDeadlineMs: 100 }, { beforeWrite: () => checkpoint });
+      await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+      const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+      const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
+      const sent = fetch(`${site}/users/me/presence`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'status=active',
+      });
+      const read = await fetch(`${site}/users/me`, { headers: { authorization } });
+      expect(read.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 150));
+      release();
+      const refused = await sent;
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.json()).toEqual({ result: 'error', msg: 'The server is overloaded; try again later', code: 'BAD_REQUEST' });
+    } finally {
+      await org.close();
+    }
+  });
+});
