@@ -179,7 +179,7 @@ export const updateUserGroup = operation<Record<string, never>>()({
   name: 'update-user-group',
   method: 'PATCH',
   path: '/user_groups/{user_group_id}',
-  summary: "Rename a user group, change its description or permission settings, or reactivate it",
+  summary: 'Rename a user group, change its description or permission settings, or reactivate it',
   access: 'member',
   bots: false,
   params: {

@@ -268,7 +268,8 @@ function checkSummaryRoom(db: Db, wanted: boolean | undefined, exceptId = 0): vo
 }
 
 function checkLabelFree(db: Db, name: string, exceptId = 0): void {
-  if (db.prepare('SELECT 1 FROM custom_profile_fields WHERE name = ? AND id != ?').get(name, exceptId)) throw badRequest('A field with that label already exists.');
+  if (db.prepare('SELECT 1 FROM custom_profile_fields WHERE name = ? AND id != ?').get(name, exceptId))
+    throw badRequest('A field with that label already exists.');
 }
 
 /** Only select and external-account fields carry data; the others store the empty string. */
@@ -329,7 +330,9 @@ export function updateField(db: Db, sink: EventSink, fieldId: number, c: FieldCh
   checkSummaryRoom(db, c.display_in_profile_summary, field.id);
   const current = storedData(field);
   const onlyFlags =
-    (c.name === undefined || c.name === field.name) && (c.hint === undefined || c.hint === field.hint) && (c.field_data === undefined || sameData(c.field_data, current));
+    (c.name === undefined || c.name === field.name) &&
+    (c.hint === undefined || c.hint === field.hint) &&
+    (c.field_data === undefined || sameData(c.field_data, current));
   if (isDefaultExternalAccount({ field_type: field.type, field_data: current }) && !onlyFlags) throw badRequest('Default custom field cannot be updated.');
   const next = {
     name: c.name ?? field.name,
