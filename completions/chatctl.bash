@@ -15,7 +15,7 @@ _chatctl() {
   if [[ "$path" == api || "$path" == "api "* ]]; then
     local n=${path//[^ ]/}
     if [[ "$path" == api && "$cur" != -* ]]; then COMPREPLY=($(compgen -W 'GET POST PATCH PUT DELETE' -- "$cur")); return; fi
-    if [[ ${#n} -eq 1 && "$cur" != -* ]]; then case "${path#api }" in GET|get) COMPREPLY=($(compgen -W '/attachments /bots /channel_folders /events /invites /messages /messages/{message_id} /messages/{message_id}/history /realm/domains /realm/emoji /realm/linkifiers /realm/presence /realm/profile_fields /server_settings /streams /streams/{stream_id} /streams/{stream_id}/members /user_groups /user_groups/{user_group_id}/members /user_groups/{user_group_id}/members/{user_id} /user_groups/{user_group_id}/subgroups /users /users/me /users/me/subscriptions /users/me/{stream_id}/topics /users/{email} /users/{user_id_or_email}/presence /users/{user_id} /users/{user_id}/status' -- "$cur")) ;; POST|post) COMPREPLY=($(compgen -W '/bots /channel_folders/create /channels/create /default_streams /fetch_api_key /invites /invites/multiuse /invites/{invite_id}/resend /message_edit_typing /messages /messages/flags /messages/flags/narrow /messages/render /messages/{message_id}/reactions /messages/{message_id}/typing /realm/domains /realm/emoji/{emoji_name} /realm/filters /realm/profile_fields /register /svc-outgoing-webhook /typing /user_groups/create /user_groups/{user_group_id}/members /user_groups/{user_group_id}/subgroups /user_topics /user_uploads /users /users/me/presence /users/me/status /users/me/subscriptions /users/me/subscriptions/properties /users/me/subscriptions/{stream_id} /users/{user_id}/reactivate /users/{user_id}/status /zulip-outgoing-webhook' -- "$cur")) ;; PATCH|patch) COMPREPLY=($(compgen -W '/channel_folders /channel_folders/{channel_folder_id} /messages/{message_id} /realm /realm/domains/{domain} /realm/filters/{filter_id} /realm/linkifiers /streams/{stream_id} /users/me/subscriptions/muted_topics /users/me/subscriptions/{stream_id} /users/{email} /users/{user_id}' -- "$cur")) ;; PUT|put) COMPREPLY=($(compgen -W '' -- "$cur")) ;; DELETE|delete) COMPREPLY=($(compgen -W '/attachments/{attachment_id} /bots/{bot_id} /default_streams /events /invites/multiuse/{invite_id} /invites/{invite_id} /messages/{message_id}/reactions /realm/domains/{domain} /realm/emoji/{emoji_name} /realm/filters/{filter_id} /streams/{stream_id} /users/me/subscriptions /users/{user_id}' -- "$cur")) ;; esac; return; fi
+    if [[ ${#n} -eq 1 && "$cur" != -* ]]; then case "${path#api }" in GET|get) COMPREPLY=($(compgen -W '/attachments /bots /channel_folders /events /invites /messages /messages/{message_id} /messages/{message_id}/history /realm/domains /realm/emoji /realm/linkifiers /realm/presence /realm/profile_fields /server_settings /streams /streams/{stream_id} /streams/{stream_id}/members /user_groups /user_groups/{user_group_id}/members /user_groups/{user_group_id}/members/{user_id} /user_groups/{user_group_id}/subgroups /users /users/me /users/me/subscriptions /users/me/{stream_id}/topics /users/{email} /users/{user_id_or_email}/presence /users/{user_id} /users/{user_id}/status' -- "$cur")) ;; POST|post) COMPREPLY=($(compgen -W '/bots /channel_folders/create /channels/create /default_streams /fetch_api_key /invites /invites/multiuse /invites/{invite_id}/resend /message_edit_typing /messages /messages/flags /messages/flags/narrow /messages/render /messages/{message_id}/reactions /messages/{message_id}/typing /realm/domains /realm/emoji/{emoji_name} /realm/filters /realm/profile_fields /register /svc-outgoing-webhook /typing /user_groups/create /user_groups/{user_group_id}/deactivate /user_groups/{user_group_id}/members /user_groups/{user_group_id}/subgroups /user_topics /user_uploads /users /users/me/presence /users/me/status /users/me/subscriptions /users/me/subscriptions/properties /users/me/subscriptions/{stream_id} /users/{user_id}/reactivate /users/{user_id}/status /zulip-outgoing-webhook' -- "$cur")) ;; PATCH|patch) COMPREPLY=($(compgen -W '/channel_folders /channel_folders/{channel_folder_id} /messages/{message_id} /realm /realm/domains/{domain} /realm/filters/{filter_id} /realm/linkifiers /realm/profile_fields /realm/profile_fields/{field_id} /streams/{stream_id} /user_groups/{user_group_id} /users/me/profile_data /users/me/subscriptions/muted_topics /users/me/subscriptions/{stream_id} /users/{email} /users/{user_id}' -- "$cur")) ;; PUT|put) COMPREPLY=($(compgen -W '' -- "$cur")) ;; DELETE|delete) COMPREPLY=($(compgen -W '/attachments/{attachment_id} /bots/{bot_id} /default_streams /events /invites/multiuse/{invite_id} /invites/{invite_id} /messages/{message_id}/reactions /realm/domains/{domain} /realm/emoji/{emoji_name} /realm/filters/{filter_id} /realm/profile_fields/{field_id} /streams/{stream_id} /users/me/profile_data /users/me/subscriptions /users/{user_id}' -- "$cur")) ;; esac; return; fi
   fi
   while :; do
     case "$path" in
@@ -1335,7 +1335,7 @@ _chatctl() {
         --max-wait) COMPREPLY=(); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W 'list members create --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'list members create update deactivate --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'groups list')
       case "$prev" in
         --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
@@ -1388,6 +1388,31 @@ _chatctl() {
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
       COMPREPLY=($(compgen -W '--description --member --subgroup --json --format --fields --relative --jq --template --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'groups update')
+      case "$prev" in
+        --name) COMPREPLY=(); return ;;
+        --description) COMPREPLY=(); return ;;
+        --set) COMPREPLY=(); return ;;
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--name --description --set --dry-run --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'groups deactivate')
+      case "$prev" in
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--undo --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages')
       case "$prev" in
         --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;

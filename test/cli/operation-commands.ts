@@ -67,6 +67,8 @@ export const OPERATION_COMMANDS: { readonly [A in AreaName]: { readonly [K in Se
   groups: {
     createUserGroup: ['groups', 'init'],
     getUserGroups: ['channels', 'folders', 'groups', 'invite', 'messages', 'status', 'subscriptions', 'topics', 'typing', 'users'],
+    updateUserGroup: ['groups'],
+    deactivateUserGroup: ['groups'],
     getUserGroupMembers: ['channels', 'groups'],
     getIsUserGroupMember: API_ONLY,
     updateUserGroupMembers: ['groups'],
@@ -136,5 +138,10 @@ export const OPERATION_COMMANDS: { readonly [A in AreaName]: { readonly [K in Se
   profileFields: {
     getCustomProfileFields: API_ONLY,
     createCustomProfileField: ['init'],
+    updateCustomProfileField: API_ONLY,
+    deleteCustomProfileField: API_ONLY,
+    reorderCustomProfileFields: API_ONLY,
+    updateOwnProfileData: API_ONLY,
+    removeOwnProfileData: API_ONLY,
   },
 };

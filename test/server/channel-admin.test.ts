@@ -364,6 +364,13 @@ describe.each(TRANSPORTS)('channel administration over %s', (kind) => {
   });
 
   describe('default channels', () => {
+    it("refuses a private channel with Zulip's words, and it stays out of the defaults", async () => {
+      const { id } = await owner.call(createChannel, { name: unique('secret'), subscribers: [org.owner.id], invite_only: true });
+      expect(await flatFailure(owner.call(addDefaultStream, { stream_id: id }))).toEqual(bad('Private channels cannot be made default.'));
+      const all = await owner.call(getStreams, { include_default: true, include_all: true });
+      expect(all.streams.find((s) => s.stream_id === id)?.is_default).toBe(false);
+    });
+
     it('sends the IDs of the default channels on every change but adding one again, and lists them at registration', async () => {
       const [member, guest] = [org.addUser(), org.addUser({ role: 600 })];
       const { id } = await owner.call(createChannel, { name: unique('dflt'), subscribers: [] });

@@ -2,15 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getEvents, register } from '../../src/api/operations/events.js';
 import {
   createUserGroup,
+  deactivateUserGroup,
   getIsUserGroupMember,
   getUserGroupMembers,
   getUserGroups,
   getUserGroupSubgroups,
+  updateUserGroup,
   updateUserGroupMembers,
   updateUserGroupSubgroups,
 } from '../../src/api/operations/groups.js';
+import type { CallParamsOf } from '../../src/api/operation.js';
 import type { ChatClient } from '../../src/client/client.js';
-import { failure } from '../helpers/api.js';
+import { bad, failure, flatFailure, flatFailureWithExtra } from '../helpers/api.js';
+import { openQueue, takeEvents } from '../helpers/events.js';
 import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
@@ -272,6 +276,125 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
       expect((await failure(owner.call(getUserGroupMembers, { user_group_id: 999999 }))).msg).toBe('Invalid user group');
       const raw = await rawRequest(org, kind, { method: 'GET', path: `/user_groups/${outer}/members`, query: [['direct_member_only', 'yes']] });
       expect(raw.body).toMatchObject({ msg: 'direct_member_only is not valid JSON' });
+    });
+  });
+  const view = async (id: number) => (await owner.call(getUserGroups, { include_deactivated_groups: true })).user_groups.find((g) => g.id === id)!;
+
+  describe('PATCH /user_groups/{id}', () => {
+    it('renames, describes and changes settings, each with a user_group update event', async () => {
+      const id = await group();
+      const q = openQueue(org, org.owner);
+      const name = unique('renamed', '-');
+      const admins = systemId('role:administrators');
+      const everyone = systemId('role:everyone');
+      const res = await owner.call(updateUserGroup, {
+        user_group_id: id,
+        name,
+        description: 'New words',
+        can_mention_group: { new: admins, old: everyone },
+        // A value equal to the current one changes nothing and says nothing.
+        can_leave_group: { new: everyone },
+      });
+      expect(openapiErrors('patch', '/user_groups/{user_group_id}', 200, res)).toEqual([]);
+      expect(takeEvents(org, q)).toEqual([
+        { type: 'user_group', op: 'update', group_id: id, data: { name } },
+        { type: 'user_group', op: 'update', group_id: id, data: { description: 'New words' } },
+        { type: 'user_group', op: 'update', group_id: id, data: { can_mention_group: admins } },
+      ]);
+      expect(await view(id)).toMatchObject({ name, description: 'New words', can_mention_group: admins, can_leave_group: everyone });
+    });
+
+    it("refuses Zulip's way, changing nothing", async () => {
+      const taken = unique('taken', '-');
+      await owner.call(createUserGroup, { name: taken, description: '', members: [] });
+      const id = await group();
+      const before = await view(id);
+      const admins = systemId('role:administrators');
+      const refusals: [CallParamsOf<typeof updateUserGroup>, Record<string, unknown>][] = [
+        [{ user_group_id: id }, bad('No new data supplied')],
+        [{ user_group_id: 99999, name: 'x' }, bad('Invalid user group')],
+        [{ user_group_id: systemId('role:members'), description: 'x' }, bad('Insufficient permission')],
+        [{ user_group_id: id, name: taken }, bad(`User group '${taken}' already exists.`)],
+        [{ user_group_id: id, name: ' ' }, bad("User group name can't be empty!")],
+        [{ user_group_id: id, name: 'n'.repeat(101) }, bad('User group name cannot exceed 100 characters.')],
+        [{ user_group_id: id, name: '@here' }, bad("User group name cannot start with '@'.")],
+        [{ user_group_id: id, can_join_group: { new: systemId('role:everyone') } }, bad("'can_join_group' setting cannot be set to 'role:everyone' group.")],
+        [
+          { user_group_id: id, can_mention_group: { new: admins, old: systemId('role:nobody') } },
+          { msg: "'old' value does not match the expected value.", code: 'EXPECTATION_MISMATCH', status: 400 },
+        ],
+      ];
+      for (const [params, refusal] of refusals) expect(await flatFailure(owner.call(updateUserGroup, params)), refusal.msg as string).toEqual(refusal);
+      expect(await view(id)).toEqual(before);
+      const member = await as(org.addUser());
+      expect(await flatFailure(member.call(updateUserGroup, { user_group_id: id, description: 'mine now' }))).toEqual(bad('Insufficient permission'));
+      expect((await view(id)).description).toBe(before.description);
+    });
+
+    it('is no longer DELETE: groups are deactivated instead (feature level 294)', async () => {
+      const id = await group();
+      const res = await rawRequest(org, kind, { method: 'DELETE', path: `/user_groups/${id}` });
+      expect(res.status).toBe(405);
+      expect(res.body).toMatchObject({ result: 'error', msg: 'Method Not Allowed', allowed_methods: ['PATCH'] });
+      expect((await view(id)).deactivated).toBe(false);
+    });
+  });
+
+  describe('POST /user_groups/{id}/deactivate', () => {
+    const listed = async (includeDeactivated: boolean) =>
+      (await owner.call(getUserGroups, { include_deactivated_groups: includeDeactivated })).user_groups.map((g) => g.id);
+
+    it('deactivates and reactivates, telling each client in the form it understands', async () => {
+      const id = await group([org.addUser().id]);
+      const keeps = openQueue(org, org.owner, { options: { client_capabilities: { include_deactivated_groups: true } } });
+      const plain = openQueue(org, org.owner);
+      expect(await owner.call(deactivateUserGroup, { user_group_id: id })).toEqual({ result: 'success', msg: '' });
+      expect(await listed(false)).not.toContain(id);
+      expect(await listed(true)).toContain(id);
+      expect(takeEvents(org, keeps)).toEqual([{ type: 'user_group', op: 'update', group_id: id, data: { deactivated: true } }]);
+      expect(takeEvents(org, plain)).toEqual([{ type: 'user_group', op: 'remove', group_id: id }]);
+      expect(await flatFailure(owner.call(deactivateUserGroup, { user_group_id: id }))).toEqual(bad('User group is deactivated.'));
+      // A deactivated group's new name reaches only the clients that keep deactivated groups.
+      const name = unique('dormant', '-');
+      await owner.call(updateUserGroup, { user_group_id: id, name });
+      expect(takeEvents(org, keeps)).toEqual([{ type: 'user_group', op: 'update', group_id: id, data: { name } }]);
+      expect(takeEvents(org, plain)).toEqual([]);
+      await owner.call(updateUserGroup, { user_group_id: id, deactivated: false });
+      expect(await listed(false)).toContain(id);
+      expect(takeEvents(org, keeps)).toEqual([{ type: 'user_group', op: 'update', group_id: id, data: { deactivated: false } }]);
+      expect(takeEvents(org, plain)).toEqual([{ type: 'user_group', op: 'add', group: await view(id) }]);
+    });
+
+    it('refuses a group still in use, saying where', async () => {
+      const sub = await group();
+      const parent = await group();
+      await owner.call(updateUserGroupMembers, { user_group_id: parent, add_subgroups: [sub] });
+      const user = await group();
+      await owner.call(updateUserGroup, { user_group_id: user, can_mention_group: { new: { direct_members: [org.owner.id], direct_subgroups: [sub] } } });
+      const err = await flatFailureWithExtra(owner.call(deactivateUserGroup, { user_group_id: sub }));
+      expect(err).toEqual({
+        msg: 'Cannot deactivate user group in use.',
+        code: 'CANNOT_DEACTIVATE_GROUP_IN_USE',
+        status: 400,
+        objections: [
+          { type: 'subgroup', supergroup_ids: [parent] },
+          { type: 'user_group', group_id: user, settings: ['can_mention_group'] },
+        ],
+      });
+      expect(await listed(false)).toContain(sub);
+      // Once its users are deactivated themselves, it may go.
+      await owner.call(deactivateUserGroup, { user_group_id: parent });
+      await owner.call(deactivateUserGroup, { user_group_id: user });
+      await owner.call(deactivateUserGroup, { user_group_id: sub });
+      expect(await listed(false)).not.toContain(sub);
+    });
+
+    it('is for those who manage the group', async () => {
+      const id = await group();
+      const member = await as(org.addUser());
+      expect(await flatFailure(member.call(deactivateUserGroup, { user_group_id: id }))).toEqual(bad('Insufficient permission'));
+      expect(await flatFailure(owner.call(deactivateUserGroup, { user_group_id: systemId('role:members') }))).toEqual(bad('Insufficient permission'));
+      expect(await listed(false)).toContain(id);
     });
   });
 });

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomProfileField, getCustomProfileFields } from '../../src/api/operations/profile-fields.js';
-import { getUser, updateUser } from '../../src/api/operations/users.js';
+import {
+  createCustomProfileField,
+  deleteCustomProfileField,
+  getCustomProfileFields,
+  removeOwnProfileData,
+  reorderCustomProfileFields,
+  updateCustomProfileField,
+  updateOwnProfileData,
+} from '../../src/api/operations/profile-fields.js';
+import type { CallParamsOf } from '../../src/api/operation.js';
+import { getUser, getUsers, updateUser } from '../../src/api/operations/users.js';
 import { bad, flatFailure } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { openapiErrors } from '../helpers/openapi.js';
@@ -248,6 +257,178 @@ describe.each(TRANSPORTS)('custom profile fields over %s', (kind) => {
         const err = await flatFailure(client.call(updateUser, { user_id: target.id, profile_data: [{ id, value: value as string }] }));
         expect(err, `${id} ${JSON.stringify(value)}`).toEqual(bad(msg));
       }
+    });
+  });
+  describe('changing definitions', () => {
+    const fields = async () => (await (await as(member)).call(getCustomProfileFields, {})).custom_fields;
+    const fieldOf = async (id: number) => (await fields()).find((f) => f.id === id);
+
+    it('changes what is given, keeps the rest, and sends the whole list', async () => {
+      const client = await as(admin);
+      const { id } = await client.call(createCustomProfileField, { name: label('Desk'), field_type: 1, hint: 'Floor and number' });
+      const q = openQueue(org, member);
+      const name = label('Office');
+      const res = await client.call(updateCustomProfileField, { field_id: id, name: `  ${name} `, required: true, editable_by_user: false });
+      expect(res).toEqual({ result: 'success', msg: '' });
+      const [event] = takeEvents(org, q);
+      expect(eventErrors(event!)).toEqual([]);
+      expect((event!.fields as { id: number }[]).find((f) => f.id === id)).toMatchObject({ name, hint: 'Floor and number', required: true });
+      expect(await fieldOf(id)).toMatchObject({ name, hint: 'Floor and number', required: true, editable_by_user: false });
+    });
+
+    it("replaces a select field's choices and clears the values of choices that went", async () => {
+      const client = await as(admin);
+      const choices = { a: { text: 'Apple', order: '1' }, b: { text: 'Banana', order: '2' } };
+      const { id } = await client.call(createCustomProfileField, { name: label('Fruit'), field_type: 3, field_data: choices });
+      const [x, y] = [org.addUser(), org.addUser()];
+      await client.call(updateUser, { user_id: x.id, profile_data: [{ id, value: 'a' }] });
+      await client.call(updateUser, { user_id: y.id, profile_data: [{ id, value: 'b' }] });
+      await client.call(updateCustomProfileField, { field_id: id, field_data: { a: { text: 'Apricot', order: '1' } } });
+      expect((await fieldOf(id))!.field_data).toBe('{"a":{"text":"Apricot","order":"1"}}');
+      const listed = await client.call(getUsers, { include_custom_profile_fields: true });
+      expect(listed.members.find((u) => u.user_id === x.id)!.profile_data).toEqual({ [id]: { value: 'a' } });
+      expect(listed.members.find((u) => u.user_id === y.id)!.profile_data).toEqual({});
+    });
+
+    it("refuses Zulip's way and changes nothing", async () => {
+      const client = await as(admin);
+      const taken = label('Taken');
+      await client.call(createCustomProfileField, { name: taken, field_type: 1 });
+      const { id } = await client.call(createCustomProfileField, { name: label('Plain'), field_type: 1 });
+      const github =
+        (await fields()).find((f) => f.name === 'GitHub')?.id ??
+        (await client.call(createCustomProfileField, { field_type: 7, field_data: { subtype: 'github' } })).id;
+      const before = await fields();
+      const refusals: [CallParamsOf<typeof updateCustomProfileField>, string][] = [
+        [{ field_id: 987654, hint: 'x' }, 'Field id 987654 not found.'],
+        [{ field_id: id, name: ' ' }, 'Label cannot be blank.'],
+        [{ field_id: id, name: 'N'.repeat(41) }, 'name is too long (limit: 40 characters)'],
+        [{ field_id: id, hint: 'h'.repeat(81) }, 'hint is too long (limit: 80 characters)'],
+        [{ field_id: id, name: taken }, 'A field with that label already exists.'],
+        [{ field_id: github, name: 'My GitHub' }, 'Default custom field cannot be updated.'],
+      ];
+      for (const [params, msg] of refusals) {
+        expect(await flatFailure(client.call(updateCustomProfileField, params)), msg).toEqual(bad(msg));
+      }
+      expect(await fields()).toEqual(before);
+      // A default external account may still change its flags.
+      await client.call(updateCustomProfileField, { field_id: github, required: true });
+      expect((await fieldOf(github))!.required).toBe(true);
+    });
+
+    it('shows at most two fields in the profile summary, the field itself not counted', async () => {
+      const fresh = createTestOrg();
+      try {
+        const client = await clientFor(fresh, kind);
+        const [a, b, c] = [
+          (await client.call(createCustomProfileField, { name: 'A', field_type: 1, display_in_profile_summary: true })).id,
+          (await client.call(createCustomProfileField, { name: 'B', field_type: 1, display_in_profile_summary: true })).id,
+          (await client.call(createCustomProfileField, { name: 'C', field_type: 1 })).id,
+        ];
+        await client.call(updateCustomProfileField, { field_id: a, display_in_profile_summary: true, hint: 'still shown' });
+        expect(await flatFailure(client.call(updateCustomProfileField, { field_id: c, display_in_profile_summary: true }))).toEqual(
+          bad('Only 2 custom profile fields can be displayed in the profile summary.'),
+        );
+        await client.call(updateCustomProfileField, { field_id: b, display_in_profile_summary: false });
+        await client.call(updateCustomProfileField, { field_id: c, display_in_profile_summary: true });
+        const shown = (await client.call(getCustomProfileFields, {})).custom_fields.filter((f) => f.display_in_profile_summary).map((f) => f.id);
+        expect(shown).toEqual([a, c]);
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('reorders every field as listed, refuses a list that leaves one out, and sends the list', async () => {
+      const fresh = createTestOrg();
+      try {
+        const client = await clientFor(fresh, kind);
+        const ids: number[] = [];
+        for (const name of ['One', 'Two', 'Three']) ids.push((await client.call(createCustomProfileField, { name, field_type: 1 })).id);
+        // A new field's order is its ID, as on a Zulip server.
+        expect((await client.call(getCustomProfileFields, {})).custom_fields.map((f) => f.order)).toEqual(ids);
+        expect(await flatFailure(client.call(reorderCustomProfileFields, { order: [ids[2]!, ids[0]!] }))).toEqual(bad('Invalid order mapping.'));
+        const q = openQueue(fresh, fresh.owner);
+        const res = await client.call(reorderCustomProfileFields, { order: [ids[2]!, ids[0]!, ids[1]!, 999999] });
+        expect(openapiErrors('patch', '/realm/profile_fields', 200, res)).toEqual([]);
+        const listed = (await client.call(getCustomProfileFields, {})).custom_fields;
+        expect(listed.map((f) => [f.id, f.order])).toEqual([
+          [ids[2], 0],
+          [ids[0], 1],
+          [ids[1], 2],
+        ]);
+        expect(takeEvents(fresh, q)).toEqual([{ type: 'custom_profile_fields', fields: listed }]);
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it("deletes a field with every user's value, sends the list, and never gives its ID again", async () => {
+      const client = await as(admin);
+      const { id } = await client.call(createCustomProfileField, { name: label('Temporary'), field_type: 1 });
+      const target = org.addUser();
+      await client.call(updateUser, { user_id: target.id, profile_data: [{ id, value: 'soon gone' }] });
+      const q = openQueue(org, member);
+      expect(await client.call(deleteCustomProfileField, { field_id: id })).toEqual({ result: 'success', msg: '' });
+      const [event] = takeEvents(org, q);
+      expect(event).toMatchObject({ type: 'custom_profile_fields' });
+      expect((event!.fields as { id: number }[]).map((f) => f.id)).not.toContain(id);
+      expect((await client.call(getUser, { user_id: target.id, include_custom_profile_fields: true })).user.profile_data).toEqual({});
+      expect(await flatFailure(client.call(deleteCustomProfileField, { field_id: id }))).toEqual(bad(`Field id ${id} not found.`));
+      expect((await client.call(createCustomProfileField, { name: label('Next'), field_type: 1 })).id).toBeGreaterThan(id);
+    });
+  });
+
+  describe('own values', () => {
+    it('sets and clears your own values, announcing each change', async () => {
+      const client = await as(admin);
+      const { id } = await client.call(createCustomProfileField, { name: label('Motto'), field_type: 1 });
+      const me = org.addUser();
+      const q = openQueue(org, member);
+      const mine = await as(me);
+      expect(await mine.call(updateOwnProfileData, { data: [{ id, value: '*carpe diem*' }] })).toEqual({ result: 'success', msg: '' });
+      expect(takeEvents(org, q)).toEqual([
+        {
+          type: 'realm_user',
+          op: 'update',
+          person: { user_id: me.id, custom_profile_field: { id, value: '*carpe diem*', rendered_value: '<p><em>carpe diem</em></p>' } },
+        },
+      ]);
+      expect(await mine.call(removeOwnProfileData, { data: [id] })).toEqual({ result: 'success', msg: '' });
+      // Clearing a value that is not there is no error and says nothing.
+      await mine.call(removeOwnProfileData, { data: [id] });
+      expect(takeEvents(org, q)).toEqual([{ type: 'realm_user', op: 'update', person: { user_id: me.id, custom_profile_field: { id, value: null } } }]);
+      expect((await mine.call(getUser, { user_id: me.id, include_custom_profile_fields: true })).user.profile_data).toEqual({});
+    });
+
+    it('leaves fields users may not edit to administrators, and checks values as for anyone', async () => {
+      const client = await as(admin);
+      const locked = (await client.call(createCustomProfileField, { name: label('Badge'), field_type: 1, editable_by_user: false })).id;
+      const day = (await client.call(createCustomProfileField, { name: label('Start'), field_type: 4 })).id;
+      const me = org.addUser();
+      const mine = await as(me);
+      const refused = bad('You are not allowed to change this field. Contact an administrator to update it.');
+      // Nothing of a refused request is stored, the editable field before the locked one included.
+      expect(
+        await flatFailure(
+          mine.call(updateOwnProfileData, {
+            data: [
+              { id: day, value: '2020-01-01' },
+              { id: locked, value: 'x' },
+            ],
+          }),
+        ),
+      ).toEqual(refused);
+      expect(await flatFailure(mine.call(removeOwnProfileData, { data: [locked] }))).toEqual(refused);
+      expect(await flatFailure(mine.call(updateOwnProfileData, { data: [{ id: 987654, value: 'x' }] }))).toEqual(bad('Field id 987654 not found.'));
+      expect(await flatFailure(mine.call(removeOwnProfileData, { data: [987654] }))).toEqual(bad('Field id 987654 not found.'));
+      const names = org.db.prepare('SELECT name FROM custom_profile_fields WHERE id = ?').pluck();
+      expect(await flatFailure(mine.call(updateOwnProfileData, { data: [{ id: day, value: 'soon' }] }))).toEqual(bad(`${names.get(day)} is not a date`));
+      expect((await mine.call(getUser, { user_id: me.id, include_custom_profile_fields: true })).user.profile_data).toEqual({});
+      const own = await as(admin);
+      await own.call(updateOwnProfileData, { data: [{ id: locked, value: 'Staff' }] });
+      expect((await own.call(getUser, { user_id: admin.id, include_custom_profile_fields: true })).user.profile_data?.[locked]).toMatchObject({
+        value: 'Staff',
+      });
     });
   });
 });

@@ -1,7 +1,7 @@
 /** User groups: named groups of users and subgroups, and the role-based system groups. */
 import { declareOlder, olderCall } from '../older.js';
 import { NotAtLevel, operation, p } from '../operation.js';
-import { s } from '../schema.js';
+import { s, type TypeOf } from '../schema.js';
 import type { GroupSettingValue } from './channels.js';
 
 export const GROUP_PERMISSION_SETTINGS = [
@@ -32,6 +32,20 @@ const groupSettingValue = s.union(s.int(), s.object({ direct_members: s.list(s.i
 
 /** A group-setting value as servers before 258 take it: a group ID, never members and subgroups. */
 function groupIdOnly(value: number | { direct_members: number[]; direct_subgroups: number[] }): number {
+  if (typeof value === 'number') return value;
+  throw new NotAtLevel('a group-setting value of members and subgroups');
+}
+
+/**
+ * A change of a group-setting value in PATCH /user_groups/{id} (feature level 260): the new value, and the value
+ * the client believes is current, which the server checks before changing anything.
+ */
+const groupSettingChange = s.object({ new: groupSettingValue, old: s.optional(groupSettingValue) });
+export type GroupSettingChange = TypeOf<typeof groupSettingChange>;
+
+/** Servers before 260 take the new value alone; before 258 only as a group ID. */
+const newValueOnly = (change: GroupSettingChange): GroupSettingValue => change.new;
+function groupIdOf(value: unknown): number {
   if (typeof value === 'number') return value;
   throw new NotAtLevel('a group-setting value of members and subgroups');
 }
@@ -160,6 +174,48 @@ export const getUserGroupSubgroups = operation<{ subgroups: number[] }>()({
   openapiPath: '/user_groups/{user_group_id}/subgroups',
 });
 
+/** zerver/views/user_groups.py edit_user_group: what is given changes; a setting's `old`, when given, must be current. */
+export const updateUserGroup = operation<Record<string, never>>()({
+  name: 'update-user-group',
+  method: 'PATCH',
+  path: '/user_groups/{user_group_id}',
+  summary: 'Rename a user group, change its description or permission settings, or reactivate it',
+  access: 'member',
+  bots: false,
+  params: {
+    ...groupPath,
+    name: p.opt(s.string()),
+    description: p.opt(s.string()),
+    can_add_members_group: p.opt(groupSettingChange, { minFeatureLevel: 305 }),
+    can_join_group: p.opt(groupSettingChange, { minFeatureLevel: 301 }),
+    can_leave_group: p.opt(groupSettingChange, { minFeatureLevel: 308 }),
+    can_manage_group: p.opt(groupSettingChange, { minFeatureLevel: 283 }),
+    can_mention_group: p.opt(groupSettingChange, {
+      minFeatureLevel: 191,
+      older: [
+        { before: 260, value: newValueOnly },
+        { before: 258, value: groupIdOf },
+        { before: 198, name: 'can_mention_group_id' },
+      ],
+    }),
+    can_remove_members_group: p.opt(groupSettingChange, { minFeatureLevel: 324 }),
+    deactivated: p.opt(s.bool(), { minFeatureLevel: 386, doc: 'false reactivates a deactivated group' }),
+  },
+  idempotent: true,
+  openapiPath: '/user_groups/{user_group_id}',
+});
+
+/** Groups are deactivated, never deleted: DELETE /user_groups/{id} went at feature level 294. */
+export const deactivateUserGroup = operation<Record<string, never>>()({
+  name: 'deactivate-user-group',
+  method: 'POST',
+  path: '/user_groups/{user_group_id}/deactivate',
+  summary: 'Deactivate a user group that no group or setting uses',
+  access: 'user',
+  params: groupPath,
+  minFeatureLevel: 290,
+});
+
 // Before 317 the answer to creating a group has no `group_id`: it is found by the group's name.
 declareOlder(createUserGroup, [
   {
@@ -195,6 +251,8 @@ export const groupsOps = {
   getUserGroups,
   getUserGroupMembers,
   getIsUserGroupMember,
+  updateUserGroup,
+  deactivateUserGroup,
   updateUserGroupMembers,
   updateUserGroupSubgroups,
   getUserGroupSubgroups,

@@ -57,8 +57,90 @@ export const createCustomProfileField = operation<{ id: number }>()({
   openapiPath: '/realm/profile_fields',
 });
 
+const fieldPath = { field_id: p.path(s.int()) };
+
+/** Absent parameters keep their value (zerver/views/custom_profile_fields.py update_realm_custom_profile_field). */
+export const updateCustomProfileField = operation<Record<string, never>>()({
+  name: 'update-custom-profile-field',
+  method: 'PATCH',
+  path: '/realm/profile_fields/{field_id}',
+  summary: "Change a custom profile field's label, hint, choices or flags (administrators)",
+  access: 'admin',
+  params: {
+    ...fieldPath,
+    name: p.opt(s.string({ strip: true }), { doc: 'label (at most 40 characters)' }),
+    hint: p.opt(s.string(), { doc: 'help text (at most 80 characters)' }),
+    field_data: p.opt(s.dict(s.any()), { doc: 'select: the whole new set of choices (values of removed choices are cleared)' }),
+    display_in_profile_summary: p.opt(s.bool(), { minFeatureLevel: 146 }),
+    required: p.opt(s.bool(), { minFeatureLevel: 244 }),
+    editable_by_user: p.opt(s.bool(), { minFeatureLevel: 296 }),
+  },
+  idempotent: true,
+});
+
+export const deleteCustomProfileField = operation<Record<string, never>>()({
+  name: 'delete-custom-profile-field',
+  method: 'DELETE',
+  path: '/realm/profile_fields/{field_id}',
+  summary: "Delete a custom profile field and every user's value of it (administrators)",
+  access: 'admin',
+  params: fieldPath,
+});
+
+export const reorderCustomProfileFields = operation<Record<string, never>>()({
+  name: 'reorder-custom-profile-fields',
+  method: 'PATCH',
+  path: '/realm/profile_fields',
+  summary: 'Set the display order of the custom profile fields (administrators)',
+  access: 'admin',
+  params: {
+    order: p.req(s.list(s.int()), { doc: 'JSON list of every field ID, in the new order' }),
+  },
+  idempotent: true,
+  openapiPath: '/realm/profile_fields',
+});
+
+/** One entry of `data` for the caller's own values: never null (DELETE removes values). */
+export interface OwnProfileDataUpdate {
+  id: number;
+  value: string | number[];
+}
+
+export const updateOwnProfileData = operation<Record<string, never>>()({
+  name: 'update-own-profile-data',
+  method: 'PATCH',
+  path: '/users/me/profile_data',
+  summary: 'Set your own values of custom profile fields (fields users may edit)',
+  access: 'user',
+  bots: false,
+  params: {
+    data: p.req(s.list(s.object({ id: s.int(), value: s.union(s.string(), s.list(s.int()), 'a string or a list of user IDs') })), {
+      doc: 'JSON list of {"id": field ID, "value": ...}',
+    }),
+  },
+  idempotent: true,
+});
+
+export const removeOwnProfileData = operation<Record<string, never>>()({
+  name: 'remove-own-profile-data',
+  method: 'DELETE',
+  path: '/users/me/profile_data',
+  summary: 'Clear your own values of custom profile fields',
+  access: 'user',
+  bots: false,
+  params: {
+    data: p.req(s.list(s.int()), { doc: 'JSON list of field IDs' }),
+  },
+  idempotent: true,
+});
+
 /** Every operation above, by name: src/api/catalogue.ts collects these records. */
 export const profileFieldsOps = {
   getCustomProfileFields,
   createCustomProfileField,
+  updateCustomProfileField,
+  deleteCustomProfileField,
+  reorderCustomProfileFields,
+  updateOwnProfileData,
+  removeOwnProfileData,
 } as const;

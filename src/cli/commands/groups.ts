@@ -1,8 +1,11 @@
 import {
   createUserGroup,
+  deactivateUserGroup,
   getUserGroupMembers,
   getUserGroups,
   GROUP_PERMISSION_SETTINGS,
+  type GroupPermissionSetting,
+  updateUserGroup,
   updateUserGroupMembers,
   type UserGroup,
 } from '../../api/operations/groups.js';
@@ -54,6 +57,16 @@ const MEMBER_CHANGE_FLAGS = {
   addSubgroup: flag.list('--add-subgroup <groups...>', 'groups to add as subgroups (IDs or names)'),
   removeSubgroup: flag.list('--remove-subgroup <groups...>', 'subgroups to remove (IDs or names)'),
 };
+
+/** `--set can_manage_group=admins`: a permission setting and the group (ID or name) to give it. */
+function settingAssignment(value: string, name: string): { setting: GroupPermissionSetting; group: string } {
+  const at = value.indexOf('=');
+  const setting = GROUP_PERMISSION_SETTINGS.find((s) => s === value.slice(0, at));
+  if (at < 0 || setting === undefined || at === value.length - 1) {
+    throw usageError(`${name} takes SETTING=GROUP with SETTING one of ${GROUP_PERMISSION_SETTINGS.join(', ')}, not "${value}"`);
+  }
+  return { setting, group: value.slice(at + 1) };
+}
 
 const changes = (o: Values<typeof MEMBER_CHANGE_FLAGS>): boolean => o.add.length + o.remove.length + o.addSubgroup.length + o.removeSubgroup.length > 0;
 
@@ -212,6 +225,73 @@ export const commands = [
       }
       const { group_id } = await client.call(createUserGroup, params, { signal: ctx.signal, labels: CREATE_LABELS });
       await out.item({ id: group_id, name: params.name });
+    },
+  }),
+
+  defineCommand({
+    path: ['groups', 'update'],
+    summary: 'rename a user group, change its description or permission settings',
+    description:
+      'Changes GROUP (by ID or name) in one request (PATCH /user_groups/{id}): --name, --description, and ' +
+      '--set SETTING=GROUP for each permission setting to give to a group (by ID or name). Each setting is sent ' +
+      'with the value just read as its old value, so a change made meanwhile by someone else is refused, not undone.',
+    examples: ['chatctl groups update design --name ux --description "User experience"', 'chatctl groups update ux --set can_manage_group=role:administrators'],
+    args: { group: arg.required('user group ID or name') },
+    options: {
+      name: flag.string('--name <name>', 'new name'),
+      description: flag.string('--description <text>', 'new description'),
+      set: flag.list('--set <setting=group...>', 'give a permission setting to a group (ID or name)', settingAssignment),
+    },
+    mutating: true,
+    check(opts) {
+      if (opts.name === undefined && opts.description === undefined && !opts.set.length)
+        throw usageError('nothing to change: give --name, --description or --set');
+    },
+    async run(opts, ctx) {
+      const client = await ctx.client();
+      const groups = await allGroups(client);
+      const [id] = groupIds(groups, [opts.group]);
+      const group = groups.find((g) => g.id === id)!;
+      const settings = Object.fromEntries(opts.set.map(({ setting, group: ref }) => [setting, { new: groupIds(groups, [ref])[0]!, old: group[setting] }]));
+      const params = { user_group_id: group.id, name: opts.name, description: opts.description, ...settings };
+      if (opts.dryRun) {
+        printDryRun(ctx, await client.prepare(updateUserGroup, params));
+        return;
+      }
+      await client.call(updateUserGroup, params, { signal: ctx.signal });
+      ctx.info(`chatctl: ${group.name}: updated`);
+    },
+  }),
+
+  defineCommand({
+    path: ['groups', 'deactivate'],
+    summary: 'deactivate a user group (or reactivate it)',
+    description:
+      'Deactivates GROUP (POST /user_groups/{id}/deactivate): it can no longer be mentioned or hold permissions, and ' +
+      'is listed only with --deactivated. A group still used (a subgroup of an active group, or named in a ' +
+      "group's permission settings) is refused, and the server's answer says where. --undo reactivates it " +
+      '(PATCH /user_groups/{id} with deactivated=false). Asks for confirmation on a terminal; elsewhere pass --yes.',
+    examples: ['chatctl groups deactivate old-team --yes', 'chatctl groups deactivate old-team --undo'],
+    args: { group: arg.required('user group ID or name') },
+    options: { undo: flag.bool('--undo', 'reactivate the group instead') },
+    mutating: true,
+    destructive: true,
+    async run(opts, ctx) {
+      const client = await ctx.client();
+      const groups = await allGroups(client);
+      const [id] = groupIds(groups, [opts.group]);
+      const name = groups.find((g) => g.id === id)?.name ?? opts.group;
+      const reactivation = { user_group_id: id!, deactivated: false };
+      if (opts.dryRun) {
+        printDryRun(ctx, opts.undo ? await client.prepare(updateUserGroup, reactivation) : await client.prepare(deactivateUserGroup, { user_group_id: id! }));
+        return;
+      }
+      if (opts.undo) await client.call(updateUserGroup, reactivation, { signal: ctx.signal });
+      else {
+        await confirmOrExit(ctx, opts.yes, `Deactivate the user group ${name}?`);
+        await client.call(deactivateUserGroup, { user_group_id: id! }, { signal: ctx.signal });
+      }
+      ctx.info(`chatctl: ${name}: ${opts.undo ? 'reactivated' : 'deactivated'}`);
     },
   }),
 ];

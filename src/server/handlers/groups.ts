@@ -1,16 +1,22 @@
-/** User groups: creation, listing, membership and subgroups (model/groups.ts reads them, model/group-changes.ts changes them). */
+/**
+ * User groups: creation, listing, editing, deactivation, membership and subgroups (model/groups.ts reads them,
+ * model/group-changes.ts and model/group-edits.ts change them).
+ */
 import { badRequest } from '../../api/errors.js';
 import {
   createUserGroup,
+  deactivateUserGroup,
   getIsUserGroupMember,
   getUserGroupMembers,
   getUserGroups,
   getUserGroupSubgroups,
+  updateUserGroup,
   updateUserGroupMembers,
   updateUserGroupSubgroups,
 } from '../../api/operations/groups.js';
 import { bind, callerOf, type Handlers } from '../context.js';
 import { addMembers, addSubgroups, createGroup, removeMembers, removeSubgroups } from '../model/group-changes.js';
+import { deactivateGroup, editGroup } from '../model/group-edits.js';
 import { GroupGraph } from '../model/groups.js';
 import { userById } from '../model/users.js';
 
@@ -18,6 +24,16 @@ export const handlers: Handlers<'groups'> = {
   createUserGroup: bind(createUserGroup, (ctx, p) => ({ group_id: createGroup(ctx.db, ctx, callerOf(ctx), p, ctx.nowSeconds()) })),
 
   getUserGroups: bind(getUserGroups, (ctx, p) => ({ user_groups: new GroupGraph(ctx.db).list(p.include_deactivated_groups) })),
+
+  updateUserGroup: bind(updateUserGroup, (ctx, { user_group_id, ...edit }) => {
+    editGroup(ctx.db, ctx, callerOf(ctx), user_group_id, edit);
+    return {};
+  }),
+
+  deactivateUserGroup: bind(deactivateUserGroup, (ctx, p) => {
+    deactivateGroup(ctx.db, ctx, callerOf(ctx), p.user_group_id);
+    return {};
+  }),
 
   getUserGroupMembers: bind(getUserGroupMembers, (ctx, p) => {
     const graph = new GroupGraph(ctx.db);

@@ -75,7 +75,7 @@ function updateUserAs(ctx: HandlerContext, found: UserRow | undefined, p: UserUp
     const name = validateFullName(db, p.full_name, target.id);
     if (name !== target.full_name) changeFullName(db, ctx, target, name);
   }
-  if (p.profile_data) updateProfileData(db, ctx, target, p.profile_data);
+  if (p.profile_data) updateProfileData(db, ctx, caller, target, p.profile_data);
   if (p.new_email !== undefined && p.new_email.trim() !== target.email) changeEmail(db, ctx, target, p.new_email);
   return {};
 }

@@ -87,9 +87,10 @@ interface DeliveryOptions {
  * Fields a model sets on an event only to choose its audience here; no client gets them (Zulip's
  * InternalStreamDeleteEvent and InternalStreamCreateEvent carry them to Tornado, which drops them).
  * `for_public_watchers` marks a public channel's message sent to users who are not its recipients: only
- * their queues that watch public channels take it.
+ * their queues that watch public channels take it. `keeps_deactivated_groups` sends a user group event only
+ * to queues whose `include_deactivated_groups` capability is the same.
  */
-const INTERNAL_FIELDS = ['for_archiving', 'for_unarchiving', 'for_public_watchers'] as const;
+const INTERNAL_FIELDS = ['for_archiving', 'for_unarchiving', 'for_public_watchers', 'keeps_deactivated_groups'] as const;
 
 /**
  * Events some clients must not get: linkifier lists only go to clients that understand URL templates, and
@@ -103,6 +104,10 @@ function wants(q: Pick<QueueRow, 'event_types' | 'watches_public'>, o: DeliveryO
   if (event.for_public_watchers === true && q.watches_public !== 1) return false;
   if (event.type === 'realm_linkifiers') return o.client_capabilities?.linkifier_url_template === true;
   if (event.type === 'typing' && 'stream_id' in event) return o.client_capabilities?.stream_typing_notifications === true;
+  // A user group event marked for one kind of client (model/group-edits.ts): deactivated groups kept or not.
+  if (event.type === 'user_group' && typeof event.keeps_deactivated_groups === 'boolean') {
+    return (o.client_capabilities?.include_deactivated_groups === true) === event.keeps_deactivated_groups;
+  }
   if (event.type === 'stream') {
     const keepsArchived = o.client_capabilities?.archived_channels === true;
     if (event.op === 'update' && event.property === 'is_archived') return keepsArchived;

@@ -14,7 +14,8 @@ import { listeningUserIds } from './event-queues.js';
 
 type Actor = Pick<UserRow, 'id' | 'role'>;
 
-const emitGroupEvent = (db: Db, sink: EventSink, event: Record<string, unknown>): void => sink.emit({ type: 'user_group', ...event }, listeningUserIds(db));
+export const emitGroupEvent = (db: Db, sink: EventSink, event: Record<string, unknown>): void =>
+  sink.emit({ type: 'user_group', ...event }, listeningUserIds(db));
 
 const insertMembers = (db: Db, groupId: number, userIds: readonly number[]): void => {
   const insert = db.prepare('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)');

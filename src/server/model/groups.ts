@@ -24,6 +24,7 @@ export interface GroupRow {
 }
 
 export const MAX_GROUP_NAME_LENGTH = 100;
+const GROUP_DEACTIVATED = 'User group is deactivated.';
 const INVALID_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:'];
 
 interface SettingRules {
@@ -184,12 +185,14 @@ export class GroupGraph {
 
   /**
    * The group a user may change under `permission`, as Zulip's access_user_group_for_update: unknown →
-   * `Invalid user group`; system groups → `Insufficient permission`; then the organization's
+   * `Invalid user group`; deactivated, where not allowed → `User group is deactivated.`; system groups →
+   * `Insufficient permission`; then the organization's
    * can_manage_all_groups, the group's can_manage_group, or the named permission.
    */
-  forUpdate(user: Pick<UserRow, 'id' | 'role'>, groupId: number, permission: GroupPermissionSetting): GroupRow {
+  forUpdate(user: Pick<UserRow, 'id' | 'role'>, groupId: number, permission: GroupPermissionSetting, allowDeactivated = true): GroupRow {
     const group = this.groups.get(groupId);
     if (!group) throw badRequest('Invalid user group');
+    if (!allowDeactivated && group.deactivated) throw badRequest(GROUP_DEACTIVATED);
     if (group.is_system_group) throw insufficientPermission();
     if (this.realmAllows(user, 'can_manage_all_groups')) return group;
     if (this.allows(user, this.setting(group, 'can_manage_group'), false)) return group;
@@ -217,25 +220,41 @@ export function checkGroupName(name: string): string {
 }
 
 /**
+ * zerver/lib/user_groups.py parse_group_setting_value: an anonymous group of no users and one subgroup is
+ * that subgroup, an empty one is `role:nobody`.
+ */
+export function canonicalSetting(graph: GroupGraph, value: GroupSettingValue): GroupSettingValue {
+  if (typeof value === 'number' || value.direct_members.length > 0 || value.direct_subgroups.length > 1) return value;
+  return value.direct_subgroups[0] ?? graph.systemId('role:nobody');
+}
+
+/** are_both_group_setting_values_equal: the same group, or the same members and subgroups in any order. */
+export function sameSetting(a: GroupSettingValue, b: GroupSettingValue): boolean {
+  if (typeof a === 'number' || typeof b === 'number') return a === b;
+  const same = (x: readonly number[], y: readonly number[]) => new Set(x).size === new Set(y).size && x.every((id) => y.includes(id));
+  return same(a.direct_members, b.direct_members) && same(a.direct_subgroups, b.direct_subgroups);
+}
+
+/**
  * Checks a requested value of a group permission setting and returns it in canonical form (an anonymous
  * group of no users and one subgroup is that subgroup; an empty one is `role:nobody`).
  */
-export function checkSettingValue(db: Db, graph: GroupGraph, name: GroupPermissionSetting, value: GroupSettingValue): GroupSettingValue {
+export function checkSettingValue(db: Db, graph: GroupGraph, name: GroupPermissionSetting, requested: GroupSettingValue): GroupSettingValue {
+  const value = canonicalSetting(graph, requested);
   if (typeof value === 'number') {
     const group = graph.get(value);
     if (!group) throw badRequest('Invalid user group');
+    // zerver/lib/user_groups.py get_user_group_by_id_in_realm: a deactivated group holds no permission.
+    if (group.deactivated) throw badRequest(GROUP_DEACTIVATED);
     if (group.name === 'role:internet') throw badRequest(`'${name}' setting cannot be set to 'role:internet' group.`);
     if (group.name === 'role:everyone' && !GROUP_SETTING_RULES[name].allowEveryone) {
       throw badRequest(`'${name}' setting cannot be set to 'role:everyone' group.`);
     }
     return value;
   }
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) {
-    return checkSettingValue(db, graph, name, value.direct_subgroups[0]!);
-  }
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return graph.systemId('role:nobody');
   activeUsersOrFail(db, value.direct_members);
   for (const id of value.direct_subgroups) if (!graph.get(id)) throw badRequest(`Invalid user group ID: ${id}`);
+  for (const id of value.direct_subgroups) if (graph.get(id)!.deactivated) throw badRequest(GROUP_DEACTIVATED);
   return { direct_members: [...new Set(value.direct_members)], direct_subgroups: [...new Set(value.direct_subgroups)] };
 }
 

@@ -4,13 +4,14 @@
  */
 import { badRequest } from '../../api/errors.js';
 import type { ProfileDataUpdate } from '../../api/operations/users.js';
-import type { CustomProfileField, ProfileFieldType } from '../../api/operations/profile-fields.js';
+import type { CustomProfileField, OwnProfileDataUpdate, ProfileFieldType } from '../../api/operations/profile-fields.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { renderHtml } from './render.js';
 import { isValidUrl } from './validation.js';
+import { listeningUserIds } from './event-queues.js';
 import { notifyPersonUpdate } from './user-events.js';
-import type { UserRow } from './users.js';
+import { isAdmin, type UserRow } from './users.js';
 
 export interface FieldRow {
   id: number;
@@ -56,9 +57,9 @@ export function fieldToWire(row: FieldRow): CustomProfileField {
   return field;
 }
 
-/** The full list of definitions, which a `custom_profile_fields` event carries after any change. */
-export function notifyFieldsChanged(db: Db, sink: EventSink, to: number[]): void {
-  sink.emit({ type: 'custom_profile_fields', fields: allFields(db).map(fieldToWire) }, to);
+/** The full list of definitions, which a `custom_profile_fields` event carries to every user after any change. */
+function notifyFieldsChanged(db: Db, sink: EventSink): void {
+  sink.emit({ type: 'custom_profile_fields', fields: allFields(db).map(fieldToWire) }, listeningUserIds(db));
 }
 
 const codePoints = (s: string): number => [...s].length;
@@ -130,25 +131,35 @@ const isRenderable = (field: Pick<FieldRow, 'type'>): boolean => field.type === 
 
 const isEmptyValue = (v: ProfileDataUpdate['value']): boolean => v === null || v.length === 0;
 
+type Actor = Pick<UserRow, 'role'>;
+
+/** The field a user changes a value of: it exists, and only administrators change fields users may not edit. */
+function fieldForValueChange(db: Db, actor: Actor, fieldId: number): FieldRow {
+  const field = fieldById(db, fieldId);
+  if (!field) throw badRequest(`Field id ${fieldId} not found.`);
+  if (!isAdmin(actor) && !field.editable_by_user) throw badRequest('You are not allowed to change this field. Contact an administrator to update it.');
+  return field;
+}
+
 /**
- * Applies a `profile_data` update to a user, as a server's update_user does: empty values remove the
- * field's value first, then every other entry is validated, then changed values are stored and announced.
+ * zerver/actions/custom_profile_fields.py check_remove_custom_profile_field_value: a value that is not there
+ * is no error; a removed one is announced with a null value.
  */
-export function updateProfileData(db: Db, sink: EventSink, target: UserRow, entries: readonly ProfileDataUpdate[]): void {
-  const updates: { field: FieldRow; value: string }[] = [];
-  for (const entry of entries) {
-    if (!isEmptyValue(entry.value)) continue;
-    const field = fieldById(db, entry.id);
-    if (!field) throw badRequest(`Field id ${entry.id} not found.`);
-    const removed = db.prepare('DELETE FROM profile_values WHERE user_id = ? AND field_id = ?').run(target.id, field.id);
-    if (removed.changes) notifyPersonUpdate(db, sink, { user_id: target.id, custom_profile_field: { id: field.id, value: null } });
-  }
-  for (const entry of entries) {
-    if (isEmptyValue(entry.value)) continue;
-    const field = fieldById(db, entry.id);
-    if (!field) throw badRequest(`Field id ${entry.id} not found.`);
-    updates.push({ field, value: validateProfileValue(db, field, entry.value) });
-  }
+export function removeProfileValue(db: Db, sink: EventSink, actor: Actor, target: Pick<UserRow, 'id'>, fieldId: number): void {
+  const field = fieldForValueChange(db, actor, fieldId);
+  const removed = db.prepare('DELETE FROM profile_values WHERE user_id = ? AND field_id = ?').run(target.id, field.id);
+  if (removed.changes) notifyPersonUpdate(db, sink, { user_id: target.id, custom_profile_field: { id: field.id, value: null } });
+}
+
+/**
+ * Validates every entry (zerver/lib/users.py validate_user_custom_profile_data), then stores the values
+ * that changed and announces each (do_update_user_custom_profile_data_if_changed).
+ */
+export function setProfileValues(db: Db, sink: EventSink, actor: Actor, target: Pick<UserRow, 'id'>, entries: readonly OwnProfileDataUpdate[]): void {
+  const updates = entries.map((entry) => {
+    const field = fieldForValueChange(db, actor, entry.id);
+    return { field, value: validateProfileValue(db, field, entry.value) };
+  });
   for (const { field, value } of updates) {
     const current = db.prepare('SELECT value FROM profile_values WHERE user_id = ? AND field_id = ?').pluck().get(target.id, field.id);
     if (current === value) continue;
@@ -163,6 +174,17 @@ export function updateProfileData(db: Db, sink: EventSink, target: UserRow, entr
   }
 }
 
+/**
+ * Applies a `profile_data` update of update_user, as zerver/views/users.py update_user_backend does: empty
+ * values remove the field's value first, then the other entries are set.
+ */
+export function updateProfileData(db: Db, sink: EventSink, actor: Actor, target: UserRow, entries: readonly ProfileDataUpdate[]): void {
+  for (const entry of entries) if (isEmptyValue(entry.value)) removeProfileValue(db, sink, actor, target, entry.id);
+  const values: OwnProfileDataUpdate[] = [];
+  for (const { id, value } of entries) if (value !== null && value.length > 0) values.push({ id, value });
+  setProfileValues(db, sink, actor, target, values);
+}
+
 export interface NewField {
   name: string;
   hint: string;
@@ -173,8 +195,10 @@ export interface NewField {
   editable_by_user: boolean;
 }
 
-const isDefaultExternalAccount = (f: Pick<NewField, 'field_type' | 'field_data'>): boolean =>
-  f.field_type === 7 && typeof f.field_data.subtype === 'string' && Object.hasOwn(DEFAULT_EXTERNAL_ACCOUNTS, f.field_data.subtype);
+type Definition = Pick<NewField, 'name' | 'hint' | 'field_type' | 'field_data' | 'display_in_profile_summary'>;
+
+/** zerver/views/custom_profile_fields.py is_default_external_field: an external account other than `custom`. */
+const isDefaultExternalAccount = (f: Pick<NewField, 'field_type' | 'field_data'>): boolean => f.field_type === 7 && f.field_data.subtype !== 'custom';
 
 function checkRequiredString(path: string, value: unknown): string {
   if (typeof value !== 'string') throw badRequest(`${path} is not a string`);
@@ -218,36 +242,144 @@ function checkExternalAccount(data: Record<string, unknown>): void {
 }
 
 /**
- * Checks a new field's definition in a server's order (type, label and hint, type-specific data, summary
- * rules) and stores it last in display order. Default external accounts (GitHub ...) take their own name.
+ * zerver/views/custom_profile_fields.py validate_custom_profile_field, in its order: type-specific data,
+ * label and hint (not for default external accounts, which take their own), type, summary rules.
  */
-export function createField(db: Db, f: NewField): FieldRow {
-  if (!Number.isInteger(f.field_type) || f.field_type < 1 || f.field_type > 8) throw badRequest('Invalid field type.');
-  const isDefault = isDefaultExternalAccount(f);
-  if (!isDefault) {
+function checkDefinition(f: Definition): void {
+  if (f.field_type === 3) checkSelectChoices(f.field_data);
+  if (f.field_type === 7) checkExternalAccount(f.field_data);
+  if (!isDefaultExternalAccount(f)) {
     if (!f.name.trim()) throw badRequest('Label cannot be blank.');
     if (codePoints(f.hint) > HINT_MAX_LENGTH) throw badRequest(`hint is too long (limit: ${HINT_MAX_LENGTH} characters)`);
     if (codePoints(f.name) > NAME_MAX_LENGTH) throw badRequest(`name is too long (limit: ${NAME_MAX_LENGTH} characters)`);
   }
-  if (f.field_type === 3) checkSelectChoices(f.field_data);
-  if (f.field_type === 7) checkExternalAccount(f.field_data);
-  if (f.display_in_profile_summary) {
-    // Long text does not fit a summary; a list of users needs client support first.
-    if (f.field_type === 2 || f.field_type === 6) throw badRequest('Field type not supported for display in profile summary.');
-    const shown = db.prepare('SELECT count(*) FROM custom_profile_fields WHERE display_in_profile_summary = 1').pluck().get() as number;
-    if (shown >= MAX_SUMMARY_FIELDS) throw badRequest(`Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`);
+  if (!Number.isInteger(f.field_type) || f.field_type < 1 || f.field_type > 8) throw badRequest('Invalid field type.');
+  // Long text does not fit a summary; a list of users needs client support first.
+  if (f.display_in_profile_summary && (f.field_type === 2 || f.field_type === 6)) {
+    throw badRequest('Field type not supported for display in profile summary.');
   }
-  const preset = isDefault ? DEFAULT_EXTERNAL_ACCOUNTS[f.field_data.subtype as string]! : null;
+}
+
+/** Checked before anything else, on creation and on update (where the field itself does not count). */
+function checkSummaryRoom(db: Db, wanted: boolean | undefined, exceptId = 0): void {
+  if (!wanted) return;
+  const shown = db.prepare('SELECT count(*) FROM custom_profile_fields WHERE display_in_profile_summary = 1 AND id != ?').pluck().get(exceptId) as number;
+  if (shown >= MAX_SUMMARY_FIELDS) throw badRequest(`Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`);
+}
+
+function checkLabelFree(db: Db, name: string, exceptId = 0): void {
+  if (db.prepare('SELECT 1 FROM custom_profile_fields WHERE name = ? AND id != ?').get(name, exceptId))
+    throw badRequest('A field with that label already exists.');
+}
+
+/** Only select and external-account fields carry data; the others store the empty string. */
+const carriesData = (type: number): boolean => type === 3 || type === 7;
+
+/**
+ * Checks a new field's definition as a server does and stores it; a new field's order is its ID, as
+ * try_add_realm_custom_profile_field sets it, so it comes last. Default external accounts (GitHub ...)
+ * take their own name and hint.
+ */
+export function createField(db: Db, sink: EventSink, f: NewField): FieldRow {
+  checkSummaryRoom(db, f.display_in_profile_summary);
+  checkDefinition(f);
+  const preset = isDefaultExternalAccount(f) ? DEFAULT_EXTERNAL_ACCOUNTS[String(f.field_data.subtype)] : undefined;
   const name = preset?.name ?? f.name;
-  if (db.prepare('SELECT 1 FROM custom_profile_fields WHERE name = ?').get(name)) throw badRequest('A field with that label already exists.');
-  // Only select and external-account fields carry data; the others store the empty string.
-  const fieldData = f.field_type === 3 || f.field_type === 7 ? JSON.stringify(preset ? { subtype: f.field_data.subtype } : f.field_data) : '';
-  const next = db.prepare('SELECT coalesce(max("order"), 0) + 1 FROM custom_profile_fields').pluck().get() as number;
+  checkLabelFree(db, name);
+  const fieldData = carriesData(f.field_type) ? JSON.stringify(preset ? { subtype: f.field_data.subtype } : f.field_data) : '';
   const info = db
     .prepare(
       `INSERT INTO custom_profile_fields (type, name, hint, field_data, "order", required, editable_by_user, display_in_profile_summary)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, 0, ?, ?, ?)`,
     )
-    .run(f.field_type, name, preset?.hint ?? f.hint, fieldData, next, f.required ? 1 : 0, f.editable_by_user ? 1 : 0, f.display_in_profile_summary ? 1 : 0);
-  return fieldById(db, Number(info.lastInsertRowid))!;
+    .run(f.field_type, name, preset?.hint ?? f.hint, fieldData, f.required ? 1 : 0, f.editable_by_user ? 1 : 0, f.display_in_profile_summary ? 1 : 0);
+  const id = Number(info.lastInsertRowid);
+  db.prepare('UPDATE custom_profile_fields SET "order" = id WHERE id = ?').run(id);
+  notifyFieldsChanged(db, sink);
+  return fieldById(db, id)!;
+}
+
+export interface FieldChanges {
+  name?: string;
+  hint?: string;
+  field_data?: Record<string, unknown>;
+  display_in_profile_summary?: boolean;
+  required?: boolean;
+  editable_by_user?: boolean;
+}
+
+const storedData = (field: FieldRow): Record<string, unknown> => (field.field_data ? (JSON.parse(field.field_data) as Record<string, unknown>) : {});
+
+/** JSON equality of two field_data dictionaries, whatever their key order (a server compares dicts). */
+function sameData(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b;
+  const [ka, kb] = [Object.keys(a), Object.keys(b)];
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
+ * zerver/views/custom_profile_fields.py update_realm_custom_profile_field with
+ * zerver/actions/custom_profile_fields.py try_update_realm_custom_profile_field: absent values are kept and
+ * the result is checked as a new definition; a default external account changes only its flags; a select
+ * field's new choices clear the values of choices it no longer has. The whole list is sent even when
+ * nothing changed, as there.
+ */
+export function updateField(db: Db, sink: EventSink, fieldId: number, c: FieldChanges): void {
+  const field = fieldById(db, fieldId);
+  if (!field) throw badRequest(`Field id ${fieldId} not found.`);
+  checkSummaryRoom(db, c.display_in_profile_summary, field.id);
+  const current = storedData(field);
+  const onlyFlags =
+    (c.name === undefined || c.name === field.name) &&
+    (c.hint === undefined || c.hint === field.hint) &&
+    (c.field_data === undefined || sameData(c.field_data, current));
+  if (isDefaultExternalAccount({ field_type: field.type, field_data: current }) && !onlyFlags) throw badRequest('Default custom field cannot be updated.');
+  const next = {
+    name: c.name ?? field.name,
+    hint: c.hint ?? field.hint,
+    field_type: field.type,
+    field_data: c.field_data ?? current,
+    display_in_profile_summary: c.display_in_profile_summary ?? field.display_in_profile_summary === 1,
+  };
+  checkDefinition(next);
+  if (c.name !== undefined) checkLabelFree(db, c.name, field.id);
+  if (field.type === 3 && c.field_data !== undefined) {
+    db.prepare('DELETE FROM profile_values WHERE field_id = ? AND value NOT IN (SELECT key FROM json_each(?))').run(field.id, JSON.stringify(c.field_data));
+  }
+  const fieldData = carriesData(field.type) && (c.field_data !== undefined || field.field_data === '') ? JSON.stringify(c.field_data ?? {}) : field.field_data;
+  const flag = (v: boolean | undefined, was: number): number => (v === undefined ? was : v ? 1 : 0);
+  db.prepare(
+    `UPDATE custom_profile_fields SET name = ?, hint = ?, field_data = ?, required = ?, editable_by_user = ?, display_in_profile_summary = ?
+     WHERE id = ?`,
+  ).run(
+    next.name,
+    next.hint,
+    fieldData,
+    flag(c.required, field.required),
+    flag(c.editable_by_user, field.editable_by_user),
+    flag(c.display_in_profile_summary, field.display_in_profile_summary),
+    field.id,
+  );
+  notifyFieldsChanged(db, sink);
+}
+
+/** do_remove_realm_custom_profile_field: the field and every value of it (the values go with it, by cascade). */
+export function deleteField(db: Db, sink: EventSink, fieldId: number): void {
+  const field = fieldById(db, fieldId);
+  if (!field) throw badRequest(`Field id ${fieldId} not found.`);
+  db.prepare('DELETE FROM custom_profile_fields WHERE id = ?').run(field.id);
+  notifyFieldsChanged(db, sink);
+}
+
+/**
+ * try_reorder_realm_custom_profile_fields: every field must be listed; each takes its position in the list
+ * (the last one, for an ID listed twice), and IDs of no field are passed over.
+ */
+export function reorderFields(db: Db, sink: EventSink, order: readonly number[]): void {
+  const position = new Map(order.map((id, i) => [id, i]));
+  const ids = db.prepare('SELECT id FROM custom_profile_fields').pluck().all() as number[];
+  if (ids.some((id) => !position.has(id))) throw badRequest('Invalid order mapping.');
+  const set = db.prepare('UPDATE custom_profile_fields SET "order" = ? WHERE id = ?');
+  for (const id of ids) set.run(position.get(id), id);
+  notifyFieldsChanged(db, sink);
 }

@@ -4,6 +4,8 @@ import type { Caller, Fixture, PermissionRows } from './matrix.js';
 /** Guests and bots are turned away before anything else (Zulip's require_member_or_admin). */
 const NOT_FOR = { guest: 'Not allowed for guest users', bot: 'This endpoint does not accept bot requests.' } as const;
 const MEMBERS: readonly Caller[] = ['owner', 'admin', 'moderator', 'member'];
+/** Groups whose settings name only their creator: managed by owners alone (the default can_manage_all_groups). */
+const REFUSED_BELOW_OWNERS = { admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' } as const;
 
 const systemId = (f: Fixture, name: string) => (f.org.db.prepare('SELECT id FROM user_groups WHERE name = ?').get(name) as { id: number }).id;
 
@@ -53,12 +55,38 @@ export const groupCases: PermissionRows<'groups'> = {
       denied: NOT_FOR,
     },
   ],
+  updateUserGroup: [
+    {
+      name: "rename the owner's group (only owners manage all groups)",
+      request: (f) => ({ method: 'PATCH', path: `/user_groups/${ownersGroup(f)}`, body: [['name', `${unique('renamed', '-')}-${randomToken()}`]] }),
+      allowed: ['owner'],
+      denied: { ...NOT_FOR, ...REFUSED_BELOW_OWNERS },
+    },
+    {
+      name: 'describe a group members manage',
+      request: (f) => ({
+        method: 'PATCH',
+        path: `/user_groups/${ownersGroup(f, { can_manage_group: systemId(f, 'role:members') })}`,
+        body: [['description', 'Managed by members']],
+      }),
+      allowed: MEMBERS,
+      denied: NOT_FOR,
+    },
+  ],
+  deactivateUserGroup: [
+    {
+      name: "deactivate the owner's group (no guest or bot may manage it)",
+      request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/deactivate` }),
+      allowed: ['owner'],
+      denied: { ...REFUSED_BELOW_OWNERS, guest: 'Insufficient permission', bot: 'Insufficient permission' },
+    },
+  ],
   updateUserGroupMembers: [
     {
       name: "add a member to the owner's group (only owners manage all groups)",
       request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/members`, body: [['add', JSON.stringify([f.others.member.id])]] }),
       allowed: ['owner'],
-      denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },
+      denied: { ...NOT_FOR, ...REFUSED_BELOW_OWNERS },
     },
     {
       name: 'join a group members may join',
@@ -76,7 +104,7 @@ export const groupCases: PermissionRows<'groups'> = {
       name: "add a subgroup to the owner's group",
       request: (f) => ({ method: 'POST', path: `/user_groups/${ownersGroup(f)}/subgroups`, body: [['add', JSON.stringify([ownersGroup(f)])]] }),
       allowed: ['owner'],
-      denied: { ...NOT_FOR, admin: 'Insufficient permission', moderator: 'Insufficient permission', member: 'Insufficient permission' },
+      denied: { ...NOT_FOR, ...REFUSED_BELOW_OWNERS },
     },
   ],
   getUserGroupMembers: [
