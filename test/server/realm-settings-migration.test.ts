@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getSetting } from '../../src/server/model/realm.js';
-import { groupSetting } from '../../src/server/model/realm-settings.js';
+import { groupSetting } from '../../src/server/model/realm-permissions.js';
 import { insertSystemGroups, systemGroupId } from '../../src/server/model/system-groups.js';
 import { DB_FILE, openDb } from '../../src/server/store/db.js';
 import { applyMigrations } from '../helpers/schema.js';

@@ -49,7 +49,7 @@ import {
   subscriptionViews,
 } from '../model/subscriptions.js';
 import { isAdmin, isGuest, type UserRow } from '../model/users.js';
-import { mayUse } from '../model/realm-settings.js';
+import { mayUse } from '../model/realm-permissions.js';
 
 /** Whether `user` may subscribe others to an accessible channel: the organization's permission, or administering it. */
 function canAddSubscribers(ctx: HandlerContext, user: UserRow, stream: StreamRow): boolean {

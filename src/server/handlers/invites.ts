@@ -29,7 +29,7 @@ import {
   type InviteRow,
 } from '../model/invites.js';
 import { isAdmin, isOwner, type UserRow } from '../model/users.js';
-import { mayUse } from '../model/realm-settings.js';
+import { mayUse } from '../model/realm-permissions.js';
 
 /**
  * One may invite only to one's own role or a more restricted one (the API document's rule; a Zulip server

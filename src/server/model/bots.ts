@@ -9,7 +9,7 @@ import { randomAlphanumeric } from '../../random.js';
 import type { EventSink } from '../context.js';
 import { holds } from './user-permissions.js';
 import { getSetting } from './realm.js';
-import { mayUse } from './realm-settings.js';
+import { mayUse } from './realm-permissions.js';
 import type { Db } from '../store/db.js';
 import { emitWithPerson } from './user-events.js';
 import { gravatarUrl } from './user-view.js';

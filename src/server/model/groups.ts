@@ -7,7 +7,7 @@
 import { badRequest, insufficientPermission } from '../../api/errors.js';
 import type { GroupSettingValue } from '../../api/operations/channels.js';
 import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting, type UserGroup } from '../../api/operations/groups.js';
-import { mayUse } from './realm-settings.js';
+import { mayUse } from './realm-permissions.js';
 import type { Db } from '../store/db.js';
 import { directRoleOf, SYSTEM_CHAIN } from './system-groups.js';
 import { isGuest, type UserRow } from './users.js';

@@ -8,7 +8,7 @@ import type { Attachment } from '../../api/operations/attachments.js';
 import { badRequest, moveTimeLimitExceeded } from '../../api/errors.js';
 import type { HandlerContext } from '../context.js';
 import { EMPTY_TOPIC_FALLBACK_NAME, getSetting } from './realm.js';
-import { mayUse } from './realm-settings.js';
+import { mayUse } from './realm-permissions.js';
 import type { Db } from '../store/db.js';
 import { attachmentById, attachmentView, linkAttachments } from './attachments.js';
 import { accessStream, subscriberIds, type StreamRow } from './channels.js';

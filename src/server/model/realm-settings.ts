@@ -1,90 +1,22 @@
-/**
- * The organization's settings as PATCH /realm changes them (zerver/views/realm.py update_realm), and its
- * group-valued settings as permissions read them. A group-valued setting is stored as its group-setting
- * value (a group ID, or `{direct_members, direct_subgroups}`); one never written is its system group.
- */
+/** The organization's settings as PATCH /realm changes them (zerver/views/realm.py update_realm). */
 import { ApiError, badRequest, mustBe } from '../../api/errors.js';
 import type { GroupSettingValue } from '../../api/operations/channels.js';
 import type { RealmUpdate, updateRealm } from '../../api/operations/server.js';
 import type { HandlerParamsOf } from '../../api/operation.js';
-import {
-  GROUP_SETTING_ORDER,
-  type GroupRule,
-  type GroupSettingName,
-  REALM_SETTINGS,
-  type RealmSettingName,
-  type SettingMeta,
-} from '../../api/realm-settings.js';
+import { GROUP_SETTING_ORDER, type GroupSettingName, REALM_SETTINGS, type RealmSettingName, type SettingMeta } from '../../api/realm-settings.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { accessStream } from './channels.js';
 import { listeningUserIds } from './event-queues.js';
 import { activeUsersOrFail } from './groups.js';
 import { getSetting, setSetting } from './realm.js';
-import { inSystemGroup, systemGroupId } from './system-groups.js';
-import { isGuest, isOwner, type UserRow } from './users.js';
+import { groupSetting, groupValueForApi } from './realm-permissions.js';
+import { systemGroupId } from './system-groups.js';
+import { isOwner, type UserRow } from './users.js';
 
 type Params = HandlerParamsOf<typeof updateRealm>;
 
 const metaOf = (name: RealmSettingName): SettingMeta => REALM_SETTINGS[name].setting;
-
-/** A group-valued setting's value, as stored or by default. */
-export function groupSetting(db: Db, name: GroupSettingName): GroupSettingValue {
-  const row = db.prepare('SELECT value FROM realm_settings WHERE key = ?').get(name) as { value: string } | undefined;
-  if (row) return JSON.parse(row.value) as GroupSettingValue;
-  const id = systemGroupId(db, REALM_SETTINGS[name].setting.initial);
-  if (id === undefined) throw new Error(`system group ${REALM_SETTINGS[name].setting.initial} is missing`);
-  return id;
-}
-
-interface ReachedGroup {
-  name: string;
-  is_system_group: number;
-  member: number;
-}
-
-/**
- * Whether a user is in the set a group-setting value names (zerver/lib/user_groups.py
- * user_has_permission_for_group_setting): guests never are where the setting refuses role:everyone. The
- * groups reached are read from the value's groups down through their subgroups, so the cost follows the
- * groups involved, not the organization.
- */
-export function inGroupValue(db: Db, user: Pick<UserRow, 'id' | 'role'>, value: GroupSettingValue, rule: GroupRule): boolean {
-  if (!rule.allowEveryone && isGuest(user)) return false;
-  if (typeof value !== 'number' && value.direct_members.includes(user.id)) return true;
-  const roots = typeof value === 'number' ? [value] : value.direct_subgroups;
-  const reached = db
-    .prepare(
-      `WITH RECURSIVE reached(id) AS (
-         SELECT value FROM json_each(?)
-         UNION SELECT s.subgroup_id FROM group_subgroups s JOIN reached r ON s.group_id = r.id
-       )
-       SELECT g.name, g.is_system_group, EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = g.id AND m.user_id = ?) AS member
-       FROM user_groups g JOIN reached r ON r.id = g.id`,
-    )
-    .all(JSON.stringify(roots), user.id) as ReachedGroup[];
-  return reached.some((g) => g.member === 1 || (g.is_system_group === 1 && inSystemGroup(user, g.name)));
-}
-
-/** Whether a user holds an organization-wide permission that a group-valued setting grants. */
-export const mayUse = (db: Db, user: Pick<UserRow, 'id' | 'role'>, name: GroupSettingName): boolean =>
-  inGroupValue(db, user, groupSetting(db, name), REALM_SETTINGS[name].setting.rule);
-
-/** A group-setting value as the API shows it: anonymous groups list only active users, both lists ascending. */
-export function groupValueForApi(db: Db, value: GroupSettingValue): GroupSettingValue {
-  if (typeof value === 'number') return value;
-  const active = new Set(
-    (
-      db.prepare('SELECT id FROM users WHERE is_active = 1 AND id IN (SELECT value FROM json_each(?))').all(JSON.stringify(value.direct_members)) as {
-        id: number;
-      }[]
-    ).map((r) => r.id),
-  );
-  return {
-    direct_members: value.direct_members.filter((id) => active.has(id)).sort((a, b) => a - b),
-    direct_subgroups: [...value.direct_subgroups].sort((a, b) => a - b),
-  };
-}
 
 /** zerver/lib/user_groups.py parse_group_setting_value: one subgroup and no members is that group; nothing is role:nobody. */
 function canonical(db: Db, value: GroupSettingValue): GroupSettingValue {

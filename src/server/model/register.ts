@@ -7,7 +7,7 @@ import { LIMITS } from '../../api/limits.js';
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api/operations/folders.js';
 import { ROLE } from '../../api/roles.js';
 import { getSetting } from './realm.js';
-import { groupSetting, groupValueForApi, mayUse } from './realm-settings.js';
+import { groupSetting, groupValueForApi, mayUse } from './realm-permissions.js';
 import { GROUP_SETTING_ORDER } from '../../api/realm-settings.js';
 import type { Db } from '../store/db.js';
 import { channelView, defaultChannelIds, hasMetadataAccess, subscriberIds, type StreamRow } from './channels.js';
