@@ -183,7 +183,6 @@ export const REALM_SETTINGS = {
     { kind: 'channel' },
     {
       doc: 'the channel where new channels are announced; -1: none',
-      minFeatureLevel: 241,
       older: [{ before: 241, name: 'notifications_stream_id' }],
     },
   ),
@@ -192,7 +191,6 @@ export const REALM_SETTINGS = {
     { kind: 'channel' },
     {
       doc: 'the channel where new users are announced; -1: none',
-      minFeatureLevel: 241,
       older: [{ before: 241, name: 'signup_notifications_stream_id' }],
     },
   ),
