@@ -55,15 +55,14 @@ const setting = <T, const M extends SettingMeta>(
 ): Setting<T, M> => ({ ...p.opt(schema, extra), setting: meta });
 
 /** A group-setting value on the wire: a group ID or {direct_members, direct_subgroups}. */
-export const groupSettingValue: Typed<GroupSettingValue> = s.union(
+const groupSettingValue: Typed<GroupSettingValue> = s.union(
   s.int(),
   s.object({ direct_members: s.list(s.int()), direct_subgroups: s.list(s.int()) }),
   'an integer or a dict',
 );
 
 /** A group-valued setting's change (zerver/lib/user_groups.py GroupSettingChangeRequest): `old`, when given, must match. */
-export const groupSettingChange = s.object({ new: groupSettingValue, old: s.optional(groupSettingValue) });
-export type GroupSettingChange = { new: GroupSettingValue; old?: GroupSettingValue };
+const groupSettingChange = s.object({ new: groupSettingValue, old: s.optional(groupSettingValue) });
 
 const timeLimit = s.union(s.int(), s.string(), 'an integer or a string');
 
