@@ -3,7 +3,7 @@ import { subscribe } from '../../src/api/operations/channels.js';
 import { sendMessage } from '../../src/api/operations/messages.js';
 import { cliTarget, expectUsageError, parse, runCli } from '../helpers/cli.js';
 import { openQueue, takeEvents, type StoredEvent } from '../helpers/events.js';
-import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
+import { createTestOrg, TestClock, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, TRANSPORTS } from '../helpers/transports.js';
 
 /**
@@ -38,7 +38,8 @@ describe.each(TRANSPORTS)('typing commands over %s', (kind) => {
   let ann: TestUser;
   let bob: TestUser;
   beforeAll(() => {
-    org = createTestOrg();
+    // On the real clock, as the spawned CLI is: a message is editable for ten minutes after it is sent.
+    org = createTestOrg({ clock: new TestClock(Math.floor(Date.now() / 1000)) });
     ann = org.addUser({ name: 'Ann' });
     bob = org.addUser({ name: 'Bob' });
   });

@@ -13,6 +13,7 @@ import { getMessage, getMessages, sendMessage, updateMessageFlagsForNarrow } fro
 import { updatePresence } from '../../src/api/operations/presence.js';
 import { createChannel, getStreams, subscribe, updateStream, updateUserTopic } from '../../src/api/operations/channels.js';
 import { register } from '../../src/api/operations/events.js';
+import { updateRealm } from '../../src/api/operations/server.js';
 import { setMessageEditTypingStatus, setTypingStatus } from '../../src/api/operations/typing.js';
 import { getUsers, updateUser } from '../../src/api/operations/users.js';
 import type { WireRequest, WireResponse } from '../../src/api/wire.js';
@@ -302,6 +303,17 @@ describe('parameters renamed, re-valued or added', () => {
     expect(await at(313, updateUser, { user_id: 5, new_email: 'b@x.test' })).toMatchObject([{ path: '/users/5', params: { new_email: 'b@x.test' } }]);
     expect(await refusal(at(312, updateUser, { user_id: 5, new_email: 'b@x.test' }, { new_email: '--new-email' }))).toBe(
       '--new-email needs feature level ≥ 313 (server has 312)',
+    );
+  });
+
+  it('organization settings: announcement channels are notifications_stream_id and signup_notifications_stream_id before 241; others from their level', async () => {
+    expect(await at(240, updateRealm, { new_stream_announcements_stream_id: 4, signup_announcements_stream_id: -1 })).toEqual([
+      { method: 'PATCH', path: '/realm', params: { notifications_stream_id: '4', signup_notifications_stream_id: '-1' } },
+    ]);
+    expect(await at(241, updateRealm, { new_stream_announcements_stream_id: 4 })).toMatchObject([{ params: { new_stream_announcements_stream_id: '4' } }]);
+    expect(await at(321, updateRealm, { can_invite_users_group: { new: 11 } })).toMatchObject([{ params: { can_invite_users_group: '{"new":11}' } }]);
+    expect(await refusal(at(320, updateRealm, { can_invite_users_group: { new: 11 } }, { can_invite_users_group: '--set can_invite_users_group' }))).toBe(
+      '--set can_invite_users_group needs feature level ≥ 321 (server has 320)',
     );
   });
 

@@ -32,6 +32,21 @@ export const FIELDS_NEWER_THAN_DESCRIPTION: ReadonlySet<string> = new Set([
   'realm_can_move_messages_between_topics_group', // register: the group settings that replaced the move policies
   'realm_can_move_messages_between_channels_group', // ...
   'realm_can_resolve_topics_group', // ...
+  'realm_can_add_subscribers_group', // register, feature level 341
+  'realm_can_create_bots_group', // register, feature level 344
+  'realm_can_create_write_only_bots_group', // register, feature level 344
+  'realm_can_create_groups', // register, feature level 299
+  'realm_can_manage_all_groups', // register, feature level 299
+  'realm_can_invite_users_group', // register, feature level 321
+  'can_add_subscribers_group', // realm update_dict events, feature level 341
+  'can_create_bots_group', // ..., feature level 344
+  'can_create_write_only_bots_group', // ..., feature level 344
+  'can_create_groups', // ..., feature level 299
+  'can_manage_all_groups', // ..., feature level 299
+  'can_invite_users_group', // ..., feature level 321
+  'can_move_messages_between_topics_group', // ..., feature level 316
+  'can_move_messages_between_channels_group', // ..., feature level 310
+  'can_resolve_topics_group', // ..., feature level 367
   'can_add_members_group', // user groups, feature level 305
   'can_join_group', // user groups, feature level 301
   'can_leave_group', // user groups, feature level 308

@@ -6,6 +6,7 @@ import { setPermission } from '../../src/server/model/user-permissions.js';
 import { bad, flatFailure } from '../helpers/api.js';
 import { eventErrors, openQueue, takeEvents } from '../helpers/events.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
+import { setGroupSetting } from '../helpers/realm-settings.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
 
 interface BotRow {
@@ -231,7 +232,7 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
   });
 
   it('follows the bot permissions of the organization', async () => {
-    org.db.prepare("INSERT INTO realm_settings (key, value) VALUES ('can_create_bots_group', '\"role:administrators\"')").run();
+    setGroupSetting(org.db, 'can_create_bots_group', 'role:administrators');
     try {
       const client = await as(member);
       const name = unique();
@@ -245,7 +246,7 @@ describe.each(TRANSPORTS)('bots over %s', (kind) => {
       expect(row(res.user_id).bot_type).toBe(2);
       await (await as(admin)).call(createBot, { full_name: `Admin Gen ${name}`, short_name: `admingen${name}` });
     } finally {
-      org.db.prepare("DELETE FROM realm_settings WHERE key = 'can_create_bots_group'").run();
+      setGroupSetting(org.db, 'can_create_bots_group', null);
     }
   });
 });

@@ -3,6 +3,7 @@ import { createInviteLink, getInvites, resendInvite, revokeInvite, revokeInviteL
 import { deactivateUser } from '../../src/api/operations/users.js';
 import type { InviteRow, LinkRow } from '../../src/server/model/invites.js';
 import { setSetting } from '../../src/server/model/realm.js';
+import { setGroupSetting } from '../helpers/realm-settings.js';
 import { bad, flatFailureWithExtra } from '../helpers/api.js';
 import { newStream } from '../helpers/channels.js';
 import { openQueue, takeEvents } from '../helpers/events.js';
@@ -126,11 +127,11 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
     const client = await as(member);
     const secret = newStream(org, `secret-${kind}`, { inviteOnly: true, subscribers: [admin] });
     const open = newStream(org, `open-${kind}`);
-    setSetting(org.db, 'can_invite_users_group', 'role:administrators');
+    setGroupSetting(org.db, 'can_invite_users_group', 'role:administrators');
     try {
       expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: '', stream_ids: [999] }))).toEqual(bad('Insufficient permission'));
     } finally {
-      setSetting(org.db, 'can_invite_users_group', 'role:members');
+      setGroupSetting(org.db, 'can_invite_users_group', 'role:members');
     }
     expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: '  ', stream_ids: [999] }))).toEqual(
       bad('You must specify at least one email address.'),
@@ -145,7 +146,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
       bad(`Invalid channel ID ${secret}. No invites were sent.`),
     );
     await (await as(admin)).call(sendInvites, { invitee_emails: address(), stream_ids: [secret] });
-    setSetting(org.db, 'can_add_subscribers_group', 'role:administrators');
+    setGroupSetting(org.db, 'can_add_subscribers_group', 'role:administrators');
     try {
       expect(await flatFailureWithExtra(client.call(sendInvites, { invitee_emails: address(), stream_ids: [open] }))).toEqual(
         bad('You do not have permission to subscribe other users to channels.'),
@@ -153,7 +154,7 @@ describe.each(TRANSPORTS)('invitations over %s', (kind) => {
       // Default channels are every new user's anyway.
       await client.call(sendInvites, { invitee_emails: address(), stream_ids: [general] });
     } finally {
-      setSetting(org.db, 'can_add_subscribers_group', 'role:members');
+      setGroupSetting(org.db, 'can_add_subscribers_group', 'role:members');
     }
     const team = Number(
       org.db.prepare('INSERT INTO user_groups (name, creator_id, date_created) VALUES (?, ?, ?)').run(`team-${kind}`, member.id, org.clock.now())
@@ -361,7 +362,7 @@ describe.each(TRANSPORTS)('reusable invitation links over %s', (kind) => {
   const listed = async (user: TestUser) => (await (await as(user)).call(getInvites, {})).invites;
   const links = async (user: TestUser) => (await listed(user)).filter((i) => i.is_multiuse);
   /** Members may create links from here on; administrators only, by default. */
-  const membersMayCreate = () => setSetting(org.db, 'can_create_multiuse_invite_group', 'role:members');
+  const membersMayCreate = () => setGroupSetting(org.db, 'create_multiuse_invite_group', 'role:members');
 
   it('creates a link with its settings, lists it with the e-mail invitations, and tells administrators and its maker', async () => {
     const adminQueue = openQueue(org, admin);
@@ -487,7 +488,7 @@ describe.each(TRANSPORTS)('reusable invitation links over %s', (kind) => {
       );
       expect(await flatFailureWithExtra((await as(member)).call(createInviteLink, { group_ids: [999] }))).toEqual(bad('Invalid user group'));
     } finally {
-      setSetting(org.db, 'can_create_multiuse_invite_group', 'role:administrators');
+      setGroupSetting(org.db, 'create_multiuse_invite_group', 'role:administrators');
     }
   });
 
@@ -516,7 +517,7 @@ describe.each(TRANSPORTS)('reusable invitation links over %s', (kind) => {
       await (await as(org.owner)).call(revokeInviteLink, { invite_id: owners });
       expect(linkRow(owners).status).toBe(2);
     } finally {
-      setSetting(org.db, 'can_create_multiuse_invite_group', 'role:administrators');
+      setGroupSetting(org.db, 'create_multiuse_invite_group', 'role:administrators');
     }
   });
 

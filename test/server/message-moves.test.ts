@@ -7,6 +7,8 @@ import { register } from '../../src/api/operations/events.js';
 import { sendMessage, updateMessage } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { setSetting, type RealmKey, type RealmSettings } from '../../src/server/model/realm.js';
+import type { GroupSettingName, SystemGroupName } from '../../src/api/realm-settings.js';
+import { setGroupSetting } from '../helpers/realm-settings.js';
 import { bad, flatFailure, flatFailureWithExtra } from '../helpers/api.js';
 import { ownerChannel } from '../helpers/channels.js';
 import { openapiErrors } from '../helpers/openapi.js';
@@ -29,6 +31,16 @@ describe.each(TRANSPORTS)('moving messages over %s', (kind) => {
   const as = (user: TestUser) => clientFor(org, kind, user);
   const topicOf = (id: number) => (org.db.prepare('SELECT topic FROM messages WHERE id = ?').get(id) as { topic: string }).topic;
   const channelOf = (id: number) => (org.db.prepare('SELECT stream_id FROM messages WHERE id = ?').get(id) as { stream_id: number }).stream_id;
+
+  /** Runs `fn` with a group-valued organization setting changed, then puts the default back. */
+  async function withGroupSetting(name: GroupSettingName, group: SystemGroupName, fn: () => Promise<void>): Promise<void> {
+    setGroupSetting(org.db, name, group);
+    try {
+      await fn();
+    } finally {
+      setGroupSetting(org.db, name, null);
+    }
+  }
 
   /** Runs `fn` with an organization setting changed, then puts the default back. */
   async function withSetting<K extends RealmKey>(key: K, value: RealmSettings[K], fn: () => Promise<void>): Promise<void> {
@@ -66,7 +78,7 @@ describe.each(TRANSPORTS)('moving messages over %s', (kind) => {
     const member = org.addUser();
     const c = await ownerChannel(org, owner, [member]);
     const sent = await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 'kept', content: 'hello' });
-    await withSetting('can_move_messages_between_topics_group', 'role:moderators', async () => {
+    await withGroupSetting('can_move_messages_between_topics_group', 'role:moderators', async () => {
       expect(await flatFailure((await as(member)).call(updateMessage, { message_id: sent.id, topic: 'moved' }))).toEqual(
         bad("You don't have permission to edit this message"),
       );
@@ -81,7 +93,7 @@ describe.each(TRANSPORTS)('moving messages over %s', (kind) => {
     org.clock.advance(PAST_LIMIT);
     await (await as(member)).call(updateMessage, { message_id: sent.id, topic: '✔ question', propagate_mode: 'change_all' });
     expect(topicOf(sent.id)).toBe('✔ question');
-    await withSetting('can_resolve_topics_group', 'role:moderators', async () => {
+    await withGroupSetting('can_resolve_topics_group', 'role:moderators', async () => {
       expect(await flatFailure((await as(member)).call(updateMessage, { message_id: sent.id, topic: 'question' }))).toEqual(
         bad("You don't have permission to resolve topics in this channel."),
       );
@@ -100,7 +112,7 @@ describe.each(TRANSPORTS)('moving messages over %s', (kind) => {
     expect(channelOf(first.id)).toBe(to.id);
 
     const second = await owner.call(sendMessage, { type: 'stream', to: from.name, topic: 't', content: 'two' });
-    await withSetting('can_move_messages_between_channels_group', 'role:moderators', async () => {
+    await withGroupSetting('can_move_messages_between_channels_group', 'role:moderators', async () => {
       expect(await flatFailure((await as(member)).call(updateMessage, { message_id: second.id, stream_id: to.id }))).toEqual(
         bad("You don't have permission to move this message"),
       );

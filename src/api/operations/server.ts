@@ -1,7 +1,8 @@
-import { LIMITS } from '../limits.js';
 import { operation, p } from '../operation.js';
+import { REALM_SETTINGS, type RealmSettingName } from '../realm-settings.js';
 import { s } from '../schema.js';
 import type { ApiKeyResult, ServerSettings } from '../types.js';
+import type { GroupSettingValue } from './channels.js';
 
 export const getServerSettings = operation<ServerSettings>()({
   name: 'get-server-settings',
@@ -13,24 +14,20 @@ export const getServerSettings = operation<ServerSettings>()({
   openapiPath: '/server_settings',
 });
 
-/** What PATCH /realm answers: each string setting it changed, as `"updated"` (zerver/views/realm.py update_realm). */
-export interface RealmUpdate {
-  name?: 'updated';
-  description?: 'updated';
-}
+/**
+ * What PATCH /realm answers (zerver/views/realm.py update_realm): each setting it changed, strings as
+ * `"updated"`, time limits set to "unlimited" as null, group settings as their new value, channels as the
+ * ID sent. Nothing changed: no keys.
+ */
+export type RealmUpdate = Partial<Record<RealmSettingName, string | number | boolean | null | GroupSettingValue>>;
 
 export const updateRealm = operation<RealmUpdate>()({
   name: 'update-realm',
   method: 'PATCH',
   path: '/realm',
-  summary: "Change the organization's name or description (administrators)",
+  summary: "Change the organization's settings (administrators; some owners only)",
   access: 'admin',
-  params: {
-    name: p.opt(s.string({ maxLength: LIMITS.realmName }), { doc: `the organization's name (at most ${LIMITS.realmName} characters)` }),
-    description: p.opt(s.string({ maxLength: LIMITS.realmDescription }), {
-      doc: `its description, in Zulip's Markdown (at most ${LIMITS.realmDescription} characters)`,
-    }),
-  },
+  params: REALM_SETTINGS,
   idempotent: true,
 });
 

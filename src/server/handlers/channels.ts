@@ -38,7 +38,6 @@ import {
 } from '../model/channels.js';
 import { folderById } from '../model/folders.js';
 import { channelTopics } from '../model/topic-history.js';
-import { GroupGraph } from '../model/groups.js';
 import {
   COLOR_PATTERN,
   normalizeTopic,
@@ -50,13 +49,12 @@ import {
   subscriptionViews,
 } from '../model/subscriptions.js';
 import { isAdmin, isGuest, type UserRow } from '../model/users.js';
-import { getSetting } from '../model/realm.js';
+import { mayUse } from '../model/realm-permissions.js';
 
 /** Whether `user` may subscribe others to an accessible channel: the organization's permission, or administering it. */
-function canAddSubscribers(ctx: HandlerContext, groups: () => GroupGraph, user: UserRow, stream: StreamRow): boolean {
+function canAddSubscribers(ctx: HandlerContext, user: UserRow, stream: StreamRow): boolean {
   if (isAdmin(user)) return true;
-  const graph = groups();
-  if (graph.allows(user, graph.systemId(getSetting(ctx.db, 'can_add_subscribers_group')), false)) return true;
+  if (mayUse(ctx.db, user, 'can_add_subscribers_group')) return true;
   return stream.creator_id === user.id && !isGuest(user);
 }
 
@@ -141,15 +139,12 @@ export const handlers: Handlers<'channels'> = {
       ctx.nowSeconds(),
     );
 
-    // Read only when a caller who is not an administrator subscribes others: it reads every active user.
-    let graph: GroupGraph | undefined;
-    const groups = (): GroupGraph => (graph ??= new GroupGraph(db));
     const unauthorized = existing.filter((s) => !hasContentAccess(me, s, isSubscribed(db, me.id, s.id)));
     if (unauthorized.length > 0 && p.authorization_errors_fatal) {
       throw badRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
     }
     const accessible = existing.filter((s) => !unauthorized.includes(s));
-    if (subscribingOthers && accessible.some((s) => !canAddSubscribers(ctx, groups, me, s))) throw insufficientPermission();
+    if (subscribingOthers && accessible.some((s) => !canAddSubscribers(ctx, me, s))) throw insufficientPermission();
 
     const subscribers = subscribingOthers ? resolvePrincipals(ctx, principals) : [me];
     const streams = [...accessible, ...created];

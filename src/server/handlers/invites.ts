@@ -28,9 +28,8 @@ import {
   sendInvitations,
   type InviteRow,
 } from '../model/invites.js';
-import { inSystemGroup } from '../model/system-groups.js';
 import { isAdmin, isOwner, type UserRow } from '../model/users.js';
-import { getSetting } from '../model/realm.js';
+import { mayUse } from '../model/realm-permissions.js';
 
 /**
  * One may invite only to one's own role or a more restricted one (the API document's rule; a Zulip server
@@ -56,7 +55,7 @@ function checkJoinTargets(ctx: HandlerContext, caller: UserRow, streamIds: reado
     }
   });
   // Default channels are every new user's anyway; subscribing people to others is a permission.
-  if (streams.some((s) => !s.is_default) && !inSystemGroup(caller, getSetting(db, 'can_add_subscribers_group'))) {
+  if (streams.some((s) => !s.is_default) && !mayUse(db, caller, 'can_add_subscribers_group')) {
     throw badRequest('You do not have permission to subscribe other users to channels.');
   }
   if (groupIds.length) {
@@ -82,7 +81,7 @@ function managedInvite(ctx: HandlerContext, id: number): InviteRow {
 
 /** The caller's permissions and the request's addresses and targets, in a server's order; returns the addresses. */
 function checkInvite(ctx: HandlerContext, caller: UserRow, p: HandlerParamsOf<typeof sendInvites>): string[] {
-  if (!inSystemGroup(caller, getSetting(ctx.db, 'can_invite_users_group'))) throw insufficientPermission();
+  if (!mayUse(ctx.db, caller, 'can_invite_users_group')) throw insufficientPermission();
   checkInviteRole(caller, p.invite_as);
   const emails = parseInviteeEmails(p.invitee_emails);
   if (emails.length === 0) throw badRequest('You must specify at least one email address.');
@@ -125,7 +124,7 @@ export const handlers: Handlers<'invites'> = {
 
   createInviteLink: bind(createInviteLink, (ctx, p) => {
     const caller = callerOf(ctx);
-    if (!inSystemGroup(caller, getSetting(ctx.db, 'can_create_multiuse_invite_group'))) throw insufficientPermission();
+    if (!mayUse(ctx.db, caller, 'create_multiuse_invite_group')) throw insufficientPermission();
     checkInviteRole(caller, p.invite_as);
     checkJoinTargets(ctx, caller, p.stream_ids, p.group_ids);
     return { invite_link: createLink(ctx.db, ctx, caller.id, p, ctx.nowSeconds(), ctx.realmUrl) };

@@ -2,11 +2,11 @@
 import { ApiError, badRequest } from '../../api/errors.js';
 import { fetchApiKey, getServerSettings, updateRealm } from '../../api/operations/server.js';
 import type { ServerSettings } from '../../api/types.js';
-import { bind, bindAsync, type Handlers } from '../context.js';
+import { bind, bindAsync, callerOf, type Handlers } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
 import { recordLogin, userByEmail, userById } from '../model/users.js';
 import { getSetting, versionFields } from '../model/realm.js';
-import { updateRealmIdentity } from '../model/realm-identity.js';
+import { updateRealmSettings } from '../model/realm-settings.js';
 import { renderHtml } from '../model/render.js';
 import { verifyPassword } from '../secrets.js';
 
@@ -54,7 +54,7 @@ export const handlers: Handlers<'server'> = {
     };
   }),
 
-  updateRealm: bind(updateRealm, (ctx, p) => updateRealmIdentity(ctx.db, ctx, { name: p.name, description: p.description })),
+  updateRealm: bind(updateRealm, (ctx, p) => updateRealmSettings(ctx.db, ctx, callerOf(ctx), p)),
 
   // Async: the password is checked off the event loop (scrypt on the thread pool), with no transaction open
   // across the wait, and a failed attempt must be recorded even though the request fails.

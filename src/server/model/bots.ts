@@ -9,8 +9,8 @@ import { randomAlphanumeric } from '../../random.js';
 import type { EventSink } from '../context.js';
 import { holds } from './user-permissions.js';
 import { getSetting } from './realm.js';
+import { mayUse } from './realm-permissions.js';
 import type { Db } from '../store/db.js';
-import { inSystemGroup } from './system-groups.js';
 import { emitWithPerson } from './user-events.js';
 import { gravatarUrl } from './user-view.js';
 import { botAdminIds, canAdminUser, emailTaken, insertUser, isAdmin, isOwner, type UserRow } from './users.js';
@@ -21,9 +21,9 @@ export const EMBEDDED_BOTS = ['converter', 'encrypt', 'helloworld', 'virtual_fs'
 
 /** Whether the realm's bot permissions let `caller` create a bot of this type (administrators always). */
 export function canCreateBot(db: Db, caller: UserRow, botType: number): boolean {
-  if (isAdmin(caller) || inSystemGroup(caller, getSetting(db, 'can_create_bots_group'))) return true;
+  if (isAdmin(caller) || mayUse(db, caller, 'can_create_bots_group')) return true;
   // Incoming-webhook bots can only post, so a realm may let more people create them.
-  return botType === BOT_TYPES.incoming_webhook && inSystemGroup(caller, getSetting(db, 'can_create_write_only_bots_group'));
+  return botType === BOT_TYPES.incoming_webhook && mayUse(db, caller, 'can_create_write_only_bots_group');
 }
 
 /** A server's check_bot_creation_policy. */

@@ -7,7 +7,7 @@
 import { badRequest, insufficientPermission } from '../../api/errors.js';
 import type { GroupSettingValue } from '../../api/operations/channels.js';
 import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting, type UserGroup } from '../../api/operations/groups.js';
-import { getSetting } from './realm.js';
+import { mayUse } from './realm-permissions.js';
 import type { Db } from '../store/db.js';
 import { directRoleOf, SYSTEM_CHAIN } from './system-groups.js';
 import { isGuest, type UserRow } from './users.js';
@@ -180,7 +180,7 @@ export class GroupGraph {
 
   /** Whether a user may use an organization-wide group permission (none of them admit `role:everyone`). */
   realmAllows(user: Pick<UserRow, 'id' | 'role'>, setting: RealmGroupSetting): boolean {
-    return this.allows(user, this.systemId(getSetting(this.db, setting)), false);
+    return mayUse(this.db, user, setting);
   }
 
   /**

@@ -8,6 +8,7 @@ import type { Attachment } from '../../api/operations/attachments.js';
 import { badRequest, moveTimeLimitExceeded } from '../../api/errors.js';
 import type { HandlerContext } from '../context.js';
 import { EMPTY_TOPIC_FALLBACK_NAME, getSetting } from './realm.js';
+import { mayUse } from './realm-permissions.js';
 import type { Db } from '../store/db.js';
 import { attachmentById, attachmentView, linkAttachments } from './attachments.js';
 import { accessStream, subscriberIds, type StreamRow } from './channels.js';
@@ -28,7 +29,6 @@ import {
 } from './messages.js';
 import { renderMarkdown, topicLinks } from './render.js';
 import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
-import { inSystemGroup } from './system-groups.js';
 import { isGuest, isModeratorOrAbove, userById, type UserRow } from './users.js';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
@@ -49,9 +49,9 @@ const EDIT_LIMIT_BUFFER = 20;
  * settings (zerver/lib/streams.py can_edit_topic, can_resolve_topics, can_move_messages_out_of_channel).
  * The per-channel grants those also consult are not modelled.
  */
-const mayMoveTopics = (db: Db, user: UserRow): boolean => inSystemGroup(user, getSetting(db, 'can_move_messages_between_topics_group'));
-const mayResolveTopics = (db: Db, user: UserRow): boolean => inSystemGroup(user, getSetting(db, 'can_resolve_topics_group'));
-const mayMoveBetweenChannels = (db: Db, user: UserRow): boolean => inSystemGroup(user, getSetting(db, 'can_move_messages_between_channels_group'));
+const mayMoveTopics = (db: Db, user: UserRow): boolean => mayUse(db, user, 'can_move_messages_between_topics_group');
+const mayResolveTopics = (db: Db, user: UserRow): boolean => mayUse(db, user, 'can_resolve_topics_group');
+const mayMoveBetweenChannels = (db: Db, user: UserRow): boolean => mayUse(db, user, 'can_move_messages_between_channels_group');
 
 /** The time limits on moves bind those below moderators only (zerver/actions/message_edit.py, `is_moderator`). */
 function checkMoveLimit(db: Db, user: UserRow, message: MessageRow, limitKey: MoveLimitKey, now: number, msg: string): void {

@@ -2,6 +2,7 @@
  * Organization-wide settings of the embedded server, with the defaults a new Zulip organization has.
  * Stored as JSON values in `realm_settings`; a key never written reads as its default.
  */
+import { REALM_SETTINGS } from '../../api/realm-settings.js';
 import { ROLE } from '../../api/roles.js';
 import type { Db } from '../store/db.js';
 
@@ -28,16 +29,17 @@ export const versionFields = () => ({
 /** What the empty topic is called where no organization setting applies (zerver/models/messages.py EMPTY_TOPIC_FALLBACK_NAME). */
 export const EMPTY_TOPIC_FALLBACK_NAME = 'general chat';
 
-/** Realm.DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS (zerver/models/realms.py): a week. */
-const DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS = 7 * 24 * 3600;
-
 const DEFAULT_URL = 'http://127.0.0.1:9991';
 
-export const realmDefaults = {
-  name: 'Embedded organization',
-  description: '',
+/**
+ * The settings stored as plain values: those PATCH /realm writes that are not group-valued (their defaults
+ * are REALM_SETTINGS's), and those only the server itself sets. Group-valued ones: realm-settings.ts.
+ */
+export interface RealmSettings {
+  name: string;
+  description: string;
   /** Set when the organization is created; `chatctl serve` answers with the URL it is reached at. */
-  url: DEFAULT_URL,
+  url: string;
   /**
    * The organization's domain, for bot addresses (`name-bot@domain`), placeholder addresses and an outgoing
    * webhook's `team_domain`: Zulip's realm.get_bot_domain() (zerver/models/realms.py), which comes from the
@@ -45,60 +47,87 @@ export const realmDefaults = {
    * (the host of its URL then), so a bot made through `serve` on any address gets the address one made
    * in-process gets.
    */
-  bot_domain: realmHost(DEFAULT_URL),
-  date_created: 0,
+  bot_domain: string;
+  date_created: number;
   /** 1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators (Zulip's EMAIL_ADDRESS_VISIBILITY_*). */
-  email_address_visibility: 1,
-  email_auth_enabled: true,
-  allow_edit_history: true,
-  allow_message_editing: true,
-  message_content_edit_limit_seconds: null as number | null,
-  emails_restricted_to_domains: false,
-  disallow_disposable_email_addresses: true,
-  presence_disabled: false,
-  /** Who may invite: a system group name. */
-  can_invite_users_group: 'role:members',
-  /** Who may create reusable invitation links. */
-  can_create_multiuse_invite_group: 'role:administrators',
-  /** Who may create bots, and who may create incoming-webhook (write-only) bots. */
-  can_create_bots_group: 'role:members',
-  can_create_write_only_bots_group: 'role:members',
-  /** Who may manage every user group, and who may create groups. */
-  can_manage_all_groups: 'role:owners',
-  can_create_groups: 'role:members',
-  /** Who may add others to channels. */
-  can_add_subscribers_group: 'role:members',
+  email_address_visibility: number;
+  email_auth_enabled: boolean;
   /**
-   * Who may move messages to another topic, and who may resolve topics: everyone, guests included; who may
-   * move them to another channel: members (zerver/models/realms.py REALM_PERMISSION_GROUP_SETTINGS).
+   * Whether message edit history is shown. Today's Zulip writes it as message_edit_history_visibility_policy
+   * (level 358), whose "moves only" the embedded server does not model, so PATCH /realm does not take it.
    */
-  can_move_messages_between_topics_group: 'role:everyone',
-  can_resolve_topics_group: 'role:everyone',
-  can_move_messages_between_channels_group: 'role:members',
+  allow_edit_history: boolean;
+  allow_message_editing: boolean;
+  /** Seconds; null: no limit. */
+  message_content_edit_limit_seconds: number | null;
+  emails_restricted_to_domains: boolean;
+  disallow_disposable_email_addresses: boolean;
+  invite_required: boolean;
+  presence_disabled: boolean;
   /** How long after sending those below moderators may move a message; null: no limit. */
-  move_messages_within_stream_limit_seconds: DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS as number | null,
-  move_messages_between_streams_limit_seconds: DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS as number | null,
-  require_unique_names: false,
-  empty_topic_display_name: EMPTY_TOPIC_FALLBACK_NAME,
-  invite_validity_minutes: 14400,
+  move_messages_within_stream_limit_seconds: number | null;
+  move_messages_between_streams_limit_seconds: number | null;
+  require_unique_names: boolean;
+  empty_topic_display_name: string;
+  enable_spectator_access: boolean;
+  video_chat_provider: number;
+  waiting_period_threshold: number;
+  /** Days; -1: kept forever. */
+  message_retention_days: number;
+  invite_validity_minutes: number;
   /**
    * Invitations per day; null: no limit. A stock self-hosted server has none (Zulip applies its limit only
    * with open realm creation, §5.2); an operator may set one.
    */
-  max_invites_per_day: null as number | null,
+  max_invites_per_day: number | null;
   /**
-   * Where Notification Bot announces new channels (`announce`) and new users; null: nowhere (Zulip's -1 on the
-   * wire). A new organization announces new channels in its first channel, as zerver/actions/create_realm.py
-   * does with "general"; it has no private "core team" channel for signups, so signups go nowhere until set.
+   * Where Notification Bot announces new channels (`announce`) and new users, and where Zulip's own updates
+   * go; null: nowhere (Zulip's -1 on the wire). A new organization announces new channels in its first
+   * channel, as zerver/actions/create_realm.py does with "general"; it has no private "core team" channel
+   * for signups, so signups go nowhere until set.
    */
-  new_stream_announcements_stream_id: null as number | null,
-  signup_announcements_stream_id: null as number | null,
-  /** Whether Notification Bot posts in a channel's "channel events" topic (level 434; true on a new organization). */
-  send_channel_events_messages: true,
+  new_stream_announcements_stream_id: number | null;
+  signup_announcements_stream_id: number | null;
+  zulip_update_announcements_stream_id: number | null;
+  /** Whether Notification Bot posts in a channel's "channel events" topic (level 434). */
+  send_channel_events_messages: boolean;
+  presence_sequence: number;
+}
+
+const S = REALM_SETTINGS;
+
+export const realmDefaults: RealmSettings = {
+  name: S.name.setting.initial,
+  description: S.description.setting.initial,
+  url: DEFAULT_URL,
+  bot_domain: realmHost(DEFAULT_URL),
+  date_created: 0,
+  email_address_visibility: 1,
+  email_auth_enabled: true,
+  allow_edit_history: true,
+  allow_message_editing: S.allow_message_editing.setting.initial,
+  message_content_edit_limit_seconds: S.message_content_edit_limit_seconds.setting.initial,
+  emails_restricted_to_domains: S.emails_restricted_to_domains.setting.initial,
+  disallow_disposable_email_addresses: S.disallow_disposable_email_addresses.setting.initial,
+  invite_required: S.invite_required.setting.initial,
+  presence_disabled: false,
+  move_messages_within_stream_limit_seconds: S.move_messages_within_stream_limit_seconds.setting.initial,
+  move_messages_between_streams_limit_seconds: S.move_messages_between_streams_limit_seconds.setting.initial,
+  require_unique_names: S.require_unique_names.setting.initial,
+  empty_topic_display_name: EMPTY_TOPIC_FALLBACK_NAME,
+  enable_spectator_access: S.enable_spectator_access.setting.initial,
+  video_chat_provider: S.video_chat_provider.setting.initial,
+  waiting_period_threshold: S.waiting_period_threshold.setting.initial,
+  message_retention_days: S.message_retention_days.setting.initial,
+  invite_validity_minutes: 14400,
+  max_invites_per_day: null,
+  new_stream_announcements_stream_id: null,
+  signup_announcements_stream_id: null,
+  zulip_update_announcements_stream_id: null,
+  send_channel_events_messages: S.send_channel_events_messages.setting.initial,
   presence_sequence: 0,
 };
 
-export type RealmSettings = typeof realmDefaults;
 export type RealmKey = keyof RealmSettings;
 
 export function getSetting<K extends RealmKey>(db: Db, key: K): RealmSettings[K] {

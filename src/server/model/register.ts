@@ -7,6 +7,8 @@ import { LIMITS } from '../../api/limits.js';
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api/operations/folders.js';
 import { ROLE } from '../../api/roles.js';
 import { getSetting } from './realm.js';
+import { groupSetting, groupValueForApi, mayUse } from './realm-permissions.js';
+import { GROUP_SETTING_ORDER } from '../../api/realm-settings.js';
 import type { Db } from '../store/db.js';
 import { channelView, defaultChannelIds, hasMetadataAccess, subscriberIds, type StreamRow } from './channels.js';
 import { realmEmojiDict } from './emoji.js';
@@ -56,8 +58,7 @@ const CUSTOM_PROFILE_FIELD_TYPES: Record<string, { id: number; name: string }> =
   PRONOUNS: { id: 8, name: 'Pronouns' },
 };
 
-function realmState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
-  const graph = groups();
+function realmState(db: Db, o: StateOptions): State {
   const url = o.realmUrl;
   const passwordAuth = getSetting(db, 'email_auth_enabled');
   return {
@@ -77,9 +78,6 @@ function realmState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
     realm_allow_edit_history: getSetting(db, 'allow_edit_history'),
     realm_allow_message_editing: getSetting(db, 'allow_message_editing'),
     realm_message_content_edit_limit_seconds: getSetting(db, 'message_content_edit_limit_seconds'),
-    realm_can_move_messages_between_topics_group: graph.systemId(getSetting(db, 'can_move_messages_between_topics_group')),
-    realm_can_move_messages_between_channels_group: graph.systemId(getSetting(db, 'can_move_messages_between_channels_group')),
-    realm_can_resolve_topics_group: graph.systemId(getSetting(db, 'can_resolve_topics_group')),
     realm_move_messages_within_stream_limit_seconds: getSetting(db, 'move_messages_within_stream_limit_seconds'),
     realm_move_messages_between_streams_limit_seconds: getSetting(db, 'move_messages_between_streams_limit_seconds'),
     realm_emails_restricted_to_domains: getSetting(db, 'emails_restricted_to_domains'),
@@ -89,22 +87,22 @@ function realmState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
     realm_email_auth_enabled: passwordAuth,
     realm_password_auth_enabled: passwordAuth,
     realm_authentication_methods: { Email: { enabled: passwordAuth, available: true } },
-    realm_invite_required: true,
+    realm_invite_required: getSetting(db, 'invite_required'),
     realm_mandatory_topics: false,
-    realm_enable_spectator_access: false,
+    realm_enable_spectator_access: getSetting(db, 'enable_spectator_access'),
+    realm_video_chat_provider: getSetting(db, 'video_chat_provider'),
     realm_is_zephyr_mirror_realm: false,
     realm_push_notifications_enabled: false,
     realm_push_notifications_enabled_end_timestamp: null,
     realm_upload_quota_mib: null,
     max_file_upload_size_mib: LIMITS.uploadMiB,
-    realm_message_retention_days: -1,
-    realm_waiting_period_threshold: 0,
-    realm_can_access_all_users_group: graph.systemId('role:everyone'),
-    realm_create_multiuse_invite_group: graph.systemId('role:administrators'),
+    realm_message_retention_days: getSetting(db, 'message_retention_days'),
+    realm_waiting_period_threshold: getSetting(db, 'waiting_period_threshold'),
+    ...Object.fromEntries(GROUP_SETTING_ORDER.map((name) => [`realm_${name}`, groupValueForApi(db, groupSetting(db, name))])),
     realm_new_stream_announcements_stream_id: getSetting(db, 'new_stream_announcements_stream_id') ?? -1,
     realm_signup_announcements_stream_id: getSetting(db, 'signup_announcements_stream_id') ?? -1,
     realm_send_channel_events_messages: getSetting(db, 'send_channel_events_messages'),
-    realm_zulip_update_announcements_stream_id: -1,
+    realm_zulip_update_announcements_stream_id: getSetting(db, 'zulip_update_announcements_stream_id') ?? -1,
     realm_empty_topic_display_name: getSetting(db, 'empty_topic_display_name'),
     max_topic_length: MAX_TOPIC_LENGTH,
     max_stream_name_length: LIMITS.channelName,
@@ -131,14 +129,13 @@ function realmState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
   };
 }
 
-function realmUserState(db: Db, o: StateOptions, groups: () => GroupGraph): State {
+function realmUserState(db: Db, o: StateOptions): State {
   const view = userView(db, o.user, { clientGravatar: o.clientGravatar, includeCustomProfileFields: true }, o.realmUrl);
   // The columns of the wire form only: reading every column of every user was a third of register.
   const users = listUsersForView(db);
   const me = view(o.user);
-  const graph = groups();
-  const mayAddSubscribers = graph.allows(o.user, graph.systemId(getSetting(db, 'can_add_subscribers_group')), false) || isAdmin(o.user);
-  const mayInvite = graph.allows(o.user, graph.systemId(getSetting(db, 'can_invite_users_group')), false);
+  const mayAddSubscribers = mayUse(db, o.user, 'can_add_subscribers_group') || isAdmin(o.user);
+  const mayInvite = mayUse(db, o.user, 'can_invite_users_group');
   const guest = isGuest(o.user);
   const ownAvatar = userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl)(o.user).avatar_url!;
   return {

@@ -532,4 +532,18 @@ export const migrations: readonly Migration[] = [
   DROP TABLE event_payloads;
   ALTER TABLE event_queues DROP COLUMN last_event_id;
   `,
+  // 16: group-valued organization settings hold group-setting values, as PATCH /realm writes them
+  `
+  UPDATE realm_settings SET key = 'create_multiuse_invite_group' WHERE key = 'can_create_multiuse_invite_group';
+  UPDATE realm_settings
+    SET value = (SELECT id FROM user_groups WHERE is_system_group = 1 AND name = json_extract(realm_settings.value, '$'))
+    WHERE json_type(value) = 'text'
+      AND key IN ('create_multiuse_invite_group', 'can_invite_users_group', 'can_create_bots_group', 'can_create_write_only_bots_group',
+                  'can_manage_all_groups', 'can_create_groups', 'can_add_subscribers_group', 'can_move_messages_between_topics_group',
+                  'can_resolve_topics_group', 'can_move_messages_between_channels_group')
+      AND EXISTS (SELECT 1 FROM user_groups WHERE is_system_group = 1 AND name = json_extract(realm_settings.value, '$'));
+  -- Organizations made before had no content edit limit by default; a new one has Zulip's ten minutes.
+  INSERT OR IGNORE INTO realm_settings (key, value)
+    SELECT 'message_content_edit_limit_seconds', 'null' WHERE EXISTS (SELECT 1 FROM users WHERE is_bot = 0);
+  `,
 ];
