@@ -139,6 +139,51 @@ describe.each(TRANSPORTS)('org over %s', (kind) => {
     expect(jsonLines(kept.stdout).filter((r) => r.status === 'kept').length).toBeGreaterThan(1);
   });
 
+  it("settings come from the catalogue's updateRealm: a new name is planned, applied, then in sync; drift says which section drifted (exit 10)", async () => {
+    const name = unique('Renamed org');
+    const file = fileIn('org.yaml', stringify({ chatctl: 'org/v1', settings: { name }, linkifiers: [] }));
+    const drift = await run(['org', 'drift', '-f', file]);
+    expect(drift.code).toBe(EXIT.pending);
+    expect(drift.stdout).toBe('settings: 1 to change\nlinkifiers: in sync\n');
+    const plan = await run(['org', 'plan', '-f', file, '--format', 'ndjson', '--exit-zero']);
+    expect(plan.code).toBe(0);
+    expect(jsonLines(plan.stdout)).toEqual([
+      expect.objectContaining({
+        address: 'settings/name',
+        action: 'update',
+        after: { name },
+        requests: [expect.objectContaining({ method: 'PATCH', path: '/realm', params: { name } })],
+      }),
+    ]);
+    expect((await run(['org', 'apply', '-f', file])).code).toBe(0);
+    expect((await run(['org', 'drift', '-f', file])).code).toBe(0);
+  });
+
+  it('validate lists every reference to a user, group or folder the file does not hold, and repeated keys', async () => {
+    const file = fileIn(
+      'org.json',
+      JSON.stringify({
+        chatctl: 'org/v1',
+        users: [{ email: 'a@x.test' }, { email: 'A@x.test' }],
+        groups: [{ name: 'eng', members: ['a@x.test', 'ghost@x.test'], subgroups: ['nope'], can_mention_group: 'role:members', can_join_group: 'missing' }],
+        folders: [],
+        channels: [{ name: 'dev', folder: 'Work', members: ['ghost@x.test'] }],
+      }),
+    );
+    const r = await run(['org', 'validate', '-f', file]);
+    expect(r.code).toBe(EXIT.usage);
+    for (const problem of [
+      'users[1].email: A@x.test repeats users[0]',
+      'groups[0].members[1]: no user ghost@x.test in users',
+      'groups[0].subgroups[0]: no group nope in groups',
+      'groups[0].can_join_group: no group missing in groups',
+      'channels[0].folder: no folder Work in folders',
+      'channels[0].members[0]: no user ghost@x.test in users',
+    ])
+      expect(r.stderr).toContain(problem);
+    expect(r.stderr).not.toContain('can_mention_group');
+  });
+
   it('unknown keys are refused with their path (exit 2), before anything is read', async () => {
     const { doc } = await exported();
     doc.channels[0] = { ...doc.channels[0], privat: true };

@@ -61,8 +61,8 @@ const keyOf = (section: ListSectionName, o: Obj): string => {
 function liveAt(live: LiveOrg, c: Pick<Change, 'section' | 'id' | 'name'>): Json {
   if (c.section === 'settings') return live.settings[c.name] ?? null;
   const section = c.section;
-  const found = live.lists[section].find((o) => (c.id !== null ? o.id === c.id : keyOf(section, o.file) === naturalKey(section, c.name)));
-  return found?.file ?? null;
+  const index = indexOf(section, live);
+  return (c.id !== null ? index.byId.get(c.id) : index.byKey.get(naturalKey(section, c.name)))?.file ?? null;
 }
 
 /** A hash of the live state of every object `changes` touch: what a saved plan is checked against. */
@@ -129,20 +129,34 @@ export function makePlan(desired: OrgDoc, live: LiveOrg, o: PlanOptions): Plan {
   };
 }
 
-function match(section: ListSectionName, d: Obj, live: LiveOrg): LiveObj | undefined {
-  const list = live.lists[section];
-  if (d.id !== undefined) {
-    const byId = list.find((l) => l.id === d.id);
-    if (byId) return byId;
+/** Each section's live objects by ID and by natural key, built once a plan: matching is a lookup, not a scan. */
+const indexes = new WeakMap<LiveOrg, Map<ListSectionName, { byId: Map<number | string, LiveObj>; byKey: Map<string, LiveObj> }>>();
+
+function indexOf(section: ListSectionName, live: LiveOrg): { byId: Map<number | string, LiveObj>; byKey: Map<string, LiveObj> } {
+  let all = indexes.get(live);
+  if (!all) {
+    all = new Map();
+    indexes.set(live, all);
   }
-  const key = keyOf(section, d);
-  return list.find((l) => keyOf(section, l.file) === key);
+  let index = all.get(section);
+  if (!index) {
+    const list = live.lists[section];
+    index = { byId: new Map(list.map((l) => [l.id, l])), byKey: new Map(list.map((l) => [keyOf(section, l.file), l])) };
+    all.set(section, index);
+  }
+  return index;
+}
+
+function match(section: ListSectionName, d: Obj, live: LiveOrg): LiveObj | undefined {
+  const { byId, byKey } = indexOf(section, live);
+  const id = d.id;
+  return ((typeof id === 'number' || typeof id === 'string') && byId.get(id)) || byKey.get(keyOf(section, d));
 }
 
 function resolver(live: LiveOrg, built: Built): Resolver {
   const object = (section: 'groups' | 'folders' | 'channels', key: string): number | Ref | undefined => {
     if (section === 'groups' && live.groupIds.has(key)) return live.groupIds.get(key);
-    const found = live.lists[section].find((l) => keyOf(section, l.file) === key);
+    const found = indexOf(section, live).byKey.get(key);
     if (found) return Number(found.id);
     return built.created[section].has(key) ? { $ref: `${section}/${key}` } : undefined;
   };
@@ -296,7 +310,8 @@ function planOrder(section: ListSectionName, wanted: readonly { key: string; tar
   const d = LIST_DECLS[section];
   const keys = new Set(wanted.map((w) => w.key));
   const existing = live.lists[section].map((l) => keyOf(section, l.file));
-  const after = [...existing, ...wanted.filter((w) => !existing.includes(naturalKey(section, w.key))).map((w) => w.key)];
+  const known = new Set(existing);
+  const after = [...existing, ...wanted.filter((w) => !known.has(naturalKey(section, w.key))).map((w) => w.key)];
   const relative = after.filter((k) => keys.has(k));
   const want = wanted.map((w) => w.key);
   if (same(relative, want)) return;
