@@ -377,7 +377,12 @@ function guardOwners(live: LiveOrg, changes: Change[]): void {
   Object.assign(last, { action: 'cannot', requests: [], reason: 'never removes the last owner of the organization', removals: 0 });
 }
 
-/** People Zulip tells they were added (by someone else): not the caller, not bots, not past the server's bulk limit. */
+/**
+ * People Zulip tells they were added (by someone else): not the caller, not bots, not past the server's bulk
+ * limit. zerver/views/streams.py send_messages_for_new_subscribers: a Notification Bot DM to each user
+ * subscribed by another, unless more than max_bulk_new_subscription_messages were; group membership changes
+ * are announced to the member the same way (zerver/actions/user_groups.py).
+ */
 function addedPeople(emails: readonly string[], r: Resolver): number[] {
   if (emails.length > LIMITS.bulkNewSubscriptionMessages) return [];
   const bots = new Set(r.live.lists.users.filter((u) => u.bot).map((u) => u.id));
