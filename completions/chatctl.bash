@@ -29,7 +29,7 @@ _chatctl() {
         --max-wait) COMPREPLY=(); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W 'init login logout auth profiles whoami serve server users invite status domains linkifiers attachments flags presence topics channels subscriptions typing reactions groups messages folders events webhook completion api help --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'init login logout auth profiles whoami serve server users invite status domains linkifiers attachments flags presence topics channels subscriptions typing reactions groups org messages folders events webhook completion api help --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'init')
       case "$prev" in
         --org-name) COMPREPLY=(); return ;;
@@ -1413,6 +1413,99 @@ _chatctl() {
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
       COMPREPLY=($(compgen -W '--undo --dry-run --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'org')
+      case "$prev" in
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W 'export validate schema plan drift apply --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+    'org export')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'yaml json' -- "$cur")); return ;;
+        --sections) COMPREPLY=(); return ;;
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--output -o --format --sections --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'org validate')
+      case "$prev" in
+        --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--file -f --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'org schema')
+      case "$prev" in
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'org plan')
+      case "$prev" in
+        --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json ndjson' -- "$cur")); return ;;
+        --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--file -f --format --out --exit-zero --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'org drift')
+      case "$prev" in
+        --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--file -f --exit-zero --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'org apply')
+      case "$prev" in
+        --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --plan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --prune) COMPREPLY=(); return ;;
+        --max-removals) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'table tsv csv json ndjson' -- "$cur")); return ;;
+        --fields) COMPREPLY=(); return ;;
+        --jq) COMPREPLY=(); return ;;
+        --template) COMPREPLY=(); return ;;
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--file -f --plan --prune --max-removals --resume --fail-fast --json --format --fields --relative --jq --template --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages')
       case "$prev" in
         --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;

@@ -11,6 +11,7 @@ export const EXIT = {
   auth: 4,
   permission: 5,
   notFound: 6,
+  pending: 10,
   temporary: 75,
   interrupted: 130,
 } as const;
@@ -25,6 +26,7 @@ export const EXIT_DESCRIPTIONS: Record<ExitKind, string> = {
   auth: 'not authenticated: no or invalid credentials (401), or a credentials file others can read',
   permission: 'permission denied: the role is not enough',
   notFound: 'not found: no such user, message, attachment ..., no organization in the data dir named, no such profile for profiles use',
+  pending: 'changes pending: org plan or org drift found the organization differs from the file (--exit-zero: 0)',
   temporary: 'temporary failure after retries (rate limit, 5xx, timeout, unreachable): cron can reschedule',
   interrupted: 'interrupted (Ctrl-C, or a prompt aborted)',
 };

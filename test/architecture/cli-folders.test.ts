@@ -22,7 +22,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   channels: HELPERS,
   invites: HELPERS,
   webhook: HELPERS,
-  commands: ['api', 'users', 'channels', 'invites', 'webhook', ...HELPERS],
+  org: ['channels', ...HELPERS],
+  commands: ['api', 'users', 'channels', 'invites', 'webhook', 'org', ...HELPERS],
   entry: ['commands', 'api', ...HELPERS],
 };
 

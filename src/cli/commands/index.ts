@@ -51,6 +51,11 @@ export const NOUNS: readonly NounEntry[] = [
   { name: 'typing', summary: 'send typing notifications', load: async () => (await import('./typing.js')).commands },
   { name: 'reactions', summary: 'emoji reactions on messages', load: async () => (await import('./reactions.js')).commands },
   { name: 'groups', summary: 'user groups and their members', load: async () => (await import('./groups.js')).commands },
+  {
+    name: 'org',
+    summary: 'the organization as code: export, validate, plan, apply, drift',
+    load: async () => (await import('./org/index.js')).commands,
+  },
   { name: 'messages', summary: 'messages: edit history', load: async () => (await import('./messages.js')).commands },
   { name: 'folders', summary: 'channel folders', load: async () => (await import('./folders.js')).commands },
   { name: 'events', summary: 'event queues', load: async () => (await import('./events.js')).commands },
