@@ -7,7 +7,7 @@
  * (Realm.property_types, Realm.REALM_PERMISSION_GROUP_SETTINGS).
  */
 import { LIMITS } from './limits.js';
-import type { GroupSettingValue } from './operations/channels.js';
+import { groupSettingChange } from './group-setting.js';
 import { type ParamDef, p } from './operation.js';
 import { s, type Typed } from './schema.js';
 
@@ -53,16 +53,6 @@ const setting = <T, const M extends SettingMeta>(
   meta: M,
   extra: { doc: string; minFeatureLevel?: number; older?: ParamDef<T>['older'] },
 ): Setting<T, M> => ({ ...p.opt(schema, extra), setting: meta });
-
-/** A group-setting value on the wire: a group ID or {direct_members, direct_subgroups}. */
-const groupSettingValue: Typed<GroupSettingValue> = s.union(
-  s.int(),
-  s.object({ direct_members: s.list(s.int()), direct_subgroups: s.list(s.int()) }),
-  'an integer or a dict',
-);
-
-/** A group-valued setting's change (zerver/lib/user_groups.py GroupSettingChangeRequest): `old`, when given, must match. */
-const groupSettingChange = s.object({ new: groupSettingValue, old: s.optional(groupSettingValue) });
 
 const timeLimit = s.union(s.int(), s.string(), 'an integer or a string');
 

@@ -67,8 +67,8 @@ export const OPERATION_COMMANDS: { readonly [A in AreaName]: { readonly [K in Se
   groups: {
     createUserGroup: ['groups', 'init', 'org'],
     getUserGroups: ['channels', 'folders', 'groups', 'invite', 'messages', 'status', 'subscriptions', 'topics', 'typing', 'users'],
-    updateUserGroup: ['groups'],
-    deactivateUserGroup: ['groups'],
+    updateUserGroup: ['groups', 'org'],
+    deactivateUserGroup: ['groups', 'org'],
     getUserGroupMembers: ['channels', 'groups'],
     getIsUserGroupMember: API_ONLY,
     updateUserGroupMembers: ['groups', 'org'],
@@ -138,9 +138,9 @@ export const OPERATION_COMMANDS: { readonly [A in AreaName]: { readonly [K in Se
   profileFields: {
     getCustomProfileFields: API_ONLY,
     createCustomProfileField: ['init', 'org'],
-    updateCustomProfileField: API_ONLY,
-    deleteCustomProfileField: API_ONLY,
-    reorderCustomProfileFields: API_ONLY,
+    updateCustomProfileField: ['org'],
+    deleteCustomProfileField: ['org'],
+    reorderCustomProfileFields: ['org'],
     updateOwnProfileData: API_ONLY,
     removeOwnProfileData: API_ONLY,
   },

@@ -1,7 +1,8 @@
 /** User groups: named groups of users and subgroups, and the role-based system groups. */
 import { declareOlder, olderCall } from '../older.js';
 import { NotAtLevel, operation, p } from '../operation.js';
-import { s, type TypeOf } from '../schema.js';
+import { type GroupSettingChange, groupSettingChange, groupSettingValue } from '../group-setting.js';
+import { s } from '../schema.js';
 import type { GroupSettingValue } from './channels.js';
 
 export const GROUP_PERMISSION_SETTINGS = [
@@ -27,21 +28,11 @@ export type UserGroup = {
   deactivated: boolean;
 } & Record<GroupPermissionSetting, GroupSettingValue>;
 
-/** A group-setting value on the wire: a group ID or {direct_members, direct_subgroups}. */
-const groupSettingValue = s.union(s.int(), s.object({ direct_members: s.list(s.int()), direct_subgroups: s.list(s.int()) }), 'an integer or a dict');
-
 /** A group-setting value as servers before 258 take it: a group ID, never members and subgroups. */
 function groupIdOnly(value: number | { direct_members: number[]; direct_subgroups: number[] }): number {
   if (typeof value === 'number') return value;
   throw new NotAtLevel('a group-setting value of members and subgroups');
 }
-
-/**
- * A change of a group-setting value in PATCH /user_groups/{id} (feature level 260): the new value, and the value
- * the client believes is current, which the server checks before changing anything.
- */
-const groupSettingChange = s.object({ new: groupSettingValue, old: s.optional(groupSettingValue) });
-export type GroupSettingChange = TypeOf<typeof groupSettingChange>;
 
 /** Servers before 260 take the new value alone; before 258 only as a group ID. */
 const newValueOnly = (change: GroupSettingChange): GroupSettingValue => change.new;

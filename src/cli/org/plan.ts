@@ -320,11 +320,7 @@ function planOrder(section: ListSectionName, wanted: readonly { key: string; tar
   push(
     built,
     { address: `${section}/(order)`, section, id: null, name: '(order)', action: 'update', before: { order: relative }, after: { order: want } },
-    d.order
-      ? d.name === 'profile_fields'
-        ? new Cannot("the server has no operation for reordering custom profile fields (PATCH /realm/profile_fields) in chatctl's catalogue")
-        : d.order(ids, r)
-      : [],
+    d.order ? d.order(ids, r) : [],
   );
 }
 

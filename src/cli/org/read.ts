@@ -13,7 +13,7 @@ import type { ChatClient } from '../../client/client.js';
 import { currentMembers } from '../channels/membership.js';
 import type { Context } from '../command/context.js';
 import { isObj, type Json, LIST_SECTIONS, type ListSectionName, type LiveObj, type LiveOrg, type Obj } from './model.js';
-import { isGroupSetting, LIST_DECLS, SETTINGS_FIELDS } from './sections.js';
+import { isGroupPermission, isRealmGroupSetting, LIST_DECLS, SETTINGS_FIELDS } from './sections.js';
 
 const FETCH = ['realm', 'realm_domains', 'realm_linkifiers', 'custom_profile_fields', 'realm_user_groups', 'default_streams', 'stream'];
 
@@ -75,7 +75,7 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
   const settings: Obj = {};
   for (const key of Object.keys(SETTINGS_FIELDS)) {
     const v = state[`realm_${key}`];
-    if (v !== undefined) settings[key] = isGroupSetting(key) ? groupValue(v) : json(v);
+    if (v !== undefined) settings[key] = isRealmGroupSetting(key) ? groupValue(v) : json(v);
   }
 
   const fields = objects(state.custom_profile_fields).sort((a, b) => num(a.order) - num(b.order));
@@ -140,7 +140,7 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
           subgroups: byName(list(g.direct_subgroup_ids ?? g.subgroups).flatMap((id) => groupNames.get(num(id)) ?? [])),
           ...Object.fromEntries(
             Object.keys(LIST_DECLS.groups.fields)
-              .filter((k) => isGroupSetting(k) && k in g)
+              .filter((k) => isGroupPermission(k) && k in g)
               .map((k) => [k, groupValue(g[k])]),
           ),
         },

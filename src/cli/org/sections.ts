@@ -9,11 +9,18 @@
  */
 import { addRealmDomain, removeRealmDomain, updateRealmDomain } from '../../api/operations/domains.js';
 import { createChannelFolder, reorderChannelFolders, updateChannelFolder } from '../../api/operations/folders.js';
-import { createUserGroup, GROUP_PERMISSION_SETTINGS, updateUserGroupMembers } from '../../api/operations/groups.js';
+import { createUserGroup, deactivateUserGroup, GROUP_PERMISSION_SETTINGS, updateUserGroup, updateUserGroupMembers } from '../../api/operations/groups.js';
 import { addLinkifier, removeLinkifier, reorderLinkifiers, updateLinkifier } from '../../api/operations/linkifiers.js';
-import { createCustomProfileField, PROFILE_FIELD_TYPES } from '../../api/operations/profile-fields.js';
+import {
+  createCustomProfileField,
+  deleteCustomProfileField,
+  PROFILE_FIELD_TYPES,
+  reorderCustomProfileFields,
+  updateCustomProfileField,
+} from '../../api/operations/profile-fields.js';
 import { archiveStream, createChannel, subscribe, unsubscribe, updateStream } from '../../api/operations/channels.js';
 import { updateRealm } from '../../api/operations/server.js';
+import { REALM_SETTINGS } from '../../api/realm-settings.js';
 import { deactivateUser, reactivateUser, updateUser } from '../../api/operations/users.js';
 import { fillPath, type Operation } from '../../api/operation.js';
 import { ROLE } from '../../api/roles.js';
@@ -56,8 +63,21 @@ export const GROUP_SETTING: Schema = s.union(
   'a group name or {members, subgroups}',
 ).schema;
 
-/** Settings that hold a group (`can_*_group`) take a group's ID or members and subgroups on the wire. */
-export const isGroupSetting = (name: string): boolean => name.endsWith('_group');
+/** Organization settings that hold a group, as the catalogue declares them: a group's ID or members and subgroups on the wire. */
+export const isRealmGroupSetting = (name: string): boolean =>
+  Object.hasOwn(REALM_SETTINGS, name) && REALM_SETTINGS[name as keyof typeof REALM_SETTINGS].setting.kind === 'group';
+
+/** A group's own settings that hold a group (`can_manage_group` ...). */
+export const isGroupPermission = (name: string): boolean => (GROUP_PERMISSION_SETTINGS as readonly string[]).includes(name);
+
+/**
+ * A group-valued setting's change as PATCH /realm and PATCH /user_groups/{id} take it: the new value, and the
+ * value the plan saw, which the server checks first, so a setting changed since the plan is refused, not overwritten.
+ */
+const groupChange = (value: Json, seen: Json | undefined, r: Resolver): Json => ({
+  new: r.groupSetting(value),
+  ...(seen !== undefined ? { old: r.groupSetting(seen) } : {}),
+});
 
 /** How the planner resolves a file's names to what requests carry. */
 export interface Resolver {
@@ -75,8 +95,6 @@ export interface Resolver {
 export class Cannot {
   constructor(readonly reason: string) {}
 }
-
-export const noOperation = (what: string, path: string): Cannot => new Cannot(`the server has no operation for ${what} (${path}) in chatctl's catalogue`);
 
 export type Writes = PlannedRequest[] | Cannot;
 
@@ -101,11 +119,15 @@ export const PLAN_OPERATIONS: ReadonlyMap<string, Operation> = new Map(
     removeLinkifier,
     reorderLinkifiers,
     createCustomProfileField,
+    updateCustomProfileField,
+    reorderCustomProfileFields,
     createChannelFolder,
     updateChannelFolder,
     reorderChannelFolders,
     createUserGroup,
     updateUserGroupMembers,
+    updateUserGroup,
+    deactivateUserGroup,
     createChannel,
     subscribe,
     unsubscribe,
@@ -149,6 +171,9 @@ const pick = (o: Obj, keys: readonly string[]): Obj => Object.fromEntries(keys.f
 /** User IDs of e-mails (those the server does not know are left to validation and the plan's own refusals). */
 const userIds = (emails: readonly string[], r: Resolver): number[] => emails.flatMap((e) => r.user(e) ?? []);
 
+/** What PATCH /realm/profile_fields/{id} changes of a field; a new field takes them too. */
+const PROFILE_FIELD_EDITS = ['name', 'hint', 'field_data', 'required', 'editable_by_user', 'display_in_profile_summary'] as const;
+
 const roleNames = Object.keys(ROLE) as (keyof typeof ROLE)[];
 const fieldTypes = Object.keys(PROFILE_FIELD_TYPES) as (keyof typeof PROFILE_FIELD_TYPES)[];
 
@@ -156,14 +181,17 @@ const fieldTypes = Object.keys(PROFILE_FIELD_TYPES) as (keyof typeof PROFILE_FIE
 export const SETTINGS_FIELDS: Readonly<Record<string, FieldSpec>> = Object.fromEntries(
   Object.entries(updateRealm.params).map(([name, def]): [string, FieldSpec] => [
     name,
-    isGroupSetting(name)
+    isRealmGroupSetting(name)
       ? { schema: GROUP_SETTING, doc: def.doc ?? name, ref: 'groupSetting', ...(def.minFeatureLevel !== undefined ? { level: def.minFeatureLevel } : {}) }
       : param(updateRealm, name, def.doc ?? name),
   ]),
 );
 
 export function settingsUpdate(changed: Obj, r: Resolver): PlannedRequest {
-  return request(updateRealm, Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, isGroupSetting(k) ? r.groupSetting(v) : v])));
+  return request(
+    updateRealm,
+    Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, isRealmGroupSetting(k) ? groupChange(v, r.live.settings[k], r) : v])),
+  );
 }
 
 const linkifierFields = {
@@ -242,15 +270,25 @@ export const LIST_DECLS: Readonly<Record<ListSectionName, ListSection>> = {
           {
             name: str(o.name),
             field_type: type in PROFILE_FIELD_TYPES ? PROFILE_FIELD_TYPES[type as keyof typeof PROFILE_FIELD_TYPES] : 1,
-            ...pick(o, ['hint', 'field_data', 'required', 'editable_by_user', 'display_in_profile_summary']),
+            ...pick(
+              o,
+              PROFILE_FIELD_EDITS.filter((k) => k !== 'name'),
+            ),
           },
           { ref: `profile_fields/${str(o.name)}`, key: 'id' },
         ),
       ];
     },
-    update: () => noOperation('changing a custom profile field', 'PATCH /realm/profile_fields/{id}'),
-    remove: () => noOperation('removing a custom profile field', 'DELETE /realm/profile_fields/{id}'),
-    order: () => [],
+    update: (id, changed) =>
+      'type' in changed
+        ? new Cannot("a custom profile field's type cannot be changed: create a field of the new type")
+        : [request(updateCustomProfileField, { field_id: Number(id), ...pick(changed, PROFILE_FIELD_EDITS) })],
+    // Deleting a field deletes every user's value of it, and nothing brings them back: no reversible form.
+    remove: (o) =>
+      new Cannot(
+        `removing a custom profile field deletes every user's value of it; chatctl org never does (chatctl api DELETE ${fillPath(deleteCustomProfileField.path, { field_id: Number(o.id) })})`,
+      ),
+    order: (ids) => [request(reorderCustomProfileFields, { order: ids })],
   },
   folders: {
     name: 'folders',
@@ -303,7 +341,16 @@ export const LIST_DECLS: Readonly<Record<ListSectionName, ListSection>> = {
         { ref: `groups/${str(o.name)}`, key: 'group_id' },
       ),
     ],
-    update: () => noOperation("changing a group's name, description or settings", 'PATCH /user_groups/{id}'),
+    update: (id, changed, _o, r) => {
+      const seen = r.live.lists.groups.find((g) => g.id === id)?.file;
+      return [
+        request(updateUserGroup, {
+          user_group_id: Number(id),
+          ...pick(changed, ['name', 'description']),
+          ...Object.fromEntries(GROUP_PERMISSION_SETTINGS.filter((k) => k in changed).map((k) => [k, groupChange(changed[k]!, seen?.[k], r)])),
+        }),
+      ];
+    },
     members: (target, _name, field, add, remove, r) => {
       const ids = (names: string[]) => (field === 'members' ? userIds(names, r) : names.flatMap((n) => r.object('groups', n) ?? []));
       const [addKey, deleteKey] = field === 'members' ? ['add', 'delete'] : ['add_subgroups', 'delete_subgroups'];
@@ -312,7 +359,7 @@ export const LIST_DECLS: Readonly<Record<ListSectionName, ListSection>> = {
         remove: remove.length ? [request(updateUserGroupMembers, { user_group_id: target, [deleteKey]: ids(remove) })] : [],
       };
     },
-    remove: () => noOperation('deactivating a group', 'POST /user_groups/{id}/deactivate'),
+    remove: (o) => [request(deactivateUserGroup, { user_group_id: Number(o.id) })],
   },
   channels: {
     name: 'channels',

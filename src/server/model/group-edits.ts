@@ -9,7 +9,8 @@
  */
 import { ApiError, badRequest } from '../../api/errors.js';
 import type { GroupSettingValue } from '../../api/operations/channels.js';
-import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting, type GroupSettingChange } from '../../api/operations/groups.js';
+import type { GroupSettingChange } from '../../api/group-setting.js';
+import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting } from '../../api/operations/groups.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { emitGroupEvent } from './group-changes.js';
