@@ -144,4 +144,18 @@ describe.each(TRANSPORTS)('groups commands over %s', (kind) => {
     expect(removedAgain).toMatchObject({ code: 0, stderr: `chatctl: ${g.name}: unchanged: already as asked\n` });
     expect(members(g.id)).toEqual([org.owner.id]);
   });
+
+  it('refuses a user or subgroup given to both the adding and the removing flag (exit 2), changing nothing', async () => {
+    const g = await create();
+    const sub = await create();
+    const a = org.addUser();
+    const t = await cliTarget(org, kind);
+    const users = await runCli([...t.args, 'groups', 'members', g.name, '--add', a.email, '--remove', String(a.id), '--yes'], { env: t.env });
+    expect(users).toMatchObject({ code: 2, stderr: `chatctl: 1 user given to both --add and --remove: ${a.id}\n` });
+    const groups = await runCli([...t.args, 'groups', 'members', g.name, '--add-subgroup', sub.name, '--remove-subgroup', String(sub.id), '--yes'], {
+      env: t.env,
+    });
+    expect(groups).toMatchObject({ code: 2, stderr: `chatctl: 1 group given to both --add-subgroup and --remove-subgroup: ${sub.id}\n` });
+    expect(members(g.id)).toEqual([]);
+  });
 });

@@ -146,6 +146,13 @@ export const commands = [
       const addIds = add.length ? await resolveUserIds(client, add) : [];
       const removeIds = remove.length ? await resolveUserIds(client, remove) : [];
       const unique = (ids: readonly number[]) => [...new Set(ids)];
+      // One run cannot both add and remove someone: which would the caller mean?
+      const both = (what: string, added: readonly number[], removed: readonly number[], flags: string) => {
+        const twice = unique(added).filter((id) => removed.includes(id));
+        if (twice.length) throw usageError(`${plural(twice.length, what)} given to both ${flags}: ${twice.join(', ')}`);
+      };
+      both('user', addIds, removeIds, '--add and --remove');
+      both('group', groupIds(groups, addSub), groupIds(groups, removeSub), '--add-subgroup and --remove-subgroup');
       const wanted = {
         add: unique(addIds).filter((id) => !members.has(id)),
         delete: unique(removeIds).filter((id) => !known || members.has(id)),
