@@ -7,9 +7,9 @@
 //
 // BENCH_REQUESTS: typing requests (3000). BENCH_CLIENTS: requests in flight (8).
 import { readdirSync, statSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
-import { makeOrganization, root, startServe } from './serve-fixture.mjs';
+import { call, makeOrganization, root, startServe } from './serve-fixture.mjs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
@@ -30,19 +30,10 @@ const serve = await startServe(org);
 const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
 const auth = `Basic ${Buffer.from(`${guest.email}:${guest.api_key}`).toString('base64')}`;
 
-function call(method, path, form) {
-  const body = new URLSearchParams(form).toString();
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), authorization: auth };
-  return new Promise((resolve, reject) => {
-    const req = request(`${serve.site}/api/v1${path}`, { method, headers, agent }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve([res.statusCode, Buffer.concat(chunks).toString()]));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const send = async (method, path, form) => {
+  const r = await call(serve.site, method, path, { form, authorization: auth, agent });
+  return [r.status, r.body];
+};
 
 /** The data dir's bytes (the database, its log and shared memory, uploads). */
 function dirBytes(dir) {
@@ -64,7 +55,7 @@ const mb = (n) => (n / MB).toFixed(1).padStart(7);
 
 try {
   for (let i = 0; i < QUEUES; i++) {
-    const [status, text] = await call('POST', '/register', { event_types: '["typing"]' });
+    const [status, text] = await send('POST', '/register', { event_types: '["typing"]' });
     if (status !== 200) throw new Error(`register answered ${status}: ${text}`);
   }
   const before = dirBytes(org.dataDir);
@@ -79,7 +70,7 @@ try {
     Array.from({ length: CLIENTS }, async () => {
       while (sent < REQUESTS) {
         sent++;
-        const [status] = await call('POST', '/typing', { op: 'start', to: JSON.stringify([guest.id]) });
+        const [status] = await send('POST', '/typing', { op: 'start', to: JSON.stringify([guest.id]) });
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       }
     }),

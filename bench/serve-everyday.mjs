@@ -14,10 +14,8 @@
 // BENCH_ROUNDS (5) rounds of BENCH_SAMPLES (100) of each request after BENCH_WARMUP (50) untimed ones;
 // BENCH_USERS (100) members, every one a caller in turn, and BENCH_ADMINS (10) administrators for PATCH /users/{id}.
 // The p50 of a request is the median of its rounds' p50s. BENCH_CPU_PROF=DIR: serve writes a V8 CPU profile there.
-import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { ADDED_BY_NODE, makeOrganization, OWNER, OWNER_PASSWORD, root, startServe } from './serve-fixture.mjs';
+import { ADDED_BY_NODE, makeOrganization, OWNER, OWNER_PASSWORD, startBare, startServe } from './serve-fixture.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
@@ -47,26 +45,6 @@ async function exchange(site, { method, path, query = '', form }, authorization)
   return { status: res.status, headers: sent, body: text, ms };
 }
 
-/** The bare server in a child process, answering each route's bytes; resolves with its URL and a stop function. */
-function startBare(answers) {
-  const child = spawn(process.execPath, [join(root, 'bench', 'bare-server.mjs')], {
-    env: { ...process.env, BENCH_BARE_RESPONSES: JSON.stringify(answers) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.stdout.once('data', (d) =>
-      resolve({
-        site: d.toString().trim(),
-        stop: async () => {
-          child.kill('SIGTERM');
-          if (child.exitCode === null) await new Promise((r) => child.on('exit', r));
-        },
-      }),
-    );
-  });
-}
-
 const org = await makeOrganization('chatctl-bench-everyday-', USERS + ADMINS);
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
 const serve = await startServe(org, profile);
@@ -83,11 +61,8 @@ try {
     return r;
   };
 
-  // The callers: every member with the key serve holds for it (read straight from the store), and the administrators.
-  const { openDb } = await import(join(root, 'dist/server/store/db.js'));
-  const db = openDb(org.dataDir);
-  const rows = db.prepare("SELECT id, email, api_key FROM users WHERE email LIKE 'member%' ORDER BY id").all();
-  db.close();
+  // The callers: every member with the key serve holds for it, and the administrators.
+  const rows = org.members;
   const members = rows.slice(0, USERS).map((u) => ({ ...u, authorization: basic(u.email, u.api_key) }));
   const admins = rows.slice(USERS).map((u) => ({ ...u, authorization: basic(u.email, u.api_key) }));
   for (const a of admins) await must(serve.site, { method: 'PATCH', path: `/users/${a.id}`, form: { role: '200' } }, owner);
@@ -141,7 +116,7 @@ try {
     const { status, headers, body } = await must(serve.site, request, callerFor(r));
     answers[`${request.method} ${API}${request.path}`] = { status, headers, body };
   }
-  bare = await startBare(answers);
+  bare = await startBare({ BENCH_BARE_RESPONSES: JSON.stringify(answers) });
   for (const r of requests) {
     const request = r.make();
     const got = await exchange(bare.site, request, callerFor(r));

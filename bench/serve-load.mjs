@@ -9,8 +9,7 @@
 // /typing` to 1,000 users and a 10,000-character message (a Zulip server's longest) as large but legal.
 //
 // BENCH_SAMPLES: requests measured per phase (400). BENCH_CPU_PROF=DIR: serve writes a V8 CPU profile there.
-import { request } from 'node:http';
-import { makeOrganization, OWNER, OWNER_PASSWORD, startServe } from './serve-fixture.mjs';
+import { call, makeOrganization, OWNER, OWNER_PASSWORD, startServe } from './serve-fixture.mjs';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 400);
 const LOADERS = 4;
@@ -22,25 +21,14 @@ const serve = await startServe(org, profile);
 const { site } = serve;
 
 /** One request; resolves with [status, milliseconds, body]. */
-function call(method, path, { auth, form, from } = {}) {
-  const body = form ? new URLSearchParams(form).toString() : '';
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
-  if (auth) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const req = request(`${site}/api/v1${path}`, { method, headers, agent: false, ...(from && { localAddress: from }) }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve([res.statusCode, Number(process.hrtime.bigint() - started) / 1e6, Buffer.concat(chunks).toString()]));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const send = async (method, path, o) => {
+  const r = await call(site, method, path, o);
+  return [r.status, r.ms, r.body];
+};
 
-const [, , login] = await call('POST', '/fetch_api_key', { form: { username: OWNER, password: OWNER_PASSWORD } });
+const [, , login] = await send('POST', '/fetch_api_key', { form: { username: OWNER, password: OWNER_PASSWORD } });
 const auth = `${OWNER}:${JSON.parse(login).api_key}`;
-const [, , me] = await call('GET', '/users', { auth });
+const [, , me] = await send('GET', '/users', { auth });
 const memberIds = JSON.parse(me)
   .members.filter((u) => u.email.startsWith('member'))
   .map((u) => u.user_id);
@@ -68,7 +56,7 @@ async function measure(loaders, load) {
   if (loaders) await new Promise((r) => setTimeout(r, 300));
   const times = [];
   for (let i = 0; i < SAMPLES; i++) {
-    const [status, ms] = await call('GET', `/users/me?probe=${probes++}`, { auth });
+    const [status, ms] = await send('GET', `/users/me?probe=${probes++}`, { auth });
     if (status !== 200) throw new Error(`GET /users/me answered ${status}`);
     times.push(ms);
   }
@@ -84,22 +72,22 @@ const phases = [
     'while 4 clients create users with passwords',
     3,
     LOADERS,
-    (k, i) => call('POST', '/users', { auth, form: { email: `new-${run}-${k}-${i}@bench.test`, full_name: `New ${k} ${i}`, password: 'a-long-password' } }),
+    (k, i) => send('POST', '/users', { auth, form: { email: `new-${run}-${k}-${i}@bench.test`, full_name: `New ${k} ${i}`, password: 'a-long-password' } }),
   ],
   [
     'while 4 clients fail logins with made-up usernames',
     3,
     LOADERS,
     (k, i) =>
-      call('POST', '/fetch_api_key', { form: { username: `nobody-${k}-${i}@bench.test`, password: 'wrong' }, from: `127.0.0.${2 + (address++ % 250)}` }),
+      send('POST', '/fetch_api_key', { form: { username: `nobody-${k}-${i}@bench.test`, password: 'wrong' }, from: `127.0.0.${2 + (address++ % 250)}` }),
   ],
-  ['while one client sends typing to 1,000 users', 5, 1, () => call('POST', '/typing', { auth, form: { op: 'start', to: JSON.stringify(memberIds) } })],
+  ['while one client sends typing to 1,000 users', 5, 1, () => send('POST', '/typing', { auth, form: { op: 'start', to: JSON.stringify(memberIds) } })],
   [
     'while one client sends 10,000-character messages',
     5,
     1,
     (_k, i) =>
-      call('POST', '/messages', {
+      send('POST', '/messages', {
         auth,
         form: { type: 'stream', to: 'general', topic: `load ${i % 20}`, content: `**bench** ${i} `.padEnd(10_000, 'lorem ipsum dolor sit amet ') },
       }),

@@ -10,8 +10,7 @@
 // byte p50 471 ms, p99 941 ms, max 990 ms (budget p99 ≤ 2,000 ms), none past the 30 s timeout (budget 0). Issue 24
 // measured, before this change: connections opened at the start waited 11-32 s (libuv accepts one connection per turn of the
 // event loop, and each turn ran every ready request's work).
-import { request } from 'node:http';
-import { makeOrganization, OWNER, OWNER_PASSWORD, startServe } from './serve-fixture.mjs';
+import { call, makeOrganization, OWNER, OWNER_PASSWORD, startServe } from './serve-fixture.mjs';
 
 const CLIENTS = 50;
 const MEMBERS = 3000;
@@ -22,33 +21,17 @@ const org = await makeOrganization('chatctl-bench-overload-', MEMBERS);
 const serve = await startServe(org);
 const { site } = serve;
 
-/** One request on a new connection; resolves with [status, ms to the first byte], status 0 on a timeout. */
-function call(method, path, { auth, form } = {}) {
-  const body = form ? new URLSearchParams(form).toString() : '';
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
-  if (auth) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(`${site}/api/v1${path}`, { method, headers, agent: false, timeout: CLIENT_TIMEOUT_MS }, (res) => {
-      const ttfb = performance.now() - started;
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve([res.statusCode, ttfb, Buffer.concat(chunks).toString()]));
-    });
-    req.on('timeout', () => {
-      req.destroy();
-      resolve([0, CLIENT_TIMEOUT_MS, '']);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** One request on a new connection; resolves with [status, ms to the first byte, body], status 0 on a timeout. */
+const send = async (method, path, o) => {
+  const r = await call(site, method, path, { ...o, timeoutMs: CLIENT_TIMEOUT_MS });
+  return [r.status, r.ttfb, r.body];
+};
 
-const [, , login] = await call('POST', '/fetch_api_key', { form: { username: OWNER, password: OWNER_PASSWORD } });
+const [, , login] = await send('POST', '/fetch_api_key', { form: { username: OWNER, password: OWNER_PASSWORD } });
 const auth = `${OWNER}:${JSON.parse(login).api_key}`;
-const [, , users] = await call('GET', '/users', { auth });
+const [, , users] = await send('GET', '/users', { auth });
 const ids = JSON.parse(users).members.map((u) => u.user_id);
-const [subscribed] = await call('POST', '/users/me/subscriptions', {
+const [subscribed] = await send('POST', '/users/me/subscriptions', {
   auth,
   form: { subscriptions: JSON.stringify([{ name: 'crowd' }]), principals: JSON.stringify(ids) },
 });
@@ -64,8 +47,8 @@ try {
         const i = n++;
         const [status, ttfb] =
           i % 5 === 0
-            ? await call('POST', '/messages', { auth, form: { type: 'stream', to: 'crowd', topic: `load ${i % 20}`, content: `message ${i}` } })
-            : await call('GET', `/users/me?probe=${i}`, { auth });
+            ? await send('POST', '/messages', { auth, form: { type: 'stream', to: 'crowd', topic: `load ${i % 20}`, content: `message ${i}` } })
+            : await send('GET', `/users/me?probe=${i}`, { auth });
         samples.push([status, ttfb]);
       }
     }),

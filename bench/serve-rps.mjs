@@ -18,7 +18,7 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { ADDED_BY_NODE, makeOrganization, OWNER, OWNER_PASSWORD, root, startServe } from './serve-fixture.mjs';
+import { ADDED_BY_NODE, makeOrganization, OWNER, OWNER_PASSWORD, root, startBare, startServe } from './serve-fixture.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 1000);
@@ -65,25 +65,8 @@ function drive(site, authorization) {
   });
 }
 
-/** The bare server in a child process, answering `answer` after `workUs`; resolves with its URL and a stop function. */
-function startBare(answer, workUs) {
-  const child = spawn(process.execPath, [join(root, 'bench', 'bare-server.mjs')], {
-    env: { ...process.env, BENCH_BARE_RESPONSE: JSON.stringify(answer), BENCH_BARE_WORK_US: String(workUs) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.stdout.once('data', (d) =>
-      resolve({
-        site: d.toString().trim(),
-        stop: async () => {
-          child.kill('SIGTERM');
-          if (child.exitCode === null) await new Promise((r) => child.on('exit', r));
-        },
-      }),
-    );
-  });
-}
+/** The bare server answering `answer` after `workUs`. */
+const startBareWith = (answer, workUs) => startBare({ BENCH_BARE_RESPONSE: JSON.stringify(answer), BENCH_BARE_WORK_US: String(workUs) });
 
 const org = await makeOrganization('chatctl-bench-rps-', USERS);
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
@@ -101,8 +84,8 @@ try {
   const authorization = `Basic ${Buffer.from(`${OWNER}:${JSON.parse(login.body).api_key}`).toString('base64')}`;
   const answer = await exchange(serve.site, 'GET', PATH, { authorization });
   if (answer.status !== 200) throw new Error(`GET /users/me answered ${answer.status}: ${answer.body}`);
-  bare = await startBare(answer, 0);
-  working = await startBare(answer, WORK_US);
+  bare = await startBareWith(answer, 0);
+  working = await startBareWith(answer, WORK_US);
   const check = await exchange(bare.site, 'GET', PATH, { authorization });
   if (check.body !== answer.body || JSON.stringify(check.headers) !== JSON.stringify(answer.headers)) {
     throw new Error('the bare server does not answer the bytes serve answered');
