@@ -5,7 +5,10 @@
  * with manage.py. It loads SQLite and the router, so the CLI imports it only when a command opens an
  * organization; what it needs to know before that is in embedded-facts.ts.
  */
+import type { OrganizationSnapshot } from '../api/org-snapshot.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
+import { featureLevel, setFeatureLevel } from './feature-level.js';
+import { importMirror, type MirrorOutcome } from './model/mirror-import.js';
 import { accountToSignInAs, resetPassword } from './model/operator-access.js';
 import type { OperatorPermission } from './operator-permissions.js';
 import { changePermission } from './model/user-permissions.js';
@@ -22,6 +25,10 @@ export { BotAccountError, InactiveAccountError } from './model/operator-access.j
 export { UnknownUserError } from './model/user-permissions.js';
 export type { ServeOptions, Serving } from './serve.js';
 export { AlreadyInitializedError } from './setup.js';
+export { MIN_FEATURE_LEVEL, UnsupportedFeatureLevelError } from './feature-level.js';
+export { FEATURE_LEVEL } from './model/realm.js';
+export { NotEmptyError, SnapshotError, type MirrorOutcome } from './model/mirror-import.js';
+export type { OrganizationSnapshot } from '../api/org-snapshot.js';
 export { DB_FILE, ForeignDatabaseError } from './store/db.js';
 
 export interface OpenOptions {
@@ -38,6 +45,19 @@ export interface NewEmbeddedOrganization {
   ownerName: string;
   password: string;
   /** When it is created, in seconds. */
+  now: number;
+  /**
+   * The feature level it answers as (MIN_FEATURE_LEVEL to FEATURE_LEVEL; absent: FEATURE_LEVEL, this
+   * implementation's own). UnsupportedFeatureLevelError outside that range, before anything is written.
+   */
+  featureLevel?: number;
+}
+
+/** Whom a mirror is made for: the account of the snapshot that gets a key of the copy, and when. */
+export interface MirrorOptions {
+  /** The e-mail (delivery or API) of an active human account of the snapshot: the person mirroring. */
+  operatorEmail: string;
+  /** Seconds: the time of copied objects whose snapshot gives none. */
   now: number;
 }
 
@@ -83,7 +103,40 @@ export class EmbeddedOrganization {
   /** Creates the organization and its owner; AlreadyInitializedError when the store holds one. */
   async create(o: NewEmbeddedOrganization): Promise<void> {
     const passwordHash = await hashPassword(o.password);
-    createOrganization(this.db, { name: o.name, ownerEmail: o.ownerEmail, ownerName: o.ownerName, passwordHash, now: o.now });
+    this.db
+      .transaction(() => {
+        if (o.featureLevel !== undefined) setFeatureLevel(this.db, o.featureLevel);
+        createOrganization(this.db, { name: o.name, ownerEmail: o.ownerEmail, ownerName: o.ownerName, passwordHash, now: o.now });
+      })
+      .immediate();
+  }
+
+  /**
+   * The feature level the organization answers as: what GET /server_settings and POST /register report, which
+   * operations exist (newer ones are 404, or 405 where the path has other methods) and which parameters are
+   * read (newer ones are ignored and listed in `ignored_parameters_unsupported`; renamed ones are read under
+   * their older names), all as the catalogue declares them.
+   */
+  get featureLevel(): number {
+    return featureLevel(this.db);
+  }
+
+  /** Sets the level it answers as, from the next request on; UnsupportedFeatureLevelError outside MIN_FEATURE_LEVEL..FEATURE_LEVEL. */
+  setFeatureLevel(level: number): void {
+    setFeatureLevel(this.db, level);
+  }
+
+  /**
+   * Builds the organization as a copy of a real one (a new data dir only: NotEmptyError otherwise), with its
+   * IDs and its feature level (this implementation's own when the real one is newer): settings, domains,
+   * linkifiers, profile fields and values, folders, groups, channels and subscribers, accounts and roles. No
+   * messages, passwords or keys are copied; every account gets a new random key and the operator's is
+   * returned. Nobody holds operator permissions, as on a stock server. SnapshotError for a snapshot that lacks
+   * what is needed (the operator's account among them); UnsupportedFeatureLevelError for a server older than
+   * MIN_FEATURE_LEVEL. All or nothing: one transaction.
+   */
+  mirror(snapshot: OrganizationSnapshot, o: MirrorOptions): MirrorOutcome {
+    return importMirror(this.db, snapshot, o);
   }
 
   handle(req: WireRequest, signal?: AbortSignal): Promise<WireResponse> {

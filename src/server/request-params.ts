@@ -3,21 +3,25 @@
  * string, decoded by their schemas; and Django's bound on how many a request may send, checked before the
  * credentials are.
  */
-import { ApiError } from '../api/errors.js';
+import { ApiError, badRequest } from '../api/errors.js';
 import { LIMITS } from '../api/limits.js';
-import type { Operation, ParamDef } from '../api/operation.js';
+import { NotAtLevel, type Operation, type ParamDef } from '../api/operation.js';
 import { decodeWire } from '../api/schema.js';
 import type { WireRequest } from '../api/wire.js';
+import { paramsAtLevel } from './feature-level.js';
 import type { Hit } from './routes.js';
 
-/** The parameters of a request that reached `hit`, and the wire names it read (the others are reported ignored). */
-export function requestParams(hit: Hit, req: WireRequest): { params: Record<string, unknown>; read: Set<string> } {
+/**
+ * The parameters of a request that reached `hit`, as a server at feature level `level` reads them, and the wire
+ * names it read (the others are reported ignored).
+ */
+export function requestParams(hit: Hit, req: WireRequest, level: number): { params: Record<string, unknown>; read: Set<string> } {
   const { op } = hit.route;
   const params: Record<string, unknown> = {};
   hit.route.names.forEach((name, i) => {
     params[name] = decodePathParam(op, name, decodePathSegment(hit.match[i + 1]!));
   });
-  return { params, read: decodeParams(op, req, params) };
+  return { params, read: decodeParams(op, req, params, level) };
 }
 
 /**
@@ -50,34 +54,57 @@ export function checkFieldCounts(req: WireRequest): void {
   }
 }
 
-/** Fills `out` with the operation's parameters; returns the set of wire names it read. */
-function decodeParams(op: Operation, req: WireRequest, out: Record<string, unknown>): Set<string> {
+/**
+ * Fills `out` with the operation's parameters; returns the set of wire names it read. A parameter the server's
+ * level lacks is not read (so it is reported ignored, as a Zulip server reports one it does not know) and has
+ * its default; one it knows by another name is read under that name.
+ */
+function decodeParams(op: Operation, req: WireRequest, out: Record<string, unknown>, level: number): Set<string> {
   const read = new Set<string>();
   const lookup = (name: string): string | undefined => req.body.find(([k]) => k === name)?.[1] ?? req.query.find(([k]) => k === name)?.[1];
+  const plan = paramsAtLevel(op, level);
   for (const [name, def] of Object.entries(op.params) as [string, ParamDef][]) {
     if (def.in === 'path') continue;
-    read.add(name);
-    for (const a of def.aliases ?? []) read.add(a);
-    let raw = lookup(name);
-    for (const alias of def.aliases ?? []) {
+    const at = plan.get(name);
+    if (!at) {
+      if (def.default !== undefined) out[name] = structuredClone(def.default);
+      continue;
+    }
+    const wireName = at.names[0]!;
+    const aliases = at.names.slice(1);
+    for (const n of at.names) read.add(n);
+    let raw = lookup(wireName);
+    for (const alias of aliases) {
       const other = lookup(alias);
       if (other === undefined) continue;
       if (raw !== undefined) {
-        throw new ApiError(`Can't decide between '${name}' and '${alias}' arguments`, 'REQUEST_CONFUSING_VAR', 400, {
-          var_name1: name,
+        throw new ApiError(`Can't decide between '${wireName}' and '${alias}' arguments`, 'REQUEST_CONFUSING_VAR', 400, {
+          var_name1: wireName,
           var_name2: alias,
         });
       }
       raw = other;
     }
-    if (raw === undefined) {
+    const value = raw === undefined ? undefined : olderValue(at.value, decodeWire(def.schema, raw, wireName), wireName);
+    if (value === undefined) {
       if (def.required) {
-        throw new ApiError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name });
+        throw new ApiError(`Missing '${wireName}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: wireName });
       }
       if (def.default !== undefined) out[name] = structuredClone(def.default);
       continue;
     }
-    out[name] = decodeWire(def.schema, raw, name);
+    out[name] = value;
   }
   return read;
+}
+
+/** A value as a server of an older level takes it; one that level has no way to say is refused as an invalid value. */
+function olderValue(take: ((v: unknown) => unknown) | undefined, value: unknown, wireName: string): unknown {
+  if (!take) return value;
+  try {
+    return take(value);
+  } catch (e) {
+    if (e instanceof NotAtLevel) throw badRequest(`Invalid ${wireName}`);
+    throw e;
+  }
 }

@@ -25,6 +25,7 @@ import { retryWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
 import { checkFieldCounts, requestParams } from './request-params.js';
+import { featureLevel } from './feature-level.js';
 import { Routes } from './routes.js';
 import { SERVE_RETRY_AFTER_SECONDS } from '../timeouts.js';
 
@@ -147,7 +148,7 @@ export class Router implements Answerer {
 
   /** The operation a request reaches, if any (several templates can match one path: the best-ranked one that takes the method wins). */
   match(method: string, path: string): Operation | undefined {
-    return this.routes.match(method, path);
+    return this.routes.match(method, path, featureLevel(this.opts.db));
   }
 
   /**
@@ -157,7 +158,7 @@ export class Router implements Answerer {
    */
   refusalBeforeBody(method: string, path: string, authorization: string | undefined): { refusal?: ApiError; open?: boolean } {
     try {
-      const { hit } = this.routes.resolve(method, path);
+      const { hit } = this.routes.resolve(method, path, featureLevel(this.opts.db));
       if (!hit || hit.route.op.access === 'none') return { open: true };
       authenticate(this.opts.db, authorization);
       return {};
@@ -210,7 +211,10 @@ export class Router implements Answerer {
    */
   private async admit(req: WireRequest, limits: Record<string, string>, admit: Admit | undefined): Promise<Admitted | WireResponse> {
     const method = req.method.toUpperCase();
-    const { hit, allowed } = this.routes.resolve(method, req.path);
+    // The organization's level decides what exists (server/feature-level.ts): read per request, so an operator's
+    // change holds from the next one.
+    const level = featureLevel(this.opts.db);
+    const { hit, allowed } = this.routes.resolve(method, req.path, level);
     if (!hit) return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
     checkFieldCounts(req);
 
@@ -223,7 +227,7 @@ export class Router implements Answerer {
       Object.assign(limits, admission.headers);
     }
     if (caller) checkAccess(caller, op.access, op.bots ?? true);
-    const { params, read } = requestParams(hit, req);
+    const { params, read } = requestParams(hit, req, level);
     return { req, op, caller, params, read, binding: await this.binding(op, hit.route.area) };
   }
 

@@ -5,6 +5,7 @@
 import { operationsByArea, type AreaName } from '../api/catalogue.js';
 import { ApiError } from '../api/errors.js';
 import type { Operation } from '../api/operation.js';
+import { servedAt } from './feature-level.js';
 
 export interface Route {
   op: Operation;
@@ -73,10 +74,11 @@ export class Routes {
     }
   }
 
-  /** The routes whose path template matches, best-ranked first. */
-  private candidates(path: string): Hit[] {
+  /** The routes whose path template matches among those a server at `level` has, best-ranked first. */
+  private candidates(path: string, level: number): Hit[] {
     const out: Hit[] = [];
     for (const route of this.byHead.get(headOf(path)) ?? this.headless) {
+      if (!servedAt(route.op, level)) continue;
       const match = route.regex.exec(path);
       if (match) out.push({ route, match });
     }
@@ -84,17 +86,18 @@ export class Routes {
   }
 
   /** The operation a request reaches, if any (several templates can match one path: the best-ranked one that takes the method wins). */
-  match(method: string, path: string): Operation | undefined {
+  match(method: string, path: string, level: number): Operation | undefined {
     const lookup = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-    return this.candidates(path).find((c) => c.route.op.method === lookup)?.route.op;
+    return this.candidates(path, level).find((c) => c.route.op.method === lookup)?.route.op;
   }
 
   /**
-   * The route a request reaches, in a Zulip server's order: no route is 404, no route for the method 405;
-   * null for OPTIONS, which every route answers with its methods (`allowed`).
+   * The route a request reaches at a server of feature level `level`, in a Zulip server's order: no route is
+   * 404, no route for the method 405 (an operation that level lacks is no route); null for OPTIONS, which every
+   * route answers with its methods (`allowed`).
    */
-  resolve(method: string, path: string): { hit: Hit | null; allowed: string[] } {
-    const candidates = this.candidates(path);
+  resolve(method: string, path: string, level: number): { hit: Hit | null; allowed: string[] } {
+    const candidates = this.candidates(path, level);
     if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
     const upper = method.toUpperCase();
     const lookup = upper === 'HEAD' ? 'GET' : upper;

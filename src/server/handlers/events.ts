@@ -24,6 +24,7 @@ import {
 import { eventNarrow } from '../model/event-narrow.js';
 import { initialState } from '../model/register.js';
 import { isGuest } from '../model/users.js';
+import { featureLevel } from '../feature-level.js';
 import { versionFields } from '../model/realm.js';
 
 /** How often a waiting poll looks at the store for events written by other processes. */
@@ -116,7 +117,9 @@ export const handlers: Handlers<'events'> = {
       now,
     });
     const fetch = p.fetch_event_types ?? p.event_types;
+    const level = featureLevel(db);
     const state = initialState(db, {
+      level,
       user: me,
       fetch: fetch ? new Set(fetch) : null,
       clientGravatar: p.client_gravatar,
@@ -128,7 +131,7 @@ export const handlers: Handlers<'events'> = {
       now,
       serverTimestamp: serverTimestamp(ctx.clock),
     });
-    return { queue_id: queueId, last_event_id: -1, ...versionFields(), ...state };
+    return { queue_id: queueId, last_event_id: -1, ...versionFields(level), ...state };
   }),
 
   getEvents: bindAsync(getEvents, async (ctx, p) => {

@@ -5,6 +5,7 @@ import type { ServerSettings } from '../../api/types.js';
 import { bind, bindAsync, callerOf, type Handlers } from '../context.js';
 import { checkLoginFailures, clearLoginFailures, recordLoginFailure } from '../model/login-failures.js';
 import { recordLogin, userByEmail, userById } from '../model/users.js';
+import { featureLevel } from '../feature-level.js';
 import { getSetting, versionFields } from '../model/realm.js';
 import { updateRealmSettings } from '../model/realm-settings.js';
 import { renderHtml } from '../model/render.js';
@@ -39,7 +40,7 @@ export const handlers: Handlers<'server'> = {
         'openid connect': false,
       },
       external_authentication_methods: [],
-      ...versionFields(),
+      ...versionFields(featureLevel(db)),
       push_notifications_enabled: false,
       is_incompatible: ctx.userAgent.startsWith('ZulipInvalid'),
       email_auth_enabled: passwordAuth,

@@ -2,6 +2,7 @@
  * Organization-wide settings of the embedded server, with the defaults a new Zulip organization has.
  * Stored as JSON values in `realm_settings`; a key never written reads as its default.
  */
+import { versionForLevel } from '../../api/feature-levels.js';
 import { REALM_SETTINGS } from '../../api/realm-settings.js';
 import { ROLE } from '../../api/roles.js';
 import type { Db } from '../store/db.js';
@@ -13,18 +14,25 @@ export const SERVER_VERSION = '12.0-chatctl';
  */
 export const FEATURE_LEVEL = 471;
 
+/** The version an organization answering as an older server reports: that level's release, marked as this one. */
+export const versionAt = (level: number): string => (level === FEATURE_LEVEL ? SERVER_VERSION : `${versionForLevel(level)}-chatctl`);
+
 /**
  * The version fields of /server_settings and /register, under both the document's and a real server's names,
- * so clients of either kind read them.
+ * so clients of either kind read them: the organization's feature level (server/feature-level.ts) and a version
+ * that goes with it.
  */
-export const versionFields = () => ({
-  zulip_feature_level: FEATURE_LEVEL,
-  zulip_version: SERVER_VERSION,
-  zulip_merge_base: SERVER_VERSION,
-  svc_feature_level: FEATURE_LEVEL,
-  svc_version: SERVER_VERSION,
-  svc_merge_base: SERVER_VERSION,
-});
+export const versionFields = (level: number) => {
+  const version = versionAt(level);
+  return {
+    zulip_feature_level: level,
+    zulip_version: version,
+    zulip_merge_base: version,
+    svc_feature_level: level,
+    svc_version: version,
+    svc_merge_base: version,
+  };
+};
 
 /** What the empty topic is called where no organization setting applies (zerver/models/messages.py EMPTY_TOPIC_FALLBACK_NAME). */
 export const EMPTY_TOPIC_FALLBACK_NAME = 'general chat';
@@ -92,6 +100,11 @@ export interface RealmSettings {
   /** Whether Notification Bot posts in a channel's "channel events" topic (level 434). */
   send_channel_events_messages: boolean;
   presence_sequence: number;
+  /**
+   * The feature level the organization answers as (server/feature-level.ts): this implementation's own unless
+   * the operator set an older one, as a mirror of a real organization does to behave as its server.
+   */
+  feature_level: number;
 }
 
 const S = REALM_SETTINGS;
@@ -126,6 +139,7 @@ export const realmDefaults: RealmSettings = {
   zulip_update_announcements_stream_id: null,
   send_channel_events_messages: S.send_channel_events_messages.setting.initial,
   presence_sequence: 0,
+  feature_level: FEATURE_LEVEL,
 };
 
 export type RealmKey = keyof RealmSettings;

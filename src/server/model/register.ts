@@ -8,7 +8,9 @@ import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../api
 import { ROLE } from '../../api/roles.js';
 import { getSetting } from './realm.js';
 import { groupSetting, groupValueForApi, mayUse } from './realm-permissions.js';
-import { GROUP_SETTING_ORDER } from '../../api/realm-settings.js';
+import { GROUP_SETTING_ORDER, REALM_SETTINGS } from '../../api/realm-settings.js';
+import { getChannelFolders } from '../../api/operations/folders.js';
+import { paramAtLevel } from '../feature-level.js';
 import type { Db } from '../store/db.js';
 import { channelView, defaultChannelIds, hasMetadataAccess, subscriberIds, type StreamRow } from './channels.js';
 import { realmEmojiDict } from './emoji.js';
@@ -33,6 +35,8 @@ export const LONGPOLL_TIMEOUT_SECS = 90;
 
 export interface StateOptions {
   user: UserRow;
+  /** The feature level the organization answers as: what a server of that level does not send is left out. */
+  level: number;
   /** The event types whose state is fetched; null: all. */
   fetch: ReadonlySet<string> | null;
   clientGravatar: boolean;
@@ -59,6 +63,29 @@ const CUSTOM_PROFILE_FIELD_TYPES: Record<string, { id: number; name: string }> =
 };
 
 function realmState(db: Db, o: StateOptions): State {
+  return atLevel(currentRealmState(db, o), o.level);
+}
+
+/**
+ * The organization settings as a server at `level` sends them: a setting PATCH /realm does not take at that
+ * level is not sent either, and one it takes under another name is sent under that name (`realm_` and the
+ * name, as register names every setting).
+ */
+function atLevel(state: State, level: number): State {
+  for (const [name, def] of Object.entries(REALM_SETTINGS)) {
+    const key = `realm_${name}`;
+    if (!(key in state)) continue;
+    const at = paramAtLevel(def, name, level);
+    if (at === null) delete state[key];
+    else if (at.names[0] !== name) {
+      state[`realm_${at.names[0]}`] = state[key];
+      delete state[key];
+    }
+  }
+  return state;
+}
+
+function currentRealmState(db: Db, o: StateOptions): State {
   const url = o.realmUrl;
   const passwordAuth = getSetting(db, 'email_auth_enabled');
   return {
@@ -275,7 +302,8 @@ const PARTS: Record<string, (db: Db, o: StateOptions, groups: () => GroupGraph) 
   }),
   realm_emoji: (db) => ({ realm_emoji: realmEmojiDict(db) }),
   realm_user_groups: (_db, o, groups) => ({ realm_user_groups: groups().list(o.capabilities.include_deactivated_groups === true) }),
-  channel_folders: (db) => ({ channel_folders: listFolders(db, true) }),
+  // Channel folders came with their operations: an older server sends none.
+  channel_folders: (db, o) => (o.level >= (getChannelFolders.minFeatureLevel ?? 0) ? { channel_folders: listFolders(db, true) } : {}),
   // lib/events.py fetch_initial_state_data: IDs since feature level 330; guests are shown none.
   default_streams: (db, o) => ({ realm_default_streams: isGuest(o.user) ? [] : defaultChannelIds(db) }),
   custom_profile_fields: (db) => profileFieldState(db),
