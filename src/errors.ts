@@ -1,5 +1,5 @@
 /**
- * chatctl's own errors and the exit-code contract they carry (README "Exit codes", `chatctl help exit-codes`),
+ * chatctl's own errors and the exit-code contract they carry (docs/scripting.md, `chatctl help exit-codes`),
  * for every layer: the client and the configuration raise them as the CLI does. cli/core/errors.ts maps any error,
  * these and the server's, to a message and a code, in one place.
  */

@@ -1,5 +1,5 @@
 /**
- * Dependencies point down (README "Development"): api ← client ← cli, api ← config ← cli, api ← server, and the
+ * Dependencies point down (docs/design.md): api ← client ← cli, api ← config ← cli, api ← server, and the
  * shared modules (src/*.ts) under all of them. The CLI reaches the embedded server only through its public
  * entries: server/embedded.ts (loads SQLite and the router, so imported lazily or for types) and
  * server/embedded-facts.ts (free of packages, so commands may name it statically). `import type` counts like

@@ -1,5 +1,5 @@
 /**
- * One data dir, several processes at once, as the README promises: `serve` under load from HTTP clients,
+ * One data dir, several processes at once, as docs/embedded-server.md promises: `serve` under load from HTTP clients,
  * a bulk `users create --from-file`, two `attachments clean` and several `users update`, all real processes
  * of bin/chatctl.cjs. Nobody sees an error, a reset connection or "database is locked", and every write is
  * there afterwards. Needs a build first (npx tsc -p tsconfig.json; npm test does it).

@@ -24,6 +24,8 @@ export interface Flag<T> {
   /** Commander flags: `--role <role>`, `-y, --yes`, `--no-input`. */
   readonly flags: string;
   readonly description: string;
+  /** What its value is, as the command reference names it (`whole number from 1 to 5000`, `duration`); none for a switch. */
+  readonly type?: string;
   /** Values commander accepts (others are usage errors) and shells complete. */
   readonly choices?: readonly string[];
   /** Values shells complete and help lists, where other spellings are accepted too (role wire values). */
@@ -84,7 +86,9 @@ interface Extra<T> {
   complete?: Completion;
 }
 
-type ValuedExtra<T> = Extra<T> & { suggestions?: readonly string[]; choices?: readonly string[] };
+/** What a value-taking flag declares beside its conversion: its type (`text` unless said) and choices. */
+
+type ValuedExtra<T> = Extra<T> & { type?: string; suggestions?: readonly string[]; choices?: readonly string[] };
 
 /** A value-taking flag whose text becomes a T through `convert`; undefined when absent and no default. */
 function valued<T>(flags: string, description: string, convert: (value: string, name: string) => T, o: ValuedExtra<T> & { default: T }): Flag<T>;
@@ -95,6 +99,7 @@ function valued<T>(flags: string, description: string, convert: (value: string, 
     kind: 'flag',
     flags,
     description,
+    type: o.type ?? 'text',
     ...(o.choices ? { choices: o.choices } : {}),
     ...(o.suggestions ? { suggestions: o.suggestions } : {}),
     ...(o.complete ? { complete: o.complete } : {}),
@@ -130,7 +135,7 @@ function choice<const C extends string>(flags: string, description: string, choi
       if (!isChoice(v)) throw usageError(`${name} takes one of ${choices.join(', ')}, not "${v}"`);
       return v;
     },
-    { ...o, choices },
+    { ...o, type: 'one of', choices },
   );
 }
 
@@ -138,7 +143,7 @@ function choice<const C extends string>(flags: string, description: string, choi
 function int(flags: string, description: string, o: { min?: number; max?: number; what?: string }): Flag<number | undefined>;
 function int(flags: string, description: string, o: { min?: number; max?: number; what?: string; default: number }): Flag<number>;
 function int(flags: string, description: string, o: { min?: number; max?: number; what?: string; default?: number }): Flag<number | undefined> {
-  return valued(flags, description, (v, name) => parseWhole(v, name, o), o);
+  return valued(flags, description, (v, name) => parseWhole(v, name, o), { ...o, type: o.what ?? `whole number${rangeOf(o)}` });
 }
 
 /** `v` as a whole number within bounds, or a usage error naming `name`. */
@@ -146,9 +151,11 @@ export function parseWhole(v: string, name: string, o: { min?: number; max?: num
   const n = Number(v);
   const ok = /^\s*-?\d+\s*$/.test(v) && Number.isSafeInteger(n) && (o.min === undefined || n >= o.min) && (o.max === undefined || n <= o.max);
   if (ok) return n;
-  const range = o.min !== undefined && o.max !== undefined ? ` from ${o.min} to ${o.max}` : o.min !== undefined ? ` of at least ${o.min}` : '';
-  throw usageError(`${name} takes ${o.what ?? `a whole number${range}`}, not "${v}"`);
+  throw usageError(`${name} takes ${o.what ?? `a whole number${rangeOf(o)}`}, not "${v}"`);
 }
+
+const rangeOf = (o: { min?: number; max?: number }): string =>
+  o.min !== undefined && o.max !== undefined ? ` from ${o.min} to ${o.max}` : o.min !== undefined ? ` of at least ${o.min}` : '';
 
 /** A TCP port (0: any free port). */
 function port(flags: string, description: string, o: { default: number }): Flag<number> {
@@ -165,16 +172,17 @@ function seconds(flags: string, description: string, o: { default: number }): Fl
       if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw usageError(`${name} takes a number of seconds, not "${v}"`);
       return n;
     },
-    o,
+    { ...o, type: 'seconds' },
   );
 }
 
 /** `30d`, `12h`, `1h30m`: seconds. Its help names the units, which are the same for every duration flag. */
 const duration = (flags: string, description: string): Flag<number | undefined> =>
-  valued(flags, `${description}; ${DURATION_HELP}`, (v, name) => parseDuration(v, name));
+  valued(flags, `${description}; ${DURATION_HELP}`, (v, name) => parseDuration(v, name), { type: 'duration' });
 
 /** `10MB`, `512KiB`: bytes. */
-const size = (flags: string, description: string): Flag<number | undefined> => valued(flags, description, (v, name) => parseSize(v, name));
+const size = (flags: string, description: string): Flag<number | undefined> =>
+  valued(flags, description, (v, name) => parseSize(v, name), { type: 'size (10MB, 512KiB)' });
 
 const ROLE_WORDS = Object.values(ROLE_NAMES);
 
@@ -189,7 +197,7 @@ export function parseRole(value: string): Role {
 export const roleProblem = (value: string): string | undefined =>
   roleFrom(value) === undefined ? `unknown role "${value}" (roles: ${ROLE_WORDS.join(', ')})` : undefined;
 
-const role = (flags: string, description: string): Flag<Role | undefined> => valued(flags, description, parseRole, { suggestions: ROLE_WORDS });
+const role = (flags: string, description: string): Flag<Role | undefined> => valued(flags, description, parseRole, { type: 'role', suggestions: ROLE_WORDS });
 
 /** `1,2,3` into IDs. */
 export function parseIds(value: string, name: string, what = 'user IDs'): number[] {
@@ -201,7 +209,8 @@ export function parseIds(value: string, name: string, what = 'user IDs'): number
   return ids.map(Number);
 }
 
-const ids = (flags: string, description: string, what?: string): Flag<number[] | undefined> => valued(flags, description, (v, name) => parseIds(v, name, what));
+const ids = (flags: string, description: string, what?: string): Flag<number[] | undefined> =>
+  valued(flags, description, (v, name) => parseIds(v, name, what), { type: `comma-separated ${what ?? 'user IDs'}` });
 
 /**
  * A flag and its negation (`--subdomains` / `--no-subdomains`): true, false, or undefined when neither is
@@ -220,6 +229,7 @@ function list<T>(flags: string, description: string, convert?: (value: string, n
     kind: 'flag',
     flags,
     description,
+    type: 'text, repeatable',
     repeatable: true,
     parse: (raw) => argList(raw).map((v) => (convert ? convert(v, name) : v)),
   };

@@ -31,8 +31,12 @@ const exitCodes = (): string => `Exit codes:
 ${(Object.keys(EXIT) as ExitKind[]).map((k) => `  ${String(EXIT[k]).padStart(3)}  ${EXIT_DESCRIPTIONS[k]}`).join('\n')}
 
 Bulk runs (commands that take a list of targets or --from-file rows, and attachments clean):
-  ${EXIT.partial} whenever at least one row failed, however many rows the run had: one, some or all of them; ${EXIT.ok} when every row was done or already so (unchanged). Another code ends a run only for what no row gets past: a usage error or a bad file (${EXIT.usage}, before anything is sent), bad credentials (${EXIT.auth}), the server still unreachable or rate-limited after the retries (${EXIT.temporary}), Ctrl-C (${EXIT.interrupted}), or a permission every row lacks alike (${EXIT.permission}). A command that names one thing (linkifiers add, users update USER, status set) is one request and exits as its error would (${EXIT.notFound}, ${EXIT.permission}, ${EXIT.failure} ...).
+  ${bulkExits()}
 `;
+
+/** How a bulk run's exit code is chosen, for `help exit-codes` and the manual. */
+export const bulkExits = (): string =>
+  `${EXIT.partial} whenever at least one row failed, however many rows the run had: one, some or all of them; ${EXIT.ok} when every row was done or already so (unchanged). Another code ends a run only for what no row gets past: a usage error or a bad file (${EXIT.usage}, before anything is sent), bad credentials (${EXIT.auth}), the server still unreachable or rate-limited after the retries (${EXIT.temporary}), Ctrl-C (${EXIT.interrupted}), or a permission every row lacks alike (${EXIT.permission}). A command that names one thing (linkifiers add, users update USER, status set) is one request and exits as its error would (${EXIT.notFound}, ${EXIT.permission}, ${EXIT.failure} ...).`;
 
 const environment = (): string => {
   const width = Math.max(...ENVIRONMENT.map((e) => e.name.length));

@@ -5,7 +5,7 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import type { CommandSpec } from '../command/command.js';
 import { treeOf, type NounEntry } from '../command/command-tree.js';
-import { checkAttribute, type Flag } from '../core/flags.js';
+import { checkAttribute, type Arg, type Flag } from '../core/flags.js';
 import { GLOBAL_FLAGS, VALUE_GLOBALS } from '../command/global-options.js';
 import { wrapText } from './wrap.js';
 
@@ -42,6 +42,15 @@ function toOption(name: string, f: Flag<unknown>): Option {
 /** `userIds` as help shows an argument: `user-ids`. */
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
+/** An argument as usage lines show it: `<user>`, `[users...]`. */
+export function argumentUsage(key: string, a: Arg<unknown>): string {
+  const name = `${a.label ?? kebab(key)}${a.variadic ? '...' : ''}`;
+  return a.required ? `<${name}>` : `[${name}]`;
+}
+
+/** What chatctl is, as its help and its manual open. */
+export const PROGRAM_DESCRIPTION = 'Administer Zulip-compatible team chat organizations: a remote server, or the embedded one';
+
 export function helpText(spec: CommandSpec): string {
   const parts: string[] = [];
   if (spec.examples?.length) parts.push(`\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}`);
@@ -76,7 +85,7 @@ export function buildProgram(
   onSelect: (p: Parsed) => void,
 ): Command {
   const program = new Command('chatctl')
-    .description('Administer Zulip-compatible team chat organizations: a remote server, or the embedded one')
+    .description(PROGRAM_DESCRIPTION)
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .helpCommand(false)
@@ -130,10 +139,7 @@ export function buildProgram(
       if (spec.description) cmd.description(`${spec.summary}\n\n${spec.description}`);
       cmd.summary(spec.summary);
       for (const alias of spec.aliases ?? []) cmd.alias(alias);
-      for (const [key, a] of Object.entries(spec.args)) {
-        const name = `${a.label ?? kebab(key)}${a.variadic ? '...' : ''}`;
-        cmd.argument(a.required ? `<${name}>` : `[${name}]`, a.description);
-      }
+      for (const [key, a] of Object.entries(spec.args)) cmd.argument(argumentUsage(key, a), a.description);
       for (const [name, f] of Object.entries(spec.flags)) {
         cmd.addOption(toOption(name, f));
         if (f.negation) cmd.addOption(new Option(f.negation.flags, f.negation.description));
