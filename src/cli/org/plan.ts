@@ -27,7 +27,7 @@ import {
   type Ref,
   type SectionName,
 } from './model.js';
-import { Cannot, LIST_DECLS, PLAN_OPERATIONS, type Resolver, SETTINGS_FIELDS, settingsUpdate, type Writes } from './sections.js';
+import { Cannot, isRealmGroupSetting, LIST_DECLS, PLAN_OPERATIONS, type Resolver, SETTINGS_FIELDS, settingsUpdate, type Writes } from './sections.js';
 
 /** Deep equality of JSON values, ignoring key order. */
 export function same(a: Json | undefined, b: Json | undefined): boolean {
@@ -39,6 +39,25 @@ export function same(a: Json | undefined, b: Json | undefined): boolean {
   }
   return false;
 }
+
+/**
+ * A group-setting value as the server keeps it: an anonymous group's members and subgroups are sets (a
+ * missing list is empty), and one subgroup with no members is that group itself. api_docs/group-setting-values.md:
+ * "The server will canonicalize an object with an empty direct_member_ids list and a direct_subgroup_ids
+ * list that contains just a single group ID to the integer format."
+ */
+function groupSettingForm(v: Json | undefined): Json | undefined {
+  if (!isObj(v)) return v;
+  const set = (x: Json | undefined, lower: boolean) =>
+    [...new Set((Array.isArray(x) ? x : []).filter((e): e is string => typeof e === 'string').map((e) => (lower ? e.toLowerCase() : e)))].sort();
+  const members = set(v.members, true);
+  const subgroups = set(v.subgroups, false);
+  return !members.length && subgroups.length === 1 ? subgroups[0]! : { members, subgroups };
+}
+
+/** Whether a field's file value and live value are the same, group-setting values compared as the server keeps them. */
+const sameValue = (groupSetting: boolean, a: Json | undefined, b: Json | undefined): boolean =>
+  groupSetting ? same(groupSettingForm(a), groupSettingForm(b)) : same(a, b);
 
 const canonical = (v: Json | undefined): string =>
   v === undefined
@@ -211,7 +230,7 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
   const guard = (key: string) => (protect.has(naturalKey(section, key)) ? `protected: ${section} ${key} is under protect:` : undefined);
   const memberFields = Object.entries(d.fields).flatMap(([k, f]) => (f.members ? [k] : []));
   const matched = new Set<LiveObj>();
-  const order: { key: string; target: number | Ref }[] = [];
+  const order: { key: string; target: number | Ref; was?: string }[] = [];
   for (const want of desired) {
     const key = String(want[d.key]);
     const have = match(section, want, live);
@@ -232,15 +251,18 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
       continue;
     }
     matched.add(have);
-    order.push({ key, target: Number(have.id) });
     const id = have.id;
     const liveKey = String(have.file[d.key]);
+    order.push({ key, target: Number(have.id), was: liveKey });
     const changed: Obj = {};
     const before: Obj = {};
     for (const [field, value] of Object.entries(want)) {
       const spec = d.fields[field];
       if (!spec || spec.readOnly || spec.members) continue;
-      if (field === d.key ? naturalKey(section, String(value)) === naturalKey(section, liveKey) : same(value, have.file[field])) continue;
+      if (
+        field === d.key ? naturalKey(section, String(value)) === naturalKey(section, liveKey) : sameValue(spec.ref === 'groupSetting', value, have.file[field])
+      )
+        continue;
       changed[field] = value;
       before[field] = have.file[field] ?? null;
     }
@@ -305,21 +327,37 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
   if (d.ordered && d.order) planOrder(section, order, live, r, built);
 }
 
-/** A reorder when the file's objects are not in the file's order on the server (others keep theirs, after). */
-function planOrder(section: ListSectionName, wanted: readonly { key: string; target: number | Ref }[], live: LiveOrg, r: Resolver, built: Built): void {
+/**
+ * A reorder when the file's objects are not in the file's order on the server (others keep theirs, after).
+ * Objects are compared by what they are (their ID, or the request creating them), not by name, so that a
+ * renamed object keeps its place; objects the plan creates come last on the server, in the file's order.
+ */
+function planOrder(
+  section: ListSectionName,
+  wanted: readonly { key: string; target: number | Ref; was?: string }[],
+  live: LiveOrg,
+  r: Resolver,
+  built: Built,
+): void {
   const d = LIST_DECLS[section];
-  const keys = new Set(wanted.map((w) => w.key));
-  const existing = live.lists[section].map((l) => keyOf(section, l.file));
-  const known = new Set(existing);
-  const after = [...existing, ...wanted.filter((w) => !known.has(naturalKey(section, w.key))).map((w) => w.key)];
-  const relative = after.filter((k) => keys.has(k));
-  const want = wanted.map((w) => w.key);
-  if (same(relative, want)) return;
-  const rest = live.lists[section].filter((l) => !keys.has(keyOf(section, l.file))).map((l) => Number(l.id));
+  const position = new Map(live.lists[section].map((l, i) => [Number(l.id), i]));
+  const at = (w: (typeof wanted)[number], i: number) => (typeof w.target === 'number' ? (position.get(w.target) ?? i) : live.lists[section].length + i);
+  const now = wanted.map((w, i) => ({ w, p: at(w, i) })).sort((a, b) => a.p - b.p);
+  if (now.every(({ w }, i) => w === wanted[i])) return;
+  const targets = new Set(wanted.map((w) => w.target));
+  const rest = live.lists[section].filter((l) => !targets.has(Number(l.id))).map((l) => Number(l.id));
   const ids = [...wanted.map((w) => w.target), ...rest];
   push(
     built,
-    { address: `${section}/(order)`, section, id: null, name: '(order)', action: 'update', before: { order: relative }, after: { order: want } },
+    {
+      address: `${section}/(order)`,
+      section,
+      id: null,
+      name: '(order)',
+      action: 'update',
+      before: { order: now.map(({ w }) => w.was ?? w.key) },
+      after: { order: wanted.map((w) => w.key) },
+    },
     d.order ? d.order(ids, r) : [],
   );
 }
@@ -328,7 +366,7 @@ function planSettings(desired: Obj, live: LiveOrg, r: Resolver, built: Built): v
   const changed: Obj = {};
   const before: Obj = {};
   for (const [k, v] of Object.entries(desired)) {
-    if (!(k in SETTINGS_FIELDS) || same(v, live.settings[k])) continue;
+    if (!(k in SETTINGS_FIELDS) || sameValue(isRealmGroupSetting(k), v, live.settings[k])) continue;
     if (!(k in live.settings)) {
       push(
         built,
