@@ -27,6 +27,7 @@ import {
   type Ref,
   type SectionName,
 } from './model.js';
+import { membershipDiff } from './membership-diff.js';
 import { Cannot, isRealmGroupSetting, LIST_DECLS, PLAN_OPERATIONS, type Resolver, SETTINGS_FIELDS, settingsUpdate, type Writes } from './sections.js';
 
 /** Deep equality of JSON values, ignoring key order. */
@@ -280,11 +281,7 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
     for (const field of memberFields) {
       if (!(field in want) || !d.members) continue;
       const norm = (e: string) => (field === 'members' ? e.toLowerCase() : e);
-      const wantSet = new Set(strings(want[field]).map(norm));
-      const haveList = strings(have.file[field]);
-      const haveSet = new Set(haveList.map(norm));
-      const add = strings(want[field]).filter((e) => !haveSet.has(norm(e)));
-      const remove = haveList.filter((e) => !wantSet.has(norm(e)));
+      const { add, remove } = membershipDiff(strings(want[field]), strings(have.file[field]), norm);
       const unknown =
         field === 'members' ? add.filter((e) => r.user(e) === undefined) : add.filter((g) => r.object('groups', g) === undefined && !isSystemGroupName(g));
       const known = add.filter((e) => !unknown.includes(e));
@@ -406,7 +403,7 @@ function guardOwners(live: LiveOrg, changes: Change[]): void {
       ((c.after && (('role' in c.after && c.after.role !== 'owner') || c.after.active === false)) || c.action === 'remove'),
   );
   const gaining = changes.filter((c) => c.section === 'users' && c.action !== 'cannot' && c.after?.role === 'owner').length;
-  if (owners.size + gaining - losing.length >= 1) return;
+  if (!losing.length || owners.size + gaining - losing.length >= 1) return;
   const last = losing[losing.length - 1]!;
   Object.assign(last, { action: 'cannot', requests: [], reason: 'never removes the last owner of the organization', removals: 0 });
 }
