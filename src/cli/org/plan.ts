@@ -238,7 +238,7 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
     const address = `${section}/${key}`;
     if (!have) {
       const after = Object.fromEntries(Object.entries(want).filter(([k]) => k !== 'id'));
-      const notifies = section === 'channels' || section === 'groups' ? addedPeople(strings(want.members), r) : [];
+      const notifies = section === 'channels' ? addedPeople(strings(want.members), r) : [];
       push(built, { address, section, id: null, name: key, action: 'create', before: null, after, notifies }, d.create(want, r), guard(key));
       const ref: Ref = { $ref: `${section}/${key}` };
       for (const field of memberFields.filter((f) => !(d.carries ?? []).includes(f))) {
@@ -294,14 +294,13 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
           new Cannot(`no such ${field === 'members' ? 'user' : 'group'} on the server: ${unknown.join(', ')}`),
         );
       if (known.length) {
-        const notifies = addedPeople(field === 'members' ? known : [], r);
+        const notifies = section === 'channels' ? addedPeople(known, r) : [];
         push(built, { address: at, section, id, name: key, action: 'add', before: null, after: { [field]: known }, notifies }, writes.add, guard(liveKey));
       }
       if (remove.length) {
-        const notifies = section === 'groups' && field === 'members' ? addedPeople(remove, r) : [];
         push(
           built,
-          { address: at, section, id, name: key, action: 'remove', before: { [field]: remove }, after: null, removals: remove.length, notifies },
+          { address: at, section, id, name: key, action: 'remove', before: { [field]: remove }, after: null, removals: remove.length },
           writes.remove,
           guard(liveKey),
         );
@@ -411,8 +410,9 @@ function guardOwners(live: LiveOrg, changes: Change[]): void {
 /**
  * People Zulip tells they were added (by someone else): not the caller, not bots, not past the server's bulk
  * limit. zerver/views/streams.py send_messages_for_new_subscribers: a Notification Bot DM to each user
- * subscribed by another, unless more than max_bulk_new_subscription_messages were; group membership changes
- * are announced to the member the same way (zerver/actions/user_groups.py).
+ * subscribed by another, unless more than max_bulk_new_subscription_messages were. Nobody is told of a group
+ * membership or an unsubscription: zerver/actions/user_groups.py bulk_add_members_to_user_groups and
+ * bulk_remove_members_from_user_groups write audit-log rows and send events, no message.
  */
 function addedPeople(emails: readonly string[], r: Resolver): number[] {
   if (emails.length > LIMITS.bulkNewSubscriptionMessages) return [];
