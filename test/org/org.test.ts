@@ -253,7 +253,7 @@ describe.each(TRANSPORTS)('org over %s', (kind) => {
   });
 });
 
-describe.each([263, 421])('org against a remote server at feature level %i', (level) => {
+describe.each([200, 263, 421])('org against a remote server at feature level %i', (level) => {
   let org: TestOrg;
   beforeAll(() => {
     org = createTestOrg();
@@ -261,6 +261,7 @@ describe.each([263, 421])('org against a remote server at feature level %i', (le
   afterAll(() => org.close());
 
   /** The organization over HTTP, saying it is at `level`, as a server of that version would. */
+  const sent: string[] = [];
   const atLevel = async (...a: Parameters<typeof openTransport>): Promise<Transport> => {
     const inner = await openTransport(...a);
     return {
@@ -268,6 +269,7 @@ describe.each([263, 421])('org against a remote server at feature level %i', (le
       kind: inner.kind,
       close: () => inner.close(),
       send: async (req: WireRequest, signal?: AbortSignal) => {
+        sent.push(`${req.method} ${req.path}`);
         const res = await inner.send(req, signal);
         const body = res.body;
         if (typeof body === 'object' && body !== null && 'zulip_feature_level' in body) return { ...res, body: { ...body, zulip_feature_level: level } };
@@ -283,10 +285,42 @@ describe.each([263, 421])('org against a remote server at feature level %i', (le
     expect(exported.code, exported.stderr).toBe(0);
     const doc = parseYaml(exported.stdout) as Doc;
     expect(doc.server).toMatchObject({ feature_level: level });
-    if (level < 389) expect(doc.notes).toEqual([expect.stringContaining('folders: not read')]);
+    if (level < 389) expect(doc.notes).toContainEqual(expect.stringContaining('folders: not read'));
     else expect(doc.folders).toEqual([]);
+    // Settings and group permissions newer than the level are left out, with a note, as that server would not give them.
+    if (level < 321) {
+      expect(doc.settings).not.toHaveProperty('can_invite_users_group');
+      expect(doc.notes).toContainEqual(expect.stringMatching(/^settings: .*can_invite_users_group.* not read/));
+      expect(doc.groups.every((g) => !('can_join_group' in g))).toBe(true);
+      expect(doc.notes).toContainEqual(expect.stringMatching(/^groups: .*can_join_group.* not read/));
+    } else expect(doc.settings).toHaveProperty('can_invite_users_group');
     const plan = await runCli([...t.args, 'org', 'plan', '-f', fileIn('org.yaml', exported.stdout)], { env: t.env, openTransport: atLevel });
     expect(plan.code, plan.stderr).toBe(0);
+  });
+
+  it('export takes as many requests with 40 more users: none is per user', async () => {
+    const t = await cliTarget(org, 'http');
+    const count = async () => {
+      sent.length = 0;
+      expect((await runCli([...t.args, 'org', 'export'], { env: t.env, openTransport: atLevel })).code).toBe(0);
+      return [...sent];
+    };
+    const before = await count();
+    for (let i = 0; i < 40; i++) org.addUser();
+    expect(await count()).toEqual(before);
+    expect(before.filter((r) => r.startsWith('GET /users/')).length).toBeLessThanOrEqual(1);
+  });
+
+  it('a setting the level cannot take fails the plan before anything is sent', async () => {
+    const t = await cliTarget(org, 'http');
+    const file = fileIn('org.yaml', stringify({ chatctl: 'org/v1', settings: { can_invite_users_group: 'role:administrators' } }));
+    sent.length = 0;
+    const plan = await runCli([...t.args, 'org', 'apply', '-f', file, '--yes'], { env: t.env, openTransport: atLevel });
+    if (level < 321) {
+      expect(plan.code).toBe(1);
+      expect(plan.stderr).toContain('can_invite_users_group needs feature level ≥ 321');
+      expect(sent.filter((r) => r.startsWith('PATCH'))).toEqual([]);
+    } else expect(plan.code, plan.stderr).toBe(0);
   });
 
   it('a field the level cannot take fails the plan before anything is sent', async () => {

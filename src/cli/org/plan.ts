@@ -363,7 +363,8 @@ function planSettings(desired: Obj, live: LiveOrg, r: Resolver, built: Built): v
   const before: Obj = {};
   for (const [k, v] of Object.entries(desired)) {
     if (!(k in SETTINGS_FIELDS) || sameValue(isRealmGroupSetting(k), v, live.settings[k])) continue;
-    if (!(k in live.settings)) {
+    // A setting newer than the level goes on to its request, which checkLevels refuses, failing the plan.
+    if (!(k in live.settings) && (SETTINGS_FIELDS[k]?.level ?? 0) <= live.level) {
       push(
         built,
         { address: `settings/${k}`, section: 'settings', id: null, name: k, action: 'cannot', before: null, after: { [k]: v } },
