@@ -311,6 +311,29 @@ describe.each([200, 263, 421])('org against a remote server at feature level %i'
     expect(before.filter((r) => r.startsWith('GET /users/')).length).toBeLessThanOrEqual(1);
   });
 
+  it("a group left out is a removal the level may lack: shown as cannot below 290, the plan's other changes stand", async () => {
+    const t = await cliTarget(org, 'http');
+    const cli = (argv: string[]) => runCli([...t.args, ...argv], { env: t.env, openTransport: atLevel });
+    const [kept, gone] = [unique('kept'), unique('gone')];
+    expect((await cli(['org', 'apply', '-f', fileIn('org.yaml', stringify({ chatctl: 'org/v1', groups: [{ name: kept }, { name: gone }] }))])).code).toBe(0);
+    const doc = parseYaml((await cli(['org', 'export', '--sections', 'groups'])).stdout) as Doc;
+    const groups = doc.groups.filter((g) => g.name !== gone).map((g) => (g.name === kept ? { ...g, description: 'changed' } : g));
+    const r = await cli(['org', 'plan', '-f', fileIn('org.yaml', stringify({ chatctl: 'org/v1', groups })), '--format', 'json']);
+    expect(r.code, r.stderr).toBe(EXIT.pending);
+    const changes = (JSON.parse(r.stdout) as { changes: Record<string, unknown>[] }).changes;
+    expect(changes).toEqual([
+      expect.objectContaining({ address: `groups/${kept}`, action: 'update', after: { description: 'changed' } }),
+      level < 290
+        ? expect.objectContaining({
+            address: `groups/${gone}`,
+            action: 'cannot',
+            requests: [],
+            reason: `the server (feature level ${level}) cannot remove it: POST /user_groups/${doc.groups.find((g) => g.name === gone)!.id}/deactivate needs feature level ≥ 290`,
+          })
+        : expect.objectContaining({ address: `groups/${gone}`, action: 'remove' }),
+    ]);
+  });
+
   it('a setting the level cannot take fails the plan before anything is sent', async () => {
     const t = await cliTarget(org, 'http');
     const file = fileIn('org.yaml', stringify({ chatctl: 'org/v1', settings: { can_invite_users_group: 'role:administrators' } }));

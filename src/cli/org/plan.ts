@@ -424,19 +424,29 @@ function addedPeople(emails: readonly string[], r: Resolver): number[] {
   });
 }
 
-/** Every request a field of which the server's level cannot take: the plan fails before anything is sent. */
-function checkLevels(level: number, changes: readonly Change[]): void {
+/**
+ * Every request a field of which the server's level cannot take: the plan fails before anything is sent.
+ * A removal is the exception: the file asked for nothing the level lacks, it only left an object out, so
+ * a removal the level cannot make (a group's deactivation before 290) is shown as `!`, not sent, and the
+ * rest of the plan stands.
+ */
+function checkLevels(level: number, changes: Change[]): void {
   const problems: string[] = [];
   for (const c of changes) {
+    const own: string[] = [];
     for (const req of c.requests) {
       const op = PLAN_OPERATIONS.get(req.operation);
       if (!op) continue;
-      if ((op.minFeatureLevel ?? 0) > level) problems.push(`${c.address}: ${req.method} ${req.path} needs feature level ≥ ${op.minFeatureLevel}`);
+      if ((op.minFeatureLevel ?? 0) > level) own.push(`${req.method} ${req.path} needs feature level ≥ ${op.minFeatureLevel}`);
       for (const name of Object.keys(req.params)) {
         const min = op.params[name]?.minFeatureLevel ?? 0;
-        if (min > level) problems.push(`${c.address}: ${name} needs feature level ≥ ${min}`);
+        if (min > level) own.push(`${name} needs feature level ≥ ${min}`);
       }
     }
+    if (!own.length) continue;
+    if (c.action === 'remove')
+      Object.assign(c, { action: 'cannot', requests: [], removals: 0, reason: `the server (feature level ${level}) cannot remove it: ${own.join('; ')}` });
+    else problems.push(...own.map((p) => `${c.address}: ${p}`));
   }
   if (problems.length)
     throw new ChatctlError(
