@@ -279,3 +279,54 @@ describe.each(TRANSPORTS)('org sends the twin’s newer operations over %s', (ki
     expect((await exported()).settings.can_move_messages_between_topics_group).toBe(current);
   });
 });
+
+describe('org apply stopped by the rate limit (exit 75)', () => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+  });
+  afterAll(() => org.close());
+
+  it('keeps its journal, refuses a new apply, and --resume sends only what was not done', async () => {
+    const sent: string[] = [];
+    let refuse = true;
+    /** The second change is refused with a 429 asking for an hour, longer than --max-wait allows. */
+    const limited = async (...a: Parameters<typeof openTransport>): Promise<Transport> => {
+      const inner = await openTransport(...a);
+      return {
+        target: inner.target,
+        kind: inner.kind,
+        close: () => inner.close(),
+        send: async (req: WireRequest, signal?: AbortSignal) => {
+          if (req.method === 'POST' && req.path === '/user_groups/create') {
+            if (refuse && sent.length === 1)
+              return {
+                status: 429,
+                headers: { 'retry-after': '3600', 'content-type': 'application/json' },
+                body: { result: 'error', msg: 'API usage exceeded rate limit', 'retry-after': 3600, code: 'RATE_LIMIT_HIT' },
+              };
+            sent.push(req.body.find(([k]) => k === 'name')![1]);
+          }
+          return inner.send(req, signal);
+        },
+      };
+    };
+    const names = [unique('first'), unique('second'), unique('third')];
+    const file = fileIn('org.yaml', { chatctl: 'org/v1', groups: names.map((name) => ({ name })) });
+    const cli = async (argv: string[]) => {
+      const t = await cliTarget(org, 'embedded');
+      return runCli([...t.args, '--max-wait', '1', ...argv], { env: t.env, openTransport: limited });
+    };
+    const stopped = await cli(['org', 'apply', '-f', file, '--json']);
+    expect(stopped.code, stopped.stderr).toBe(EXIT.temporary);
+    expect(sent).toEqual([names[0]]);
+    const again = await cli(['org', 'apply', '-f', file]);
+    expect(again.code).toBe(EXIT.failure);
+    expect(again.stderr).toContain('did not finish');
+    refuse = false;
+    const resumed = await cli(['org', 'apply', '--resume', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(sent).toEqual(names);
+    expect((await cli(['org', 'plan', '-f', file])).code).toBe(EXIT.ok);
+  });
+});
