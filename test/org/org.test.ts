@@ -108,9 +108,10 @@ describe.each(TRANSPORTS)('org over %s', (kind) => {
     const file = fileIn('org.yaml', stringify(now));
     const text = await run(['org', 'plan', '-f', file]);
     expect(text.code).toBe(EXIT.pending);
+    // The member subscribed by someone else is told by Zulip's Notification Bot; the new group's members are not.
     expect(text.stdout).toContain(`→ channels/${channel} (id ${made.id}) → ${renamed}`);
     expect(text.stdout).toMatch(
-      /Plan: 1 to create, 0 to change, 1 to rename, 0 to remove \(memberships: \+\d+ −0\); \d+ requests, no wait under 200\/min and 2000\/h; \d+ people will be notified/,
+      /Plan: 1 to create, 0 to change, 1 to rename, 0 to remove \(memberships: \+\d+ −0\); 3 requests, no wait under 200\/min and 2000\/h; 1 person will be notified/,
     );
     const apply = await run(['org', 'apply', '-f', file]);
     expect(apply.code, apply.stderr).toBe(0);
@@ -252,7 +253,7 @@ describe.each(TRANSPORTS)('org over %s', (kind) => {
   });
 });
 
-describe.each([263, 421])('org against a remote server at feature level %i', (level) => {
+describe.each([200, 263, 421])('org against a remote server at feature level %i', (level) => {
   let org: TestOrg;
   beforeAll(() => {
     org = createTestOrg();
@@ -260,6 +261,7 @@ describe.each([263, 421])('org against a remote server at feature level %i', (le
   afterAll(() => org.close());
 
   /** The organization over HTTP, saying it is at `level`, as a server of that version would. */
+  const sent: string[] = [];
   const atLevel = async (...a: Parameters<typeof openTransport>): Promise<Transport> => {
     const inner = await openTransport(...a);
     return {
@@ -267,6 +269,7 @@ describe.each([263, 421])('org against a remote server at feature level %i', (le
       kind: inner.kind,
       close: () => inner.close(),
       send: async (req: WireRequest, signal?: AbortSignal) => {
+        sent.push(`${req.method} ${req.path}`);
         const res = await inner.send(req, signal);
         const body = res.body;
         if (typeof body === 'object' && body !== null && 'zulip_feature_level' in body) return { ...res, body: { ...body, zulip_feature_level: level } };
@@ -282,10 +285,65 @@ describe.each([263, 421])('org against a remote server at feature level %i', (le
     expect(exported.code, exported.stderr).toBe(0);
     const doc = parseYaml(exported.stdout) as Doc;
     expect(doc.server).toMatchObject({ feature_level: level });
-    if (level < 389) expect(doc.notes).toEqual([expect.stringContaining('folders: not read')]);
+    if (level < 389) expect(doc.notes).toContainEqual(expect.stringContaining('folders: not read'));
     else expect(doc.folders).toEqual([]);
+    // Settings and group permissions newer than the level are left out, with a note, as that server would not give them.
+    if (level < 321) {
+      expect(doc.settings).not.toHaveProperty('can_invite_users_group');
+      expect(doc.notes).toContainEqual(expect.stringMatching(/^settings: .*can_invite_users_group.* not read/));
+      expect(doc.groups.every((g) => !('can_join_group' in g))).toBe(true);
+      expect(doc.notes).toContainEqual(expect.stringMatching(/^groups: .*can_join_group.* not read/));
+    } else expect(doc.settings).toHaveProperty('can_invite_users_group');
     const plan = await runCli([...t.args, 'org', 'plan', '-f', fileIn('org.yaml', exported.stdout)], { env: t.env, openTransport: atLevel });
     expect(plan.code, plan.stderr).toBe(0);
+  });
+
+  it('export takes as many requests with 40 more users: none is per user', async () => {
+    const t = await cliTarget(org, 'http');
+    const count = async () => {
+      sent.length = 0;
+      expect((await runCli([...t.args, 'org', 'export'], { env: t.env, openTransport: atLevel })).code).toBe(0);
+      return [...sent];
+    };
+    const before = await count();
+    for (let i = 0; i < 40; i++) org.addUser();
+    expect(await count()).toEqual(before);
+    expect(before.filter((r) => r.startsWith('GET /users/')).length).toBeLessThanOrEqual(1);
+  });
+
+  it("a group left out is a removal the level may lack: shown as cannot below 290, the plan's other changes stand", async () => {
+    const t = await cliTarget(org, 'http');
+    const cli = (argv: string[]) => runCli([...t.args, ...argv], { env: t.env, openTransport: atLevel });
+    const [kept, gone] = [unique('kept'), unique('gone')];
+    expect((await cli(['org', 'apply', '-f', fileIn('org.yaml', stringify({ chatctl: 'org/v1', groups: [{ name: kept }, { name: gone }] }))])).code).toBe(0);
+    const doc = parseYaml((await cli(['org', 'export', '--sections', 'groups'])).stdout) as Doc;
+    const groups = doc.groups.filter((g) => g.name !== gone).map((g) => (g.name === kept ? { ...g, description: 'changed' } : g));
+    const r = await cli(['org', 'plan', '-f', fileIn('org.yaml', stringify({ chatctl: 'org/v1', groups })), '--format', 'json']);
+    expect(r.code, r.stderr).toBe(EXIT.pending);
+    const changes = (JSON.parse(r.stdout) as { changes: Record<string, unknown>[] }).changes;
+    expect(changes).toEqual([
+      expect.objectContaining({ address: `groups/${kept}`, action: 'update', after: { description: 'changed' } }),
+      level < 290
+        ? expect.objectContaining({
+            address: `groups/${gone}`,
+            action: 'cannot',
+            requests: [],
+            reason: `the server (feature level ${level}) cannot remove it: POST /user_groups/${doc.groups.find((g) => g.name === gone)!.id}/deactivate needs feature level ≥ 290`,
+          })
+        : expect.objectContaining({ address: `groups/${gone}`, action: 'remove' }),
+    ]);
+  });
+
+  it('a setting the level cannot take fails the plan before anything is sent', async () => {
+    const t = await cliTarget(org, 'http');
+    const file = fileIn('org.yaml', stringify({ chatctl: 'org/v1', settings: { can_invite_users_group: 'role:administrators' } }));
+    sent.length = 0;
+    const plan = await runCli([...t.args, 'org', 'apply', '-f', file, '--yes'], { env: t.env, openTransport: atLevel });
+    if (level < 321) {
+      expect(plan.code).toBe(1);
+      expect(plan.stderr).toContain('can_invite_users_group needs feature level ≥ 321');
+      expect(sent.filter((r) => r.startsWith('PATCH'))).toEqual([]);
+    } else expect(plan.code, plan.stderr).toBe(0);
   });
 
   it('a field the level cannot take fails the plan before anything is sent', async () => {

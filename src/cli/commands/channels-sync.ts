@@ -3,7 +3,7 @@ import { requireChannels } from '../channels/find.js';
 import { currentMembers, orderedChanges, runMemberChanges } from '../channels/membership.js';
 import { groupMembers } from '../channels/people.js';
 import { readMap } from '../channels/sync-map.js';
-import { syncPlan, type SyncChange } from '../channels/sync-plan.js';
+import { syncPlan, type SyncChange } from '../org/channel-sync.js';
 import { defineCommand } from '../command/command.js';
 import { confirmOrExit, requireYesUnlessInteractive } from '../bulk/confirm.js';
 import type { Context } from '../command/context.js';

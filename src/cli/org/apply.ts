@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { configDir } from '../../config/paths.js';
 import { makeDirs } from '../../make-dirs.js';
 import type { ChatClient } from '../../client/client.js';
-import { type BulkFlags, type Outcome, runBulk } from '../bulk/runner.js';
+import { type BulkFlags, endsRun, type Outcome, runBulk } from '../bulk/runner.js';
 import type { Context } from '../command/context.js';
 import { ChatctlError, usageError } from '../core/errors.js';
 import { Refusal } from '../core/refusal.js';
@@ -177,15 +177,14 @@ function resolveRefs(v: Json, created: Readonly<Record<string, number>>): Json {
 
 const PAST: Record<Change['action'], string> = { create: 'created', add: 'added', update: 'updated', rename: 'renamed', remove: 'removed', cannot: 'cannot' };
 
-/** Runs the journal's plan from where it stands; the journal is removed once every request is done. */
+/** Runs the journal's plan from where it stands; the journal is removed once the run has been through every change. */
 export async function runJournal(ctx: Context, flags: BulkFlags, client: ChatClient, path: string, journal: Journal): Promise<void> {
   const { plan } = journal;
   const done = new Set(journal.done);
   const units = plan.changes.map((change, index) => ({ change, index }));
-  const allDone = () =>
-    units.every(
-      ({ change, index }) => change.action === 'cannot' || keptBack(change, journal.prune) || change.requests.every((_, j) => done.has(`${index}.${j}`)),
-    );
+  // The journal outlives only a run that stopped before its end (exit 75, 130, a refusal every row would
+  // meet): one that went through every change (exit 0, or 3 with the server's refusals) has nothing to resume.
+  let stopped = false;
   try {
     await runBulk(
       ctx,
@@ -223,7 +222,10 @@ export async function runJournal(ctx: Context, flags: BulkFlags, client: ChatCli
         },
       },
     );
+  } catch (e) {
+    stopped = endsRun(e);
+    throw e;
   } finally {
-    if (allDone()) rmSync(path, { force: true });
+    if (!stopped) rmSync(path, { force: true });
   }
 }

@@ -39,7 +39,7 @@ export function describePath(section: string, field?: string): string | undefine
 export function exportDoc(live: LiveOrg, sections: readonly SectionName[] | undefined, site: string): OrgDoc {
   const want = (n: SectionName) => !sections || sections.includes(n);
   const doc: OrgDoc = { chatctl: FORMAT, server: { url: site, feature_level: live.level, version: live.version } };
-  const notes = Object.entries(live.unreadable).flatMap(([n, why]) => (want(n as SectionName) && why ? [why] : []));
+  const notes = [...Object.entries(live.unreadable), ...Object.entries(live.unreadFields)].flatMap(([n, why]) => (want(n as SectionName) && why ? [why] : []));
   const bots = live.lists.users.filter((u) => u.bot).length;
   if (want('users') && bots) notes.push(`users: ${bots} bots left out (a file manages a bot only by naming it)`);
   if (notes.length) doc.notes = notes;

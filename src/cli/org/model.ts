@@ -55,6 +55,8 @@ export interface LiveOrg {
   lists: Record<ListSectionName, LiveObj[]>;
   /** Sections this server's level cannot give, with why: left out of exports, refused in plans. */
   unreadable: Partial<Record<SectionName, string>>;
+  /** Fields of a section newer than the server's level, left out of what was read, with a note saying which. */
+  unreadFields: Partial<Record<SectionName, string>>;
   /** E-mail → user ID, for every user (bots and deactivated ones too). */
   userIds: Map<string, number>;
   /** User ID → e-mail, the inverse. */

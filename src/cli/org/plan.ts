@@ -27,7 +27,8 @@ import {
   type Ref,
   type SectionName,
 } from './model.js';
-import { Cannot, LIST_DECLS, PLAN_OPERATIONS, type Resolver, SETTINGS_FIELDS, settingsUpdate, type Writes } from './sections.js';
+import { membershipDiff } from './membership-diff.js';
+import { Cannot, isRealmGroupSetting, LIST_DECLS, PLAN_OPERATIONS, type Resolver, SETTINGS_FIELDS, settingsUpdate, type Writes } from './sections.js';
 
 /** Deep equality of JSON values, ignoring key order. */
 export function same(a: Json | undefined, b: Json | undefined): boolean {
@@ -39,6 +40,25 @@ export function same(a: Json | undefined, b: Json | undefined): boolean {
   }
   return false;
 }
+
+/**
+ * A group-setting value as the server keeps it: an anonymous group's members and subgroups are sets (a
+ * missing list is empty), and one subgroup with no members is that group itself. api_docs/group-setting-values.md:
+ * "The server will canonicalize an object with an empty direct_member_ids list and a direct_subgroup_ids
+ * list that contains just a single group ID to the integer format."
+ */
+function groupSettingForm(v: Json | undefined): Json | undefined {
+  if (!isObj(v)) return v;
+  const set = (x: Json | undefined, lower: boolean) =>
+    [...new Set((Array.isArray(x) ? x : []).filter((e): e is string => typeof e === 'string').map((e) => (lower ? e.toLowerCase() : e)))].sort();
+  const members = set(v.members, true);
+  const subgroups = set(v.subgroups, false);
+  return !members.length && subgroups.length === 1 ? subgroups[0]! : { members, subgroups };
+}
+
+/** Whether a field's file value and live value are the same, group-setting values compared as the server keeps them. */
+const sameValue = (groupSetting: boolean, a: Json | undefined, b: Json | undefined): boolean =>
+  groupSetting ? same(groupSettingForm(a), groupSettingForm(b)) : same(a, b);
 
 const canonical = (v: Json | undefined): string =>
   v === undefined
@@ -211,14 +231,14 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
   const guard = (key: string) => (protect.has(naturalKey(section, key)) ? `protected: ${section} ${key} is under protect:` : undefined);
   const memberFields = Object.entries(d.fields).flatMap(([k, f]) => (f.members ? [k] : []));
   const matched = new Set<LiveObj>();
-  const order: { key: string; target: number | Ref }[] = [];
+  const order: { key: string; target: number | Ref; was?: string }[] = [];
   for (const want of desired) {
     const key = String(want[d.key]);
     const have = match(section, want, live);
     const address = `${section}/${key}`;
     if (!have) {
       const after = Object.fromEntries(Object.entries(want).filter(([k]) => k !== 'id'));
-      const notifies = section === 'channels' || section === 'groups' ? addedPeople(strings(want.members), r) : [];
+      const notifies = section === 'channels' ? addedPeople(strings(want.members), r) : [];
       push(built, { address, section, id: null, name: key, action: 'create', before: null, after, notifies }, d.create(want, r), guard(key));
       const ref: Ref = { $ref: `${section}/${key}` };
       for (const field of memberFields.filter((f) => !(d.carries ?? []).includes(f))) {
@@ -232,15 +252,18 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
       continue;
     }
     matched.add(have);
-    order.push({ key, target: Number(have.id) });
     const id = have.id;
     const liveKey = String(have.file[d.key]);
+    order.push({ key, target: Number(have.id), was: liveKey });
     const changed: Obj = {};
     const before: Obj = {};
     for (const [field, value] of Object.entries(want)) {
       const spec = d.fields[field];
       if (!spec || spec.readOnly || spec.members) continue;
-      if (field === d.key ? naturalKey(section, String(value)) === naturalKey(section, liveKey) : same(value, have.file[field])) continue;
+      if (
+        field === d.key ? naturalKey(section, String(value)) === naturalKey(section, liveKey) : sameValue(spec.ref === 'groupSetting', value, have.file[field])
+      )
+        continue;
       changed[field] = value;
       before[field] = have.file[field] ?? null;
     }
@@ -258,11 +281,7 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
     for (const field of memberFields) {
       if (!(field in want) || !d.members) continue;
       const norm = (e: string) => (field === 'members' ? e.toLowerCase() : e);
-      const wantSet = new Set(strings(want[field]).map(norm));
-      const haveList = strings(have.file[field]);
-      const haveSet = new Set(haveList.map(norm));
-      const add = strings(want[field]).filter((e) => !haveSet.has(norm(e)));
-      const remove = haveList.filter((e) => !wantSet.has(norm(e)));
+      const { add, remove } = membershipDiff(strings(want[field]), strings(have.file[field]), norm);
       const unknown =
         field === 'members' ? add.filter((e) => r.user(e) === undefined) : add.filter((g) => r.object('groups', g) === undefined && !isSystemGroupName(g));
       const known = add.filter((e) => !unknown.includes(e));
@@ -275,14 +294,13 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
           new Cannot(`no such ${field === 'members' ? 'user' : 'group'} on the server: ${unknown.join(', ')}`),
         );
       if (known.length) {
-        const notifies = addedPeople(field === 'members' ? known : [], r);
+        const notifies = section === 'channels' ? addedPeople(known, r) : [];
         push(built, { address: at, section, id, name: key, action: 'add', before: null, after: { [field]: known }, notifies }, writes.add, guard(liveKey));
       }
       if (remove.length) {
-        const notifies = section === 'groups' && field === 'members' ? addedPeople(remove, r) : [];
         push(
           built,
-          { address: at, section, id, name: key, action: 'remove', before: { [field]: remove }, after: null, removals: remove.length, notifies },
+          { address: at, section, id, name: key, action: 'remove', before: { [field]: remove }, after: null, removals: remove.length },
           writes.remove,
           guard(liveKey),
         );
@@ -305,21 +323,37 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
   if (d.ordered && d.order) planOrder(section, order, live, r, built);
 }
 
-/** A reorder when the file's objects are not in the file's order on the server (others keep theirs, after). */
-function planOrder(section: ListSectionName, wanted: readonly { key: string; target: number | Ref }[], live: LiveOrg, r: Resolver, built: Built): void {
+/**
+ * A reorder when the file's objects are not in the file's order on the server (others keep theirs, after).
+ * Objects are compared by what they are (their ID, or the request creating them), not by name, so that a
+ * renamed object keeps its place; objects the plan creates come last on the server, in the file's order.
+ */
+function planOrder(
+  section: ListSectionName,
+  wanted: readonly { key: string; target: number | Ref; was?: string }[],
+  live: LiveOrg,
+  r: Resolver,
+  built: Built,
+): void {
   const d = LIST_DECLS[section];
-  const keys = new Set(wanted.map((w) => w.key));
-  const existing = live.lists[section].map((l) => keyOf(section, l.file));
-  const known = new Set(existing);
-  const after = [...existing, ...wanted.filter((w) => !known.has(naturalKey(section, w.key))).map((w) => w.key)];
-  const relative = after.filter((k) => keys.has(k));
-  const want = wanted.map((w) => w.key);
-  if (same(relative, want)) return;
-  const rest = live.lists[section].filter((l) => !keys.has(keyOf(section, l.file))).map((l) => Number(l.id));
+  const position = new Map(live.lists[section].map((l, i) => [Number(l.id), i]));
+  const at = (w: (typeof wanted)[number], i: number) => (typeof w.target === 'number' ? (position.get(w.target) ?? i) : live.lists[section].length + i);
+  const now = wanted.map((w, i) => ({ w, p: at(w, i) })).sort((a, b) => a.p - b.p);
+  if (now.every(({ w }, i) => w === wanted[i])) return;
+  const targets = new Set(wanted.map((w) => w.target));
+  const rest = live.lists[section].filter((l) => !targets.has(Number(l.id))).map((l) => Number(l.id));
   const ids = [...wanted.map((w) => w.target), ...rest];
   push(
     built,
-    { address: `${section}/(order)`, section, id: null, name: '(order)', action: 'update', before: { order: relative }, after: { order: want } },
+    {
+      address: `${section}/(order)`,
+      section,
+      id: null,
+      name: '(order)',
+      action: 'update',
+      before: { order: now.map(({ w }) => w.was ?? w.key) },
+      after: { order: wanted.map((w) => w.key) },
+    },
     d.order ? d.order(ids, r) : [],
   );
 }
@@ -328,8 +362,9 @@ function planSettings(desired: Obj, live: LiveOrg, r: Resolver, built: Built): v
   const changed: Obj = {};
   const before: Obj = {};
   for (const [k, v] of Object.entries(desired)) {
-    if (!(k in SETTINGS_FIELDS) || same(v, live.settings[k])) continue;
-    if (!(k in live.settings)) {
+    if (!(k in SETTINGS_FIELDS) || sameValue(isRealmGroupSetting(k), v, live.settings[k])) continue;
+    // A setting newer than the level goes on to its request, which checkLevels refuses, failing the plan.
+    if (!(k in live.settings) && (SETTINGS_FIELDS[k]?.level ?? 0) <= live.level) {
       push(
         built,
         { address: `settings/${k}`, section: 'settings', id: null, name: k, action: 'cannot', before: null, after: { [k]: v } },
@@ -368,7 +403,7 @@ function guardOwners(live: LiveOrg, changes: Change[]): void {
       ((c.after && (('role' in c.after && c.after.role !== 'owner') || c.after.active === false)) || c.action === 'remove'),
   );
   const gaining = changes.filter((c) => c.section === 'users' && c.action !== 'cannot' && c.after?.role === 'owner').length;
-  if (owners.size + gaining - losing.length >= 1) return;
+  if (!losing.length || owners.size + gaining - losing.length >= 1) return;
   const last = losing[losing.length - 1]!;
   Object.assign(last, { action: 'cannot', requests: [], reason: 'never removes the last owner of the organization', removals: 0 });
 }
@@ -376,8 +411,9 @@ function guardOwners(live: LiveOrg, changes: Change[]): void {
 /**
  * People Zulip tells they were added (by someone else): not the caller, not bots, not past the server's bulk
  * limit. zerver/views/streams.py send_messages_for_new_subscribers: a Notification Bot DM to each user
- * subscribed by another, unless more than max_bulk_new_subscription_messages were; group membership changes
- * are announced to the member the same way (zerver/actions/user_groups.py).
+ * subscribed by another, unless more than max_bulk_new_subscription_messages were. Nobody is told of a group
+ * membership or an unsubscription: zerver/actions/user_groups.py bulk_add_members_to_user_groups and
+ * bulk_remove_members_from_user_groups write audit-log rows and send events, no message.
  */
 function addedPeople(emails: readonly string[], r: Resolver): number[] {
   if (emails.length > LIMITS.bulkNewSubscriptionMessages) return [];
@@ -388,19 +424,29 @@ function addedPeople(emails: readonly string[], r: Resolver): number[] {
   });
 }
 
-/** Every request a field of which the server's level cannot take: the plan fails before anything is sent. */
-function checkLevels(level: number, changes: readonly Change[]): void {
+/**
+ * Every request a field of which the server's level cannot take: the plan fails before anything is sent.
+ * A removal is the exception: the file asked for nothing the level lacks, it only left an object out, so
+ * a removal the level cannot make (a group's deactivation before 290) is shown as `!`, not sent, and the
+ * rest of the plan stands.
+ */
+function checkLevels(level: number, changes: Change[]): void {
   const problems: string[] = [];
   for (const c of changes) {
+    const own: string[] = [];
     for (const req of c.requests) {
       const op = PLAN_OPERATIONS.get(req.operation);
       if (!op) continue;
-      if ((op.minFeatureLevel ?? 0) > level) problems.push(`${c.address}: ${req.method} ${req.path} needs feature level ≥ ${op.minFeatureLevel}`);
+      if ((op.minFeatureLevel ?? 0) > level) own.push(`${req.method} ${req.path} needs feature level ≥ ${op.minFeatureLevel}`);
       for (const name of Object.keys(req.params)) {
         const min = op.params[name]?.minFeatureLevel ?? 0;
-        if (min > level) problems.push(`${c.address}: ${name} needs feature level ≥ ${min}`);
+        if (min > level) own.push(`${name} needs feature level ≥ ${min}`);
       }
     }
+    if (!own.length) continue;
+    if (c.action === 'remove')
+      Object.assign(c, { action: 'cannot', requests: [], removals: 0, reason: `the server (feature level ${level}) cannot remove it: ${own.join('; ')}` });
+    else problems.push(...own.map((p) => `${c.address}: ${p}`));
   }
   if (problems.length)
     throw new ChatctlError(

@@ -13,7 +13,7 @@ import type { ChatClient } from '../../client/client.js';
 import { currentMembers } from '../channels/membership.js';
 import type { Context } from '../command/context.js';
 import { isObj, type Json, LIST_SECTIONS, type ListSectionName, type LiveObj, type LiveOrg, type Obj } from './model.js';
-import { isGroupPermission, isRealmGroupSetting, LIST_DECLS, SETTINGS_FIELDS } from './sections.js';
+import { type FieldSpec, isGroupPermission, isRealmGroupSetting, LIST_DECLS, SETTINGS_FIELDS } from './sections.js';
 
 const FETCH = ['realm', 'realm_domains', 'realm_linkifiers', 'custom_profile_fields', 'realm_user_groups', 'default_streams', 'stream'];
 
@@ -72,10 +72,21 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
     return { members, subgroups };
   };
 
+  // A field newer than the server's level is left out even when an answer carries it: a stand-in or a
+  // patched server may, but no request of the plan could write it there.
+  const readable = (spec: FieldSpec | undefined): boolean => (spec?.level ?? 0) <= level;
   const settings: Obj = {};
-  for (const key of Object.keys(SETTINGS_FIELDS)) {
+  for (const [key, spec] of Object.entries(SETTINGS_FIELDS)) {
     const v = state[`realm_${key}`];
-    if (v !== undefined) settings[key] = isRealmGroupSetting(key) ? groupValue(v) : json(v);
+    if (v !== undefined && readable(spec)) settings[key] = isRealmGroupSetting(key) ? groupValue(v) : json(v);
+  }
+  const newer = (fields: Readonly<Record<string, FieldSpec>>) => Object.keys(fields).filter((k) => !readable(fields[k]));
+  const unreadFields: LiveOrg['unreadFields'] = {};
+  for (const [section, names] of [
+    ['settings', newer(SETTINGS_FIELDS)],
+    ['groups', newer(LIST_DECLS.groups.fields)],
+  ] as const) {
+    if (names.length) unreadFields[section] = `${section}: ${names.join(', ')} not read (the server is at feature level ${level}; they came later)`;
   }
 
   const fields = objects(state.custom_profile_fields).sort((a, b) => num(a.order) - num(b.order));
@@ -140,7 +151,7 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
           subgroups: byName(list(g.direct_subgroup_ids ?? g.subgroups).flatMap((id) => groupNames.get(num(id)) ?? [])),
           ...Object.fromEntries(
             Object.keys(LIST_DECLS.groups.fields)
-              .filter((k) => isGroupPermission(k) && k in g)
+              .filter((k) => isGroupPermission(k) && k in g && readable(LIST_DECLS.groups.fields[k]))
               .map((k) => [k, groupValue(g[k])]),
           ),
         },
@@ -193,6 +204,7 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
     settings,
     lists,
     unreadable,
+    unreadFields,
     userIds,
     emails,
     groupIds,

@@ -17,8 +17,8 @@ export const planCommand = defineCommand({
     'linkifiers, domain for domains); a new name with the same id is a rename (→), never a removal and a creation.\n\n' +
     'Text (default): by section, removals first, + create or add, ~ change (only the changed fields, before → after), → rename, ' +
     '- remove, ! cannot be made (with why), then a line with the counts, the number of requests, the time they take under ' +
-    "the server's rate limits (200 a minute and 2,000 an hour a user), and how many people Zulip will notify (those added to " +
-    'channels and groups by someone else). --format json prints a versioned document (format_version, server, ' +
+    "the server's rate limits (200 a minute and 2,000 an hour a user), and how many people Zulip will notify (those subscribed " +
+    'to channels by someone else; a group membership notifies no one). --format json prints a versioned document (format_version, server, ' +
     'base_fingerprint, changes with address, id, action, before, after, requests, risk); ndjson one change a line. --out PLAN ' +
     'saves the JSON document for org apply --plan. A field the server’s feature level cannot take fails the plan (exit 1) ' +
     'before anything is sent.\n\nExit 0 in sync, 10 when changes are pending (--exit-zero: 0), 2 for a bad file.',

@@ -1,15 +1,20 @@
 /**
- * The plan of `channels sync`: what the map wants against what the server has. Each channel the map names
- * should hold every active user a rule maps to it; what it lacks is subscribed. With `remove`, the map owns
- * those channels' membership: anyone else subscribed is unsubscribed, you too, except bots (integrations
- * subscribe their own). Channels the map does not name are never touched, with or without `remove`.
- * Deactivated users are never subscribed (a channel cannot take them); a domain rule never maps bots.
+ * The plan of `channels sync --map`, as a view on the organization planner: the map's rules become the
+ * subscribers wanted in the channels it names, compared with the live subscribers by the planner's own
+ * membership comparison (what `org plan` does for a channel's `members`), and the result comes back as
+ * the per-user changes `channels sync` reports, each with the rule that wants it.
+ *
+ * What the map means is unchanged: each channel it names should hold every active user a rule maps to it;
+ * with `remove` it owns those channels' membership, so anyone else subscribed is unsubscribed, you too,
+ * except bots (integrations subscribe their own) and subscribers the user list does not show. Channels the
+ * map does not name are never touched. Deactivated users are never subscribed; a domain rule never maps bots.
  */
 import type { Channel } from '../../api/operations/channels.js';
 import type { User } from '../../api/types.js';
-import type { MemberChange } from './membership.js';
-import { namedUser, personOf, userOf, type Named, type UserIndex } from './people.js';
-import type { Rule } from './sync-map.js';
+import type { MemberChange } from '../channels/membership.js';
+import { namedUser, personOf, type Named, type UserIndex, userOf } from '../channels/people.js';
+import type { Rule } from '../channels/sync-map.js';
+import { membershipDiff } from './membership-diff.js';
 
 /** What the plan is computed from, all read before it. */
 export interface SyncState {
@@ -62,16 +67,21 @@ export function syncPlan(rules: readonly Rule[], state: SyncState, o: { remove: 
   const changes: SyncChange[] = [];
   for (const { channel, users } of wanted.values()) {
     const c = { stream_id: channel.stream_id, name: channel.name };
-    const now = state.current.get(channel.stream_id) ?? new Set<number>();
-    for (const { user, rule } of users.values())
-      if (!now.has(user.user_id)) changes.push({ change: { action: 'subscribe', channel: c, user: personOf(user) }, rule });
-    if (!o.remove) continue;
-    const extra = [...now].filter((id) => !users.has(id)).sort((a, b) => a - b);
-    for (const id of extra) {
-      const user = state.index.byId.get(id);
-      // A subscriber the user list does not show is not one chatctl can judge: it stays.
-      if (user && !user.is_bot) changes.push({ change: { action: 'unsubscribe', channel: c, user: personOf(user) }, rule: null });
+    // The subscribers chatctl can judge: users the list shows, bots left out (integrations subscribe their own).
+    const judged = [...(state.current.get(channel.stream_id) ?? [])]
+      .filter((id) => {
+        const user = state.index.byId.get(id);
+        return user !== undefined && !user.is_bot;
+      })
+      .sort((a, b) => a - b);
+    const { add, remove } = membershipDiff([...users.keys()], judged, (id) => id);
+    for (const id of add) {
+      const { user, rule } = users.get(id)!;
+      changes.push({ change: { action: 'subscribe', channel: c, user: personOf(user) }, rule });
     }
+    // Without `remove` the removals are kept back, as org apply keeps back a section --prune does not name.
+    if (!o.remove) continue;
+    for (const id of remove) changes.push({ change: { action: 'unsubscribe', channel: c, user: personOf(state.index.byId.get(id)!) }, rule: null });
   }
   return [...changes, ...failed];
 }
