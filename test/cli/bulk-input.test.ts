@@ -132,6 +132,19 @@ describe('what is wrong with a file, all at once', () => {
     expect(r.stderr).toContain(`chatctl: ${file} ${message}\n`);
   });
 
+  it('takes piped input with no rows (a report that found nothing) as nothing to do: exit 0, nothing sent', async () => {
+    const { env } = tempHome();
+    const users = async () => (await runCli(['users', 'list', '--format', 'ndjson'], { env })).stdout;
+    const before = await users();
+    for (const stdin of ['', '\n', 'email,full_name\n']) {
+      const r = await runCli(['users', 'create', '--from-file', '-', '--json'], { env, stdin });
+      expect(r).toMatchObject({ code: 0, stdout: '', stderr: 'chatctl: 0 created, 0 failed\n' });
+    }
+    const piped = await runCli(['users', 'deactivate', '--from-file', '-', '--yes'], { env, stdin: '' });
+    expect(piped).toMatchObject({ code: 0, stderr: 'chatctl: 0 deactivated, 0 failed\n' });
+    expect(await users()).toBe(before);
+  });
+
   it('refuses a directory, an unknown encoding, and --encoding without --from-file (exit 2)', async () => {
     const dir = join(tempHome().home, 'rows');
     mkdirSync(dir);

@@ -402,7 +402,13 @@ export async function readRows(
   const decoder = decoderFor(encoding ?? 'utf-8');
   const bytes = await readInput(ctx, file, undefined, rowInputBounds(source, decoder.encoding));
   const text = decoder.decode(bytes);
-  if (!text.trim()) throw usageError(`${source} is empty: no header and no rows`, `columns: ${describeColumns(columns)}`);
+  // Piped input with nothing in it is a report upstream that found nothing (a stale-user cron pipe on a quiet
+  // day): nothing to do. A file named on the command line that holds nothing is more likely the wrong file.
+  const piped = file === '-';
+  if (!text.trim()) {
+    if (piped) return [];
+    throw usageError(`${source} is empty: no header and no rows`, `columns: ${describeColumns(columns)}`);
+  }
 
   const problems: Problem[] = [];
   const json = /\.(jsonl|ndjson|json)$/i.test(file) || (file === '-' && /^[[{]/.test(text.trimStart()));
@@ -422,7 +428,10 @@ export async function readRows(
   // A required column the CSV header lacks is one problem, not one per row.
   const absent = header ? known.filter((c) => columns[c]!.required && !header!.includes(c)) : [];
   for (const name of absent) problems.unshift({ line: 1, column: name, message: 'missing (required)' });
-  if (!rows.length && !problems.length) throw usageError(`${source} has a header but no rows`, `columns: ${describeColumns(columns)}`);
+  if (!rows.length && !problems.length) {
+    if (piped) return [];
+    throw usageError(`${source} has a header but no rows`, `columns: ${describeColumns(columns)}`);
+  }
   for (const r of rows) {
     for (const [name, spec] of Object.entries(columns)) {
       const wrongType = json ? jsonTypeProblem(r.row[name], spec.json ?? 'text') : undefined;
