@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prng, sample } from './scale-seed.mjs';
 import { startServe } from './serve-fixture.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -16,22 +17,6 @@ const bin = join(root, 'bin', 'chatctl.cjs');
 const BUDGET_MS = 5000;
 const CHANNELS = 500;
 const GROUPS = 200;
-
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const sample = (rand, from, count) => {
-  const picked = new Set();
-  while (picked.size < Math.min(count, from.length)) picked.add(from[Math.floor(rand() * from.length)]);
-  return [...picked];
-};
 
 async function seed(users) {
   const work = mkdtempSync(join(tmpdir(), 'chatctl-org-bench-'));

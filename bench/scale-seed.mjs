@@ -15,7 +15,7 @@ export const TARGET_CHANNELS = 30;
 const BATCH = 50_000;
 
 /** A small deterministic generator, so every run seeds the same organization. */
-function prng(seed) {
+export function prng(seed) {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
@@ -26,7 +26,8 @@ function prng(seed) {
   };
 }
 
-function sample(rand, from, count) {
+/** `count` distinct elements of `from`, picked with `rand`. */
+export function sample(rand, from, count) {
   const picked = new Set();
   while (picked.size < Math.min(count, from.length)) picked.add(from[Math.floor(rand() * from.length)]);
   return [...picked];

@@ -1,8 +1,8 @@
 /** User groups: named groups of users and subgroups, and the role-based system groups. */
 import { declareOlder, olderCall } from '../older.js';
-import { NotAtLevel, operation, p } from '../operation.js';
+import { NotAtLevel, type OlderParam, operation, p } from '../operation.js';
 import { type GroupSettingChange, groupSettingChange, groupSettingValue } from '../group-setting.js';
-import { s } from '../schema.js';
+import { s, type Typed } from '../schema.js';
 import type { GroupSettingValue } from './channels.js';
 
 export const GROUP_PERMISSION_SETTINGS = [
@@ -29,17 +29,30 @@ export type UserGroup = {
 } & Record<GroupPermissionSetting, GroupSettingValue>;
 
 /** A group-setting value as servers before 258 take it: a group ID, never members and subgroups. */
-function groupIdOnly(value: number | { direct_members: number[]; direct_subgroups: number[] }): number {
+function groupIdOnly(value: unknown): number {
   if (typeof value === 'number') return value;
   throw new NotAtLevel('a group-setting value of members and subgroups');
 }
 
-/** Servers before 260 take the new value alone; before 258 only as a group ID. */
+/** Servers before 260 take a change of `can_mention_group` as the new value alone. */
 const newValueOnly = (change: GroupSettingChange): GroupSettingValue => change.new;
-function groupIdOf(value: unknown): number {
-  if (typeof value === 'number') return value;
-  throw new NotAtLevel('a group-setting value of members and subgroups');
-}
+
+/**
+ * The group's permission settings as parameters of `schema` (a value on creation, a change on update), each from
+ * the feature level that added it (api_docs/changelog.md); `can_mention_group` was `can_mention_group_id` until
+ * 198 and a group ID only until 258, and `mentionOlder` adds the forms it took before that on the operation.
+ */
+const permissionParams = <T>(schema: Typed<T>, mentionOlder: readonly OlderParam<T>[]) => ({
+  can_add_members_group: p.opt(schema, { minFeatureLevel: 305 }),
+  can_join_group: p.opt(schema, { minFeatureLevel: 301 }),
+  can_leave_group: p.opt(schema, { minFeatureLevel: 308 }),
+  can_manage_group: p.opt(schema, { minFeatureLevel: 283 }),
+  can_mention_group: p.opt(schema, {
+    minFeatureLevel: 191,
+    older: [...mentionOlder, { before: 258, value: groupIdOnly }, { before: 198, name: 'can_mention_group_id' }],
+  }),
+  can_remove_members_group: p.opt(schema, { minFeatureLevel: 324 }),
+});
 
 const groupPath = { user_group_id: p.path(s.int()) };
 
@@ -55,19 +68,7 @@ export const createUserGroup = operation<{ group_id: number }>()({
     description: p.req(s.string()),
     members: p.req(s.list(s.int(), { unique: true }), { doc: 'JSON list of user IDs' }),
     subgroups: p.opt(s.list(s.int(), { unique: true }), { doc: 'JSON list of group IDs', minFeatureLevel: 311 }),
-    can_add_members_group: p.opt(groupSettingValue, { minFeatureLevel: 305 }),
-    can_join_group: p.opt(groupSettingValue, { minFeatureLevel: 301 }),
-    can_leave_group: p.opt(groupSettingValue, { minFeatureLevel: 308 }),
-    can_manage_group: p.opt(groupSettingValue, { minFeatureLevel: 283 }),
-    // Named can_mention_group_id until 198, and a group ID only (no members and subgroups) until 258.
-    can_mention_group: p.opt(groupSettingValue, {
-      minFeatureLevel: 191,
-      older: [
-        { before: 258, value: groupIdOnly },
-        { before: 198, name: 'can_mention_group_id' },
-      ],
-    }),
-    can_remove_members_group: p.opt(groupSettingValue, { minFeatureLevel: 324 }),
+    ...permissionParams(groupSettingValue, []),
   },
   openapiPath: '/user_groups/create',
 });
@@ -177,19 +178,7 @@ export const updateUserGroup = operation<Record<string, never>>()({
     ...groupPath,
     name: p.opt(s.string()),
     description: p.opt(s.string()),
-    can_add_members_group: p.opt(groupSettingChange, { minFeatureLevel: 305 }),
-    can_join_group: p.opt(groupSettingChange, { minFeatureLevel: 301 }),
-    can_leave_group: p.opt(groupSettingChange, { minFeatureLevel: 308 }),
-    can_manage_group: p.opt(groupSettingChange, { minFeatureLevel: 283 }),
-    can_mention_group: p.opt(groupSettingChange, {
-      minFeatureLevel: 191,
-      older: [
-        { before: 260, value: newValueOnly },
-        { before: 258, value: groupIdOf },
-        { before: 198, name: 'can_mention_group_id' },
-      ],
-    }),
-    can_remove_members_group: p.opt(groupSettingChange, { minFeatureLevel: 324 }),
+    ...permissionParams(groupSettingChange, [{ before: 260, value: newValueOnly }]),
     deactivated: p.opt(s.bool(), { minFeatureLevel: 386, doc: 'false reactivates a deactivated group' }),
   },
   idempotent: true,
