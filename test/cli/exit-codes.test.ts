@@ -11,7 +11,7 @@ import { uploadFile } from '../../src/api/operations/attachments.js';
 import type { Transport } from '../../src/client/transport.js';
 import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
-import { clientFor, TRANSPORTS, transportFor } from '../helpers/transports.js';
+import { clientFor, intercepting, transportFor, TRANSPORTS } from '../helpers/transports.js';
 
 describe.each(TRANSPORTS)('bulk exit codes over %s', (kind) => {
   let org: TestOrg;
@@ -78,15 +78,11 @@ describe.each(TRANSPORTS)('bulk exit codes over %s', (kind) => {
     const t = await cliTarget(org, kind, user);
     const answering = (status: number, msg: string, code: string) => async () => {
       const inner = await transportFor(org, kind);
-      return {
-        target: inner.target,
-        kind: inner.kind,
-        close: () => inner.close(),
-        send: async (req, signal) =>
-          req.method === 'DELETE' && req.path.startsWith('/attachments/')
-            ? { status, headers: {}, body: { result: 'error', msg, code } }
-            : inner.send(req, signal),
-      } satisfies Transport;
+      return intercepting(inner, async (req, signal) =>
+        req.method === 'DELETE' && req.path.startsWith('/attachments/')
+          ? { status, headers: {}, body: { result: 'error', msg, code } }
+          : inner.send(req, signal),
+      ) satisfies Transport;
     };
     const refused = await runCli([...t.args, 'attachments', 'clean', '--larger-than', '1', '--yes'], {
       env: t.env,

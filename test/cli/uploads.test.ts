@@ -12,7 +12,7 @@ import type { WireRequest } from '../../src/api/wire.js';
 import type { Transport } from '../../src/client/transport.js';
 import { cliTarget, jsonLines, runCli, tempHome, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
-import { TRANSPORTS, transportFor } from '../helpers/transports.js';
+import { intercepting, transportFor, TRANSPORTS } from '../helpers/transports.js';
 
 const file = (name: string, text: string): string => {
   const path = join(tempHome().home, name);
@@ -90,15 +90,12 @@ describe.each(TRANSPORTS)('uploads over %s', (kind) => {
 
   it('several files: one refused by the server fails its row only (exit 3); one file exits 3 too, saying its error', async () => {
     const t = await cliTarget(org, kind, org.addUser());
-    const refuse = (inner: Transport): Transport => ({
-      target: inner.target,
-      kind: inner.kind,
-      close: () => inner.close(),
-      send: async (req, signal) =>
+    const refuse = (inner: Transport): Transport =>
+      intercepting(inner, async (req, signal) =>
         req.files?.[0]?.filename === 'bad.txt'
           ? { status: 400, headers: {}, body: { result: 'error', msg: 'You may only upload one file at a time', code: 'BAD_REQUEST' } }
           : inner.send(req, signal),
-    });
+      );
     const good = file('good.txt', 'ok');
     const bad = file('bad.txt', 'no');
     const r = await cli([...t.args, 'attachments', 'upload', bad, good, '--json'], t.env, refuse);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliTarget, expectUsageError, jsonLines, parse, runCli, scriptedPrompter, tempHome, summariesIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
-import { TRANSPORTS, transportFor } from '../helpers/transports.js';
+import { intercepting, transportFor, TRANSPORTS } from '../helpers/transports.js';
 import type { Transport } from '../../src/client/transport.js';
 
 describe('users: parsing', () => {
@@ -82,30 +82,25 @@ describe.each(TRANSPORTS)('users commands over %s', (kind) => {
     ]);
     const inFlightFirst = async (): Promise<Transport> => {
       const inner = await transportFor(org, kind);
-      return {
-        target: inner.target,
-        kind: inner.kind,
-        close: () => inner.close(),
-        send: async (req, signal) => {
-          const email = req.method === 'POST' && req.path === '/users' ? (req.body.find(([k]) => k === 'email')?.[1] ?? null) : null;
-          const name = email === null ? undefined : landed.get(email);
-          if (email !== null && name !== undefined) {
-            landed.delete(email);
-            await inner.send(
-              {
-                ...req,
-                body: [
-                  ['email', email],
-                  ['full_name', name],
-                  ['password', 'pass-word-1'],
-                ],
-              },
-              signal,
-            );
-          }
-          return inner.send(req, signal);
-        },
-      };
+      return intercepting(inner, async (req, signal) => {
+        const email = req.method === 'POST' && req.path === '/users' ? (req.body.find(([k]) => k === 'email')?.[1] ?? null) : null;
+        const name = email === null ? undefined : landed.get(email);
+        if (email !== null && name !== undefined) {
+          landed.delete(email);
+          await inner.send(
+            {
+              ...req,
+              body: [
+                ['email', email],
+                ['full_name', name],
+                ['password', 'pass-word-1'],
+              ],
+            },
+            signal,
+          );
+        }
+        return inner.send(req, signal);
+      });
     };
     const r = await runCli([...t.args, 'users', 'create', '--from-file', file, '--json'], { env: t.env, openTransport: inFlightFirst });
     expect(landed.size).toBe(0);

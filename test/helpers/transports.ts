@@ -56,3 +56,14 @@ export async function rawRequest(
 
 /** The status and body of a response, to compare an error answer whole. */
 export const statusAndBody = (res: WireResponse) => ({ status: res.status, body: res.body });
+
+/**
+ * `inner` with every request going through `send` (which may hand it on to `inner.send`): a server's answer
+ * changed, or its requests counted, for one test. There is no batch: requests go one by one through `send`.
+ */
+export const intercepting = (inner: Transport, send: Transport['send']): Transport => ({
+  target: inner.target,
+  kind: inner.kind,
+  close: () => inner.close(),
+  send,
+});

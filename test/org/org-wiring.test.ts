@@ -14,7 +14,7 @@ import { EXIT } from '../../src/errors.js';
 import { cliTarget, jsonLines, runCli, tempHome } from '../helpers/cli.js';
 import { unique } from '../helpers/names.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
-import { TRANSPORTS } from '../helpers/transports.js';
+import { intercepting, TRANSPORTS } from '../helpers/transports.js';
 
 type Obj = Record<string, unknown>;
 type Doc = Obj & { settings: Obj; profile_fields: Obj[]; groups: Obj[] };
@@ -254,18 +254,13 @@ describe.each(TRANSPORTS)('org sends the twin’s newer operations over %s', (ki
     const groups = (JSON.parse((await run(['api', 'GET', '/user_groups'])).stdout) as { user_groups: Obj[] }).user_groups;
     const racing = async (...a: Parameters<typeof openTransport>): Promise<Transport> => {
       const inner = await openTransport(...a);
-      return {
-        target: inner.target,
-        kind: inner.kind,
-        close: () => inner.close(),
-        send: async (req: WireRequest, signal?: AbortSignal) => {
-          if (req.method === 'PATCH' && req.path === '/realm') {
-            const other = groups.find((g) => g.name === current)!.id;
-            await inner.send({ ...req, body: [['can_move_messages_between_topics_group', JSON.stringify({ new: other })]] }, signal);
-          }
-          return inner.send(req, signal);
-        },
-      };
+      return intercepting(inner, async (req: WireRequest, signal?: AbortSignal) => {
+        if (req.method === 'PATCH' && req.path === '/realm') {
+          const other = groups.find((g) => g.name === current)!.id;
+          await inner.send({ ...req, body: [['can_move_messages_between_topics_group', JSON.stringify({ new: other })]] }, signal);
+        }
+        return inner.send(req, signal);
+      });
     };
     const r = await run(['org', 'apply', '-f', file, '--json'], { openTransport: racing });
     expect(r.code).toBe(EXIT.partial);
@@ -293,23 +288,18 @@ describe('org apply stopped by the rate limit (exit 75)', () => {
     /** The second change is refused with a 429 asking for an hour, longer than --max-wait allows. */
     const limited = async (...a: Parameters<typeof openTransport>): Promise<Transport> => {
       const inner = await openTransport(...a);
-      return {
-        target: inner.target,
-        kind: inner.kind,
-        close: () => inner.close(),
-        send: async (req: WireRequest, signal?: AbortSignal) => {
-          if (req.method === 'POST' && req.path === '/user_groups/create') {
-            if (refuse && sent.length === 1)
-              return {
-                status: 429,
-                headers: { 'retry-after': '3600', 'content-type': 'application/json' },
-                body: { result: 'error', msg: 'API usage exceeded rate limit', 'retry-after': 3600, code: 'RATE_LIMIT_HIT' },
-              };
-            sent.push(req.body.find(([k]) => k === 'name')![1]);
-          }
-          return inner.send(req, signal);
-        },
-      };
+      return intercepting(inner, async (req: WireRequest, signal?: AbortSignal) => {
+        if (req.method === 'POST' && req.path === '/user_groups/create') {
+          if (refuse && sent.length === 1)
+            return {
+              status: 429,
+              headers: { 'retry-after': '3600', 'content-type': 'application/json' },
+              body: { result: 'error', msg: 'API usage exceeded rate limit', 'retry-after': 3600, code: 'RATE_LIMIT_HIT' },
+            };
+          sent.push(req.body.find(([k]) => k === 'name')![1]);
+        }
+        return inner.send(req, signal);
+      });
     };
     const names = [unique('first'), unique('second'), unique('third')];
     const file = fileIn('org.yaml', { chatctl: 'org/v1', groups: names.map((name) => ({ name })) });

@@ -14,7 +14,7 @@ import { EXIT } from '../../src/errors.js';
 import { cliTarget, jsonLines, runCli, tempHome } from '../helpers/cli.js';
 import { unique } from '../helpers/names.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
-import { TRANSPORTS } from '../helpers/transports.js';
+import { intercepting, TRANSPORTS } from '../helpers/transports.js';
 
 type Doc = Record<string, unknown> & { channels: Record<string, unknown>[]; users: Record<string, unknown>[]; groups: Record<string, unknown>[] };
 
@@ -225,19 +225,14 @@ describe.each(TRANSPORTS)('org over %s', (kind) => {
     const sent: string[] = [];
     const counting = async (...a: Parameters<typeof openTransport>): Promise<Transport> => {
       const inner = await openTransport(...a);
-      return {
-        target: inner.target,
-        kind: inner.kind,
-        close: () => inner.close(),
-        send: async (req: WireRequest, signal?: AbortSignal) => {
-          const res = await inner.send(req, signal);
-          if (req.method !== 'GET' && req.path !== '/register' && req.path !== '/events') {
-            sent.push(`${req.method} ${req.path} ${req.body.map(([k, v]) => `${k}=${v}`).join('&')}`);
-            if (sent.length === 2) abort.abort();
-          }
-          return res;
-        },
-      };
+      return intercepting(inner, async (req: WireRequest, signal?: AbortSignal) => {
+        const res = await inner.send(req, signal);
+        if (req.method !== 'GET' && req.path !== '/register' && req.path !== '/events') {
+          sent.push(`${req.method} ${req.path} ${req.body.map(([k, v]) => `${k}=${v}`).join('&')}`);
+          if (sent.length === 2) abort.abort();
+        }
+        return res;
+      });
     };
     const first = await run(['org', 'apply', '-f', file, '--yes'], { signal: abort.signal, openTransport: counting });
     expect(first.code).toBe(EXIT.interrupted);
@@ -264,18 +259,13 @@ describe.each([200, 263, 421])('org against a remote server at feature level %i'
   const sent: string[] = [];
   const atLevel = async (...a: Parameters<typeof openTransport>): Promise<Transport> => {
     const inner = await openTransport(...a);
-    return {
-      target: inner.target,
-      kind: inner.kind,
-      close: () => inner.close(),
-      send: async (req: WireRequest, signal?: AbortSignal) => {
-        sent.push(`${req.method} ${req.path}`);
-        const res = await inner.send(req, signal);
-        const body = res.body;
-        if (typeof body === 'object' && body !== null && 'zulip_feature_level' in body) return { ...res, body: { ...body, zulip_feature_level: level } };
-        return res;
-      },
-    };
+    return intercepting(inner, async (req: WireRequest, signal?: AbortSignal) => {
+      sent.push(`${req.method} ${req.path}`);
+      const res = await inner.send(req, signal);
+      const body = res.body;
+      if (typeof body === 'object' && body !== null && 'zulip_feature_level' in body) return { ...res, body: { ...body, zulip_feature_level: level } };
+      return res;
+    });
   };
 
   it('export → plan is empty; what the level cannot read is left out with a note', async () => {
