@@ -42,7 +42,7 @@ const CHECKPOINT_WAIT_MS = 20;
  */
 const COPY_WAIT_MS = BUSY_TIMEOUT_MS;
 
-/** The worker's code: a connection of its own that copies the log back, and empties it when quiet or far too long. */
+/** The worker's code: a connection of its own that copies the log back, and empties it when quiet or when a write asks. */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { statSync } = require('node:fs');
