@@ -30,7 +30,8 @@ function commandEnv(env: Env, configDir: string, dataDir: string): Record<string
 }
 
 /** The exit of the command, as chatctl's own kind when it is one of chatctl's codes (1 otherwise). */
-const kindOf = (code: number): ExitKind => (Object.entries(EXIT).find(([k, v]) => v === code && k !== 'ok')?.[0] as ExitKind | undefined) ?? 'failure';
+const isKind = (k: string): k is ExitKind => Object.hasOwn(EXIT, k);
+const kindOf = (code: number): ExitKind => Object.keys(EXIT).find((k): k is ExitKind => isKind(k) && k !== 'ok' && EXIT[k] === code) ?? 'failure';
 
 /** Runs `argv` with `env`, its output forwarded; its exit code (128 + n for a signal n, 130 for Ctrl-C). */
 function runCommand(ctx: Context, argv: readonly string[], env: Record<string, string>): Promise<number> {
