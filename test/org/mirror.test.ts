@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe, updateStream } from '../../src/api/operations/channels.js';
 import { EXIT } from '../../src/errors.js';
 import { setFeatureLevel } from '../../src/server/feature-level.js';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { expectUsageError, runCli, tempHome } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor } from '../helpers/transports.js';
 
@@ -214,4 +214,14 @@ describe.each([263, 421])('org mirror of a remote stand-in at feature level %i',
       level < 389 ? ['channels/made-on-the-copy'] : ['folders/Engineering', 'channels/made-on-the-copy'],
     );
   });
+});
+
+describe('org plan three ways: usage', () => {
+  it.each([
+    [['org', 'plan', '-f', 'org.yaml', '--desired', 'copy'], 'give one of -f FILE or --desired DIR'],
+    [['org', 'plan'], 'give one of -f FILE or --desired DIR'],
+    [['org', 'plan', '-f', 'org.yaml', '--against', 'prod'], '--against goes with --desired DIR'],
+    [['org', 'mirror', '--to', 'copy'], '--from PROFILE is required'],
+    [['org', 'rehearse', '--from', 'prod'], 'missing required argument'],
+  ])('%j is a usage error', async (argv, message) => expectUsageError(argv, message));
 });
