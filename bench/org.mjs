@@ -5,71 +5,14 @@
 // HTTP through `chatctl serve`, with the requests export sends at 2,000 and at 10,000 users side by side: they
 // grow with channels and groups, never with users. Not a test: the verdicts are for people; exit 1 when one is OVER.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prng, sample } from './scale-seed.mjs';
+import { CHANNELS, GROUPS, seed } from './org-fixture.mjs';
 import { startServe } from './serve-fixture.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'chatctl.cjs');
 const BUDGET_MS = 5000;
-const CHANNELS = 500;
-const GROUPS = 200;
-
-async function seed(users) {
-  const work = mkdtempSync(join(tmpdir(), 'chatctl-org-bench-'));
-  const dataDir = join(work, 'data');
-  const { openDb } = await import(join(root, 'dist/server/store/db.js'));
-  const { createOrganization } = await import(join(root, 'dist/server/setup.js'));
-  const { seedUsers, seedSubscriptions, seedGroupLike } = await import(join(root, 'dist/server/model/bulk-seed.js'));
-  const { insertChannel } = await import(join(root, 'dist/server/model/channels.js'));
-  const { createGroup } = await import(join(root, 'dist/server/model/group-changes.js'));
-  const { hashPassword } = await import(join(root, 'dist/server/secrets.js'));
-  const rand = prng(users);
-  const db = openDb(dataDir);
-  const now = Math.floor(Date.now() / 1000);
-  const owner = createOrganization(db, {
-    name: 'Org bench',
-    ownerEmail: 'owner@org.test',
-    ownerName: 'Owner',
-    passwordHash: await hashPassword('org-bench-1'),
-    now,
-  });
-  const ids = [owner.id];
-  db.transaction(() => {
-    const rows = [];
-    for (let i = 1; i < users; i++) rows.push({ email: `user${i}@org.test`, full_name: `User ${i}`, role: i % 100 === 0 ? 200 : 400 });
-    ids.push(...seedUsers(db, rows, now));
-  })();
-  db.transaction(() => {
-    for (let c = 0; c < CHANNELS; c++) {
-      const id = insertChannel(
-        db,
-        {
-          name: `channel-${c}`,
-          description: `Channel ${c}`,
-          invite_only: c % 10 === 0,
-          is_web_public: false,
-          folder_id: null,
-          is_default: c === 0,
-          creator_id: owner.id,
-        },
-        now,
-      ).id;
-      seedSubscriptions(db, id, sample(rand, ids, 10 + Math.floor(rand() * 41)));
-    }
-    const template = createGroup(db, { emit() {} }, owner, { name: 'group-0', description: 'A seeded group', members: sample(rand, ids.slice(1), 50) }, now);
-    for (let g = 1; g < GROUPS; g++) seedGroupLike(db, template, `group-${g}`, sample(rand, ids.slice(1), 10 + Math.floor(rand() * 91)));
-  })();
-  const apiKey = db.prepare('SELECT api_key FROM users WHERE id = ?').pluck().get(owner.id);
-  db.close();
-  const env = { ...process.env, HOME: work, CHATCTL_CONFIG_DIR: join(work, 'config'), ZULIP_EMAIL: 'owner@org.test', ZULIP_API_KEY: apiKey };
-  delete env.CHATCTL_DATA_DIR;
-  delete env.CHATCTL_PROFILE;
-  return { work, dataDir, env, remove: () => rmSync(work, { recursive: true, force: true }) };
-}
 
 function timed(args, env) {
   const start = process.hrtime.bigint();

@@ -1423,7 +1423,7 @@ _chatctl() {
         --max-wait) COMPREPLY=(); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W 'export validate schema plan drift apply --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'export validate schema plan drift apply mirror rehearse --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input' -- "$cur")) ;;
     'org export')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1464,6 +1464,8 @@ _chatctl() {
     'org plan')
       case "$prev" in
         --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --desired) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --against) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json ndjson' -- "$cur")); return ;;
         --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
@@ -1474,7 +1476,7 @@ _chatctl() {
         --max-wait) COMPREPLY=(); return ;;
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '--file -f --format --out --exit-zero --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--file -f --desired --against --format --out --exit-zero --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'org drift')
       case "$prev" in
         --file|-f) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -1506,6 +1508,35 @@ _chatctl() {
         --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
       esac
       COMPREPLY=($(compgen -W '--file -f --plan --prune --max-removals --resume --fail-fast --json --format --fields --relative --jq --template --yes -y --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'org mirror')
+      case "$prev" in
+        --from) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --to) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --profile-name) COMPREPLY=(); return ;;
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--from --to --profile-name --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
+    'org rehearse')
+      case "$prev" in
+        --from) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --keep) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json ndjson' -- "$cur")); return ;;
+        --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;
+        --data-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --server) COMPREPLY=(); return ;;
+        --zuliprc) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-wait) COMPREPLY=(); return ;;
+        --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+      esac
+      COMPREPLY=($(compgen -W '--from --keep --format --out --exit-zero --profile -p --data-dir --server --zuliprc --ca-file --insecure --max-wait --verbose -v --quiet -q --color --no-input --help -h' -- "$cur")) ;;
     'messages')
       case "$prev" in
         --profile|-p) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(chatctl profiles list --format tsv --fields name 2>/dev/null)" -- "$cur")); return ;;

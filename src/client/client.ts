@@ -225,7 +225,7 @@ export class ChatClient {
     return this.transport.close();
   }
 
-  /** The shape of a call for this server: as declared now for a server that is not gated (the embedded one). */
+  /** The shape of a call for this server: as declared now when the client is not gated by the server's level. */
   private async shape(op: Operation, params: Readonly<Record<string, unknown>>, labels?: ParamLabels): Promise<{ shape: Shape; facts?: KnownFacts }> {
     if (!this.features.gate || !dependsOnLevel(op, params)) return { shape: shapeFor(op, params, undefined, labels) };
     let facts = await this.features.facts(this);

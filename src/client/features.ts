@@ -52,7 +52,7 @@ export interface SettingsReader {
 }
 
 export interface FeatureSource {
-  /** Whether operations are held to their `minFeatureLevel` (a remote server; the embedded one runs what it routes). */
+  /** Whether calls are shaped for the server's level and held to it (false: today's shapes, unread level). */
   readonly gate: boolean;
   /** The facts, from the cache while fresh; `refresh` reads the server unless this process already did. */
   facts(reader: SettingsReader, refresh?: boolean): Promise<KnownFacts>;

@@ -15,7 +15,7 @@ export const OPERATION_COMMANDS: { readonly [A in AreaName]: { readonly [K in Se
   server: {
     getServerSettings: ['login', 'server'],
     updateRealm: ['org', 'server'],
-    fetchApiKey: ['auth', 'init', 'login'],
+    fetchApiKey: ['auth', 'init', 'login', 'org'],
   },
   users: {
     getUsers: ['__complete', 'channels', 'folders', 'groups', 'invite', 'messages', 'org', 'status', 'subscriptions', 'topics', 'typing', 'users'],
@@ -66,7 +66,7 @@ export const OPERATION_COMMANDS: { readonly [A in AreaName]: { readonly [K in Se
   },
   groups: {
     createUserGroup: ['groups', 'init', 'org'],
-    getUserGroups: ['channels', 'folders', 'groups', 'invite', 'messages', 'status', 'subscriptions', 'topics', 'typing', 'users'],
+    getUserGroups: ['channels', 'folders', 'groups', 'invite', 'messages', 'org', 'status', 'subscriptions', 'topics', 'typing', 'users'],
     updateUserGroup: ['groups', 'org'],
     deactivateUserGroup: ['groups', 'org'],
     getUserGroupMembers: ['channels', 'groups'],

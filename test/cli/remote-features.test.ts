@@ -1,18 +1,21 @@
 /**
  * The feature level as commands get it (target/connect.ts): from the profile's cache while fresh, read from
- * GET /server_settings when stale and stored back, read once per process without a profile, and from the
- * embedded organization directly. Server requests are counted in the served organization's log.
+ * GET /server_settings when stale and stored back, read once per process without a profile, and read from the
+ * embedded organization the same way, whose calls it shapes and gates as a remote server's. Server requests are
+ * counted in the served organization's log.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChannel } from '../../src/api/operations/channels.js';
 import { getOwnUser } from '../../src/api/operations/users.js';
 import { connect } from '../../src/cli/target/connect.js';
 import type { GlobalOptions } from '../../src/cli/command/context.js';
 import { createContext } from '../../src/cli/entry/make-context.js';
 import { terminalPrompter } from '../../src/cli/core/prompter.js';
 import type { IO } from '../../src/cli/core/io.js';
+import { setFeatureLevel } from '../../src/server/feature-level.js';
 import { tempHome, writeProfile } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
@@ -106,15 +109,19 @@ describe('the feature level of a remote profile', () => {
 });
 
 describe('the feature level of the embedded organization', () => {
-  it('is read from the organization itself, and operations are not gated', async () => {
+  it('is read from the organization (a copy of an older server answers at its level), and calls are shaped and gated by it', async () => {
     const org = createTestOrg();
     try {
+      setFeatureLevel(org.db, 263);
       const { env } = tempHome();
       const { ctx } = contextFor({ ...env, ZULIP_EMAIL: org.owner.email, ZULIP_API_KEY: org.owner.apiKey }, { dataDir: org.dataDir });
       const client = await connect(ctx);
       expect(client.transport.kind).toBe('embedded');
-      expect(await client.featureLevel()).toBe(471);
-      expect((await client.call(futureMe, {})).email).toBe(org.owner.email);
+      expect(await client.featureLevel()).toBe(263);
+      await expect(client.call(futureMe, {})).rejects.toThrow('get-own-user needs feature level ≥ 9999 (server has 263)');
+      // POST /channels/create came at 417: a 263 organization is asked the way a 263 server is.
+      const [request] = await client.prepare(createChannel, { name: 'x', subscribers: [] });
+      expect(request).toMatchObject({ method: 'POST', path: '/users/me/subscriptions' });
       await ctx.close();
     } finally {
       await org.close();

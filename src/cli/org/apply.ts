@@ -175,7 +175,18 @@ function resolveRefs(v: Json, created: Readonly<Record<string, number>>): Json {
   return v;
 }
 
-const PAST: Record<Change['action'], string> = { create: 'created', add: 'added', update: 'updated', rename: 'renamed', remove: 'removed', cannot: 'cannot' };
+const PAST: Record<Change['action'], string> = {
+  create: 'created',
+  add: 'added',
+  update: 'updated',
+  rename: 'renamed',
+  remove: 'removed',
+  cannot: 'cannot',
+  conflict: 'conflict',
+};
+
+/** Changes never sent: what cannot be made, and what production changed too since a rehearsal's mirror. */
+const refused = (c: Change): boolean => c.action === 'cannot' || c.action === 'conflict';
 
 /** Runs the journal's plan from where it stands; the journal is removed once the run has been through every change. */
 export async function runJournal(ctx: Context, flags: BulkFlags, client: ChatClient, path: string, journal: Journal): Promise<void> {
@@ -196,7 +207,7 @@ export async function runJournal(ctx: Context, flags: BulkFlags, client: ChatCli
         rows: ({ change, index }) => [{ row: index + 1, target: change.address }],
         act: async ({ change, index }): Promise<Outcome[]> => {
           const row = { row: index + 1, target: change.address };
-          if (change.action === 'cannot') return [{ ...row, ok: false, status: 'cannot', id: change.id, error: change.reason ?? 'cannot be made', code: null }];
+          if (refused(change)) return [{ ...row, ok: false, status: PAST[change.action], id: change.id, error: change.reason ?? 'cannot be made', code: null }];
           if (keptBack(change, journal.prune))
             return [{ ...row, ok: true, status: 'kept', id: change.id, error: `not removed: --prune ${change.section} was not given`, code: null }];
           let sent = 0;

@@ -81,9 +81,10 @@ export interface PlannedRequest {
   creates?: { ref: string; key: string };
 }
 
-export type Action = 'create' | 'add' | 'update' | 'rename' | 'remove' | 'cannot';
+/** `conflict`: a rehearsal's change to what production also changed since the mirror (three-way.ts); never sent. */
+export type Action = 'create' | 'add' | 'update' | 'rename' | 'remove' | 'cannot' | 'conflict';
 
-export const SYMBOL: Record<Action, string> = { create: '+', add: '+', update: '~', rename: '→', remove: '-', cannot: '!' };
+export const SYMBOL: Record<Action, string> = { create: '+', add: '+', update: '~', rename: '→', remove: '-', cannot: '!', conflict: '!' };
 
 export interface Change {
   /** `channels/general`, `channels/general/members`, `settings/name`. */
@@ -99,7 +100,7 @@ export interface Change {
   after: Obj | null;
   requests: PlannedRequest[];
   risk: 'low' | 'medium' | 'high';
-  /** Why a `cannot` change cannot be made. */
+  /** Why a `cannot` change cannot be made, or what a `conflict` is. */
   reason?: string;
   /** Memberships or objects it removes (for --max-removals). */
   removals: number;

@@ -99,7 +99,7 @@ export function fingerprint(live: LiveOrg, changes: readonly Pick<Change, 'secti
 
 /** Where apply sends a change: what others name before those naming them, removals last. */
 function phaseOf(c: Change): number {
-  if (c.action === 'cannot') return 20;
+  if (c.action === 'cannot' || c.action === 'conflict') return 20;
   const membership = c.address.endsWith('/members') || c.address.endsWith('/subgroups');
   if (c.action === 'remove') return membership ? 12 : 13;
   const order = c.address.endsWith('/(order)');

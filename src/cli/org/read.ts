@@ -47,6 +47,30 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
   const users: Record<string, unknown>[] = [];
   for await (const chunk of await client.stream(getUsers, { include_custom_profile_fields: true }, 'members')) for (const u of chunk) users.push({ ...u });
   requests += 2;
+  const channelIds = objects(state.streams).flatMap((c) => (c.is_archived !== true ? [num(c.stream_id)] : []));
+  const members = o.members === false ? undefined : await currentMembers(ctx, client, channelIds);
+  requests += members ? channelIds.length : 0;
+  return liveFromAnswers({ level, version: facts.version, state, callerId: num(me.user_id), users, members, requests });
+}
+
+/** What the server answered, as readLive asks for it (and as a saved snapshot holds it: org mirror's base). */
+export interface Answers {
+  level: number;
+  version?: string;
+  /** POST /register's answer. */
+  state: Readonly<Record<string, unknown>>;
+  callerId: number;
+  /** GET /users with profile fields. */
+  users: readonly Readonly<Record<string, unknown>>[];
+  /** Each channel's subscribers; undefined: not read (channels without members). */
+  members: ReadonlyMap<number, ReadonlySet<number>> | undefined;
+  requests: number;
+}
+
+/** The live organization from the server's answers: no request. */
+export function liveFromAnswers(a: Answers): LiveOrg {
+  const { level, state, members } = a;
+  const users = a.users.map((u) => ({ ...u }));
 
   const emails = new Map<number, string>();
   const userIds = new Map<string, number>();
@@ -98,15 +122,6 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
   const folderNames = new Map(folderRows.map((f) => [num(f.id), text(f.name)]));
   const defaults = new Set(list(state.realm_default_streams).map((d) => (isObj(d) ? num(d.stream_id) : num(d))));
   const channels = objects(state.streams).filter((c) => c.is_archived !== true);
-  const members =
-    o.members === false
-      ? new Map<number, Set<number>>()
-      : await currentMembers(
-          ctx,
-          client,
-          channels.map((c) => num(c.stream_id)),
-        );
-  requests += o.members === false ? 0 : channels.length;
 
   const lists: Record<ListSectionName, LiveObj[]> = {
     domains: objects(state.realm_domains).map((d) => ({ id: text(d.domain), file: { domain: text(d.domain), allow_subdomains: d.allow_subdomains === true } })),
@@ -169,7 +184,7 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
           history_public_to_subscribers: c.history_public_to_subscribers === true,
           default: defaults.has(num(c.stream_id)),
           ...('folder_id' in c ? { folder: typeof c.folder_id === 'number' ? (folderNames.get(c.folder_id) ?? null) : null } : {}),
-          ...(o.members === false ? {} : { members: peopleOf([...(members.get(num(c.stream_id)) ?? [])]) }),
+          ...(members ? { members: peopleOf([...(members.get(num(c.stream_id)) ?? [])]) } : {}),
         },
       })),
     users: users
@@ -198,9 +213,9 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
   }
   return {
     level,
-    version: facts.version ?? text(state.zulip_version),
+    version: a.version ?? text(state.zulip_version),
     site: '',
-    callerId: num(me.user_id),
+    callerId: a.callerId,
     settings,
     lists,
     unreadable,
@@ -209,6 +224,6 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
     emails,
     groupIds,
     groupNames,
-    requests,
+    requests: a.requests,
   };
 }

@@ -23,6 +23,7 @@ function linesOf(c: Change): string[] {
   const id = c.id !== null && c.section !== 'domains' ? ` (id ${c.id})` : '';
   const head = `  ${SYMBOL[c.action]} ${c.address}${id}`;
   if (c.action === 'cannot') return [`${head}: cannot be made: ${c.reason ?? ''}`, ...fieldLines(c)];
+  if (c.action === 'conflict') return [`${head}: conflict: ${c.reason ?? ''}`, ...fieldLines(c)];
   if (c.action === 'rename') {
     const key = Object.keys(c.after ?? {}).find((k) => k === 'name' || k === 'pattern' || k === 'email' || k === 'domain');
     return [`${head} → ${key ? String(c.after?.[key]) : ''}`, ...fieldLines(c, key)];
@@ -53,6 +54,7 @@ export interface Totals {
   rename: number;
   remove: number;
   cannot: number;
+  conflicts: number;
   added: number;
   removedMembers: number;
   requests: number;
@@ -69,6 +71,7 @@ export function totals(plan: Plan): Totals {
     rename: count((c) => c.action === 'rename'),
     remove: count((c) => c.action === 'remove' && !membership(c)),
     cannot: count((c) => c.action === 'cannot'),
+    conflicts: count((c) => c.action === 'conflict'),
     added: sum((c) => (c.action === 'add' ? Object.values(c.after ?? {}).flat().length : 0)),
     removedMembers: sum((c) => (c.action === 'remove' && membership(c) ? c.removals : 0)),
     requests: sum((c) => c.requests.length),
@@ -82,9 +85,10 @@ export function summaryLine(plan: Plan, rules: readonly RateRule[] = API_BY_USER
   if (!plan.changes.length) return `In sync: ${plan.managed.join(', ') || 'nothing'} managed, no changes`;
   const members = t.added || t.removedMembers ? ` (memberships: +${t.added} −${t.removedMembers})` : '';
   const cannot = t.cannot ? `, ${t.cannot} cannot be made` : '';
+  const conflicts = t.conflicts ? `, ${plural(t.conflicts, 'conflict')} (not applied)` : '';
   const time = paceSeconds(t.requests, rules);
   return (
-    `Plan: ${t.create} to create, ${t.change} to change, ${t.rename} to rename, ${t.remove} to remove${members}${cannot}; ` +
+    `Plan: ${t.create} to create, ${t.change} to change, ${t.rename} to rename, ${t.remove} to remove${members}${cannot}${conflicts}; ` +
     `${plural(t.requests, 'request')}, ${time ? `about ${formatDuration(time)}` : 'no wait'} under ${rulesText(rules)}; ` +
     `${t.notified === 1 ? '1 person' : `${t.notified} people`} will be notified`
   );
@@ -97,7 +101,7 @@ export function planText(plan: Plan, rules?: readonly RateRule[]): string {
   for (const section of SECTIONS) {
     const changes = bySection(section);
     if (!changes.length) continue;
-    const rank = (c: Change) => (c.action === 'remove' ? 0 : c.action === 'cannot' ? 2 : 1);
+    const rank = (c: Change) => (c.action === 'remove' ? 0 : c.action === 'cannot' || c.action === 'conflict' ? 2 : 1);
     out.push(
       section,
       ...changes
@@ -124,6 +128,7 @@ export function driftLines(plan: Plan): string[] {
       rename: 'to rename',
       remove: 'to remove',
       cannot: 'that cannot be made',
+      conflict: 'in conflict with production',
     };
     return `${section}: ${[...by].map(([a, n]) => `${n} ${words[a]}`).join(', ')}`;
   });

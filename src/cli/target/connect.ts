@@ -53,13 +53,15 @@ export interface CachingProfile {
 
 /**
  * Retries and pacing for a remote server; the feature level from the profile's cache (refreshed and
- * stored when stale) and operations gated by it. The embedded organization gets neither: it is this
- * process, and it runs every operation it routes.
+ * stored when stale) and operations gated by it. The embedded organization gets no retries or pacing (it
+ * is this process), but its level is read as a remote one's is (GET /server_settings, once, when a call
+ * depends on it) and calls are shaped for it: a copy of a real organization answers at that server's
+ * level (org mirror), and chatctl must send it what it would send that server, or a rehearsal proves nothing.
  */
 export async function clientOptions(ctx: Context, transport: Transport, profile?: CachingProfile): Promise<ClientOptions> {
   const wait = maxWaitMs(ctx);
   const { FeatureCache } = await import('../../client/features.js');
-  if (transport.kind === 'embedded') return { features: new FeatureCache({ gate: false }) };
+  if (transport.kind === 'embedded') return { features: new FeatureCache({ gate: true, nowMs: () => ctx.nowMs() }) };
   const [{ Pacer }, { retryPolicy }] = await Promise.all([import('../../client/pacing.js'), import('../../client/retry.js')]);
   const cached = profile?.cached;
   return {
