@@ -12,6 +12,7 @@ import {
   updateUserGroupSubgroups,
 } from '../../src/api/operations/groups.js';
 import type { CallParamsOf } from '../../src/api/operation.js';
+import { updateRealm } from '../../src/api/operations/server.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { bad, failure, flatFailure, flatFailureWithExtra } from '../helpers/api.js';
 import { openQueue, takeEvents } from '../helpers/events.js';
@@ -387,6 +388,28 @@ describe.each(TRANSPORTS)('user groups over %s', (kind) => {
       await owner.call(deactivateUserGroup, { user_group_id: user });
       await owner.call(deactivateUserGroup, { user_group_id: sub });
       expect(await listed(false)).not.toContain(sub);
+    });
+
+    it('refuses a group an organization setting names, directly or as a subgroup, saying which', async () => {
+      const named = await group();
+      const nested = await group();
+      const members = systemId('role:members');
+      await owner.call(updateRealm, { can_create_groups: { new: named }, can_invite_users_group: { new: { direct_members: [], direct_subgroups: [nested] } } });
+      for (const [id, setting] of [
+        [named, 'can_create_groups'],
+        [nested, 'can_invite_users_group'],
+      ] as const) {
+        expect(await flatFailureWithExtra(owner.call(deactivateUserGroup, { user_group_id: id }))).toEqual({
+          msg: 'Cannot deactivate user group in use.',
+          code: 'CANNOT_DEACTIVATE_GROUP_IN_USE',
+          status: 400,
+          objections: [{ type: 'realm', settings: [setting] }],
+        });
+      }
+      await owner.call(updateRealm, { can_create_groups: { new: members }, can_invite_users_group: { new: members } });
+      await owner.call(deactivateUserGroup, { user_group_id: named });
+      await owner.call(deactivateUserGroup, { user_group_id: nested });
+      expect(await listed(false)).not.toContain(named);
     });
 
     it('is for those who manage the group', async () => {

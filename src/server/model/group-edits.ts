@@ -11,10 +11,12 @@ import { ApiError, badRequest } from '../../api/errors.js';
 import type { GroupSettingValue } from '../../api/operations/channels.js';
 import type { GroupSettingChange } from '../../api/group-setting.js';
 import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting } from '../../api/operations/groups.js';
+import { GROUP_SETTING_ORDER } from '../../api/realm-settings.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { emitGroupEvent } from './group-changes.js';
 import { canonicalSetting, checkGroupName, checkSettingValue, GroupGraph, type GroupRow, sameSetting } from './groups.js';
+import { groupSetting } from './realm-permissions.js';
 import type { UserRow } from './users.js';
 
 type Actor = Pick<UserRow, 'id' | 'role'>;
@@ -77,21 +79,21 @@ function reactivate(db: Db, sink: EventSink, group: GroupRow): void {
 
 /**
  * Where a group is still used, as zerver/lib/user_groups.py access_user_group_for_deactivation lists it: as a
- * subgroup of an active group, and in the permission settings of active groups (directly or as a subgroup of
- * the setting's members). Channels here hold no group-valued settings and the organization's settings only
- * system groups, so neither can object.
+ * subgroup of an active group, in the permission settings of active groups and in the organization's
+ * (directly, or as a subgroup of the setting's members). Channels here hold no group-valued settings, so they
+ * cannot object.
  */
-function objectionsTo(graph: GroupGraph, groupId: number): Record<string, unknown>[] {
+function objectionsTo(db: Db, graph: GroupGraph, groupId: number): Record<string, unknown>[] {
+  const names = (value: GroupSettingValue) => (typeof value === 'number' ? value === groupId : value.direct_subgroups.includes(groupId));
   const active = [...graph.groups.values()].filter((g) => !g.deactivated);
   const supergroupIds = active.filter((g) => graph.directSubgroups(g.id).includes(groupId)).map((g) => g.id);
   const objections: Record<string, unknown>[] = supergroupIds.length ? [{ type: 'subgroup', supergroup_ids: supergroupIds }] : [];
   for (const g of active) {
-    const settings = GROUP_PERMISSION_SETTINGS.filter((name) => {
-      const value = graph.setting(g, name);
-      return typeof value === 'number' ? value === groupId : value.direct_subgroups.includes(groupId);
-    });
+    const settings = GROUP_PERMISSION_SETTINGS.filter((name) => names(graph.setting(g, name)));
     if (settings.length) objections.push({ type: 'user_group', group_id: g.id, settings });
   }
+  const realm = GROUP_SETTING_ORDER.filter((name) => names(groupSetting(db, name)));
+  if (realm.length) objections.push({ type: 'realm', settings: realm });
   return objections;
 }
 
@@ -99,7 +101,7 @@ function objectionsTo(graph: GroupGraph, groupId: number): Record<string, unknow
 export function deactivateGroup(db: Db, sink: EventSink, actor: Actor, groupId: number): void {
   const graph = new GroupGraph(db);
   const group = graph.forUpdate(actor, groupId, 'can_manage_group', false);
-  const objections = objectionsTo(graph, group.id);
+  const objections = objectionsTo(db, graph, group.id);
   if (objections.length) throw new ApiError('Cannot deactivate user group in use.', 'CANNOT_DEACTIVATE_GROUP_IN_USE', 400, { objections });
   db.prepare('UPDATE user_groups SET deactivated = 1 WHERE id = ?').run(group.id);
   emitGroupEvent(db, sink, updateEvent(group, { deactivated: true }, { keeps_deactivated_groups: true }));
