@@ -1,6 +1,7 @@
 // The organization the org benchmarks run on (bench/org.mjs, bench/org-mirror.mjs): 10,000 users (or `users`),
 // 500 channels of 10-50 members and 200 groups of 10-100 members, seeded through the model's bulk path in a new
 // data dir, with the environment (a private HOME and config dir, the owner's key) chatctl runs in against it.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { prng, sample } from './scale-seed.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'chatctl.cjs');
 export const CHANNELS = 500;
 export const GROUPS = 200;
 
@@ -62,4 +64,13 @@ export async function seed(users) {
   delete env.CHATCTL_DATA_DIR;
   delete env.CHATCTL_PROFILE;
   return { work, dataDir, env, remove: () => rmSync(work, { recursive: true, force: true }) };
+}
+
+/** Runs chatctl with `args` in `env` as a child process; its time, exit status (0, or 10: changes pending) and stderr. */
+export function timed(args, env) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.status !== 0 && r.status !== 10) throw new Error(`chatctl ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return { ms, status: r.status, stderr: r.stderr };
 }

@@ -3,25 +3,13 @@
 // channels and 200 groups (bench/org-fixture.mjs) served over HTTP by `chatctl serve`, timed as a child process
 // beside the 30 s budget of issue 27, with the requests it sent; then the three-way `org plan --desired` of the
 // untouched copy against the original (in sync). Not a test: the verdicts are for people; exit 1 when one is OVER.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CHANNELS, GROUPS, seed } from './org-fixture.mjs';
+import { CHANNELS, GROUPS, seed, timed } from './org-fixture.mjs';
 import { startServe } from './serve-fixture.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'chatctl.cjs');
 const BUDGET_MS = 30_000;
 const USERS = 10_000;
-
-function timed(args, env) {
-  const start = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 28 });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (r.status !== 0 && r.status !== 10) throw new Error(`chatctl ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return { ms, status: r.status, stderr: r.stderr };
-}
 
 const org = await seed(USERS);
 const server = await startServe({ dataDir: org.dataDir, env: org.env });

@@ -4,23 +4,11 @@
 // `chatctl org plan` (of that export: in sync) timed as child processes beside the 5 s budget, then the same over
 // HTTP through `chatctl serve`, with the requests export sends at 2,000 and at 10,000 users side by side: they
 // grow with channels and groups, never with users. Not a test: the verdicts are for people; exit 1 when one is OVER.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CHANNELS, GROUPS, seed } from './org-fixture.mjs';
+import { CHANNELS, GROUPS, seed, timed } from './org-fixture.mjs';
 import { startServe } from './serve-fixture.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'chatctl.cjs');
 const BUDGET_MS = 5000;
-
-function timed(args, env) {
-  const start = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 28 });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (r.status !== 0 && r.status !== 10) throw new Error(`chatctl ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return { ms, status: r.status, stderr: r.stderr };
-}
 
 const requestsOf = (stderr) => Number(/\((\d+) requests\)/.exec(stderr)?.[1] ?? Number.NaN);
 const verdict = (ms) => (ms <= BUDGET_MS ? 'ok' : 'OVER');

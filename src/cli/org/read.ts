@@ -27,17 +27,21 @@ const json = (v: unknown): Json => (v === undefined ? null : (JSON.parse(JSON.st
 
 const byName = (names: Iterable<string>): string[] => [...names].sort((a, b) => a.localeCompare(b));
 
-/** Reads the live organization; `members: false` leaves the channels' subscribers unread (a plan that manages no channels). */
-export async function readLive(ctx: Context, client: ChatClient, o: { members?: boolean } = {}): Promise<LiveOrg> {
-  const facts = await client.serverFacts();
-  const level = facts.featureLevel;
-  const folders = level >= (LIST_DECLS.folders.minLevel ?? 0);
-  const types = [...FETCH, ...(folders ? ['channel_folders'] : [])];
-  const state = await client.call(register, {
-    event_types: types,
-    fetch_event_types: types,
-    client_capabilities: { linkifier_url_template: true, user_settings_object: true },
-  });
+/** What every reading of an organization starts with: the register answer, the caller, and the users. */
+export interface BaseState {
+  state: Record<string, unknown>;
+  me: { user_id: number; email: string };
+  users: Record<string, unknown>[];
+  requests: number;
+}
+
+/**
+ * POST /register for `types` (and channel folders where `level` has them), its queue deleted at once, then
+ * GET /users/me and GET /users with profile fields, streamed.
+ */
+export async function readBaseState(client: ChatClient, level: number, types: readonly string[], capabilities: Record<string, boolean>): Promise<BaseState> {
+  const fetched = [...types, ...(level >= (LIST_DECLS.folders.minLevel ?? 0) ? ['channel_folders'] : [])];
+  const state = await client.call(register, { event_types: fetched, fetch_event_types: fetched, client_capabilities: capabilities });
   let requests = 1;
   if (typeof state.queue_id === 'string') {
     await client.call(deleteQueue, { queue_id: state.queue_id });
@@ -46,7 +50,15 @@ export async function readLive(ctx: Context, client: ChatClient, o: { members?: 
   const me = await client.call(getOwnUser, {});
   const users: Record<string, unknown>[] = [];
   for await (const chunk of await client.stream(getUsers, { include_custom_profile_fields: true }, 'members')) for (const u of chunk) users.push({ ...u });
-  requests += 2;
+  return { state, me, users, requests: requests + 2 };
+}
+
+/** Reads the live organization; `members: false` leaves the channels' subscribers unread (a plan that manages no channels). */
+export async function readLive(ctx: Context, client: ChatClient, o: { members?: boolean } = {}): Promise<LiveOrg> {
+  const facts = await client.serverFacts();
+  const level = facts.featureLevel;
+  const { state, me, users, requests: read } = await readBaseState(client, level, FETCH, { linkifier_url_template: true, user_settings_object: true });
+  let requests = read;
   const channelIds = objects(state.streams).flatMap((c) => (c.is_archived !== true ? [num(c.stream_id)] : []));
   const members = o.members === false ? undefined : await currentMembers(ctx, client, channelIds);
   requests += members ? channelIds.length : 0;

@@ -6,16 +6,13 @@
  * three-way plan reads that base back from, with read.ts's reading, so the base, the copy now and production
  * now are one shape.
  */
-import { deleteQueue, register } from '../../api/operations/events.js';
 import { getUserGroups } from '../../api/operations/groups.js';
-import { getOwnUser, getUsers } from '../../api/operations/users.js';
 import type { OrganizationSnapshot } from '../../api/org-snapshot.js';
 import type { ChatClient } from '../../client/client.js';
 import { currentMembers } from '../channels/membership.js';
 import type { Context } from '../command/context.js';
 import { isObj } from './model.js';
-import { type Answers, liveFromAnswers } from './read.js';
-import { LIST_DECLS } from './sections.js';
+import { type Answers, liveFromAnswers, readBaseState } from './read.js';
 import type { LiveOrg } from './model.js';
 
 /** What register must give for a copy (api/org-snapshot.ts); `realm_user` for the system bots' IDs. */
@@ -47,22 +44,10 @@ export interface ReadSnapshot {
 /** Reads the organization `client` reaches, as an administrator sees it; no secret is kept. */
 export async function readSnapshot(ctx: Context, client: ChatClient): Promise<ReadSnapshot> {
   const level = await client.featureLevel();
-  const types = [...FETCH, ...(level >= (LIST_DECLS.folders.minLevel ?? 0) ? ['channel_folders'] : [])];
-  const state = await client.call(register, {
-    event_types: types,
-    fetch_event_types: types,
-    client_capabilities: { linkifier_url_template: true, include_deactivated_groups: true },
-  });
-  let requests = 1;
-  if (typeof state.queue_id === 'string') {
-    await client.call(deleteQueue, { queue_id: state.queue_id });
-    requests++;
-  }
-  const me = await client.call(getOwnUser, {});
-  const users: Record<string, unknown>[] = [];
-  for await (const chunk of await client.stream(getUsers, { include_custom_profile_fields: true }, 'members')) for (const u of chunk) users.push({ ...u });
+  const { state, me, users, requests: read } = await readBaseState(client, level, FETCH, { linkifier_url_template: true, include_deactivated_groups: true });
+  let requests = read;
   const { user_groups: groups } = await client.call(getUserGroups, { include_deactivated_groups: true });
-  requests += 3;
+  requests++;
   const channels = Array.isArray(state.streams) ? state.streams.filter(isObj) : [];
   const ids = channels.flatMap((c) => (typeof c.stream_id === 'number' ? [c.stream_id] : []));
   const members = await currentMembers(ctx, client, ids);
