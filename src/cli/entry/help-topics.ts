@@ -84,4 +84,14 @@ const durations = (): string => `Durations (every flag that takes one: --older-t
 
 export const HELP_TOPICS: Record<string, () => string> = { 'exit-codes': exitCodes, environment, output, durations };
 
+/** What a topic covers beyond its name, where the name does not say it, for the help footer. */
+const TOPIC_NOTES: Partial<Record<keyof typeof HELP_TOPICS, string>> = { output: '--jq, --template' };
+
+/** The help footer's pointer to every topic. */
+export const topicsFooter = (): string =>
+  `Run ${Object.keys(HELP_TOPICS)
+    .map((t) => `"chatctl help ${t}"${TOPIC_NOTES[t] ? ` (${TOPIC_NOTES[t]})` : ''}`)
+    .join(', ')
+    .replace(/, ([^,]*)$/, ' and $1')} for the scripting contract.`;
+
 export const helpTopic = (name: string): string | undefined => HELP_TOPICS[name]?.();

@@ -7,6 +7,7 @@ import type { CommandSpec } from '../command/command.js';
 import { treeOf, type NounEntry } from '../command/command-tree.js';
 import { checkAttribute, type Arg, type Flag } from '../core/flags.js';
 import { GLOBAL_FLAGS, VALUE_GLOBALS } from '../command/global-options.js';
+import { topicsFooter } from './help-topics.js';
 import { wrapText } from './wrap.js';
 
 /** What commander collected: the command, its options and arguments by name, and the global options (raw text). */
@@ -100,13 +101,7 @@ export function buildProgram(
       getErrHelpWidth: () => io.columns,
     });
   for (const [name, f] of Object.entries(GLOBAL_FLAGS)) program.addOption(toOption(name, f));
-  program.addHelpText(
-    'after',
-    wrapText(
-      '\nRun "chatctl help exit-codes", "chatctl help environment", "chatctl help output" (--jq, --template) and "chatctl help durations" for the scripting contract.',
-      io.columns,
-    ),
-  );
+  program.addHelpText('after', wrapText(`\n${topicsFooter()}`, io.columns));
 
   for (const noun of nouns) {
     const specs = loaded.get(noun.name);
