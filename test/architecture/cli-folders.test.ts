@@ -65,7 +65,7 @@ describe('cli folders', () => {
   });
 
   it('names an arrow that points up, a loose module, and lets the declared type exception through', () => {
-    const arrow = (module: string, kind: Import['kind'] = 'static'): Import & { module: string } => ({ specifier: '', kind, line: 3, module });
+    const arrow = (module: string, kind: Import['kind'] = 'static'): Import & { module: string } => ({ specifier: '', kind, line: 3, module, names: [] });
     const modules = new Map([
       ['cli/core/units.ts', [arrow('cli/core/errors.ts'), arrow('cli/output/output.ts')]],
       ['cli/command/context.ts', [arrow('cli/target/target.ts', 'type')]],

@@ -17,6 +17,8 @@ export interface Import {
   specifier: string;
   kind: 'static' | 'type' | 'dynamic';
   line: number;
+  /** What a static `import { … } from` takes by name (the exported names; type-only ones left out). */
+  names: string[];
 }
 
 const lineAt = (text: string, index: number): number => text.slice(0, index).split('\n').length;
@@ -27,15 +29,25 @@ const lineAt = (text: string, index: number): number => text.slice(0, index).spl
  */
 export function importsOf(text: string): Import[] {
   const found: Import[] = [];
-  const statement = /^(import|export)\s+(type\s+)?(?:[^;'"]*?\sfrom\s*)?['"]([^'"]+)['"]/gm;
+  const statement = /^(import|export)\s+(type\s+)?(?:([^;'"]*?)\sfrom\s*)?['"]([^'"]+)['"]/gm;
   for (const m of text.matchAll(statement)) {
-    found.push({ specifier: m[3]!, kind: m[2] ? 'type' : 'static', line: lineAt(text, m.index) });
+    const clause = m[3]?.trim() ?? '';
+    const names =
+      !m[2] && clause.startsWith('{')
+        ? clause
+            .slice(1, -1)
+            .split(',')
+            .map((n) => n.trim())
+            .filter((n) => n !== '' && !n.startsWith('type '))
+            .map((n) => n.split(/\s+as\s+/)[0]!)
+        : [];
+    found.push({ specifier: m[4]!, kind: m[2] ? 'type' : 'static', line: lineAt(text, m.index), names });
   }
   const call = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
   for (const m of text.matchAll(call)) {
     const lineStart = text.lastIndexOf('\n', m.index) + 1;
     if (/^\s*(\/\/|\/\*|\*)/.test(text.slice(lineStart, m.index))) continue;
-    found.push({ specifier: m[1]!, kind: 'dynamic', line: lineAt(text, m.index) });
+    found.push({ specifier: m[1]!, kind: 'dynamic', line: lineAt(text, m.index), names: [] });
   }
   return found;
 }

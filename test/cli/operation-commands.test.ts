@@ -9,51 +9,26 @@ import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../src/api/catalogue.js';
 import type { Operation } from '../../src/api/operation.js';
+import { graph, SRC } from '../architecture/sources.js';
 import { API_ONLY, OPERATION_COMMANDS } from './operation-commands.js';
 
-const SRC = resolve(import.meta.dirname, '../../src');
 const INDEX = resolve(SRC, 'cli/commands/index.ts');
+const IMPORTS = graph();
 
-/** Static imports (with what they import, unless type-only) and dynamic `import('…')`s. */
-const STATEMENT = /^\s*import\s+(type\s+)?(\{[^}]*\}|\*\s+as\s+\w+|\w+)\s+from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
-
-interface Module {
-  /** Modules of src/cli it loads. */
-  readonly next: string[];
-  /** Operations it imports, as `<operations file>:<export name>`. */
-  readonly ops: string[];
-}
-
-function readModule(file: string): Module {
-  const next: string[] = [];
-  const ops: string[] = [];
-  for (const m of readFileSync(file, 'utf8').matchAll(STATEMENT)) {
-    const specifier = m[3] ?? m[4]!;
-    if (m[1] !== undefined || !specifier.startsWith('.')) continue;
-    const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
-    const rel = relative(SRC, target);
-    if (rel.startsWith('cli/') && target !== INDEX) next.push(target);
-    const operationsFile = /^api\/operations\/([\w-]+)\.ts$/.exec(rel)?.[1];
-    if (operationsFile === undefined || !m[2]?.startsWith('{')) continue;
-    for (const name of m[2].slice(1, -1).split(',')) {
-      const imported = name.trim().split(/\s+as\s+/)[0]!;
-      if (imported !== '' && !imported.startsWith('type ')) ops.push(`${operationsFile}:${imported}`);
-    }
-  }
-  return { next, ops };
-}
-
-/** Every operation a set of modules reaches through src/cli. */
+/** Every operation a set of modules (paths under src/) reaches through src/cli, as `<operations file>:<export name>`. */
 function reached(entries: readonly string[]): Set<string> {
   const seen = new Set<string>();
   const ops = new Set<string>();
-  const stack = [...entries];
+  const stack = entries.map((f) => relative(SRC, f));
   for (let file = stack.pop(); file !== undefined; file = stack.pop()) {
     if (seen.has(file)) continue;
     seen.add(file);
-    const m = readModule(file);
-    for (const op of m.ops) ops.add(op);
-    stack.push(...m.next);
+    for (const i of IMPORTS.get(file) ?? []) {
+      if (i.kind === 'type') continue;
+      if (i.module.startsWith('cli/') && i.module !== relative(SRC, INDEX)) stack.push(i.module);
+      const operationsFile = /^api\/operations\/([\w-]+)\.ts$/.exec(i.module)?.[1];
+      if (operationsFile !== undefined) for (const name of i.names) ops.add(`${operationsFile}:${name}`);
+    }
   }
   return ops;
 }
