@@ -109,4 +109,16 @@ describe('org apply never crosses its rails', () => {
       await other.close();
     }
   });
+
+  it('--max-removals 0% refuses any removal, as 0 does (the "at least 1" floor is for shares above zero)', async () => {
+    const doc = await exported();
+    const name = unique('kept-at-zero', '-');
+    expect((await run(['channels', 'create', name])).code).toBe(0);
+    for (const max of ['0%', '0']) {
+      const r = await run(['org', 'apply', '-f', fileIn({ chatctl: 'org/v1', channels: doc.channels }), '--prune', 'channels', '--max-removals', max, '--yes']);
+      expect(r.code, max).toBe(EXIT.failure);
+      expect(r.stderr).toContain('the plan removes too much');
+      expect(channelArchived(name)).toBe(false);
+    }
+  });
 });
