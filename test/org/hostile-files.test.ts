@@ -1,0 +1,43 @@
+/**
+ * Organization files an editor, a script or a careless hand writes: what `org validate` and `org plan` make
+ * of them against a real embedded organization. Each either works as the file means or is refused with a
+ * reason, never half-applied by the server's refusals.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify } from 'yaml';
+import { EXIT } from '../../src/errors.js';
+import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { createTestOrg, type TestOrg } from '../helpers/org.js';
+
+type Obj = Record<string, unknown>;
+type Doc = Obj & { channels: Obj[]; users: Obj[]; groups: Obj[] };
+
+const fileIn = (name: string, text: string): string => {
+  const file = join(tempHome().home, name);
+  writeFileSync(file, text);
+  return file;
+};
+
+describe('org files from a hostile or careless hand', () => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+  });
+  afterAll(() => org.close());
+
+  const run = async (argv: string[]) => {
+    const t = await cliTarget(org, 'embedded');
+    return runCli([...t.args, ...argv], { env: t.env });
+  };
+  const exported = async (): Promise<Doc> => parseYaml((await run(['org', 'export'])).stdout) as Doc;
+
+  it('a JSON file with a byte-order mark (as Windows editors save) reads as without one', async () => {
+    const doc = await exported();
+    const r = await run(['org', 'plan', '-f', fileIn('org.json', `\uFEFF${JSON.stringify(doc)}`)]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.stdout).toContain('In sync');
+  });
+});
