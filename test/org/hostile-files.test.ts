@@ -40,4 +40,23 @@ describe('org files from a hostile or careless hand', () => {
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toContain('In sync');
   });
+
+  it('a group that is its own subgroup, directly or through others, is refused offline (exit 2) with the cycle', async () => {
+    for (const [groups, cycle] of [
+      [[{ name: 'loop', subgroups: ['loop'] }], 'loop → loop'],
+      [
+        [
+          { name: 'a', subgroups: ['b'] },
+          { name: 'b', subgroups: ['c'] },
+          { name: 'c', subgroups: ['a'] },
+        ],
+        'a → b → c → a',
+      ],
+    ] as const) {
+      const r = await run(['org', 'validate', '-f', fileIn('org.yaml', stringify({ chatctl: 'org/v1', groups }))]);
+      expect(r.code).toBe(EXIT.usage);
+      expect(r.stderr).toContain(`groups[0].subgroups: a group cannot contain itself: ${cycle}`);
+      expect(r.stderr).toContain('1 problem(s)');
+    }
+  });
 });
