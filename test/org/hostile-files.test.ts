@@ -59,4 +59,25 @@ describe('org files from a hostile or careless hand', () => {
       expect(r.stderr).toContain('1 problem(s)');
     }
   });
+
+  it("a user's e-mail changed under the same id is sent (new_email) and applied, then in sync; never a rename that changes nothing", async () => {
+    const user = org.addUser();
+    const doc = await exported();
+    const email = `renamed-${user.id}@example.com`;
+    const users = doc.users.map((u) => (u.id === user.id ? { ...u, email } : u));
+    const file = fileIn('org.yaml', stringify({ chatctl: 'org/v1', users }));
+    const plan = await run(['org', 'plan', '-f', file, '--format', 'json']);
+    expect(plan.code).toBe(EXIT.pending);
+    expect((JSON.parse(plan.stdout) as { changes: Obj[] }).changes).toEqual([
+      expect.objectContaining({
+        address: `users/${user.email}`,
+        action: 'rename',
+        requests: [expect.objectContaining({ operation: 'update-user', params: { user_id: user.id, new_email: email } })],
+      }),
+    ]);
+    const apply = await run(['org', 'apply', '-f', file, '--yes']);
+    expect(apply.code, apply.stderr).toBe(EXIT.ok);
+    expect(org.db.prepare('SELECT email FROM users WHERE id = ?').pluck().get(user.id)).toBe(email);
+    expect((await run(['org', 'plan', '-f', file])).code).toBe(EXIT.ok);
+  });
 });
