@@ -80,4 +80,20 @@ describe('org files from a hostile or careless hand', () => {
     expect(org.db.prepare('SELECT email FROM users WHERE id = ?').pluck().get(user.id)).toBe(email);
     expect((await run(['org', 'plan', '-f', file])).code).toBe(EXIT.ok);
   });
+
+  it('two objects of the file that are one object on the server (one by its id, one by its name) are refused (exit 2), nothing sent', async () => {
+    expect((await run(['channels', 'create', 'twice-named'])).code).toBe(0);
+    const doc = await exported();
+    const channel = doc.channels.find((c) => c.name === 'twice-named')!;
+    const channels = [...doc.channels.filter((c) => c !== channel), { id: channel.id, name: 'twice-renamed' }, { name: 'twice-named', description: 'kept?' }];
+    const file = fileIn('org.yaml', stringify({ chatctl: 'org/v1', channels }));
+    for (const verb of ['plan', 'apply']) {
+      const r = await run(['org', verb, '-f', file, '--yes'].slice(0, verb === 'plan' ? 4 : 5));
+      expect(r.code, verb).toBe(EXIT.usage);
+      expect(r.stderr).toContain(
+        `channels[${channels.length - 1}] is channels/twice-named (id ${channel.id}), which channels[${channels.length - 2}] names too`,
+      );
+    }
+    expect(org.db.prepare('SELECT name, description FROM streams WHERE id = ?').get(channel.id)).toEqual({ name: 'twice-named', description: '' });
+  });
 });

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../api/limits.js';
-import { ChatctlError } from '../core/errors.js';
+import { ChatctlError, usageError } from '../core/errors.js';
 import { isSystemGroupName, managedSections, naturalKey } from './document.js';
 import {
   type Action,
@@ -230,12 +230,20 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
   const protect = new Set((doc.protect?.[section] ?? []).map((k) => naturalKey(section, k)));
   const guard = (key: string) => (protect.has(naturalKey(section, key)) ? `protected: ${section} ${key} is under protect:` : undefined);
   const memberFields = Object.entries(d.fields).flatMap(([k, f]) => (f.members ? [k] : []));
-  const matched = new Set<LiveObj>();
+  const matched = new Map<LiveObj, number>();
   const order: { key: string; target: number | Ref; was?: string }[] = [];
-  for (const want of desired) {
+  for (const [i, want] of desired.entries()) {
     const key = String(want[d.key]);
     const have = match(section, want, live);
     const address = `${section}/${key}`;
+    // One object by its ID and another by its name can be the same object on the server; planning both would
+    // send two contradicting changes to it, so the file is refused, as validate refuses a repeated ID or name.
+    const first = have && matched.get(have);
+    if (have && first !== undefined)
+      throw usageError(
+        `${section}[${i}] is ${section}/${String(have.file[d.key])} (id ${have.id}), which ${section}[${first}] names too`,
+        'name each object once; a new object taking the name another is renamed from is added once the rename is applied',
+      );
     if (!have) {
       const after = Object.fromEntries(Object.entries(want).filter(([k]) => k !== 'id'));
       const notifies = section === 'channels' ? addedPeople(strings(want.members), r) : [];
@@ -251,7 +259,7 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
       order.push({ key, target: ref });
       continue;
     }
-    matched.add(have);
+    matched.set(have, i);
     const id = have.id;
     const liveKey = String(have.file[d.key]);
     order.push({ key, target: Number(have.id), was: liveKey });
