@@ -96,4 +96,25 @@ describe('org files from a hostile or careless hand', () => {
     }
     expect(org.db.prepare('SELECT name, description FROM streams WHERE id = ?').get(channel.id)).toEqual({ name: 'twice-named', description: '' });
   });
+
+  it('two channels swapping names, and a group renamed to a name another gives up, are applied in an order the server takes', async () => {
+    for (const name of ['swap-a', 'swap-b']) expect((await run(['channels', 'create', name])).code).toBe(0);
+    for (const name of ['chain-1', 'chain-2'])
+      expect((await run(['api', 'POST', '/user_groups/create', '-F', `name=${name}`, '-F', 'description=', '-F', 'members=[]'])).code).toBe(0);
+    const doc = await exported();
+    const id = (list: Obj[], name: string) => list.find((o) => o.name === name)!.id;
+    const [a, b] = [id(doc.channels, 'swap-a'), id(doc.channels, 'swap-b')];
+    const [g1, g2] = [id(doc.groups, 'chain-1'), id(doc.groups, 'chain-2')];
+    const rename = (list: Obj[], to: Record<string, string>) => list.map((o) => (String(o.name) in to ? { ...o, name: to[String(o.name)] } : o));
+    const channels = rename(doc.channels, { 'swap-a': 'swap-b', 'swap-b': 'swap-a' });
+    // Listed first, chain-1 takes the name chain-2 gives up: chain-2 must move first.
+    const groups = rename(doc.groups, { 'chain-1': 'chain-2', 'chain-2': 'chain-3' });
+    const file = fileIn('org.yaml', stringify({ chatctl: 'org/v1', groups, channels }));
+    const apply = await run(['org', 'apply', '-f', file, '--yes']);
+    expect(apply.code, `${apply.stdout}${apply.stderr}`).toBe(EXIT.ok);
+    const names = (table: string, ids: unknown[]) => ids.map((i) => org.db.prepare(`SELECT name FROM ${table} WHERE id = ?`).pluck().get(i));
+    expect(names('streams', [a, b])).toEqual(['swap-b', 'swap-a']);
+    expect(names('user_groups', [g1, g2])).toEqual(['chain-2', 'chain-3']);
+    expect((await run(['org', 'plan', '-f', file])).code).toBe(EXIT.ok);
+  });
 });
