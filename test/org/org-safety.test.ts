@@ -92,4 +92,33 @@ describe('org apply never crosses its rails', () => {
       if ('release' in held) held.release();
     }
   });
+
+  it('refuses a plan saved against another organization (exit 1), sending nothing there', async () => {
+    const other = createTestOrg();
+    try {
+      const name = unique('elsewhere', '-');
+      const saved = join(tempHome().home, 'plan.json');
+      // Only a creation: nothing it touches exists in either organization, so the fingerprints alone agree.
+      expect((await run(['org', 'plan', '-f', fileIn({ chatctl: 'org/v1', groups: [{ name }] }), '--out', saved])).code).toBe(EXIT.pending);
+      const t = await cliTarget(other, 'embedded');
+      const r = await runCli([...t.args, 'org', 'apply', '--plan', saved, '--yes'], { env: t.env });
+      expect(r.code).toBe(EXIT.failure);
+      expect(r.stderr).toContain(`the saved plan was made for embedded:${org.dataDir}`);
+      expect(other.db.prepare('SELECT count(*) FROM user_groups WHERE name = ?').pluck().get(name)).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('--max-removals 0% refuses any removal, as 0 does (the "at least 1" floor is for shares above zero)', async () => {
+    const doc = await exported();
+    const name = unique('kept-at-zero', '-');
+    expect((await run(['channels', 'create', name])).code).toBe(0);
+    for (const max of ['0%', '0']) {
+      const r = await run(['org', 'apply', '-f', fileIn({ chatctl: 'org/v1', channels: doc.channels }), '--prune', 'channels', '--max-removals', max, '--yes']);
+      expect(r.code, max).toBe(EXIT.failure);
+      expect(r.stderr).toContain('the plan removes too much');
+      expect(channelArchived(name)).toBe(false);
+    }
+  });
 });

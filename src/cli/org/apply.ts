@@ -61,7 +61,8 @@ export function checkRemovals(plan: Plan, live: LiveOrg, prune: SectionName[] | 
       0,
     );
     const size = objects.length + memberships;
-    const limit = 'count' in max ? max.count : Math.max(1, Math.floor((size * max.percent) / 100));
+    // A share rounds down to at least one removal, so that 10% of a small section allows one; 0% asks for none.
+    const limit = 'count' in max ? max.count : max.percent ? Math.max(1, Math.floor((size * max.percent) / 100)) : 0;
     if (removals > limit)
       problems.push(
         `${section}: ${removals} removals of ${size} objects and memberships, more than ${'count' in max ? max.count : `${max.percent}% (${limit})`}`,

@@ -218,6 +218,53 @@ export function validate(value: unknown): string[] {
       for (const [k, f] of Object.entries(d.fields)) if (f.ref && k in item) refCheck(f.ref, item[k]!, `${at}.${k}`);
     });
   }
+  if (Array.isArray(doc.groups)) out.push(...subgroupCycles(doc.groups));
+  return out;
+}
+
+/**
+ * Groups of the file that contain themselves through their subgroups, each cycle once, at its first group:
+ * the server refuses the subgroup that closes it, and the plan would stop halfway. One depth-first walk,
+ * without recursion, so a long chain of groups cannot exhaust the stack.
+ */
+function subgroupCycles(groups: readonly Json[]): string[] {
+  const at = new Map<string, number>();
+  const subgroups = new Map<string, string[]>();
+  groups.forEach((g, i) => {
+    if (!isObj(g) || typeof g.name !== 'string' || at.has(g.name)) return;
+    at.set(g.name, i);
+    subgroups.set(g.name, Array.isArray(g.subgroups) ? g.subgroups.filter((s): s is string => typeof s === 'string') : []);
+  });
+  const out: string[] = [];
+  const done = new Set<string>();
+  for (const start of at.keys()) {
+    if (done.has(start)) continue;
+    const path: string[] = [start];
+    const next: number[] = [0];
+    const onPath = new Set(path);
+    while (path.length) {
+      const top = path[path.length - 1]!;
+      const i = next[next.length - 1]!;
+      const subs = subgroups.get(top) ?? [];
+      if (i >= subs.length) {
+        done.add(top);
+        onPath.delete(top);
+        path.pop();
+        next.pop();
+        continue;
+      }
+      next[next.length - 1] = i + 1;
+      const sub = subs[i]!;
+      if (onPath.has(sub)) {
+        const cycle = [...path.slice(path.indexOf(sub)), sub];
+        out.push(`groups[${at.get(sub)}].subgroups: a group cannot contain itself: ${cycle.join(' → ')}`);
+      } else if (subgroups.has(sub) && !done.has(sub)) {
+        path.push(sub);
+        next.push(0);
+        onPath.add(sub);
+      }
+    }
+  }
   return out;
 }
 

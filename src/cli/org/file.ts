@@ -24,7 +24,8 @@ export async function readValue(ctx: Pick<Context, 'signal'>, file: string): Pro
   }
   if (/\.json$/i.test(file)) {
     try {
-      return JSON.parse(text) as unknown;
+      // JSON.parse refuses the byte-order mark some editors start a UTF-8 file with; the YAML parser skips it.
+      return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
     } catch (e) {
       throw usageError(`${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../api/limits.js';
-import { ChatctlError } from '../core/errors.js';
+import { ChatctlError, usageError } from '../core/errors.js';
 import { isSystemGroupName, managedSections, naturalKey } from './document.js';
 import {
   type Action,
@@ -230,12 +230,21 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
   const protect = new Set((doc.protect?.[section] ?? []).map((k) => naturalKey(section, k)));
   const guard = (key: string) => (protect.has(naturalKey(section, key)) ? `protected: ${section} ${key} is under protect:` : undefined);
   const memberFields = Object.entries(d.fields).flatMap(([k, f]) => (f.members ? [k] : []));
-  const matched = new Set<LiveObj>();
+  const matched = new Map<LiveObj, number>();
+  const renames: Rename[] = [];
   const order: { key: string; target: number | Ref; was?: string }[] = [];
-  for (const want of desired) {
+  for (const [i, want] of desired.entries()) {
     const key = String(want[d.key]);
     const have = match(section, want, live);
     const address = `${section}/${key}`;
+    // One object by its ID and another by its name can be the same object on the server; planning both would
+    // send two contradicting changes to it, so the file is refused, as validate refuses a repeated ID or name.
+    const first = have && matched.get(have);
+    if (have && first !== undefined)
+      throw usageError(
+        `${section}[${i}] is ${section}/${String(have.file[d.key])} (id ${have.id}), which ${section}[${first}] names too`,
+        'name each object once; a new object taking the name another is renamed from is added once the rename is applied',
+      );
     if (!have) {
       const after = Object.fromEntries(Object.entries(want).filter(([k]) => k !== 'id'));
       const notifies = section === 'channels' ? addedPeople(strings(want.members), r) : [];
@@ -251,7 +260,7 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
       order.push({ key, target: ref });
       continue;
     }
-    matched.add(have);
+    matched.set(have, i);
     const id = have.id;
     const liveKey = String(have.file[d.key]);
     order.push({ key, target: Number(have.id), was: liveKey });
@@ -277,6 +286,8 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
         d.update(id, changed, merged, r),
         why,
       );
+      const pushed = built.changes.at(-1);
+      if (rename && pushed?.action === 'rename' && pushed.id === id) renames.push({ change: pushed, from: liveKey, to: key, merged });
     }
     for (const field of memberFields) {
       if (!(field in want) || !d.members) continue;
@@ -320,7 +331,65 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
       why,
     );
   }
+  orderRenames(section, renames, r, built);
   if (d.ordered && d.order) planOrder(section, order, live, r, built);
+}
+
+interface Rename {
+  change: Change;
+  from: string;
+  to: string;
+  merged: Obj;
+}
+
+/**
+ * Renames to a name another object of the section is renamed from: the server refuses a name in use
+ * (zerver/actions/streams.py do_rename_stream via check_stream_name_available, and the same for groups, folders,
+ * fields), so the one freeing a name goes first, and a cycle (a swap) is broken by moving its first object to a
+ * temporary name, renamed to its own once the name it takes is free. Renames are placed again in the slots
+ * they held, so nothing else in the plan moves.
+ */
+function orderRenames(section: ListSectionName, renames: readonly Rename[], r: Resolver, built: Built): void {
+  const d = LIST_DECLS[section];
+  const byFrom = new Map(renames.map((x) => [naturalKey(section, x.from), x]));
+  const blocker = (x: Rename): Rename | undefined => {
+    const b = byFrom.get(naturalKey(section, x.to));
+    return b === x ? undefined : b;
+  };
+  if (!renames.some(blocker)) return;
+  const ordered: Rename[] = [];
+  const placed = new Set<Rename>();
+  const place = (xs: readonly Rename[]) => {
+    for (const x of xs) {
+      ordered.push(x);
+      placed.add(x);
+    }
+  };
+  for (const x of renames) {
+    const chain: Rename[] = [];
+    let y: Rename | undefined = x;
+    while (y && !placed.has(y) && !chain.includes(y)) {
+      chain.push(y);
+      y = blocker(y);
+    }
+    const start = y && !placed.has(y) ? chain.indexOf(y) : -1;
+    if (start >= 0) {
+      const [first, ...rest] = chain.slice(start);
+      const temporary = `renaming-${String(first!.change.id)}-${first!.to}`;
+      const writes = d.update(first!.change.id!, { [d.key]: temporary }, { ...first!.merged, [d.key]: temporary }, r);
+      if (!Array.isArray(writes)) return;
+      // The last to move in the cycle frees the name the first takes: the first's own rename follows it.
+      const last = rest[0]!;
+      last.change.requests = [...last.change.requests, ...first!.change.requests];
+      first!.change.requests = writes;
+      place([first!, ...rest.reverse()]);
+    }
+    place(chain.slice(0, start >= 0 ? start : chain.length).reverse());
+  }
+  const slots = renames.map((x) => built.changes.indexOf(x.change)).sort((a, b) => a - b);
+  ordered.forEach((x, i) => {
+    built.changes[slots[i]!] = x.change;
+  });
 }
 
 /**

@@ -20,12 +20,21 @@ import {
 import { readValue } from '../../org/file.js';
 import { fingerprint } from '../../org/plan.js';
 import { planText } from '../../org/render.js';
-import { type Planned, planFile, readFor } from '../../org/session.js';
+import { type Planned, planFile, readFor, siteOf } from '../../org/session.js';
 import type { Context } from '../../command/context.js';
 
 /** A plan saved by org plan --out, refused when an object it changes changed since. */
 async function savedPlan(ctx: Context, file: string): Promise<Omit<Planned, 'doc'>> {
   const plan = asPlan(await readValue(ctx, file));
+  // The fingerprint covers only the objects the plan touches: a plan that only creates fingerprints the same
+  // in any organization lacking those objects, so the organization itself is checked first.
+  const site = siteOf(ctx);
+  if (plan.server.site !== site)
+    throw new ChatctlError(
+      `the saved plan was made for ${plan.server.site}, not ${site}`,
+      'failure',
+      'make a plan against this organization with chatctl org plan --out',
+    );
   const client = await ctx.client();
   const live = await readFor(ctx, client, plan);
   if (fingerprint(live, plan.changes) !== plan.base_fingerprint) {
