@@ -1,6 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRealmDomain, getRealmDomains } from '../../src/api/operations/domains.js';
 import { deleteQueue, register } from '../../src/api/operations/events.js';
@@ -13,8 +16,9 @@ import { updateRealm } from '../../src/api/operations/server.js';
 import { createUser, getUsers, updateUser } from '../../src/api/operations/users.js';
 import type { WireRequest } from '../../src/api/wire.js';
 import { ChatClient } from '../../src/client/client.js';
+import { ROLE } from '../../src/api/roles.js';
 import { EmbeddedTransport } from '../../src/client/embedded.js';
-import { EmbeddedOrganization, NotEmptyError, type OrganizationSnapshot, SnapshotError } from '../../src/server/embedded.js';
+import { EmbeddedOrganization, type MirrorOutcome, NotEmptyError, type OrganizationSnapshot, SnapshotError } from '../../src/server/embedded.js';
 import { setFeatureLevel } from '../../src/server/feature-level.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor } from '../helpers/transports.js';
@@ -253,4 +257,74 @@ describe('a mirror of an organization at another level', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+/**
+ * Runs a mirror as `chatctl org mirror` runs it: on a main thread's stack (Node's default, under 1 MB), not on
+ * the 4 MB of the worker a test runs in. The embedded server is bundled for a worker of that stack.
+ */
+async function mirrorOnMainThreadStack(snapshot: OrganizationSnapshot, dataDir: string): Promise<MirrorOutcome | string> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const bundle = buildSync({
+    entryPoints: [join(root, 'src/server/embedded.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    packages: 'external',
+    write: false,
+    logLevel: 'error',
+    // Packages resolve from the project, wherever the bundle is written.
+    banner: { js: `var require = require('node:module').createRequire(${JSON.stringify(join(root, 'package.json'))});` },
+  });
+  const file = join(dataDir, '..', `embedded-${process.pid}.cjs`);
+  writeFileSync(file, bundle.outputFiles[0]!.text);
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { EmbeddedOrganization } = require(workerData.file);
+    const copy = EmbeddedOrganization.open(workerData.dataDir);
+    try {
+      parentPort.postMessage(copy.mirror(workerData.snapshot, { operatorEmail: 'owner@example.com', now: 1 }));
+    } catch (e) {
+      parentPort.postMessage(String(e));
+    } finally {
+      copy.close();
+    }`;
+  const worker = new Worker(code, { eval: true, workerData: { file, dataDir, snapshot }, resourceLimits: { stackSizeMb: 0.95 } });
+  try {
+    return await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  } finally {
+    await worker.terminate();
+    rmSync(file, { force: true });
+  }
+}
+
+describe('a mirror of a very large organization', () => {
+  it('copies 130,000 accounts, more than a call takes as arguments, and still moves the system bots after them', async () => {
+    const source = createTestOrg();
+    const work = newDataDir();
+    try {
+      const snap = await snapshotOf(await clientFor(source, 'embedded'));
+      const owner = snap.users.find((u) => u.user_id === source.owner.id)!;
+      const first = Math.max(...snap.users.map((u) => u.user_id)) + 1;
+      const many = Array.from({ length: 130_000 }, (_, i) => ({
+        ...owner,
+        user_id: first + i,
+        email: `user${i}@example.com`,
+        delivery_email: `user${i}@example.com`,
+        full_name: `User ${i}`,
+        role: ROLE.member,
+      }));
+      // The real server's Notification Bot holds an ID the copy's accounts take.
+      const register = { ...snap.register, cross_realm_bots: [{ email: 'notification-bot@zulip.com', user_id: first }] };
+      const copied = await mirrorOnMainThreadStack({ ...snap, users: [...snap.users, ...many], register }, join(work, 'data'));
+      expect(typeof copied === 'string' ? copied : copied.counts.users).toBe(snap.users.length + many.length);
+      expect(typeof copied !== 'string' && copied.systemBots['notification-bot@zulip.com']).toBeGreaterThan(first + many.length - 1);
+    } finally {
+      await source.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

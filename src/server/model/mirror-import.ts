@@ -129,7 +129,10 @@ function placeSystemBots(db: Db, reg: Obj, userIds: ReadonlySet<number>): Record
   const real = new Map(
     objects(reg.cross_realm_bots, 'register.cross_realm_bots').map((b) => [String(b.email).toLowerCase(), int(b.user_id, 'cross_realm_bots.user_id')]),
   );
-  let next = Math.max(0, ...userIds, ...bots.map((b) => b.id), ...real.values()) + 1;
+  // A loop, not Math.max(...ids): an organization's IDs are more arguments than a call takes (about 125,000
+  // on a main thread's stack, where `org mirror` runs).
+  let next = 1;
+  for (const id of [...userIds, ...bots.map((b) => b.id), ...real.values()]) if (id >= next) next = id + 1;
   const used = new Set<number>();
   const target = bots.map((b) => {
     const wanted = real.get(b.email.toLowerCase()) ?? b.id;
