@@ -64,6 +64,33 @@ describe("serve's checkpoints", () => {
   });
 });
 
+describe("serve's checkpoints without their worker", () => {
+  it('fall back to SQLite making them on this connection, and writes never wait for a worker that is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatctl-checkpoints-'));
+    const db = openDb(dir);
+    // The worker opens the file by its path: with the directory gone it cannot, and fails as it starts.
+    rmSync(dir, { recursive: true, force: true });
+    const checkpoints = checkpointOffLoop(db);
+    try {
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      const deadline = Date.now() + 5000;
+      while (db.pragma('wal_autocheckpoint', { simple: true }) !== 1000) {
+        if (Date.now() > deadline) throw new Error('the checkpoints did not fall back');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      let gone = false;
+      void checkpoints.beforeWrite().then(() => {
+        gone = true;
+      });
+      await Promise.resolve();
+      expect(gone).toBe(true);
+    } finally {
+      await checkpoints.stop();
+      db.close();
+    }
+  });
+});
+
 describe('a write over HTTP', () => {
   let server: Server | undefined;
   afterEach(() => {

@@ -114,6 +114,18 @@ export function checkpointOffLoop(db: Db): Checkpoints {
   worker.unref();
   const waiting: (() => void)[] = [];
   worker.on('message', () => waiting.shift()?.());
+  // A worker that fails (its driver would not load, say) leaves the checkpoints to this connection again, as
+  // SQLite makes them on its own: the log stays bounded, at the cost of the stalls the worker was there to avoid.
+  let stopping = false;
+  let gone = false;
+  const fallBack = () => {
+    if (stopping || gone) return;
+    gone = true;
+    db.pragma('wal_autocheckpoint = 1000');
+    for (const release of waiting.splice(0)) release();
+  };
+  worker.on('error', fallBack);
+  worker.on('exit', fallBack);
   // Every write that comes while a copy is asked for waits for that one.
   let copying: Promise<void> | null = null;
   const askToCopy = () =>
@@ -130,10 +142,12 @@ export function checkpointOffLoop(db: Db): Checkpoints {
   const wal = `${db.name}-wal`;
   return {
     beforeWrite() {
+      if (gone) return Promise.resolve();
       copying ??= walBytes(wal) > WAL_LIMIT_BYTES ? askToCopy() : null;
       return copying ?? Promise.resolve();
     },
     async stop() {
+      stopping = true;
       await worker.terminate();
     },
   };
