@@ -46,43 +46,87 @@ export const GROUP_SETTING_RULES: Record<GroupPermissionSetting, SettingRules> =
 /** Organization-wide group permissions (settings in realm.ts). */
 type RealmGroupSetting = 'can_manage_all_groups' | 'can_create_groups';
 
-/** Everything about groups, read once per request: groups, direct members, direct subgroups, active users. */
+/**
+ * The organization's groups for one request: every group's row (as many as the organization has groups), and
+ * each group's direct members and subgroups read when first asked for, so that a request costs what it looks at,
+ * not the organization's size (a system group's membership is its role: asking whether someone is in it reads
+ * that one user's role, never the list).
+ */
 export class GroupGraph {
   readonly groups = new Map<number, GroupRow>();
   private readonly byName = new Map<string, GroupRow>();
   private readonly members = new Map<number, number[]>();
   private readonly subgroups = new Map<number, number[]>();
-  private readonly roles = new Map<number, number>();
+  /** Active users' roles, by ID, as read (undefined: not read yet; null: not an active user). */
+  private readonly roles = new Map<number, number | null>();
 
   constructor(private readonly db: Db) {
     for (const g of db.prepare('SELECT * FROM user_groups ORDER BY id').all() as GroupRow[]) {
       this.groups.set(g.id, g);
       this.byName.set(g.name, g);
     }
-    for (const u of db.prepare('SELECT id, role FROM users WHERE is_active = 1 AND is_system_bot = 0 ORDER BY id').all() as { id: number; role: number }[]) {
-      this.roles.set(u.id, u.role);
+  }
+
+  /** An active user's role; null for a deactivated or unknown user (not a member of anything). */
+  private roleOf(userId: number): number | null {
+    let role = this.roles.get(userId);
+    if (role === undefined) {
+      const row = this.db.prepare('SELECT role FROM users WHERE id = ? AND is_active = 1 AND is_system_bot = 0').get(userId) as { role: number } | undefined;
+      role = row?.role ?? null;
+      this.roles.set(userId, role);
     }
-    for (const g of this.groups.values()) {
-      if (!g.is_system_group) continue;
-      const role = directRoleOf(g.name);
-      this.members.set(g.id, role === null ? [] : [...this.roles].filter(([, r]) => r === role).map(([id]) => id));
-      const at = SYSTEM_CHAIN.indexOf(g.name);
+    return role;
+  }
+
+  /** Direct members: a system group's are the active users of its role, a named group's its active members. */
+  private membersOf(id: number): number[] {
+    let list = this.members.get(id);
+    if (list) return list;
+    const group = this.groups.get(id);
+    if (group?.is_system_group) {
+      const role = directRoleOf(group.name);
+      list =
+        role === null
+          ? []
+          : (this.db.prepare('SELECT id FROM users WHERE role = ? AND is_active = 1 AND is_system_bot = 0 ORDER BY id').pluck().all(role) as number[]);
+    } else {
+      list = this.db
+        .prepare(
+          'SELECT m.user_id FROM group_members m JOIN users u ON u.id = m.user_id WHERE m.group_id = ? AND u.is_active = 1 AND u.is_system_bot = 0 ORDER BY m.user_id',
+        )
+        .pluck()
+        .all(id) as number[];
+    }
+    this.members.set(id, list);
+    return list;
+  }
+
+  /** Direct subgroups: the next system group down the chain for a system group, the stored ones for a named group. */
+  private subgroupsOf(id: number): number[] {
+    let list = this.subgroups.get(id);
+    if (list) return list;
+    const group = this.groups.get(id);
+    if (group?.is_system_group) {
+      const at = SYSTEM_CHAIN.indexOf(group.name);
       const below = at > 0 ? this.byName.get(SYSTEM_CHAIN[at - 1]!) : undefined;
-      this.subgroups.set(g.id, below ? [below.id] : []);
+      list = below ? [below.id] : [];
+    } else {
+      list = this.db.prepare('SELECT subgroup_id FROM group_subgroups WHERE group_id = ? ORDER BY subgroup_id').pluck().all(id) as number[];
     }
-    const rows = db.prepare('SELECT group_id, user_id FROM group_members ORDER BY user_id').all() as { group_id: number; user_id: number }[];
-    for (const r of rows) {
-      if (!this.roles.has(r.user_id)) continue;
-      const list = this.members.get(r.group_id) ?? [];
-      list.push(r.user_id);
-      this.members.set(r.group_id, list);
-    }
-    const subs = db.prepare('SELECT group_id, subgroup_id FROM group_subgroups ORDER BY subgroup_id').all() as { group_id: number; subgroup_id: number }[];
-    for (const r of subs) {
-      const list = this.subgroups.get(r.group_id) ?? [];
-      list.push(r.subgroup_id);
-      this.subgroups.set(r.group_id, list);
-    }
+    this.subgroups.set(id, list);
+    return list;
+  }
+
+  /** Whether a user is a direct member, read without listing the group. */
+  private directlyIn(userId: number, id: number): boolean {
+    const cached = this.members.get(id);
+    if (cached) return cached.includes(userId);
+    const group = this.groups.get(id);
+    if (!group) return false;
+    const role = this.roleOf(userId);
+    if (role === null) return false;
+    if (group.is_system_group) return directRoleOf(group.name) === role;
+    return this.db.prepare('SELECT 1 FROM group_members WHERE group_id = ? AND user_id = ?').get(id, userId) !== undefined;
   }
 
   get(id: number): GroupRow | undefined {
@@ -97,11 +141,11 @@ export class GroupGraph {
   }
 
   directMembers(id: number): number[] {
-    return [...(this.members.get(id) ?? [])];
+    return [...this.membersOf(id)];
   }
 
   directSubgroups(id: number): number[] {
-    return [...(this.subgroups.get(id) ?? [])];
+    return [...this.subgroupsOf(id)];
   }
 
   /** The groups and all their subgroups, transitively (the groups themselves included). */
@@ -112,7 +156,7 @@ export class GroupGraph {
       const id = todo.pop()!;
       if (seen.has(id)) continue;
       seen.add(id);
-      todo.push(...(this.subgroups.get(id) ?? []));
+      todo.push(...this.subgroupsOf(id));
     }
     return seen;
   }
@@ -120,12 +164,14 @@ export class GroupGraph {
   /** Active users in the group or any of its subgroups, ascending. */
   recursiveMembers(id: number): number[] {
     const out = new Set<number>();
-    for (const g of this.recursiveSubgroups([id])) for (const u of this.members.get(g) ?? []) out.add(u);
+    for (const g of this.recursiveSubgroups([id])) for (const u of this.membersOf(g)) out.add(u);
     return [...out].sort((a, b) => a - b);
   }
 
   isMember(userId: number, groupId: number, direct = false): boolean {
-    return direct ? (this.members.get(groupId) ?? []).includes(userId) : this.recursiveMembers(groupId).includes(userId);
+    if (direct) return this.directlyIn(userId, groupId);
+    for (const g of this.recursiveSubgroups([groupId])) if (this.directlyIn(userId, g)) return true;
+    return false;
   }
 
   /** The value of a permission setting of a group, as stored or by default. */
@@ -149,7 +195,7 @@ export class GroupGraph {
   apiValue(value: GroupSettingValue): GroupSettingValue {
     if (typeof value === 'number') return value;
     return {
-      direct_members: value.direct_members.filter((id) => this.roles.has(id)).sort((a, b) => a - b),
+      direct_members: value.direct_members.filter((id) => this.roleOf(id) !== null).sort((a, b) => a - b),
       direct_subgroups: [...value.direct_subgroups].sort((a, b) => a - b),
     };
   }
