@@ -11,6 +11,7 @@ import { createUser, getUser, getUsers } from '../../src/api/operations/users.js
 import type { ChatClient } from '../../src/client/client.js';
 import { setSetting } from '../../src/server/model/realm.js';
 import { failure } from '../helpers/api.js';
+import { streamId } from '../helpers/channels.js';
 import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
@@ -46,8 +47,8 @@ describe.each(TRANSPORTS)('notices over %s', (kind) => {
       const name = unique('created');
       const res = await owner.call(subscribe, { subscriptions: [{ name, description: 'All about things' }], principals: [org.owner.id, member.id] });
       expect(openapiErrors('post', '/users/me/subscriptions', 200, res)).toEqual([]);
-      const streamId = org.db.prepare('SELECT id FROM streams WHERE name = ?').pluck().get(name) as number;
-      const [first, ...others] = await messagesIn(owner, [{ operator: 'channel', operand: streamId }]);
+      const id = streamId(org, name);
+      const [first, ...others] = await messagesIn(owner, [{ operator: 'channel', operand: id }]);
       expect(others).toEqual([]);
       expect(first).toMatchObject({
         sender_email: NOTIFICATION_BOT,
@@ -56,10 +57,10 @@ describe.each(TRANSPORTS)('notices over %s', (kind) => {
         content: `**Public** channel created by ${ownerMention()}. **Description:**\n\`\`\`\` quote\nAll about things\n\`\`\`\``,
         flags: ['read'],
       });
-      const { stream } = await owner.call(getStream, { stream_id: streamId });
+      const { stream } = await owner.call(getStream, { stream_id: id });
       expect(stream.first_message_id).toBe(first!.id);
       // Others subscribed as it is created learn of it from the channel, unread, and get no direct message.
-      const [seen] = await messagesIn(await as(member), [{ operator: 'channel', operand: streamId }]);
+      const [seen] = await messagesIn(await as(member), [{ operator: 'channel', operand: id }]);
       expect(seen).toMatchObject({ id: first!.id, flags: [] });
       expect(await dmsFrom(await as(member), NOTIFICATION_BOT)).toEqual([]);
     });
@@ -70,7 +71,7 @@ describe.each(TRANSPORTS)('notices over %s', (kind) => {
       await owner.call(subscribe, { subscriptions: [{ name: protectedName }], invite_only: true });
       await owner.call(subscribe, { subscriptions: [{ name: sharedName }], invite_only: true, history_public_to_subscribers: true });
       const contentOf = async (name: string) => {
-        const id = org.db.prepare('SELECT id FROM streams WHERE name = ?').pluck().get(name) as number;
+        const id = streamId(org, name);
         return (await messagesIn(owner, [{ operator: 'channel', operand: id }]))[0]!.content;
       };
       expect(await contentOf(protectedName)).toBe(
@@ -100,7 +101,7 @@ describe.each(TRANSPORTS)('notices over %s', (kind) => {
     });
 
     it('is announced in "new channels" of the announcements channel with announce, unless that setting names none', async () => {
-      const general = org.db.prepare("SELECT id FROM streams WHERE name = 'general'").pluck().get() as number;
+      const general = streamId(org, 'general');
       const announcements = [
         { operator: 'channel', operand: general },
         { operator: 'topic', operand: 'new channels' },
@@ -187,7 +188,7 @@ describe.each(TRANSPORTS)('notices over %s', (kind) => {
 
   describe('a new user', () => {
     it("made with POST /users gets Welcome Bot's direct message, and is announced where signups are", async () => {
-      const general = org.db.prepare("SELECT id FROM streams WHERE name = 'general'").pluck().get() as number;
+      const general = streamId(org, 'general');
       const signups = [
         { operator: 'channel', operand: general },
         { operator: 'topic', operand: 'signups' },

@@ -1,3 +1,4 @@
+import { streamId } from '../../helpers/channels.js';
 import type { Fixture, PermissionRows } from './matrix.js';
 
 /** A direct message from the caller (or, for an anonymous caller, from the owner) to a member, straight in the store. */
@@ -34,7 +35,7 @@ export const typingCases: PermissionRows<'typing'> = {
     {
       name: 'say one is typing in a public channel',
       request: (f) => {
-        const general = (f.org.db.prepare("SELECT id FROM streams WHERE name = 'general'").get() as { id: number }).id;
+        const general = streamId(f.org, 'general');
         return {
           method: 'POST',
           path: '/typing',
