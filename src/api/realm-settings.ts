@@ -215,17 +215,19 @@ type MetaOf<K extends RealmSettingName> = (typeof REALM_SETTINGS)[K]['setting'];
 
 export type GroupSettingName = { [K in RealmSettingName]: MetaOf<K> extends { kind: 'group' } ? K : never }[RealmSettingName];
 
-/** The group-valued settings, in the order a Zulip server applies them (Realm.REALM_PERMISSION_GROUP_SETTINGS). */
-export const GROUP_SETTING_ORDER: readonly GroupSettingName[] = [
-  'create_multiuse_invite_group',
-  'can_access_all_users_group',
-  'can_add_subscribers_group',
-  'can_create_bots_group',
-  'can_create_groups',
-  'can_create_write_only_bots_group',
-  'can_invite_users_group',
-  'can_manage_all_groups',
-  'can_move_messages_between_channels_group',
-  'can_move_messages_between_topics_group',
-  'can_resolve_topics_group',
-];
+/** Every setting's name, in the table's order. */
+export const REALM_SETTING_NAMES = Object.keys(REALM_SETTINGS) as RealmSettingName[];
+
+export type ChannelSettingName = { [K in RealmSettingName]: MetaOf<K> extends { kind: 'channel' } ? K : never }[RealmSettingName];
+
+const isGroupSetting = (name: RealmSettingName): name is GroupSettingName => REALM_SETTINGS[name].setting.kind === 'group';
+const isChannelSetting = (name: RealmSettingName): name is ChannelSettingName => REALM_SETTINGS[name].setting.kind === 'channel';
+
+/**
+ * The group-valued settings, in the table's order, which is the order a Zulip server applies them
+ * (Realm.REALM_PERMISSION_GROUP_SETTINGS).
+ */
+export const GROUP_SETTING_ORDER: readonly GroupSettingName[] = REALM_SETTING_NAMES.filter(isGroupSetting);
+
+/** The announcement channels' settings. */
+export const CHANNEL_SETTING_NAMES: readonly ChannelSettingName[] = REALM_SETTING_NAMES.filter(isChannelSetting);

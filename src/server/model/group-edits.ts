@@ -15,7 +15,7 @@ import { GROUP_SETTING_ORDER } from '../../api/realm-settings.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { emitGroupEvent } from './group-changes.js';
-import { canonicalSetting, checkGroupName, checkSettingValue, GroupGraph, type GroupRow, sameSetting } from './groups.js';
+import { canonicalSetting, checkGroupName, checkSettingValue, expectationMismatch, GroupGraph, type GroupRow, sameSetting } from './groups.js';
 import { groupSetting } from './realm-permissions.js';
 import type { UserRow } from './users.js';
 
@@ -29,8 +29,6 @@ const updateEvent = (group: GroupRow, data: Record<string, unknown>, audience: R
   data,
   ...audience,
 });
-
-const expectationMismatch = (): ApiError => new ApiError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH', 400);
 
 /** Edits a group the actor may manage (deactivated ones too), each part only where it differs from what is stored. */
 export function editGroup(db: Db, sink: EventSink, actor: Actor, groupId: number, edit: GroupEdit): void {
@@ -62,8 +60,9 @@ function changeSetting(db: Db, sink: EventSink, groupId: number, setting: GroupP
   const graph = new GroupGraph(db);
   const group = graph.get(groupId)!;
   const current = graph.apiValue(graph.setting(group, setting));
-  if (change.old !== undefined && !sameSetting(canonicalSetting(graph, change.old), current)) throw expectationMismatch();
-  if (sameSetting(canonicalSetting(graph, change.new), current)) return;
+  const nobody = graph.systemId('role:nobody');
+  if (change.old !== undefined && !sameSetting(canonicalSetting(change.old, nobody), current)) throw expectationMismatch();
+  if (sameSetting(canonicalSetting(change.new, nobody), current)) return;
   const value = checkSettingValue(db, graph, setting, change.new);
   const settings = { ...(JSON.parse(group.settings) as Partial<Record<GroupPermissionSetting, GroupSettingValue>>), [setting]: value };
   db.prepare('UPDATE user_groups SET settings = ? WHERE id = ?').run(JSON.stringify(settings), group.id);

@@ -4,7 +4,7 @@
  * (owners ⊂ administrators ⊂ moderators ⊂ full members ⊂ members ⊂ everyone ⊂ internet), as on a Zulip
  * server. Named groups keep their members and subgroups in `group_members` and `group_subgroups`.
  */
-import { badRequest, insufficientPermission } from '../../api/errors.js';
+import { ApiError, badRequest, insufficientPermission } from '../../api/errors.js';
 import type { GroupSettingValue } from '../../api/operations/channels.js';
 import { GROUP_PERMISSION_SETTINGS, type GroupPermissionSetting, type UserGroup } from '../../api/operations/groups.js';
 import { mayUse } from './realm-permissions.js';
@@ -24,7 +24,10 @@ export interface GroupRow {
 }
 
 export const MAX_GROUP_NAME_LENGTH = 100;
-const GROUP_DEACTIVATED = 'User group is deactivated.';
+export const GROUP_DEACTIVATED = 'User group is deactivated.';
+
+/** A group-setting change whose `old` is not the value the server holds (zerver/lib/user_groups.py). */
+export const expectationMismatch = (): ApiError => new ApiError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH', 400);
 const INVALID_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:'];
 
 interface SettingRules {
@@ -269,9 +272,9 @@ export function checkGroupName(name: string): string {
  * zerver/lib/user_groups.py parse_group_setting_value: an anonymous group of no users and one subgroup is
  * that subgroup, an empty one is `role:nobody`.
  */
-export function canonicalSetting(graph: GroupGraph, value: GroupSettingValue): GroupSettingValue {
+export function canonicalSetting(value: GroupSettingValue, nobodyId: number): GroupSettingValue {
   if (typeof value === 'number' || value.direct_members.length > 0 || value.direct_subgroups.length > 1) return value;
-  return value.direct_subgroups[0] ?? graph.systemId('role:nobody');
+  return value.direct_subgroups[0] ?? nobodyId;
 }
 
 /** are_both_group_setting_values_equal: the same group, or the same members and subgroups in any order. */
@@ -286,7 +289,7 @@ export function sameSetting(a: GroupSettingValue, b: GroupSettingValue): boolean
  * group of no users and one subgroup is that subgroup; an empty one is `role:nobody`).
  */
 export function checkSettingValue(db: Db, graph: GroupGraph, name: GroupPermissionSetting, requested: GroupSettingValue): GroupSettingValue {
-  const value = canonicalSetting(graph, requested);
+  const value = canonicalSetting(requested, graph.systemId('role:nobody'));
   if (typeof value === 'number') {
     const group = graph.get(value);
     if (!group) throw badRequest('Invalid user group');

@@ -14,9 +14,9 @@
  */
 import type { OrganizationSnapshot } from '../../api/org-snapshot.js';
 import { GROUP_PERMISSION_SETTINGS } from '../../api/operations/groups.js';
-import { REALM_SETTINGS, type RealmSettingName } from '../../api/realm-settings.js';
+import { REALM_SETTING_NAMES, REALM_SETTINGS } from '../../api/realm-settings.js';
 import { ROLE } from '../../api/roles.js';
-import { FEATURE_LEVEL } from './realm.js';
+import { FEATURE_LEVEL, writeStored } from './realm.js';
 import { paramAtLevel, setFeatureLevel } from '../feature-level.js';
 import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
@@ -83,8 +83,6 @@ function emailVisibility(users: readonly Obj[]): number {
   if (humans.some((u) => u.delivery_email === null || u.delivery_email === undefined)) return 4;
   return humans.every((u) => u.email === u.delivery_email) ? 1 : 3;
 }
-
-const SETTING_NAMES = Object.keys(REALM_SETTINGS) as RealmSettingName[];
 
 export function importMirror(db: Db, snapshot: OrganizationSnapshot, o: { operatorEmail: string; now: number }): MirrorOutcome {
   const reg: Obj = snapshot.register;
@@ -193,16 +191,10 @@ function insertProfileValues(db: Db, users: readonly Obj[]): void {
   }
 }
 
-/** Stores a setting as realm.ts and realm-settings.ts read it: JSON, by key. */
-function settingWriter(db: Db): (key: string, value: unknown) => void {
-  const write = db.prepare('INSERT INTO realm_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-  return (key, value) => write.run(key, JSON.stringify(value));
-}
-
 /** The organization settings register gives, under the names a server at `level` gives them. */
 function insertSettings(db: Db, reg: Obj, users: readonly Obj[], level: number): void {
-  const set = settingWriter(db);
-  for (const name of SETTING_NAMES) {
+  const set = (key: string, value: unknown) => writeStored(db, key, JSON.stringify(value));
+  for (const name of REALM_SETTING_NAMES) {
     const at = paramAtLevel(REALM_SETTINGS[name], name, level);
     const v = at === null ? undefined : reg[`realm_${at.names[0]}`];
     if (v === undefined) continue;

@@ -6,13 +6,14 @@
 import type { GroupSettingValue } from '../../api/operations/channels.js';
 import { type GroupRule, type GroupSettingName, REALM_SETTINGS } from '../../api/realm-settings.js';
 import type { Db } from '../store/db.js';
+import { readStored } from './realm.js';
 import { inSystemGroup, systemGroupId } from './system-groups.js';
 import { isGuest, type UserRow } from './users.js';
 
 /** A group-valued setting's value, as stored or by default. */
 export function groupSetting(db: Db, name: GroupSettingName): GroupSettingValue {
-  const row = db.prepare('SELECT value FROM realm_settings WHERE key = ?').get(name) as { value: string } | undefined;
-  if (row) return JSON.parse(row.value) as GroupSettingValue;
+  const json = readStored(db, name);
+  if (json !== undefined) return JSON.parse(json) as GroupSettingValue;
   const id = systemGroupId(db, REALM_SETTINGS[name].setting.initial);
   if (id === undefined) throw new Error(`system group ${REALM_SETTINGS[name].setting.initial} is missing`);
   return id;

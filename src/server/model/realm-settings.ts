@@ -3,13 +3,22 @@ import { ApiError, badRequest, mustBe } from '../../api/errors.js';
 import type { GroupSettingValue } from '../../api/operations/channels.js';
 import type { RealmUpdate, updateRealm } from '../../api/operations/server.js';
 import type { HandlerParamsOf } from '../../api/operation.js';
-import { GROUP_SETTING_ORDER, type GroupSettingName, REALM_SETTINGS, type RealmSettingName, type SettingMeta } from '../../api/realm-settings.js';
+import {
+  CHANNEL_SETTING_NAMES,
+  type ChannelSettingName,
+  GROUP_SETTING_ORDER,
+  type GroupSettingName,
+  REALM_SETTING_NAMES,
+  REALM_SETTINGS,
+  type RealmSettingName,
+  type SettingMeta,
+} from '../../api/realm-settings.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { accessStream } from './channels.js';
 import { listeningUserIds } from './event-queues.js';
-import { activeUsersOrFail } from './groups.js';
-import { getSetting, setSetting } from './realm.js';
+import { activeUsersOrFail, canonicalSetting, expectationMismatch, GROUP_DEACTIVATED, sameSetting } from './groups.js';
+import { getSetting, readStored, setSetting, writeStored } from './realm.js';
 import { groupSetting, groupValueForApi } from './realm-permissions.js';
 import { systemGroupId } from './system-groups.js';
 import { isOwner, type UserRow } from './users.js';
@@ -17,21 +26,6 @@ import { isOwner, type UserRow } from './users.js';
 type Params = HandlerParamsOf<typeof updateRealm>;
 
 const metaOf = (name: RealmSettingName): SettingMeta => REALM_SETTINGS[name].setting;
-
-/** zerver/lib/user_groups.py parse_group_setting_value: one subgroup and no members is that group; nothing is role:nobody. */
-function canonical(db: Db, value: GroupSettingValue): GroupSettingValue {
-  if (typeof value === 'number') return value;
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0]!;
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return systemGroupId(db, 'role:nobody')!;
-  return value;
-}
-
-/** zerver/lib/user_groups.py are_both_group_setting_values_equal: anonymous groups compare as sets. */
-function sameValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
-  if (typeof a === 'number' || typeof b === 'number') return a === b;
-  const same = (x: number[], y: number[]) => new Set(x).size === new Set(y).size && x.every((id) => y.includes(id));
-  return same(a.direct_members, b.direct_members) && same(a.direct_subgroups, b.direct_subgroups);
-}
 
 interface GroupRow {
   id: number;
@@ -55,7 +49,7 @@ function checkGroupValue(db: Db, name: GroupSettingName, value: GroupSettingValu
     for (const id of value.direct_subgroups) {
       const subgroup = groupRow(db, id);
       if (!subgroup) throw badRequest(`Invalid user group ID: ${id}`);
-      if (subgroup.deactivated) throw badRequest('User group is deactivated.');
+      if (subgroup.deactivated) throw badRequest(GROUP_DEACTIVATED);
     }
     return { direct_members: [...new Set(value.direct_members)], direct_subgroups: [...new Set(value.direct_subgroups)] };
   }
@@ -90,7 +84,7 @@ type PlainChange = [name: RealmSettingName, value: PlainValue, initial: PlainVal
 /** The plain settings the request asks to change, each with its value once parsed and a new organization's. */
 function plainChanges(p: Params): PlainChange[] {
   const changes: PlainChange[] = [];
-  for (const name of SETTING_NAMES) {
+  for (const name of REALM_SETTING_NAMES) {
     const meta = metaOf(name);
     const raw = p[name];
     if (meta.kind === 'group' || meta.kind === 'channel') continue;
@@ -106,16 +100,6 @@ function plainChanges(p: Params): PlainChange[] {
   return changes.sort((a, b) => unlimitedFirst(a) - unlimitedFirst(b) || a[0].localeCompare(b[0]));
 }
 
-const SETTING_NAMES = Object.keys(REALM_SETTINGS) as RealmSettingName[];
-
-/** A stored value's JSON, or undefined when the setting was never written. */
-const storedJson = (db: Db, key: string): string | undefined =>
-  (db.prepare('SELECT value FROM realm_settings WHERE key = ?').get(key) as { value: string } | undefined)?.value;
-
-const store = (db: Db, key: string, json: string): void => {
-  db.prepare('INSERT INTO realm_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, json);
-};
-
 /**
  * Checks every requested change in the order today's update_realm does, then applies those that change
  * something: plain properties (events as do_set_realm_property sends them), group-valued settings
@@ -126,23 +110,22 @@ export function updateRealmSettings(db: Db, sink: EventSink, caller: UserRow, p:
   if (p.video_chat_provider !== undefined && !VIDEO_CHAT_PROVIDERS.includes(p.video_chat_provider)) {
     throw badRequest(`Invalid video_chat_provider ${p.video_chat_provider}`);
   }
-  if (!isOwner(caller) && SETTING_NAMES.some((name) => p[name] !== undefined && 'ownerOnly' in metaOf(name))) throw mustBe('owner');
+  if (!isOwner(caller) && REALM_SETTING_NAMES.some((name) => p[name] !== undefined && 'ownerOnly' in metaOf(name))) throw mustBe('owner');
   const plain = plainChanges(p);
 
   const groups: [GroupSettingName, GroupSettingValue, GroupSettingValue][] = [];
   for (const name of GROUP_SETTING_ORDER) {
     const change = p[name];
     if (change === undefined) continue;
-    const wanted = canonical(db, change.new);
+    const nobody = systemGroupId(db, 'role:nobody')!;
+    const wanted = canonicalSetting(change.new, nobody);
     const current = groupValueForApi(db, groupSetting(db, name));
-    if (change.old !== undefined && !sameValue(canonical(db, change.old), current)) {
-      throw new ApiError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH');
-    }
-    if (!sameValue(current, wanted)) groups.push([name, checkGroupValue(db, name, wanted), wanted]);
+    if (change.old !== undefined && !sameSetting(canonicalSetting(change.old, nobody), current)) throw expectationMismatch();
+    if (!sameSetting(current, wanted)) groups.push([name, checkGroupValue(db, name, wanted), wanted]);
   }
 
   const channels: [ChannelSettingName, number][] = [];
-  for (const name of CHANNEL_SETTINGS) {
+  for (const name of CHANNEL_SETTING_NAMES) {
     const id = p[name];
     if (id === undefined) continue;
     // Zulip compares with the channel it holds, so asking for none when there is none still counts as a change.
@@ -155,13 +138,13 @@ export function updateRealmSettings(db: Db, sink: EventSink, caller: UserRow, p:
   const listeners = listeningUserIds(db);
   for (const [name, value, initial] of plain) {
     const json = JSON.stringify(value);
-    if ((storedJson(db, name) ?? JSON.stringify(initial)) === json) continue;
-    store(db, name, json);
+    if ((readStored(db, name) ?? JSON.stringify(initial)) === json) continue;
+    writeStored(db, name, json);
     sink.emit(propertyEvent(name, value), listeners);
     answer[name] = metaOf(name).kind === 'text' ? 'updated' : value;
   }
   for (const [name, stored, asked] of groups) {
-    store(db, name, JSON.stringify(stored));
+    writeStored(db, name, JSON.stringify(stored));
     sink.emit({ type: 'realm', op: 'update_dict', property: 'default', data: { [name]: groupValueForApi(db, stored) } }, listeners);
     answer[name] = asked;
   }
@@ -172,9 +155,6 @@ export function updateRealmSettings(db: Db, sink: EventSink, caller: UserRow, p:
   }
   return answer;
 }
-
-const CHANNEL_SETTINGS = ['new_stream_announcements_stream_id', 'signup_announcements_stream_id', 'zulip_update_announcements_stream_id'] as const;
-type ChannelSettingName = (typeof CHANNEL_SETTINGS)[number];
 
 /** The settings whose changes go out as `update_dict` for their history's sake (zerver/actions/realm_settings.py). */
 const EDIT_SETTINGS: readonly RealmSettingName[] = ['allow_message_editing', 'message_content_edit_limit_seconds'];

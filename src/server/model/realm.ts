@@ -144,13 +144,22 @@ export const realmDefaults: RealmSettings = {
 
 export type RealmKey = keyof RealmSettings;
 
+/** A setting's stored JSON, any key (the group-valued settings too), or undefined when it was never written. */
+export const readStored = (db: Db, key: string): string | undefined =>
+  (db.prepare('SELECT value FROM realm_settings WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+
+/** Stores a setting's JSON under any key. */
+export function writeStored(db: Db, key: string, json: string): void {
+  db.prepare('INSERT INTO realm_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, json);
+}
+
 export function getSetting<K extends RealmKey>(db: Db, key: K): RealmSettings[K] {
-  const row = db.prepare('SELECT value FROM realm_settings WHERE key = ?').get(key) as { value: string } | undefined;
-  return row ? (JSON.parse(row.value) as RealmSettings[K]) : realmDefaults[key];
+  const json = readStored(db, key);
+  return json === undefined ? realmDefaults[key] : (JSON.parse(json) as RealmSettings[K]);
 }
 
 export function setSetting<K extends RealmKey>(db: Db, key: K, value: RealmSettings[K]): void {
-  db.prepare('INSERT INTO realm_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+  writeStored(db, key, JSON.stringify(value));
 }
 
 /** The next value of a realm-wide increasing counter (presence update IDs, ...). */
