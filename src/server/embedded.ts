@@ -25,8 +25,8 @@ export { BotAccountError, InactiveAccountError } from './model/operator-access.j
 export { UnknownUserError } from './model/user-permissions.js';
 export type { ServeOptions, Serving } from './serve.js';
 export { AlreadyInitializedError } from './setup.js';
-export { MIN_FEATURE_LEVEL, UnsupportedFeatureLevelError } from './feature-level.js';
-export { FEATURE_LEVEL } from './model/realm.js';
+export { FEATURE_LEVEL, MIN_FEATURE_LEVEL } from '../api/param-levels.js';
+export { UnsupportedFeatureLevelError } from './feature-level.js';
 export { NotEmptyError, SnapshotError, type MirrorOutcome } from './model/mirror-import.js';
 export type { OrganizationSnapshot } from '../api/org-snapshot.js';
 export { DB_FILE, ForeignDatabaseError } from './store/db.js';

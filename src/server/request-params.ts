@@ -8,7 +8,7 @@ import { LIMITS } from '../api/limits.js';
 import { NotAtLevel, type Operation, type ParamDef } from '../api/operation.js';
 import { decodeWire } from '../api/schema.js';
 import type { WireRequest } from '../api/wire.js';
-import { paramsAtLevel } from './feature-level.js';
+import { paramsAtLevel } from '../api/param-levels.js';
 import type { Hit } from './routes.js';
 
 /**

@@ -5,7 +5,7 @@
 import { operationsByArea, type AreaName } from '../api/catalogue.js';
 import { ApiError } from '../api/errors.js';
 import type { Operation } from '../api/operation.js';
-import { servedAt } from './feature-level.js';
+import { servedAt } from '../api/param-levels.js';
 
 export interface Route {
   op: Operation;

@@ -3,17 +3,12 @@
  * Stored as JSON values in `realm_settings`; a key never written reads as its default.
  */
 import { versionForLevel } from '../../api/feature-levels.js';
+import { FEATURE_LEVEL } from '../../api/param-levels.js';
 import { REALM_SETTINGS } from '../../api/realm-settings.js';
 import { ROLE } from '../../api/roles.js';
 import type { Db } from '../store/db.js';
 
 export const SERVER_VERSION = '12.0-chatctl';
-/**
- * The feature level this implementation speaks: that of the newest change the API document lists (reverse
- * linkifier fields, 471), so a client gating on the level finds every operation and parameter it describes.
- */
-export const FEATURE_LEVEL = 471;
-
 /** The version an organization answering as an older server reports: that level's release, marked as this one. */
 export const versionAt = (level: number): string => (level === FEATURE_LEVEL ? SERVER_VERSION : `${versionForLevel(level)}-chatctl`);
 

@@ -10,7 +10,7 @@ import { getSetting } from './realm.js';
 import { groupSetting, groupValueForApi, mayUse } from './realm-permissions.js';
 import { GROUP_SETTING_ORDER, REALM_SETTINGS } from '../../api/realm-settings.js';
 import { getChannelFolders } from '../../api/operations/folders.js';
-import { paramAtLevel } from '../feature-level.js';
+import { paramAtLevel } from '../../api/param-levels.js';
 import type { Db } from '../store/db.js';
 import { channelView, defaultChannelIds, hasMetadataAccess, subscriberIds, type StreamRow } from './channels.js';
 import { realmEmojiDict } from './emoji.js';
