@@ -59,7 +59,6 @@ export const mustBe = (what: 'administrator' | 'owner' | 'member'): ApiError => 
 
 export const insufficientPermission = (): ApiError => badRequest(INSUFFICIENT_PERMISSION);
 
-/** A string parameter over its length limit, as Zulip's typed_endpoint words pydantic's string_too_long. */
 /**
  * The server's disk is full (ours: a Zulip server answers 500 when PostgreSQL cannot write). 507 with a code
  * of its own, so a client can tell it from a bug and try again later; nothing of the request was kept.

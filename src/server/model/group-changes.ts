@@ -9,6 +9,7 @@ import type { HandlerParamsOf } from '../../api/operation.js';
 import type { EventSink } from '../context.js';
 import type { Db } from '../store/db.js';
 import { activeUsersOrFail, checkGroupName, checkSettingValue, GROUP_SETTING_RULES, GroupGraph } from './groups.js';
+import { mayUse } from './realm-permissions.js';
 import type { UserRow } from './users.js';
 import { listeningUserIds } from './event-queues.js';
 
@@ -37,7 +38,7 @@ function checkSubgroups(graph: GroupGraph, ids: readonly number[]): number[] {
 /** Creates a group of `creator`'s, with its settings (or their defaults), members and subgroups; returns its ID. */
 export function createGroup(db: Db, sink: EventSink, creator: Actor, p: HandlerParamsOf<typeof createUserGroup>, now: number): number {
   const graph = new GroupGraph(db);
-  if (!graph.realmAllows(creator, 'can_create_groups')) throw insufficientPermission();
+  if (!mayUse(db, creator, 'can_create_groups')) throw insufficientPermission();
   const members = activeUsersOrFail(db, p.members);
   const name = checkGroupName(p.name);
   const settings = {} as Record<GroupPermissionSetting, GroupSettingValue>;

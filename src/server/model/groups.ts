@@ -46,9 +46,6 @@ export const GROUP_SETTING_RULES: Record<GroupPermissionSetting, SettingRules> =
   can_remove_members_group: { default: 'role:nobody', allowEveryone: false },
 };
 
-/** Organization-wide group permissions (settings in realm.ts). */
-type RealmGroupSetting = 'can_manage_all_groups' | 'can_create_groups';
-
 /**
  * The organization's groups for one request: every group's row (as many as the organization has groups), and
  * each group's direct members and subgroups read when first asked for, so that a request costs what it looks at,
@@ -227,11 +224,6 @@ export class GroupGraph {
     return [...this.groups.values()].filter((g) => includeDeactivated || !g.deactivated).map((g) => this.view(g));
   }
 
-  /** Whether a user may use an organization-wide group permission (none of them admit `role:everyone`). */
-  realmAllows(user: Pick<UserRow, 'id' | 'role'>, setting: RealmGroupSetting): boolean {
-    return mayUse(this.db, user, setting);
-  }
-
   /**
    * The group a user may change under `permission`, as Zulip's access_user_group_for_update: unknown →
    * `Invalid user group`; deactivated, where not allowed → `User group is deactivated.`; system groups →
@@ -243,7 +235,7 @@ export class GroupGraph {
     if (!group) throw badRequest('Invalid user group');
     if (!allowDeactivated && group.deactivated) throw badRequest(GROUP_DEACTIVATED);
     if (group.is_system_group) throw insufficientPermission();
-    if (this.realmAllows(user, 'can_manage_all_groups')) return group;
+    if (mayUse(this.db, user, 'can_manage_all_groups')) return group;
     if (this.allows(user, this.setting(group, 'can_manage_group'), false)) return group;
     if (permission !== 'can_manage_group' && this.allows(user, this.setting(group, permission), GROUP_SETTING_RULES[permission].allowEveryone)) {
       return group;

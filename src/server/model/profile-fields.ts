@@ -2,6 +2,7 @@
  * Custom profile fields: their definitions, and users' values of them, validated per field type with a Zulip
  * server's messages (the field's name stands in the messages, as there).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../../api/errors.js';
 import type { ProfileDataUpdate } from '../../api/operations/users.js';
 import type { CustomProfileField, OwnProfileDataUpdate, ProfileFieldType } from '../../api/operations/profile-fields.js';
@@ -311,12 +312,6 @@ export interface FieldChanges {
 const storedData = (field: FieldRow): Record<string, unknown> => (field.field_data ? (JSON.parse(field.field_data) as Record<string, unknown>) : {});
 
 /** JSON equality of two field_data dictionaries, whatever their key order (a server compares dicts). */
-function sameData(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b;
-  const [ka, kb] = [Object.keys(a), Object.keys(b)];
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
 /**
  * zerver/views/custom_profile_fields.py update_realm_custom_profile_field with
  * zerver/actions/custom_profile_fields.py try_update_realm_custom_profile_field: absent values are kept and
@@ -332,7 +327,7 @@ export function updateField(db: Db, sink: EventSink, fieldId: number, c: FieldCh
   const onlyFlags =
     (c.name === undefined || c.name === field.name) &&
     (c.hint === undefined || c.hint === field.hint) &&
-    (c.field_data === undefined || sameData(c.field_data, current));
+    (c.field_data === undefined || isDeepStrictEqual(c.field_data, current));
   if (isDefaultExternalAccount({ field_type: field.type, field_data: current }) && !onlyFlags) throw badRequest('Default custom field cannot be updated.');
   const next = {
     name: c.name ?? field.name,

@@ -31,7 +31,7 @@ interface ReachedGroup {
  * groups reached are read from the value's groups down through their subgroups, so the cost follows the
  * groups involved, not the organization.
  */
-export function inGroupValue(db: Db, user: Pick<UserRow, 'id' | 'role'>, value: GroupSettingValue, rule: GroupRule): boolean {
+function inGroupValue(db: Db, user: Pick<UserRow, 'id' | 'role'>, value: GroupSettingValue, rule: GroupRule): boolean {
   if (!rule.allowEveryone && isGuest(user)) return false;
   if (typeof value !== 'number' && value.direct_members.includes(user.id)) return true;
   const roots = typeof value === 'number' ? [value] : value.direct_subgroups;
