@@ -58,7 +58,7 @@ export const MAX_PROBLEMS = 20;
  */
 export const MAX_LINE_BYTES = 1_000_000;
 /** The largest --from-file input: some 500,000 rows of people, read whole before anything is sent. */
-export const MAX_INPUT_BYTES = 50_000_000;
+const MAX_INPUT_BYTES = 50_000_000;
 
 const require = createRequire(import.meta.url);
 

@@ -14,7 +14,7 @@ export type InviteKind = 'email' | 'link';
 export const kindOf = (invite: Invite): InviteKind => (invite.is_multiuse ? 'link' : 'email');
 
 /** An invitation as `invite revoke` takes it back: a bare ID for an e-mail invitation, `link:ID` for a link. */
-export const refOf = (invite: Invite): string => (invite.is_multiuse ? `link:${invite.id}` : String(invite.id));
+const refOf = (invite: Invite): string => (invite.is_multiuse ? `link:${invite.id}` : String(invite.id));
 
 /** An invitation for a person: `invitation 4 (alice@example.com)`, `link 3 (https://…/join/…/)`. */
 export const inviteLabel = (invite: Invite): string =>

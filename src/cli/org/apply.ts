@@ -13,8 +13,9 @@ import { type BulkFlags, endsRun, type Outcome, runBulk } from '../bulk/runner.j
 import type { Context } from '../command/context.js';
 import { ChatctlError, usageError } from '../core/errors.js';
 import { Refusal } from '../core/refusal.js';
-import { type Change, isObj, type Json, type LiveOrg, type ListSectionName, type Plan, SECTIONS, type SectionName, SYMBOL } from './model.js';
-import { isRef, LIST_DECLS, PLAN_OPERATIONS } from './sections.js';
+import { memberFields } from './document.js';
+import { type Change, isObj, type Json, type LiveOrg, type ListSectionName, parseSections, type Plan, SECTIONS, type SectionName, SYMBOL } from './model.js';
+import { isRef, PLAN_OPERATIONS } from './sections.js';
 
 /** What `--max-removals` allows per section: a number, or a share of the section's objects and memberships. */
 export type MaxRemovals = { count: number } | { percent: number };
@@ -28,17 +29,7 @@ export function parseMaxRemovals(value: string, name: string): MaxRemovals {
   return m[2] ? { percent: Number(m[1]) } : { count: Number(m[1]) };
 }
 
-export function parsePrune(value: string, name: string): SectionName[] | 'all' {
-  if (value.trim() === 'all') return 'all';
-  const names = value
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
-  const known: readonly string[] = ['settings', ...Object.keys(LIST_DECLS)];
-  const bad = names.filter((n) => !known.includes(n));
-  if (!names.length || bad.length) throw usageError(`${name} takes sections (${known.join(', ')}) or all, not "${value}"`);
-  return names.filter((n): n is SectionName => known.includes(n));
-}
+export const parsePrune = (value: string, name: string): SectionName[] | 'all' => (value.trim() === 'all' ? 'all' : parseSections(value, name, ['all']));
 
 /** Whether a change is a removal that `prune` leaves out. */
 export const keptBack = (c: Change, prune: SectionName[] | 'all'): boolean => c.action === 'remove' && prune !== 'all' && !prune.includes(c.section);
@@ -54,7 +45,7 @@ export function checkRemovals(plan: Plan, live: LiveOrg, prune: SectionName[] | 
     const memberships = objects.reduce(
       (n, o) =>
         n +
-        ['members', 'subgroups'].reduce((m, f) => {
+        memberFields(section as ListSectionName).reduce((m, f) => {
           const v = o.file[f];
           return m + (Array.isArray(v) ? v.length : 0);
         }, 0),

@@ -272,6 +272,21 @@ function subgroupCycles(groups: readonly Json[]): string[] {
 const norm = (section: ListSectionName, key: string): string => (section === 'users' || section === 'domains' ? key.toLowerCase() : key);
 export const naturalKey = norm;
 
+/** An object's natural key, as the server compares it. */
+export const objectKey = (section: ListSectionName, o: Obj): string => {
+  const k = o[LIST_DECLS[section].key];
+  return naturalKey(section, typeof k === 'string' ? k : String(k));
+};
+
+/** The fields of a section that are memberships (members, subgroups), as its declaration marks them. */
+export const memberFields = (section: ListSectionName): string[] => Object.entries(LIST_DECLS[section].fields).flatMap(([k, f]) => (f.members ? [k] : []));
+
+/** How a membership's entries compare: members are e-mail addresses, without case; subgroups are names. */
+export const memberKey =
+  (field: string) =>
+  (e: string): string =>
+    field === 'members' ? e.toLowerCase() : e;
+
 /** A validated file as a document. */
 export function asDocument(value: unknown): OrgDoc {
   const problems = validate(value);

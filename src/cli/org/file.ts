@@ -12,7 +12,7 @@ import type { OrgDoc } from './model.js';
 export type FileFormat = 'yaml' | 'json';
 
 /** Where an editor finds the schema: `chatctl org schema > org.schema.json` writes it. */
-export const SCHEMA_COMMENT = '# yaml-language-server: $schema=org.schema.json';
+const SCHEMA_COMMENT = '# yaml-language-server: $schema=org.schema.json';
 
 /** The parsed text of a file, not yet validated. */
 export async function readValue(ctx: Pick<Context, 'signal'>, file: string): Promise<unknown> {

@@ -19,7 +19,7 @@ import { isObj } from './model.js';
 import { readSnapshot } from './snapshot.js';
 
 /** The base a copy was made from, in its data dir. */
-export const BASE_FILE = 'base.json';
+const BASE_FILE = 'base.json';
 const FORMAT = 'chatctl-mirror/v1';
 
 export interface MirrorRecord {
@@ -102,7 +102,7 @@ export async function mirrorInto(ctx: Context, source: { client: ChatClient; sit
 }
 
 /** The base saved in a copy's data dir; an error naming the directory when it is no copy. */
-export function readMirrorRecord(dir: string): MirrorRecord {
+function readMirrorRecord(dir: string): MirrorRecord {
   const file = join(resolve(dir), BASE_FILE);
   let value: unknown;
   try {

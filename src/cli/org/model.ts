@@ -1,13 +1,17 @@
 /**
  * The shapes the organization-as-code commands share: a file's values (JSON), the document, the live
- * organization as read, and a plan's changes and requests. The sections themselves are declared in
+ * organization as read, a plan's changes and requests, and section names as options take them. The sections themselves are declared in
  * sections.ts; everything here is what those declarations fill.
  */
+import { usageError } from '../core/errors.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type Obj = { [key: string]: Json };
 
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The strings of a list (anything else: none). */
+export const strings = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** The format line every file starts with; a later format gets a new value. */
 export const FORMAT = 'org/v1';
@@ -116,4 +120,15 @@ export interface Plan {
   /** The sections the file manages. */
   managed: SectionName[];
   changes: Change[];
+}
+
+/** A comma-separated list of section names (`also`: other words the option takes, for the hint). */
+export function parseSections(value: string, name: string, also: readonly string[] = []): SectionName[] {
+  const names = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  const bad = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+  if (!names.length || bad.length) throw usageError(`${name}: unknown section ${bad.join(', ') || value}`, `sections: ${[...SECTIONS, ...also].join(', ')}`);
+  return SECTIONS.filter((s) => names.includes(s));
 }

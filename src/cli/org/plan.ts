@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../api/limits.js';
 import { ChatctlError, usageError } from '../core/errors.js';
-import { isSystemGroupName, managedSections, naturalKey } from './document.js';
+import { isSystemGroupName, managedSections, memberFields, memberKey, naturalKey, objectKey } from './document.js';
 import {
   type Action,
   type Change,
@@ -26,6 +26,7 @@ import {
   type PlannedRequest,
   type Ref,
   type SectionName,
+  strings,
 } from './model.js';
 import { membershipDiff } from './membership-diff.js';
 import { Cannot, isRealmGroupSetting, LIST_DECLS, PLAN_OPERATIONS, type Resolver, SETTINGS_FIELDS, settingsUpdate, type Writes } from './sections.js';
@@ -71,11 +72,6 @@ const canonical = (v: Json | undefined): string =>
             .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
             .join(',')}}`
         : JSON.stringify(v);
-
-const keyOf = (section: ListSectionName, o: Obj): string => {
-  const k = o[LIST_DECLS[section].key];
-  return naturalKey(section, typeof k === 'string' ? k : String(k));
-};
 
 /** The live object a change is about (by ID, else natural key), or a setting's live value. */
 function liveAt(live: LiveOrg, c: Pick<Change, 'section' | 'id' | 'name'>): Json {
@@ -129,7 +125,7 @@ export function makePlan(desired: OrgDoc, live: LiveOrg, o: PlanOptions): Plan {
   const built: Built = { changes: [], created: { groups: new Set(), folders: new Set(), channels: new Set() } };
   // Creations are known first, so that any request may refer to an object another creates.
   for (const name of ['groups', 'folders', 'channels'] as const) {
-    for (const d of desired[name] ?? []) if (!match(name, d, live)) built.created[name].add(keyOf(name, d));
+    for (const d of desired[name] ?? []) if (!match(name, d, live)) built.created[name].add(objectKey(name, d));
   }
   const r = resolver(live, built);
   for (const name of LIST_SECTIONS) if (desired[name]) planList(name, desired[name], live, r, built, desired);
@@ -161,7 +157,7 @@ function indexOf(section: ListSectionName, live: LiveOrg): { byId: Map<number | 
   let index = all.get(section);
   if (!index) {
     const list = live.lists[section];
-    index = { byId: new Map(list.map((l) => [l.id, l])), byKey: new Map(list.map((l) => [keyOf(section, l.file), l])) };
+    index = { byId: new Map(list.map((l) => [l.id, l])), byKey: new Map(list.map((l) => [objectKey(section, l.file), l])) };
     all.set(section, index);
   }
   return index;
@@ -170,7 +166,7 @@ function indexOf(section: ListSectionName, live: LiveOrg): { byId: Map<number | 
 function match(section: ListSectionName, d: Obj, live: LiveOrg): LiveObj | undefined {
   const { byId, byKey } = indexOf(section, live);
   const id = d.id;
-  return ((typeof id === 'number' || typeof id === 'string') && byId.get(id)) || byKey.get(keyOf(section, d));
+  return ((typeof id === 'number' || typeof id === 'string') && byId.get(id)) || byKey.get(objectKey(section, d));
 }
 
 function resolver(live: LiveOrg, built: Built): Resolver {
@@ -223,13 +219,11 @@ function push(
   });
 }
 
-const strings = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-
 function planList(section: ListSectionName, desired: readonly Obj[], live: LiveOrg, r: Resolver, built: Built, doc: OrgDoc): void {
   const d = LIST_DECLS[section];
   const protect = new Set((doc.protect?.[section] ?? []).map((k) => naturalKey(section, k)));
   const guard = (key: string) => (protect.has(naturalKey(section, key)) ? `protected: ${section} ${key} is under protect:` : undefined);
-  const memberFields = Object.entries(d.fields).flatMap(([k, f]) => (f.members ? [k] : []));
+  const membershipFields = memberFields(section);
   const matched = new Map<LiveObj, number>();
   const renames: Rename[] = [];
   const order: { key: string; target: number | Ref; was?: string }[] = [];
@@ -250,7 +244,7 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
       const notifies = section === 'channels' ? addedPeople(strings(want.members), r) : [];
       push(built, { address, section, id: null, name: key, action: 'create', before: null, after, notifies }, d.create(want, r), guard(key));
       const ref: Ref = { $ref: `${section}/${key}` };
-      for (const field of memberFields.filter((f) => !(d.carries ?? []).includes(f))) {
+      for (const field of membershipFields.filter((f) => !(d.carries ?? []).includes(f))) {
         const add = strings(want[field]);
         if (add.length && d.members) {
           const writes = d.members(ref, key, field, add, [], r);
@@ -289,9 +283,9 @@ function planList(section: ListSectionName, desired: readonly Obj[], live: LiveO
       const pushed = built.changes.at(-1);
       if (rename && pushed?.action === 'rename' && pushed.id === id) renames.push({ change: pushed, from: liveKey, to: key, merged });
     }
-    for (const field of memberFields) {
+    for (const field of membershipFields) {
       if (!(field in want) || !d.members) continue;
-      const norm = (e: string) => (field === 'members' ? e.toLowerCase() : e);
+      const norm = memberKey(field);
       const { add, remove } = membershipDiff(strings(want[field]), strings(have.file[field]), norm);
       const unknown =
         field === 'members' ? add.filter((e) => r.user(e) === undefined) : add.filter((g) => r.object('groups', g) === undefined && !isSystemGroupName(g));

@@ -6,6 +6,7 @@
 import { API_BY_USER, type RateRule } from '../../api/rate-limits.js';
 import { formatDuration, plural } from '../core/units.js';
 import { type Change, type Json, type Plan, type SectionName, SECTIONS, SYMBOL } from './model.js';
+import { LIST_DECLS } from './sections.js';
 
 const shown = (v: Json | undefined): string => {
   const text = JSON.stringify(v ?? null);
@@ -13,7 +14,7 @@ const shown = (v: Json | undefined): string => {
 };
 
 /** Seconds `requests` take under `rules`: each rule lets `calls` go per window, and the slowest rule sets the pace. */
-export function paceSeconds(requests: number, rules: readonly RateRule[] = API_BY_USER): number {
+function paceSeconds(requests: number, rules: readonly RateRule[]): number {
   return Math.max(0, ...rules.map((r) => Math.max(0, Math.ceil(requests / r.calls) - 1) * r.seconds));
 }
 
@@ -25,7 +26,9 @@ function linesOf(c: Change): string[] {
   if (c.action === 'cannot') return [`${head}: cannot be made: ${c.reason ?? ''}`, ...fieldLines(c)];
   if (c.action === 'conflict') return [`${head}: conflict: ${c.reason ?? ''}`, ...fieldLines(c)];
   if (c.action === 'rename') {
-    const key = Object.keys(c.after ?? {}).find((k) => k === 'name' || k === 'pattern' || k === 'email' || k === 'domain');
+    // The section's natural key, as the change carries it.
+    const natural = c.section === 'settings' ? undefined : LIST_DECLS[c.section].key;
+    const key = natural !== undefined && c.after && natural in c.after ? natural : undefined;
     return [`${head} → ${key ? String(c.after?.[key]) : ''}`, ...fieldLines(c, key)];
   }
   return [head, ...fieldLines(c)];
@@ -61,7 +64,7 @@ export interface Totals {
   notified: number;
 }
 
-export function totals(plan: Plan): Totals {
+function totals(plan: Plan): Totals {
   const membership = (c: Change) => /\/(members|subgroups)$/.test(c.address);
   const count = (f: (c: Change) => boolean) => plan.changes.filter(f).length;
   const sum = (f: (c: Change) => number) => plan.changes.reduce((n, c) => n + f(c), 0);
@@ -80,7 +83,8 @@ export function totals(plan: Plan): Totals {
 }
 
 /** `Plan: 2 to create, 5 to change, ...; 41 requests, about 1 min under 200/min and 2000/h; 3 people notified`. */
-export function summaryLine(plan: Plan, rules: readonly RateRule[] = API_BY_USER): string {
+export function summaryLine(plan: Plan): string {
+  const rules = API_BY_USER;
   const t = totals(plan);
   if (!plan.changes.length) return `In sync: ${plan.managed.join(', ') || 'nothing'} managed, no changes`;
   const members = t.added || t.removedMembers ? ` (memberships: +${t.added} −${t.removedMembers})` : '';
@@ -95,7 +99,7 @@ export function summaryLine(plan: Plan, rules: readonly RateRule[] = API_BY_USER
 }
 
 /** The plan for people: by section, removals first in each. */
-export function planText(plan: Plan, rules?: readonly RateRule[]): string {
+export function planText(plan: Plan): string {
   const out: string[] = [];
   const bySection = (s: SectionName) => plan.changes.filter((c) => c.section === s);
   for (const section of SECTIONS) {
@@ -110,7 +114,7 @@ export function planText(plan: Plan, rules?: readonly RateRule[]): string {
         .flatMap(({ c }) => linesOf(c)),
     );
   }
-  out.push(summaryLine(plan, rules));
+  out.push(summaryLine(plan));
   return `${out.join('\n')}\n`;
 }
 

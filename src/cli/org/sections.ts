@@ -26,7 +26,7 @@ import { fillPath, type Operation } from '../../api/operation.js';
 import { ROLE } from '../../api/roles.js';
 import { type Schema, s } from '../../api/schema.js';
 import { MEMBERSHIP_CHUNK } from '../channels/membership.js';
-import { isObj, type Json, type LiveObj, type LiveOrg, type ListSectionName, type Obj, type PlannedRequest, type Ref } from './model.js';
+import { isObj, type Json, type LiveObj, type LiveOrg, type ListSectionName, type Obj, type PlannedRequest, type Ref, strings } from './model.js';
 
 /** What a field's value names in another section, checked by validate and resolved by plan. */
 export type RefKind = 'user' | 'users' | 'groups' | 'groupSetting' | 'folder';
@@ -57,7 +57,7 @@ const EMAILS = s.list(s.string()).schema;
  * A group-valued setting as a file writes it: a group's name (system groups as `role:members` ...), or the
  * members and subgroups of an anonymous group.
  */
-export const GROUP_SETTING: Schema = s.union(
+const GROUP_SETTING: Schema = s.union(
   s.string(),
   s.object({ members: s.optional(s.list(s.string())), subgroups: s.optional(s.list(s.string())) }),
   'a group name or {members, subgroups}',
@@ -165,7 +165,6 @@ export interface ListSection {
 
 const str = (v: Json | undefined, fallback = ''): string => (typeof v === 'string' ? v : fallback);
 const bool = (v: Json | undefined): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
-const strings = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const pick = (o: Obj, keys: readonly string[]): Obj => Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]!]));
 
 /** User IDs of e-mails (those the server does not know are left to validation and the plan's own refusals). */

@@ -13,14 +13,24 @@
  * change says so: the plan never reverts production and never overwrites it. The planner then runs against
  * theirs as `org plan -f` does, with its checks (levels, owners, the caller's own account) and fingerprint.
  */
-import { naturalKey } from './document.js';
-import { type Change, type Json, LIST_SECTIONS, type ListSectionName, type LiveObj, type LiveOrg, type Obj, type OrgDoc, type Plan, FORMAT } from './model.js';
+import { memberFields, memberKey, objectKey } from './document.js';
+import {
+  type Change,
+  type Json,
+  LIST_SECTIONS,
+  type ListSectionName,
+  type LiveObj,
+  type LiveOrg,
+  type Obj,
+  type OrgDoc,
+  type Plan,
+  FORMAT,
+  strings,
+} from './model.js';
 import { fingerprint, makePlan, same } from './plan.js';
 import { LIST_DECLS } from './sections.js';
 
 const shown = (v: Json | undefined): string => JSON.stringify(v ?? null);
-
-const keyOf = (section: ListSectionName, o: Obj): string => naturalKey(section, String(o[LIST_DECLS[section].key]));
 
 function conflict(
   section: Change['section'],
@@ -48,8 +58,6 @@ function conflict(
   };
 }
 
-const strings = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-
 interface Merge {
   doc: OrgDoc;
   conflicts: Change[];
@@ -67,7 +75,7 @@ function mergedMembers(
   theirs: Json | undefined,
   gone: ReadonlySet<string>,
 ): string[] | undefined {
-  const norm = (e: string) => (field === 'members' ? e.toLowerCase() : e);
+  const norm = memberKey(field);
   const had = new Set(strings(base).map(norm));
   const has = new Set(strings(mine).map(norm));
   const removed = new Set(
@@ -86,10 +94,10 @@ function mergedMembers(
 /** One section of the document to plan, and its conflicts. */
 function mergeList(section: ListSectionName, base: LiveOrg, mine: LiveOrg, theirs: LiveOrg, out: Merge): void {
   const d = LIST_DECLS[section];
-  const memberFields = new Set(Object.entries(d.fields).flatMap(([k, f]) => (f.members ? [k] : [])));
+  const membershipFields = new Set(memberFields(section));
   const byId = (org: LiveOrg) => new Map(org.lists[section].map((o) => [o.id, o]));
   const [baseById, mineById, theirsById] = [byId(base), byId(mine), byId(theirs)];
-  const theirsByKey = new Map(theirs.lists[section].map((o) => [keyOf(section, o.file), o]));
+  const theirsByKey = new Map(theirs.lists[section].map((o) => [objectKey(section, o.file), o]));
   const deactivated = new Set(mine.lists.users.flatMap((u) => (u.file.active === false ? [String(u.file.email).toLowerCase()] : [])));
   const entries = new Map<LiveObj, Obj>();
   const created: Obj[] = [];
@@ -103,7 +111,7 @@ function mergeList(section: ListSectionName, base: LiveOrg, mine: LiveOrg, their
       const spec = d.fields[field];
       if (field === 'id' || !spec || spec.readOnly) continue;
       const [bv, mv, tv] = [b?.[field], m[field], t.file[field]];
-      if (memberFields.has(field)) {
+      if (membershipFields.has(field)) {
         const merged = mergedMembers(field, bv, mv, tv, deactivated);
         if (!merged) continue;
         entry[field] = merged;
@@ -145,7 +153,7 @@ function mergeList(section: ListSectionName, base: LiveOrg, mine: LiveOrg, their
       continue;
     }
     // Made on the copy: by natural key on production (made there too meanwhile), else created.
-    const t = theirsByKey.get(keyOf(section, m.file));
+    const t = theirsByKey.get(objectKey(section, m.file));
     const { id: _copyId, ...fields } = m.file;
     if (t) entries.set(t, merge(undefined, fields, t, `${section}/${String(t.file[d.key])}`, t.id, String(t.file[d.key])));
     else {
@@ -166,10 +174,11 @@ function mergeList(section: ListSectionName, base: LiveOrg, mine: LiveOrg, their
         reason: 'removed on the copy, and changed on production since the mirror: it stays',
       });
   }
-  if (!touched && !mineOrderChanged(section, base, mine)) return;
+  const reordered = mineOrderChanged(section, base, mine);
+  if (!touched && !reordered) return;
   // Every object production has is named (an object left out would be removed), in the order wanted.
   const list: Obj[] = [];
-  const order = mineOrderChanged(section, base, mine)
+  const order = reordered
     ? [...mine.lists[section].flatMap((m) => theirsById.get(m.id) ?? []), ...theirs.lists[section].filter((t) => !mineById.has(t.id))]
     : theirs.lists[section];
   for (const t of order)
@@ -199,7 +208,7 @@ function mergeSettings(base: LiveOrg, mine: LiveOrg, theirs: LiveOrg, out: Merge
 }
 
 /** The document production must become for the copy's changes since the base, and where both sides changed one thing. */
-export function threeWayDocument(base: LiveOrg, mine: LiveOrg, theirs: LiveOrg): Merge {
+function threeWayDocument(base: LiveOrg, mine: LiveOrg, theirs: LiveOrg): Merge {
   const out: Merge = { doc: { chatctl: FORMAT }, conflicts: [] };
   mergeSettings(base, mine, theirs, out);
   for (const section of LIST_SECTIONS) {

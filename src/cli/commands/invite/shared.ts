@@ -11,7 +11,7 @@ import { Refusal } from '../../core/refusal.js';
  * link), `address` (the invited address, or the link's URL) and `role` (by name) are chatctl's; the others
  * are GET /invites' own.
  */
-export const INVITE_FIELDS = [
+const INVITE_FIELDS = [
   'ref',
   'id',
   'kind',

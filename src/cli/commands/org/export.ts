@@ -1,21 +1,10 @@
 import { defineCommand } from '../../command/command.js';
 import { flag } from '../../core/flags.js';
-import { usageError } from '../../core/errors.js';
 import { exportDoc } from '../../org/document.js';
 import { formatDocument, writeWhole } from '../../org/file.js';
-import { SECTIONS, type SectionName } from '../../org/model.js';
+import { parseSections, SECTIONS } from '../../org/model.js';
 import { readLive } from '../../org/read.js';
 import { siteOf } from '../../org/session.js';
-
-function parseSections(value: string, name: string): SectionName[] {
-  const names = value
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
-  const bad = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
-  if (!names.length || bad.length) throw usageError(`${name}: unknown section ${bad.join(', ') || value}`, `sections: ${SECTIONS.join(', ')}`);
-  return SECTIONS.filter((s) => names.includes(s));
-}
 
 export const exportCommand = defineCommand({
   path: ['org', 'export'],

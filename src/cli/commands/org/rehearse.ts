@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { saveProfile } from '../../../config/profiles.js';
 import type { Env } from '../../../config/paths.js';
@@ -43,7 +43,7 @@ function runCommand(ctx: Context, argv: readonly string[], env: Record<string, s
       if (e.name === 'AbortError') return;
       fail(new ChatctlError(`cannot run ${argv[0]}: ${e.code === 'ENOENT' ? 'no such command' : e.message}`, e.code === 'ENOENT' ? 'notFound' : 'failure'));
     });
-    child.on('close', (code, signal) => done(ctx.signal.aborted ? EXIT.interrupted : (code ?? (signal ? 128 + 15 : 1))));
+    child.on('close', (code, signal) => done(ctx.signal.aborted ? EXIT.interrupted : (code ?? (signal ? 128 + (constants.signals[signal] ?? 15) : 1))));
   });
 }
 

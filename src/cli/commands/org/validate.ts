@@ -2,7 +2,7 @@ import { defineCommand } from '../../command/command.js';
 import { flag } from '../../core/flags.js';
 import { readDocument } from '../../org/file.js';
 import { jsonSchema } from '../../org/json-schema.js';
-import { LIST_SECTIONS } from '../../org/model.js';
+import { managedSections } from '../../org/document.js';
 
 export const fileFlag = flag.required(flag.string('-f, --file <file>', 'the organization file (YAML or JSON)', { complete: 'files' }), '-f FILE is required');
 
@@ -19,7 +19,7 @@ export const validateCommand = defineCommand({
   options: { file: fileFlag },
   async run(opts, ctx) {
     const doc = await readDocument(ctx, opts.file);
-    const sections = ['settings', ...LIST_SECTIONS].filter((s) => s in doc);
+    const sections = managedSections(doc);
     ctx.info(`chatctl: ${opts.file} is valid (${sections.length ? sections.join(', ') : 'no sections'} managed)`);
   },
 });
