@@ -38,6 +38,21 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
 
   const as = (user: TestUser) => clientFor(org, kind, user);
   const poll = async (user: TestUser, queueId: string) => (await as(user)).call(getEvents, { queue_id: queueId, last_event_id: -1, dont_block: true });
+  /** A typing notification from `user` to themselves, as it comes over the wire. */
+  const typingTo = (user: TestUser) =>
+    rawRequest(
+      org,
+      kind,
+      {
+        method: 'POST',
+        path: '/typing',
+        body: [
+          ['op', 'start'],
+          ['to', JSON.stringify([user.id])],
+        ],
+      },
+      user,
+    );
 
   it("writes one body for a guest's typing however many queues the guest has, each queue still getting it", async () => {
     const guest = org.addUser({ role: 600 });
@@ -46,20 +61,7 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     for (let i = 0; i < 40; i++) queues.push((await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!);
     const payloads = count(org, 'SELECT count(*) FROM event_bodies');
     const bytes = count(org, 'SELECT coalesce(sum(length(body)), 0) FROM event_bodies');
-    const res = await rawRequest(
-      org,
-      kind,
-      {
-        method: 'POST',
-        path: '/typing',
-        body: [
-          ['op', 'start'],
-          ['to', JSON.stringify([guest.id])],
-        ],
-      },
-      guest,
-    );
-    expect(res.status).toBe(200);
+    expect((await typingTo(guest)).status).toBe(200);
     expect(count(org, 'SELECT count(*) FROM event_bodies')).toBe(payloads + 1);
     expect(count(org, 'SELECT count(*) FROM user_events WHERE user_id = ?', guest.id)).toBe(1);
     const oneEvent = count(org, 'SELECT coalesce(sum(length(body)), 0) FROM event_bodies') - bytes;
@@ -72,20 +74,7 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
   it('writes as much log for a typing notification to a user with 50 queues as to one with a single queue', async () => {
     const guest = org.addUser({ role: 600 });
     const client = await as(guest);
-    const typing = () =>
-      rawRequest(
-        org,
-        kind,
-        {
-          method: 'POST',
-          path: '/typing',
-          body: [
-            ['op', 'start'],
-            ['to', JSON.stringify([guest.id])],
-          ],
-        },
-        guest,
-      );
+    const typing = () => typingTo(guest);
     /** Bytes of write-ahead log one typing request writes, from an emptied log. */
     const logOfOne = async () => {
       org.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -112,20 +101,7 @@ describe.each(TRANSPORTS)('event storage over %s', (kind) => {
     const messages = (await client.call(register, { event_types: ['message', 'typing'], fetch_event_types: [] })).queue_id!;
     const typingOnly = (await client.call(register, { event_types: ['typing'], fetch_event_types: [] })).queue_id!;
     for (const content of ['one', 'two']) await client.call(sendMessage, { type: 'direct', to: JSON.stringify([user.id]), content });
-    const res = await rawRequest(
-      org,
-      kind,
-      {
-        method: 'POST',
-        path: '/typing',
-        body: [
-          ['op', 'start'],
-          ['to', JSON.stringify([user.id])],
-        ],
-      },
-      user,
-    );
-    expect(res.status).toBe(200);
+    expect((await typingTo(user)).status).toBe(200);
     expect((await poll(user, messages)).events).toMatchObject([
       { type: 'message', id: 0 },
       { type: 'message', id: 1 },

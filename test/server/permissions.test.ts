@@ -49,6 +49,23 @@ const AREAS: { readonly [A in AreaName]: PermissionRows<A> } = {
 const casesOf = (rows: Readonly<Record<string, readonly PermissionCase[]>>): (PermissionCase & { op: string })[] =>
   Object.entries<readonly PermissionCase[]>(rows).flatMap(([op, cases]) => cases.map((c) => ({ ...c, op })));
 
+/** One user of each role, made for a case, besides its caller. */
+const othersOf = (org: TestOrg): Fixture['others'] => ({
+  owner: org.addUser({ role: 100 }),
+  admin: org.addUser({ role: 200 }),
+  moderator: org.addUser({ role: 300 }),
+  member: org.addUser({ role: 400 }),
+  guest: org.addUser({ role: 600 }),
+});
+
+/** What a caller of `kind` gets from case `c`: 'success', or the message of its refusal. */
+function expectedFor(c: PermissionCase, kind: Caller): string | undefined {
+  if (c.allowed.includes(kind)) return 'success';
+  if (kind === 'anonymous') return ANONYMOUS_MSG;
+  if (kind === 'deactivated') return DEACTIVATED_MSG;
+  return typeof c.denied === 'string' ? c.denied : c.denied[kind];
+}
+
 function callerOf(org: TestOrg, kind: Caller): TestUser | null {
   switch (kind) {
     case 'anonymous':
@@ -83,26 +100,19 @@ describe.each(Object.entries(AREAS).map(([area, rows]) => [area, casesOf(rows)] 
       const f: Fixture = {
         org,
         caller,
-        others: {
-          owner: org.addUser({ role: 100 }),
-          admin: org.addUser({ role: 200 }),
-          moderator: org.addUser({ role: 300 }),
-          member: org.addUser({ role: 400 }),
-          guest: org.addUser({ role: 600 }),
-        },
+        others: othersOf(org),
       };
       const req = c.request(f);
       const headers: Record<string, string> = caller ? { authorization: basicAuthHeader(caller.email, caller.apiKey) } : {};
       const res = await org.router.handle({ query: [], body: [], ...req, headers });
       const body = res.body as { result: string; msg: string };
-      if (c.allowed.includes(kind)) {
+      const expected = expectedFor(c, kind);
+      if (expected === 'success') {
         expect(body, JSON.stringify(body)).toMatchObject({ result: 'success' });
         return;
       }
       expect(body.result).toBe('error');
-      if (kind === 'anonymous') expect(body.msg).toBe(ANONYMOUS_MSG);
-      else if (kind === 'deactivated') expect(body.msg).toBe(DEACTIVATED_MSG);
-      else expect(body.msg).toBe(typeof c.denied === 'string' ? c.denied : c.denied[kind]);
+      expect(body.msg).toBe(expected);
     });
   });
 });
@@ -118,25 +128,11 @@ describe.each(userCases.createUser.filter((c) => c.name.startsWith('create a use
 
   it.each(CALLERS)('as %s, row by row', async (kind) => {
     const caller = callerOf(org, kind);
-    const others = {
-      owner: org.addUser({ role: 100 }),
-      admin: org.addUser({ role: 200 }),
-      moderator: org.addUser({ role: 300 }),
-      member: org.addUser({ role: 400 }),
-      guest: org.addUser({ role: 600 }),
-    };
+    const others = othersOf(org);
     const headers: Record<string, string> = caller ? { authorization: basicAuthHeader(caller.email, caller.apiKey) } : {};
     const requests = [0, 1].map(() => ({ query: [], body: [], ...c.request({ org, caller, others }), headers }));
     const bodies = (await org.router.handleBatch(requests)).map((r) => r.body as { result: string; msg: string });
-    const expected = c.allowed.includes(kind)
-      ? 'success'
-      : kind === 'anonymous'
-        ? ANONYMOUS_MSG
-        : kind === 'deactivated'
-          ? DEACTIVATED_MSG
-          : typeof c.denied === 'string'
-            ? c.denied
-            : c.denied[kind];
+    const expected = expectedFor(c, kind);
     expect(bodies.map((b) => (b.result === 'success' ? 'success' : b.msg))).toEqual([expected, expected]);
   });
 });
@@ -153,13 +149,7 @@ describe('the permission matrix', () => {
       for (const [area, rows] of Object.entries<Readonly<Record<string, readonly PermissionCase[]>>>(AREAS)) {
         for (const c of casesOf(rows)) {
           const caller = org.addUser({ role: 100 });
-          const others = {
-            owner: org.addUser({ role: 100 }),
-            admin: org.addUser({ role: 200 }),
-            moderator: org.addUser({ role: 300 }),
-            member: org.addUser({ role: 400 }),
-            guest: org.addUser({ role: 600 }),
-          };
+          const others = othersOf(org);
           const req = c.request({ org, caller, others });
           const op = org.router.match(req.method, req.path);
           if (op) covered.add(op.name);
