@@ -33,10 +33,10 @@ export interface PermissionCase {
  */
 export type PermissionRows<A extends AreaName> = { readonly [K in ServedName<A>]: readonly [PermissionCase, ...PermissionCase[]] };
 
-/** The 401 messages, the same for every authenticated operation. */
 /** What a caller below an administrator is told by an administrators' operation. */
 export const ADMINS_ONLY = 'Must be an organization administrator';
 /** What a caller below an owner is told by an owners' operation or setting. */
 export const OWNERS_ONLY = 'Must be an organization owner';
+/** The 401 messages, the same for every authenticated operation. */
 export const ANONYMOUS_MSG = 'Not logged in: API authentication or user session required';
 export const DEACTIVATED_MSG = 'Account is deactivated';
