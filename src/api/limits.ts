@@ -59,6 +59,9 @@ export const LIMITS = {
   realmName: 40,
   /** The organization's description, in code points (Zulip's Realm.MAX_REALM_DESCRIPTION_LENGTH). */
   realmDescription: 1000,
+  /** A custom profile field's label and hint (CustomProfileField.NAME_MAX_LENGTH, HINT_MAX_LENGTH). */
+  profileFieldName: 40,
+  profileFieldHint: 80,
   /** An uploaded file's name, in UTF-8 bytes (the longest file name most file systems take). */
   uploadNameBytes: 255,
 } as const;

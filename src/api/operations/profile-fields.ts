@@ -1,4 +1,5 @@
 /** Custom profile fields: the organization's extra fields on user profiles (phone, pronouns, GitHub ...). */
+import { LIMITS } from '../limits.js';
 import { operation, p } from '../operation.js';
 import { s } from '../schema.js';
 
@@ -46,8 +47,8 @@ export const createCustomProfileField = operation<{ id: number }>()({
   summary: 'Add a custom profile field (administrators)',
   access: 'admin',
   params: {
-    name: p.def(s.string({ strip: true }), '', { doc: 'label (at most 40 characters)' }),
-    hint: p.def(s.string(), '', { doc: 'help text (at most 80 characters)' }),
+    name: p.def(s.string({ strip: true }), '', { doc: `label (at most ${LIMITS.profileFieldName} characters)` }),
+    hint: p.def(s.string(), '', { doc: `help text (at most ${LIMITS.profileFieldHint} characters)` }),
     field_type: p.req(s.int(), { doc: '1 short text, 2 long text, 3 select, 4 date, 5 link, 6 users, 7 external account, 8 pronouns' }),
     field_data: p.opt(s.dict(s.any()), { doc: 'select: {"key": {"text", "order"}}; external account: {"subtype", "url_pattern"?}' }),
     display_in_profile_summary: p.def(s.bool(), false, { minFeatureLevel: 146 }),
@@ -68,8 +69,8 @@ export const updateCustomProfileField = operation<Record<string, never>>()({
   access: 'admin',
   params: {
     ...fieldPath,
-    name: p.opt(s.string({ strip: true }), { doc: 'label (at most 40 characters)' }),
-    hint: p.opt(s.string(), { doc: 'help text (at most 80 characters)' }),
+    name: p.opt(s.string({ strip: true }), { doc: `label (at most ${LIMITS.profileFieldName} characters)` }),
+    hint: p.opt(s.string(), { doc: `help text (at most ${LIMITS.profileFieldHint} characters)` }),
     field_data: p.opt(s.dict(s.any()), { doc: 'select: the whole new set of choices (values of removed choices are cleared)' }),
     display_in_profile_summary: p.opt(s.bool(), { minFeatureLevel: 146 }),
     required: p.opt(s.bool(), { minFeatureLevel: 244 }),

@@ -4,6 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../../api/errors.js';
+import { LIMITS } from '../../api/limits.js';
 import type { ProfileDataUpdate } from '../../api/operations/users.js';
 import type { CustomProfileField, OwnProfileDataUpdate, ProfileFieldType } from '../../api/operations/profile-fields.js';
 import type { EventSink } from '../context.js';
@@ -26,8 +27,6 @@ export interface FieldRow {
   display_in_profile_summary: number;
 }
 
-export const NAME_MAX_LENGTH = 40;
-export const HINT_MAX_LENGTH = 80;
 export const MAX_SUMMARY_FIELDS = 2;
 const SHORT_VALUE_MAX_LENGTH = 50;
 const LONG_VALUE_MAX_LENGTH = 500;
@@ -251,8 +250,8 @@ function checkDefinition(f: Definition): void {
   if (f.field_type === 7) checkExternalAccount(f.field_data);
   if (!isDefaultExternalAccount(f)) {
     if (!f.name.trim()) throw badRequest('Label cannot be blank.');
-    if (codePoints(f.hint) > HINT_MAX_LENGTH) throw badRequest(`hint is too long (limit: ${HINT_MAX_LENGTH} characters)`);
-    if (codePoints(f.name) > NAME_MAX_LENGTH) throw badRequest(`name is too long (limit: ${NAME_MAX_LENGTH} characters)`);
+    if (codePoints(f.hint) > LIMITS.profileFieldHint) throw badRequest(`hint is too long (limit: ${LIMITS.profileFieldHint} characters)`);
+    if (codePoints(f.name) > LIMITS.profileFieldName) throw badRequest(`name is too long (limit: ${LIMITS.profileFieldName} characters)`);
   }
   if (!Number.isInteger(f.field_type) || f.field_type < 1 || f.field_type > 8) throw badRequest('Invalid field type.');
   // Long text does not fit a summary; a list of users needs client support first.
