@@ -164,11 +164,13 @@ function realmUserState(db: Db, o: StateOptions): State {
   const mayAddSubscribers = mayUse(db, o.user, 'can_add_subscribers_group') || isAdmin(o.user);
   const mayInvite = mayUse(db, o.user, 'can_invite_users_group');
   const guest = isGuest(o.user);
-  const ownAvatar = userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl)(o.user).avatar_url!;
+  // Without client_gravatar: the own avatar and the system bots' always carry their URL.
+  const withAvatars = userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl);
+  const ownAvatar = withAvatars(o.user).avatar_url!;
   return {
     realm_users: users.filter((u) => u.is_active).map(view),
     realm_non_active_users: users.filter((u) => !u.is_active).map(view),
-    cross_realm_bots: crossRealmBots(db, userView(db, o.user, { clientGravatar: false, includeCustomProfileFields: false }, o.realmUrl)),
+    cross_realm_bots: crossRealmBots(db, withAvatars),
     user_id: o.user.id,
     email: me.email,
     delivery_email: o.user.email,
