@@ -14,6 +14,7 @@
  * Results come back in the order of `items`, whatever order the items finished in, so a command can
  * print per-item lines and choose its exit code (0, or 3 for a partial failure) from them.
  */
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import type { Pacer } from './pacing.js';
 
 /**
@@ -67,6 +68,9 @@ export async function runPool<T, R>(
   // lane took the last item would otherwise hold the run a whole window after its last answer (bench:bulk).
   const itemsTaken = new AbortController();
   const paceSignal = opts.signal ? AbortSignal.any([opts.signal, itemsTaken.signal]) : itemsTaken.signal;
+  // Each lane waits on these signals once at a time (a pacing wait, a request in flight): as many listeners as
+  // lanes is the design, not a leak, and Node would warn past 10 (--concurrency goes to 32).
+  for (const signal of [paceSignal, opts.signal]) if (signal && getMaxListeners(signal) < concurrency + 10) setMaxListeners(concurrency + 10, signal);
 
   const settle = (result: PoolResult<T, R>) => {
     results[result.index] = result;

@@ -130,4 +130,36 @@ describe('runPool', () => {
     expect((await run).map((r) => r.ok)).toEqual([true, true]);
     expect(g.stats().maxInFlight).toBe(2);
   });
+
+  it('waits with as many lanes as --concurrency allows (32) without Node warning of a listener leak', async () => {
+    const warnings: string[] = [];
+    const note = (w: Error) => warnings.push(w.name);
+    process.on('warning', note);
+    try {
+      const wait = (ms: number, signal?: AbortSignal) =>
+        new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, ms);
+          signal?.addEventListener('abort', done);
+        });
+      const results = await runPool(
+        Array.from({ length: 100 }, (_, i) => i),
+        async (i, _index, signal) => {
+          await wait(2, signal);
+          return i;
+        },
+        { concurrency: 32, signal: new AbortController().signal, pacer: { ready: (signal: AbortSignal) => wait(2, signal) } },
+      );
+      expect(results.every((r) => r.ok)).toBe(true);
+      // A warning is emitted on the next tick.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', note);
+    }
+  });
 });
