@@ -13,7 +13,9 @@
 //
 // BENCH_ROUNDS (5) rounds of BENCH_SAMPLES (100) of each request after BENCH_WARMUP (50) untimed ones;
 // BENCH_USERS (100) members, every one a caller in turn, and BENCH_ADMINS (10) administrators for PATCH /users/{id}.
-// The p50 of a request is the median of its rounds' p50s. BENCH_CPU_PROF=DIR: serve writes a V8 CPU profile there.
+// The p50 of a request is the median of its rounds' p50s. BENCH_CPU_PROF=DIR: serve writes a V8 CPU profile there
+// (sampled every 100 µs). BENCH_ONLY=A,B: only the requests whose labels start with A or B (to profile one read
+// with one write between its turns).
 import { cpus, loadavg } from 'node:os';
 import { ADDED_BY_NODE, makeOrganization, OWNER, OWNER_PASSWORD, startBare, startServe } from './serve-fixture.mjs';
 
@@ -46,7 +48,8 @@ async function exchange(site, { method, path, query = '', form }, authorization)
 }
 
 const org = await makeOrganization('chatctl-bench-everyday-', USERS + ADMINS);
-const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+const ONLY = process.env.BENCH_ONLY?.split(',');
 const serve = await startServe(org, profile);
 let bare;
 try {
@@ -105,6 +108,7 @@ try {
       make: () => ({ method: 'PATCH', path: `/users/${target.id}`, form: { full_name: `Renamed member ${renamed++}` } }),
     },
   ];
+  if (ONLY) requests.splice(0, requests.length, ...requests.filter((r) => ONLY.some((prefix) => r.label.startsWith(prefix))));
   let nextMember = 0;
   let nextAdmin = 0;
   const callerFor = (r) => (r.admin ? admins[nextAdmin++ % admins.length] : members[nextMember++ % members.length]).authorization;

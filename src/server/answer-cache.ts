@@ -13,6 +13,7 @@
  * A wrong key never matches an entry, so it goes the whole way through authentication as before: how fast
  * an answer comes tells nobody without the credentials whether they were used.
  */
+import { answerJson } from '../api/rendered-list.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import type { Answerer, CachingAnswerer, GatheredRead, HandleOptions } from './answering.js';
 import type { Admit } from './rate-limit.js';
@@ -108,7 +109,7 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
       const out = await inner.handle(req, signal, {
         ...o,
         pure: (answer, callerId) => {
-          const text = JSON.stringify(answer.body);
+          const text = answerJson(answer.body);
           const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
           answers.set(keep.key, keep.stamp, { status: answer.status, headers, text, userId: callerId });
           kept = text;

@@ -16,6 +16,11 @@ export interface HandleOptions {
    * without it only the one the request asks for by its key (`req.stream`) is.
    */
   streamAll?: boolean;
+  /**
+   * The answer is only ever written as JSON (`chatctl serve`): handlers may answer with values kept for other
+   * requests and their kept JSON (HandlerContext.rendersJson).
+   */
+  rendersJson?: boolean;
   /** Asked once the request has reached an operation and authenticated, before the role gate (admission.ts). */
   admit?: Admit;
   /**

@@ -67,6 +67,11 @@ export interface HandlerContext extends EventSink {
    * notices each single signup sends.
    */
   readonly batched: boolean;
+  /**
+   * Whether the answer is only ever written as JSON (`serve`), never handed to anyone as values: then a
+   * handler may answer with values kept for other requests, and their kept JSON (model/rendered-cache.ts).
+   */
+  readonly rendersJson: boolean;
 }
 
 /** The caller, for handlers of operations that require authentication. */

@@ -25,6 +25,7 @@ export const CONTEXT_PURITY: Classified<HandlerContext> = {
   db: 'pure',
   dataDir: 'pure',
   batched: 'pure',
+  rendersJson: 'pure',
   caller: 'pure',
   // Host and X-Forwarded-Proto are part of a kept answer's key.
   realmUrl: 'pure',
@@ -65,14 +66,18 @@ export interface BuiltContext {
   commit(): void;
 }
 
-/** A handler's context; `hashes` are the password hashes its batch shares (none: not in a batch, every hash its own). */
+/**
+ * A handler's context; `hashes` are the password hashes its batch shares (none: not in a batch, every hash its
+ * own), `rendersJson` whether its answer is only written as JSON (HandleOptions.rendersJson).
+ */
 export function handlerContext(
   setting: ContextSetting,
   req: WireRequest,
   caller: HandlerContext['caller'],
   signal: AbortSignal,
-  hashes?: Map<string, Promise<string>>,
+  o: { hashes?: Map<string, Promise<string>>; rendersJson?: boolean } = {},
 ): BuiltContext {
+  const { hashes } = o;
   const { db, dataDir, clock, log, background } = setting;
   const deferred: BackgroundTask[] = [];
   let pure = true;
@@ -82,6 +87,7 @@ export function handlerContext(
     db,
     dataDir,
     batched: hashes !== undefined,
+    rendersJson: o.rendersJson === true,
     caller,
     // Over HTTP the organization is wherever the client reached it; in-process it is the stored URL.
     realmUrl: host ? `${req.headers['x-forwarded-proto'] || 'http'}://${host}` : getSetting(db, 'url'),

@@ -6,13 +6,14 @@
  */
 import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { answerJson, elementsJson, valueJson } from '../api/rendered-list.js';
 import { isPlainObject } from '../api/schema.js';
 import { StreamedList } from '../api/streamed-list.js';
 import type { WireResponse } from '../api/wire.js';
 
 /** Writes an answer held whole (null: no body) and ends the response. */
 export function sendWhole(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
-  sendText(res, status, headers, body === null ? '' : JSON.stringify(body));
+  sendText(res, status, headers, body === null ? '' : answerJson(body));
 }
 
 /**
@@ -51,7 +52,7 @@ export async function writeAnswer(res: ServerResponse, out: WireResponse, head =
   const sink = new HeldSink(res, status, headers);
   let keys = 0;
   for (const [key, value] of Object.entries(body)) {
-    const json = value instanceof StreamedList ? '[' : JSON.stringify(value);
+    const json = value instanceof StreamedList ? '[' : valueJson(value);
     // JSON.stringify leaves out keys whose value has no JSON form (undefined).
     if (json === undefined) continue;
     sink.add(`${keys++ ? ',' : '{'}${JSON.stringify(key)}:${json}`);
@@ -116,7 +117,7 @@ async function writeList(sink: HeldSink, list: StreamedList): Promise<boolean> {
     for await (const chunk of list) {
       if (!chunk.length) continue;
       // The array's own text without its brackets: each element exactly as JSON.stringify writes it in one.
-      sink.add(`${first ? '' : ','}${JSON.stringify(chunk).slice(1, -1)}`);
+      sink.add(`${first ? '' : ','}${elementsJson(chunk)}`);
       first = false;
       if (!(await sink.flush())) return false;
       // A turn of the event loop between chunks once the answer is going out, even when the socket takes each

@@ -322,7 +322,7 @@ function handleFully(
       headers,
       remoteAddress: address,
     };
-    const out = await router.handle(wire, abort.signal, { streamAll: true });
+    const out = await router.handle(wire, abort.signal, { streamAll: true, rendersJson: true });
     if (abort.signal.aborted) return done(499);
     const whole = await writeAnswer(res, out, req.method === 'HEAD');
     done(whole ? out.status : 499);

@@ -176,25 +176,31 @@ export class Router implements Answerer {
     o: HandleOptions,
   ): Promise<WireResponse> {
     const admitted = await this.admit(req, limits, o.admit);
-    return 'binding' in admitted ? this.run(admitted, signal, streamed, o.pure) : admitted;
+    return 'binding' in admitted ? this.run(admitted, signal, streamed, o) : admitted;
   }
 
   /** Runs an admitted request's handler and answers with its result, telling `pure` when the answer depends on nothing else. */
-  private async run(admitted: Admitted, signal: AbortSignal, streamed: (key: string) => boolean, pure?: HandleOptions['pure']): Promise<WireResponse> {
+  private async run(
+    admitted: Admitted,
+    signal: AbortSignal,
+    streamed: (key: string) => boolean,
+    o: Pick<HandleOptions, 'pure' | 'rendersJson'> = {},
+  ): Promise<WireResponse> {
     const { req, op, binding, params, caller } = admitted;
+    const { pure, rendersJson } = o;
     const { db, clock } = this.setting;
     // A try that found the store busy is run again from the start, with a fresh context: nothing it
     // scheduled or emitted survives its rolled-back transaction. What a prepared handler prepared (a hash)
     // is kept across tries.
-    let ctx = handlerContext(this.setting, req, caller, signal);
+    let ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
     const prepared = await binding.prepare?.(ctx.handler, params);
     const attempt = binding.async
       ? async () => {
-          ctx = handlerContext(this.setting, req, caller, signal);
+          ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
           return this.settle(req, await binding.fn(ctx.handler, params), streamed);
         }
       : () => {
-          ctx = handlerContext(this.setting, req, caller, signal);
+          ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
           return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed));
         };
     const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
@@ -255,7 +261,8 @@ export class Router implements Answerer {
           const a = await this.admit(req, limits[i]!, o.admit);
           if (!('binding' in a)) answers[i] = a;
           else if (a.binding.async) answers[i] = await this.run(a, signal, () => false);
-          else return { ...a, index: i, prepared: await a.binding.prepare?.(handlerContext(this.setting, req, a.caller, signal, hashes).handler, a.params) };
+          else
+            return { ...a, index: i, prepared: await a.binding.prepare?.(handlerContext(this.setting, req, a.caller, signal, { hashes }).handler, a.params) };
         } catch (e) {
           fail(i, e);
         }
@@ -268,7 +275,7 @@ export class Router implements Answerer {
       const attempt = () =>
         inTransaction(db, 'immediate', () =>
           together.map((a) => {
-            const ctx = handlerContext(this.setting, a.req, a.caller, signal, hashes);
+            const ctx = handlerContext(this.setting, a.req, a.caller, signal, { hashes });
             try {
               return {
                 ok: true as const,

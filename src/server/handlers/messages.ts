@@ -17,30 +17,45 @@ import { accessMessage } from '../model/message-access.js';
 import { editMessage } from '../model/message-edit.js';
 import { updateFlags } from '../model/message-flags.js';
 import { messageHistory } from '../model/message-history.js';
+import { keptFetchedMessages } from '../model/message-renderings.js';
 import * as messages from '../model/messages.js';
-import { fetchRange, highlightHtml, highlightTopic, messagesInNarrow, narrowQuery, parseAnchor, parseNarrow, type NarrowQuery } from '../model/narrow.js';
+import {
+  fetchRange,
+  flaggedInNarrow,
+  highlightHtml,
+  highlightTopic,
+  messagesInNarrow,
+  narrowQuery,
+  parseAnchor,
+  parseNarrow,
+  type Flagged,
+  type NarrowQuery,
+} from '../model/narrow.js';
 import { renderMarkdown } from '../model/render.js';
 import type { UserRow } from '../model/users.js';
 import { afterMessageSent } from '../webhooks.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
 
-/** The messages of `ids` that match the narrow, with the caller's flags, in ID order. */
+/**
+ * The messages of `ids` that match the narrow, with the caller's flags, in ID order; `flagged`: the same with
+ * the caller's flags, when the narrow's range was read with them.
+ */
 function fetchedMessages(
   ctx: HandlerContext,
   user: UserRow,
   q: NarrowQuery,
   ids: readonly number[],
   opts: { apply_markdown: boolean; client_gravatar: boolean; allow_empty_topic_name: boolean },
+  flagged?: readonly Flagged[],
 ): FetchedMessage[] {
+  const wireOptions = { applyMarkdown: opts.apply_markdown, clientGravatar: opts.client_gravatar, allowEmptyTopicName: opts.allow_empty_topic_name };
+  // A search's highlights are the request's own: those answers are made whole.
+  if (ctx.rendersJson && !q.searchWords.length) {
+    return keptFetchedMessages(ctx.db, user, flagged ?? flaggedInNarrow(ctx.db, q, ids), wireOptions, ctx.realmUrl);
+  }
   const rows = messagesInNarrow(ctx.db, q, ids);
-  const wire = messages.messagesToWire(
-    ctx.db,
-    user,
-    rows,
-    { applyMarkdown: opts.apply_markdown, clientGravatar: opts.client_gravatar, allowEmptyTopicName: opts.allow_empty_topic_name },
-    ctx.realmUrl,
-  );
+  const wire = messages.messagesToWire(ctx.db, user, rows, wireOptions, ctx.realmUrl);
   return wire.map((m, i) => {
     const out: FetchedMessage = { ...m, flags: messages.wireFlags(rows[i]!.viewer_flags) };
     if (q.searchWords.length) {
@@ -84,7 +99,7 @@ export const handlers: Handlers<'messages'> = {
     }
     const range = fetchRange(ctx.db, user, q, { anchor, includeAnchor: p.include_anchor, numBefore: p.num_before, numAfter: p.num_after });
     return {
-      messages: fetchedMessages(ctx, user, q, range.ids, p),
+      messages: fetchedMessages(ctx, user, q, range.ids, p, range.flagged),
       anchor: range.anchor,
       found_anchor: range.foundAnchor,
       found_oldest: range.foundOldest,

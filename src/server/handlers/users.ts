@@ -22,14 +22,20 @@ import { checkBotCreationPolicy, checkBotNameAvailable } from '../model/bots.js'
 import { deactivate } from '../model/deactivation.js';
 import { updateProfileData } from '../model/profile-fields.js';
 import { changeEmail, changeFullName, changeRole, checkCanCreateUsers, createAccount, newAccountFields, reactivate } from '../model/user-changes.js';
-import { userView, userViewPages } from '../model/user-view.js';
+import { oneUserView, userViewPages } from '../model/user-view.js';
 import { accessUser, isAdmin, isGuest, isLastOwner, isOwner, newestMessageIdOf, userById, userByPathEmail, type UserRow } from '../model/users.js';
 import { checkNewPassword, validateFullName } from '../model/validation.js';
 import { holds } from '../model/user-permissions.js';
 import { welcomeNewUser } from '../model/notices.js';
 
-function viewOf(ctx: HandlerContext, p: { client_gravatar: boolean; include_custom_profile_fields: boolean }) {
-  return userView(ctx.db, ctx.caller, { clientGravatar: p.client_gravatar, includeCustomProfileFields: p.include_custom_profile_fields }, ctx.realmUrl);
+function viewOf(ctx: HandlerContext, p: { client_gravatar: boolean; include_custom_profile_fields: boolean }, target: UserRow) {
+  return oneUserView(
+    ctx.db,
+    ctx.caller,
+    { clientGravatar: p.client_gravatar, includeCustomProfileFields: p.include_custom_profile_fields },
+    ctx.realmUrl,
+    target,
+  );
 }
 
 /** The role a request asks for: `role`, or what the legacy is_admin/is_guest pair (before level 8) amounts to. */
@@ -88,26 +94,26 @@ export const handlers: Handlers<'users'> = {
       for (const id of wanted) if (!userById(ctx.db, id)) throw badRequest(`Invalid user ID: ${id}`);
     }
     const opts = { clientGravatar: p.client_gravatar, includeCustomProfileFields: p.include_custom_profile_fields };
-    return { members: new StreamedList(userViewPages(ctx.db, ctx.caller, opts, ctx.realmUrl, wanted)) };
+    return { members: new StreamedList(userViewPages(ctx.db, ctx.caller, opts, ctx.realmUrl, { only: wanted, keep: ctx.rendersJson })) };
   }),
 
   // zerver/views/users.py get_profile_backend: get_users_for_api for the caller alone, with its defaults (custom
   // profile fields included) and every avatar URL given, then max_message_id.
   getOwnUser: bind(getOwnUser, (ctx): OwnUser => {
     const me = callerOf(ctx);
-    const { bot_type: botType, ...own } = viewOf(ctx, { client_gravatar: false, include_custom_profile_fields: true })(me);
+    const { bot_type: botType, ...own } = viewOf(ctx, { client_gravatar: false, include_custom_profile_fields: true }, me);
     // A human's dict has no bot_type there (format_user_row), and the OpenAPI description of this answer allows none.
     return { ...own, ...(me.is_bot ? { bot_type: botType } : {}), max_message_id: newestMessageIdOf(ctx.db, me.id) };
   }),
 
   getUser: bind(getUser, (ctx, p) => {
     const target = accessUser(callerOf(ctx), userById(ctx.db, p.user_id), { allowDeactivated: true, allowBots: true, forAdmin: false });
-    return { user: viewOf(ctx, p)(target) };
+    return { user: viewOf(ctx, p, target) };
   }),
 
   getUserByEmail: bind(getUserByEmail, (ctx, p) => {
     const target = accessUser(callerOf(ctx), userByPathEmail(ctx.db, p.email), { allowDeactivated: true, allowBots: true, forAdmin: false });
-    return { user: viewOf(ctx, p)(target) };
+    return { user: viewOf(ctx, p, target) };
   }),
 
   // The password is hashed off the event loop before the write transaction opens; what was checked before

@@ -12,7 +12,7 @@ import { ApiError, badRequest } from '../../api/errors.js';
 import { escapeHtml } from '../../html.js';
 import type { Db } from '../store/db.js';
 import { rowsOf } from '../store/rows.js';
-import { streamById, streamByName } from './channels.js';
+import { streamById, streamByName, type StreamRow } from './channels.js';
 import { FLAG_BITS } from './flags.js';
 import { canAccessChannelHistory, type MessageRow } from './message-access.js';
 import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, userByApiEmail } from './messages.js';
@@ -102,6 +102,19 @@ export function mutingCondition(viewer: UserRow, channelId: number | null): Cond
   return { sql: `NOT (m.type = 'stream' AND (${mutedTopic} OR ${mutedChannel}))`, params: [viewer.id, viewer.id, viewer.id] };
 }
 
+/** A channel a narrow names, by ID or name: looked up once per narrow, though the terms and the history rule both ask. */
+type ChannelOf = (operand: unknown) => StreamRow | undefined;
+
+function channelLookup(db: Db): ChannelOf {
+  const found = new Map<unknown, StreamRow | undefined>();
+  return (operand) => {
+    if (!found.has(operand)) {
+      found.set(operand, typeof operand === 'number' ? streamById(db, operand) : typeof operand === 'string' ? streamByName(db, operand) : undefined);
+    }
+    return found.get(operand);
+  };
+}
+
 class NarrowBuilder {
   private channelSeen = false;
   private dmSeen = false;
@@ -111,6 +124,7 @@ class NarrowBuilder {
   constructor(
     private readonly db: Db,
     private readonly viewer: UserRow,
+    private readonly channelOf: ChannelOf,
   ) {}
 
   private kind(term: NarrowTerm, kind: 'channel' | 'dm'): void {
@@ -130,10 +144,12 @@ class NarrowBuilder {
       case 'channel':
       case 'stream': {
         this.kind(term, 'channel');
-        const channel = typeof operand === 'number' ? streamById(this.db, operand) : typeof operand === 'string' ? streamByName(this.db, operand) : undefined;
+        const channel = this.channelOf(operand);
         if (!channel) throw badNarrow(`unknown channel ${show(operand)}`);
         if (!term.negated) this.channelId = channel.id;
-        return { sql: `m.type = 'stream' AND m.stream_id = ?`, params: [channel.id] };
+        // Only a channel message has a channel, and IS is never NULL (so NOT keeps direct messages): the
+        // channel's messages, read from the index on (stream_id, id) alone.
+        return { sql: `m.stream_id IS ?`, params: [channel.id] };
       }
       case 'channels':
       case 'streams': {
@@ -265,11 +281,11 @@ class NarrowBuilder {
 }
 
 /** Whether the narrow may see messages the caller never received (Zulip's ok_to_include_history). */
-function includesHistory(db: Db, viewer: UserRow, terms: readonly NarrowTerm[]): boolean {
+function includesHistory(db: Db, viewer: UserRow, terms: readonly NarrowTerm[], channelOf: ChannelOf): boolean {
   let include = false;
   for (const t of terms) {
     if (CHANNEL_OPERATORS.has(t.operator) && !t.negated) {
-      const channel = typeof t.operand === 'number' ? streamById(db, t.operand) : typeof t.operand === 'string' ? streamByName(db, t.operand) : undefined;
+      const channel = channelOf(t.operand);
       include = channel !== undefined && canAccessChannelHistory(db, viewer, channel);
     } else if (CHANNELS_OPERATORS.has(t.operator) && t.operand === 'public' && !t.negated && !isGuest(viewer)) {
       include = true;
@@ -293,12 +309,13 @@ function allOf(conds: readonly Cond[]): Cond {
 }
 
 export function narrowQuery(db: Db, viewer: UserRow, terms: readonly NarrowTerm[]): NarrowQuery {
-  const builder = new NarrowBuilder(db, viewer);
+  const channelOf = channelLookup(db);
+  const builder = new NarrowBuilder(db, viewer, channelOf);
   const conds = terms.map((t) => {
     const c = builder.term(t);
     return t.negated ? { sql: `NOT (${c.sql})`, params: c.params } : { sql: `(${c.sql})`, params: c.params };
   });
-  const includeHistory = includesHistory(db, viewer, terms);
+  const includeHistory = includesHistory(db, viewer, terms, channelOf);
   const from = includeHistory
     ? 'messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?'
     : 'user_messages um JOIN messages m ON m.id = um.message_id';
@@ -337,9 +354,14 @@ export interface RangeRequest {
   numAfter: number;
 }
 
+/** A message's ID and the viewer's flags on it. */
+export type Flagged = [id: number, flags: number];
+
 export interface RangeResult {
   /** Ascending message IDs. */
   ids: number[];
+  /** The same, each with the viewer's flags. */
+  flagged: Flagged[];
   anchor: number;
   foundAnchor: boolean;
   foundOldest: boolean;
@@ -363,6 +385,13 @@ export const messagesInNarrow = (db: Db, q: NarrowQuery, ids: readonly number[])
     JSON.stringify(ids),
   );
 
+/** The messages of `ids` that match the narrow, each with the viewer's flags, in ID order. */
+export const flaggedInNarrow = (db: Db, q: NarrowQuery, ids: readonly number[]): Flagged[] =>
+  db
+    .prepare<unknown[], Flagged>(`SELECT m.id, ${FLAGS_SQL} FROM ${q.from} WHERE ${q.where} AND m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id`)
+    .raw()
+    .all(...q.params, JSON.stringify(ids));
+
 /** Walks `numBefore` messages before and `numAfter` after the anchor, with the found_* flags of a Zulip server. */
 export function fetchRange(db: Db, viewer: UserRow, q: NarrowQuery, r: RangeRequest): RangeResult {
   const anchor = r.anchor === 'first_unread' ? firstUnread(db, viewer, q) : r.anchor;
@@ -370,12 +399,17 @@ export function fetchRange(db: Db, viewer: UserRow, q: NarrowQuery, r: RangeRequ
   const anchoredToRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const numAfter = anchoredToRight ? 0 : r.numAfter;
   const ids = (sql: string, ...extra: unknown[]) =>
-    (db.prepare(`SELECT m.id FROM ${q.from} WHERE ${q.where} AND ${sql}`).all(...q.params, ...extra) as { id: number }[]).map((x) => x.id);
+    db
+      .prepare<unknown[], Flagged>(`SELECT m.id, ${FLAGS_SQL} FROM ${q.from} WHERE ${q.where} AND ${sql}`)
+      .raw()
+      .all(...q.params, ...extra);
   const before = r.numBefore > 0 ? ids('m.id < ? ORDER BY m.id DESC LIMIT ?', anchor, r.numBefore).reverse() : [];
   const at = r.includeAnchor && !anchoredToRight ? ids('m.id = ?', anchor) : [];
   const after = numAfter > 0 ? ids('m.id > ? ORDER BY m.id ASC LIMIT ?', anchor, numAfter) : [];
+  const flagged = [...before, ...at, ...after];
   return {
-    ids: [...before, ...at, ...after],
+    ids: flagged.map(([id]) => id),
+    flagged,
     anchor,
     foundAnchor: at.length === 1,
     foundOldest: anchoredToLeft || before.length < r.numBefore,

@@ -6,7 +6,7 @@ import type { User } from '../../api/types.js';
 import type { EventSink } from '../context.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { seesRealEmail, userView } from './user-view.js';
+import { oneUserView, seesRealEmail } from './user-view.js';
 import { botAdminIds, type UserRow, type Viewer } from './users.js';
 import { listeningUserIds, listeningViewers } from './event-queues.js';
 
@@ -33,7 +33,7 @@ export function emitWithPerson(
     else groups.set(sees, [viewer]);
   }
   for (const viewers of groups.values()) {
-    const person = userView(db, viewers[0]!, { clientGravatar: false, includeCustomProfileFields: !target.is_bot }, realmUrl)(target);
+    const person = oneUserView(db, viewers[0]!, { clientGravatar: false, includeCustomProfileFields: !target.is_bot }, realmUrl, target);
     sink.emit(
       event(person),
       viewers.map((v) => v.id),

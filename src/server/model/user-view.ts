@@ -5,6 +5,9 @@ import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { rowsOf } from '../store/rows.js';
 import { inTransaction } from '../store/transactions.js';
+import { changeLog, dependency } from '../store/changes.js';
+import { withJson } from '../../api/rendered-list.js';
+import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits } from './rendered-cache.js';
 import { systemBotAvatarUrl } from './system-bots.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
 
@@ -124,12 +127,17 @@ export function profileData(db: Db, ids?: { from: number; to: number }): Map<num
 
 /**
  * A function giving the 2.1 user object of any user as `viewer` sees it. The realm policy and the profile
- * values are read once, so listing ten thousand users stays one query each.
+ * values (of every user) are read once, so listing ten thousand users stays one query each; for one user, oneUserView.
  */
 export function userView(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string): (target: UserViewRow) => User {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
   const profiles = opts.includeCustomProfileFields ? profileData(db) : null;
   return (target) => view(target, profiles);
+}
+
+/** The 2.1 user object of one user as `viewer` sees it, with that user's profile values only. */
+export function oneUserView(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, target: UserViewRow): User {
+  return viewWithProfiles(db, viewer, opts, realmUrl)(target, profilesOf(db, opts, [target]));
 }
 
 /**
@@ -150,24 +158,84 @@ export function userView(db: Db, viewer: Viewer | null, opts: UserViewOptions, r
  * moment it is sent. Who reads a list whole (not as a stream) still gets one snapshot: the router reads
  * every page inside the request's transaction.
  */
-export function* userViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only?: ReadonlySet<number>): Generator<User[]> {
+export function* userViewPages(
+  db: Db,
+  viewer: Viewer | null,
+  opts: UserViewOptions,
+  realmUrl: string,
+  o: { only?: ReadonlySet<number>; keep?: boolean } = {},
+): Generator<User[]> {
+  if (o.keep) {
+    yield* keptViewPages(db, viewer, opts, realmUrl, o.only);
+    return;
+  }
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
   const page = db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?`);
   const read = (after: number) =>
     inTransaction(db, 'deferred', () => {
       const rows = rowsOf<UserViewRow>(page, after, USER_PAGE);
-      const last = rows.at(-1)?.id;
-      const profiles = opts.includeCustomProfileFields && last !== undefined ? profileData(db, { from: rows[0]!.id, to: last }) : null;
-      return { rows, profiles };
+      return { rows, profiles: profilesOf(db, opts, rows) };
     });
   for (let after = 0; ; ) {
     const { rows, profiles } = read(after);
-    const users = (only ? rows.filter((u) => only.has(u.id)) : rows).map((u) => view(u, profiles));
+    const users = (o.only ? rows.filter((u) => o.only!.has(u.id)) : rows).map((u) => view(u, profiles));
     if (users.length) yield users;
     if (rows.length < USER_PAGE) return;
     after = rows.at(-1)!.id;
   }
 }
+
+/** Users' renderings kept per connection (model/rendered-cache.ts): about 400 characters of JSON each. */
+const userRenderings = new WeakMap<Db, RenderedCache<User>>();
+export const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, characters: 8 * 1024 * 1024 };
+
+/**
+ * `userViewPages` from kept renderings, each page with its JSON (api/rendered-list.ts): a page reads its users'
+ * IDs and the change log, and only the users whose rendering is not kept (or no longer holds) whole.
+ */
+function* keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only: ReadonlySet<number> | undefined): Generator<User[]> {
+  const cache = renderedCacheOf(userRenderings, db, USER_RENDERINGS);
+  const read = (after: number) =>
+    inTransaction(db, 'deferred', () => {
+      // The settings a rendering is made under are read in the snapshot it is kept as of.
+      const at = changeLog(db).sync();
+      const letsSee = policyLetsSee(getSetting(db, 'email_address_visibility'), viewer);
+      // What a rendering depends on besides the user's rows and the organization's settings: what the viewer sees, and what was asked for.
+      const keyOf = (id: number) => `${id}:${letsSee || viewer?.id === id ? 1 : 0}${opts.clientGravatar ? 1 : 0}${opts.includeCustomProfileFields ? 1 : 0}`;
+      const all = db.prepare('SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?').pluck().all(after, USER_PAGE) as number[];
+      const wanted = only ? all.filter((id) => only.has(id)) : all;
+      const renderings = wanted.map((id) => cache.get(db, keyOf(id)));
+      const missing = wanted.filter((_, i) => renderings[i] === undefined);
+      if (missing.length) {
+        const view = viewWithProfiles(db, viewer, opts, realmUrl);
+        const rows = usersForView(db, missing).sort((a, b) => a.id - b.id);
+        const profiles = profilesOf(db, opts, rows);
+        const made = new Map(rows.map((row) => view(row, profiles)).map((value) => [value.user_id, { value, json: JSON.stringify(value) }]));
+        wanted.forEach((id, i) => {
+          const rendering = made.get(id);
+          if (!rendering) return;
+          renderings[i] = rendering;
+          cache.set(keyOf(id), at, [dependency('user', id), dependency('realm', 0)], rendering);
+        });
+      }
+      return { last: all.at(-1), count: all.length, renderings: renderings.filter((r) => r !== undefined) };
+    });
+  for (let after = 0; ; ) {
+    const { last, count, renderings } = read(after);
+    if (renderings.length) {
+      yield withJson(
+        renderings.map((r) => r.value),
+        renderings.map((r) => r.json).join(','),
+      );
+    }
+    if (count < USER_PAGE || last === undefined) return;
+    after = last;
+  }
+}
+
+/** The profile values of users read in ID order, when they are asked for. */
+const profilesOf = (db: Db, opts: UserViewOptions, rows: readonly UserViewRow[]): Map<number, ProfileValues> | null =>
+  opts.includeCustomProfileFields && rows.length ? profileData(db, { from: rows[0]!.id, to: rows.at(-1)!.id }) : null;
 
 /** `userView`, its profile values given per call (all of them, or a page's). */
 function viewWithProfiles(

@@ -546,4 +546,44 @@ export const migrations: readonly Migration[] = [
   INSERT OR IGNORE INTO realm_settings (key, value)
     SELECT 'message_content_edit_limit_seconds', 'null' WHERE EXISTS (SELECT 1 FROM users WHERE is_bot = 0);
   `,
+  // 17: the change log that kept renderings are checked against (store/changes.ts)
+  `
+  CREATE TABLE changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    subject TEXT NOT NULL,
+    id INTEGER NOT NULL
+  );
+  -- Listing users reads their IDs alone, from an index, not every row.
+  CREATE INDEX users_listed ON users (is_system_bot, id);
+  -- The newest 10,000 changes are kept: a reader further behind than that starts afresh.
+  CREATE TRIGGER changes_pruned AFTER INSERT ON changes BEGIN DELETE FROM changes WHERE seq <= NEW.seq - 10000; END;
+  ${changeTriggers([
+    // A new row needs no entry: nothing can have been kept for an ID not used before (IDs are never given twice).
+    ['users', 'user', 'id', ['UPDATE', 'DELETE']],
+    ['profile_values', 'user', 'user_id', ['INSERT', 'UPDATE', 'DELETE']],
+    ['messages', 'message', 'id', ['UPDATE', 'DELETE']],
+    ['reactions', 'message', 'message_id', ['INSERT', 'UPDATE', 'DELETE']],
+    ['message_edits', 'message', 'message_id', ['INSERT', 'UPDATE', 'DELETE']],
+    ['streams', 'channel', 'id', ['UPDATE', 'DELETE']],
+    // What every rendering may depend on: the organization's settings, its linkifiers and profile fields.
+    ['realm_settings', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE']],
+    ['linkifiers', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE']],
+    ['custom_profile_fields', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE']],
+  ])}
+  `,
 ];
+
+/**
+ * Triggers that log a change of each row of `table` into `changes`, as `subject` and the ID in `column` of the
+ * row (NEW's, or OLD's for a deletion; a constant is the same for every row).
+ */
+function changeTriggers(tables: [table: string, subject: string, column: string, events: ('INSERT' | 'UPDATE' | 'DELETE')[]][]): string {
+  return tables
+    .flatMap(([table, subject, column, events]) =>
+      events.map((event) => {
+        const id = /^\d+$/.test(column) ? column : `${event === 'DELETE' ? 'OLD' : 'NEW'}.${column}`;
+        return `CREATE TRIGGER changes_${table}_${event.toLowerCase()} AFTER ${event} ON ${table} BEGIN INSERT INTO changes (subject, id) VALUES ('${subject}', ${id}); END;`;
+      }),
+    )
+    .join('\n  ');
+}

@@ -1,0 +1,74 @@
+/**
+ * Renderings kept across requests and writes: a user's or a message's wire form and its JSON text, made once
+ * and given again while nothing it was made of has changed (store/changes.ts). Reading rows into values and
+ * encoding them was most of what `GET /users` and `GET /messages` cost `serve`; a real Zulip server keeps the
+ * same in memcached (user dicts, message dicts) for the same reason.
+ *
+ * Only answers written as JSON take kept values (HandlerContext.rendersJson: `serve`): whoever gets values
+ * in-process could change a kept one. Bounded in entries and in characters of JSON, the least lately made going first.
+ */
+import { changeLog, type Dependency } from '../store/changes.js';
+import type { Db } from '../store/db.js';
+
+export interface Rendering<V> {
+  value: V;
+  /** JSON.stringify(value), exactly. */
+  json: string;
+}
+
+interface Kept<V> extends Rendering<V> {
+  /** The change log's newest change when it was made. */
+  at: number;
+  made: readonly Dependency[];
+}
+
+export interface RenderedCacheLimits {
+  entries: number;
+  characters: number;
+}
+
+export class RenderedCache<V> {
+  private readonly entries = new Map<string, Kept<V>>();
+  private characters = 0;
+
+  constructor(private readonly limits: RenderedCacheLimits) {}
+
+  /** The rendering kept for `key`, if what it was made of is unchanged as of `at` (ChangeLog.sync of this transaction). */
+  get(db: Db, key: string): Rendering<V> | undefined {
+    const kept = this.entries.get(key);
+    if (!kept) return undefined;
+    if (changeLog(db).holds(kept.at, kept.made)) return kept;
+    this.drop(key);
+    return undefined;
+  }
+
+  /** Keeps a rendering made as of change `at` from the rows `made` names. */
+  set(key: string, at: number, made: readonly Dependency[], rendering: Rendering<V>): void {
+    this.drop(key);
+    if (rendering.json.length > this.limits.characters) return;
+    while (this.entries.size >= this.limits.entries || this.characters + rendering.json.length > this.limits.characters) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.drop(oldest.value);
+    }
+    this.entries.set(key, { ...rendering, at, made });
+    this.characters += rendering.json.length;
+  }
+
+  private drop(key: string): void {
+    const kept = this.entries.get(key);
+    if (!kept) return;
+    this.entries.delete(key);
+    this.characters -= kept.json.length;
+  }
+}
+
+/** One cache of each kind per connection. */
+export function renderedCacheOf<V>(caches: WeakMap<Db, RenderedCache<V>>, db: Db, limits: RenderedCacheLimits): RenderedCache<V> {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new RenderedCache<V>(limits);
+    caches.set(db, cache);
+  }
+  return cache;
+}

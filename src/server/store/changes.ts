@@ -1,0 +1,80 @@
+/**
+ * What changed in the store, row by row, for values kept across writes (model/rendered-cache.ts). The store
+ * stamp (stamp.ts) says only that something changed, and under everyday traffic something always has: a
+ * message sent between two reads of the user list would empty a cache kept by the stamp. Here SQLite triggers
+ * (migration 17) log every change of the rows renderings are made of, by subject and ID (a user, a message, a
+ * channel, or the organization's settings as a whole), whatever process or code path made it; a kept value
+ * names what it was made of and holds while none of those changed after it was made, as Zulip's memcached
+ * entries for user and message dicts are flushed when their rows are saved.
+ *
+ * Read inside the transaction whose snapshot the values are read from: a value made in it is as of the log's
+ * newest entry in that snapshot. Only read-only transactions may keep values: a change this connection made
+ * and then rolled back would leave a kept value as of a log entry that never was.
+ */
+import type { Db } from './db.js';
+
+export type ChangeSubject = 'user' | 'message' | 'channel' | 'realm';
+
+/** A subject and ID a kept value was made of (`realm` has the one ID 0). */
+export type Dependency = `${ChangeSubject}:${number}`;
+
+export const dependency = (subject: ChangeSubject, id: number): Dependency => `${subject}:${id}`;
+
+/** Changes read in one go at most, and distinct rows remembered: past either the log starts afresh, forgetting every kept value. */
+export const CHANGE_LOG_LIMITS = { read: 1000, remembered: 10_000 };
+
+export class ChangeLog {
+  /** The newest change read (-1: none read yet). */
+  private seen = -1;
+  /** Values made before this change count as stale: the log was started afresh there. */
+  private floor = 0;
+  /** The newest change of each row that changed since the floor. */
+  private readonly changed = new Map<Dependency, number>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Reads what changed since the last read; the newest change as of the current transaction's snapshot. */
+  sync(): number {
+    if (this.seen < 0) return this.restart();
+    // Prepared at each use: the connection keeps statements (kept-statements.ts) and hands them out in their plain modes.
+    const rows = this.db
+      .prepare<[number, number], [number, ChangeSubject, number]>('SELECT seq, subject, id FROM changes WHERE seq > ? ORDER BY seq LIMIT ?')
+      .raw()
+      .all(this.seen, CHANGE_LOG_LIMITS.read + 1);
+    if (rows.length === 0) return this.seen;
+    // Consecutive from the last one read, unless the log was pruned past it (sequence numbers of committed changes have no gaps).
+    if (rows[0]![0] !== this.seen + 1 || rows.length > CHANGE_LOG_LIMITS.read || this.changed.size + rows.length > CHANGE_LOG_LIMITS.remembered) {
+      return this.restart();
+    }
+    for (const [seq, subject, id] of rows) this.changed.set(dependency(subject, id), seq);
+    this.seen = rows.at(-1)![0];
+    return this.seen;
+  }
+
+  /** Whether a value made as of change `at` from `made` still holds: nothing it was made of changed since. */
+  holds(at: number, made: readonly Dependency[]): boolean {
+    if (at < this.floor) return false;
+    for (const d of made) if ((this.changed.get(d) ?? 0) > at) return false;
+    return true;
+  }
+
+  /** Forgets every change (and so every value made before now) and goes on from the newest. */
+  private restart(): number {
+    this.changed.clear();
+    this.seen = this.db.prepare<[], number | null>('SELECT max(seq) FROM changes').pluck().get() ?? 0;
+    this.floor = this.seen;
+    return this.seen;
+  }
+}
+
+const logs = new WeakMap<Db, ChangeLog>();
+
+/** The change log of a connection: one per connection, as its caches are. */
+export function changeLog(db: Db): ChangeLog {
+  let log = logs.get(db);
+  if (!log) {
+    log = new ChangeLog(db);
+    logs.set(db, log);
+  }
+  return log;
+}
