@@ -566,7 +566,8 @@ export const migrations: readonly Migration[] = [
     ['message_edits', 'message', 'message_id', ['INSERT', 'UPDATE', 'DELETE']],
     ['streams', 'channel', 'id', ['UPDATE', 'DELETE']],
     // What every rendering may depend on: the organization's settings, its linkifiers and profile fields.
-    ['realm_settings', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE']],
+    // presence_sequence is a counter every presence report advances, which no rendering shows.
+    ['realm_settings', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE'], "key <> 'presence_sequence'"],
     ['linkifiers', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE']],
     ['custom_profile_fields', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE']],
   ])}
@@ -577,12 +578,14 @@ export const migrations: readonly Migration[] = [
  * Triggers that log a change of each row of `table` into `changes`, as `subject` and the ID in `column` of the
  * row (NEW's, or OLD's for a deletion; a constant is the same for every row).
  */
-function changeTriggers(tables: [table: string, subject: string, column: string, events: ('INSERT' | 'UPDATE' | 'DELETE')[]][]): string {
+function changeTriggers(tables: [table: string, subject: string, column: string, events: ('INSERT' | 'UPDATE' | 'DELETE')[], when?: string][]): string {
   return tables
-    .flatMap(([table, subject, column, events]) =>
+    .flatMap(([table, subject, column, events, condition]) =>
       events.map((event) => {
-        const id = /^\d+$/.test(column) ? column : `${event === 'DELETE' ? 'OLD' : 'NEW'}.${column}`;
-        return `CREATE TRIGGER changes_${table}_${event.toLowerCase()} AFTER ${event} ON ${table} BEGIN INSERT INTO changes (subject, id) VALUES ('${subject}', ${id}); END;`;
+        const row = event === 'DELETE' ? 'OLD' : 'NEW';
+        const id = /^\d+$/.test(column) ? column : `${row}.${column}`;
+        const when = condition === undefined ? '' : ` WHEN ${condition.replace(/\bkey\b/g, `${row}.key`)}`;
+        return `CREATE TRIGGER changes_${table}_${event.toLowerCase()} AFTER ${event} ON ${table}${when} BEGIN INSERT INTO changes (subject, id) VALUES ('${subject}', ${id}); END;`;
       }),
     )
     .join('\n  ');
