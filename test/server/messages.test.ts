@@ -433,6 +433,29 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       expect(html.messages[0]!.avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\/avatar\//);
     });
 
+    it("keeps a sender's avatar URL under client_gravatar unless everyone may see the sender's address, whoever asks", async () => {
+      const member = org.addUser();
+      const bot = org.addUser({ bot: { type: 1, ownerId: org.owner.id } });
+      const c = await channel([member]);
+      const sent: number[] = [];
+      for (const from of [await as(member), owner, await as(bot)])
+        sent.push((await from.call(sendMessage, { type: 'stream', to: c.name, topic: 'avatars', content: 'hi' })).id);
+      const avatars = async (viewer: ChatClient) =>
+        (await viewer.call(getMessages, { message_ids: sent, client_gravatar: true })).messages.map((m) => m.avatar_url);
+      const gravatar = expect.stringMatching(/^https:\/\/secure\.gravatar\.com\/avatar\//);
+      expect(await avatars(await as(member))).toEqual([null, null, null]);
+      setSetting(org.db, 'email_address_visibility', 3);
+      try {
+        // zerver/lib/message_cache.py finalize_payload: client_gravatar is dropped for a sender whose
+        // email_address_visibility is not "everyone" (a bot's always is), the caller's own messages and an
+        // administrator's reading included.
+        expect(await avatars(await as(member))).toEqual([gravatar, gravatar, null]);
+        expect(await avatars(owner)).toEqual([gravatar, gravatar, null]);
+      } finally {
+        setSetting(org.db, 'email_address_visibility', 1);
+      }
+    });
+
     it('fetches exact message IDs without range fields', async () => {
       const res = await owner.call(getMessages, { message_ids: [ids[1]!, ids[4]!, 99999] });
       expect(res.messages.map((m) => m.id)).toEqual([ids[1], ids[4]]);

@@ -32,7 +32,6 @@ import {
   type NarrowQuery,
 } from '../model/narrow.js';
 import { renderMarkdown } from '../model/render.js';
-import type { UserRow } from '../model/users.js';
 import { afterMessageSent } from '../webhooks.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
@@ -43,7 +42,6 @@ const MAX_MESSAGES_PER_FETCH = 5000;
  */
 function fetchedMessages(
   ctx: HandlerContext,
-  user: UserRow,
   q: NarrowQuery,
   ids: readonly number[],
   opts: { apply_markdown: boolean; client_gravatar: boolean; allow_empty_topic_name: boolean },
@@ -52,10 +50,10 @@ function fetchedMessages(
   const wireOptions = { applyMarkdown: opts.apply_markdown, clientGravatar: opts.client_gravatar, allowEmptyTopicName: opts.allow_empty_topic_name };
   // A search's highlights are the request's own: those answers are made whole.
   if (ctx.rendersJson && !q.searchWords.length) {
-    return keptFetchedMessages(ctx.db, user, flagged ?? flaggedInNarrow(ctx.db, q, ids), wireOptions, ctx.realmUrl);
+    return keptFetchedMessages(ctx.db, flagged ?? flaggedInNarrow(ctx.db, q, ids), wireOptions, ctx.realmUrl);
   }
   const rows = messagesInNarrow(ctx.db, q, ids);
-  const wire = messages.messagesToWire(ctx.db, user, rows, wireOptions, ctx.realmUrl);
+  const wire = messages.messagesToWire(ctx.db, rows, wireOptions, ctx.realmUrl);
   return wire.map((m, i) => {
     const out: FetchedMessage = { ...m, flags: messages.wireFlags(rows[i]!.viewer_flags) };
     if (q.searchWords.length) {
@@ -95,11 +93,11 @@ export const handlers: Handlers<'messages'> = {
     if (p.num_before > 0 && p.num_after > 0 && !p.include_anchor) throw badRequest('The anchor can only be excluded at an end of the range');
     const q = narrowQuery(ctx.db, user, parseNarrow(p.narrow));
     if (anchor === undefined) {
-      return { messages: fetchedMessages(ctx, user, q, p.message_ids!, p), history_limited: false };
+      return { messages: fetchedMessages(ctx, q, p.message_ids!, p), history_limited: false };
     }
     const range = fetchRange(ctx.db, user, q, { anchor, includeAnchor: p.include_anchor, numBefore: p.num_before, numAfter: p.num_after });
     return {
-      messages: fetchedMessages(ctx, user, q, range.ids, p, range.flagged),
+      messages: fetchedMessages(ctx, q, range.ids, p, range.flagged),
       anchor: range.anchor,
       found_anchor: range.foundAnchor,
       found_oldest: range.foundOldest,
@@ -113,7 +111,6 @@ export const handlers: Handlers<'messages'> = {
     const row = accessMessage(ctx.db, user, p.message_id);
     const [wire] = messages.messagesToWire(
       ctx.db,
-      user,
       [row],
       { applyMarkdown: p.apply_markdown, clientGravatar: false, allowEmptyTopicName: p.allow_empty_topic_name },
       ctx.realmUrl,

@@ -1,6 +1,6 @@
 /**
- * `GET /messages` from kept renderings (rendered-cache.ts): a message's wire form without its flags, as one
- * viewer's kind sees it, made once and given again while its row, its reactions and edits, its sender's and
+ * `GET /messages` from kept renderings (rendered-cache.ts): a message's wire form without its flags, as
+ * everyone sees it, made once and given again while its row, its reactions and edits, its sender's and
  * recipients' rows, its channel and the organization's settings are unchanged. Each request still reads which
  * messages its narrow holds and the caller's flags on them; only the messages without a rendering that holds
  * are read whole.
@@ -12,10 +12,7 @@ import type { Db } from '../store/db.js';
 import type { MessageRow } from './message-access.js';
 import { messagesToWire, wireFlags, type WireOptions } from './messages.js';
 import type { Flagged } from './narrow.js';
-import { getSetting } from './realm.js';
 import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits } from './rendered-cache.js';
-import { policyLetsSee } from './user-view.js';
-import type { UserRow } from './users.js';
 
 /** Messages' renderings kept per connection: a short message is about 700 characters of JSON. */
 const messageRenderings = new WeakMap<Db, RenderedCache<WireMessage>>();
@@ -25,30 +22,23 @@ export const MESSAGE_RENDERINGS: RenderedCacheLimits = { entries: 10_000, charac
  * The messages `found` (ID order, each with the viewer's flags: narrow.ts fetchRange, flaggedInNarrow) in the
  * format of GET /messages, and their JSON (api/rendered-list.ts).
  */
-export function keptFetchedMessages(db: Db, viewer: UserRow, found: readonly Flagged[], opts: WireOptions, realmUrl: string): FetchedMessage[] {
+export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: WireOptions, realmUrl: string): FetchedMessage[] {
   const cache = renderedCacheOf(messageRenderings, db, MESSAGE_RENDERINGS);
   const at = changeLog(db).sync();
-  const letsSee = policyLetsSee(getSetting(db, 'email_address_visibility'), viewer);
-  // What a rendering depends on besides the rows it was made of: whether avatar_url is left to a client that
-  // computes Gravatars itself (it may, and asks to, and sees the sender's address), and how it was asked for.
-  const keyOf = (id: number, sees: boolean) =>
-    `${id}:${opts.clientGravatar && sees ? 1 : 0}${opts.applyMarkdown === false ? 0 : 1}${opts.allowEmptyTopicName ? 1 : 0}:${realmUrl}`;
-  // The sender is known only from a rendering: one as everyone sees it may show out that its sender is the viewer, who sees more.
-  const keptFor = (id: number) => {
-    const kept = cache.get(db, keyOf(id, letsSee));
-    return kept && !letsSee && opts.clientGravatar && kept.value.sender_id === viewer.id ? cache.get(db, keyOf(id, true)) : kept;
-  };
-  const renderings = found.map(([id]) => keptFor(id));
+  // A rendering is the same whoever asks (messages.ts messagesToWire): it depends on the rows it was made of
+  // and on how it was asked for.
+  const keyOf = (id: number) => `${id}:${opts.clientGravatar ? 1 : 0}${opts.applyMarkdown === false ? 0 : 1}${opts.allowEmptyTopicName ? 1 : 0}:${realmUrl}`;
+  const renderings = found.map(([id]) => cache.get(db, keyOf(id)));
   const missing = found.filter((_, i) => renderings[i] === undefined).map(([id]) => id);
   if (missing.length) {
     const rows = db.prepare('SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id').all(JSON.stringify(missing)) as MessageRow[];
-    const made = new Map(messagesToWire(db, viewer, rows, opts, realmUrl).map((value) => [value.id, value]));
+    const made = new Map(messagesToWire(db, rows, opts, realmUrl).map((value) => [value.id, value]));
     found.forEach(([id], i) => {
       const value = made.get(id);
       if (renderings[i] || !value) return;
       const rendering = { value, json: JSON.stringify(value) };
       renderings[i] = rendering;
-      cache.set(keyOf(id, letsSee || value.sender_id === viewer.id), at, madeOf(value), rendering);
+      cache.set(keyOf(id), at, madeOf(value), rendering);
     });
   }
   const messages: FetchedMessage[] = [];

@@ -18,7 +18,7 @@ import { messageById, type MessageRow } from './message-access.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
 import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
 import { SYSTEM_BOT_REALM } from './system-bots.js';
-import { apiEmail, usersForView, userView } from './user-view.js';
+import { addressPublic, apiEmail, usersForView, userView } from './user-view.js';
 import { isGuest, userByEmail, userById, type UserRow } from './users.js';
 
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -350,7 +350,7 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
   for (const [flags, ids] of byFlags) insert.run(id, flags, JSON.stringify(ids));
   const mentionedRecipientIds = userIds.filter((userId) => rendered.mentionedUserIds.has(userId));
   const automatic = channel ? followOnSend(db, ctx, sender, { messageId: id, channel, topic, mentionedRecipientIds }, now) : undefined;
-  const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, null, ctx.realmUrl);
+  const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, ctx.realmUrl);
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
   // A public channel's message also reaches queues that watch every public channel, with no flags
   // (zerver/tornado/event_queue.py get_client_info_for_message_event).
@@ -390,16 +390,25 @@ export interface EditRow {
 
 const inList = (ids: readonly number[]): string => JSON.stringify(ids);
 
-/** Messages in the format of GET /messages (without `flags`), in the order of `rows`. */
-export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly MessageRow[], opts: WireOptions, realmUrl: string): WireMessage[] {
+/**
+ * Messages in the format of GET /messages (without `flags`), in the order of `rows`: the same for every
+ * caller (flags aside), as a Zulip server's message dicts are.
+ */
+export function messagesToWire(db: Db, rows: readonly MessageRow[], opts: WireOptions, realmUrl: string): WireMessage[] {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const view = userView(db, viewer, { clientGravatar: opts.clientGravatar ?? false, includeCustomProfileFields: false }, realmUrl);
+  const view = userView(db, null, { clientGravatar: false, includeCustomProfileFields: false }, realmUrl);
   const memberLists = new Map<number, number[]>();
   for (const r of rows) if (r.type === 'private' && !memberLists.has(r.recipient_id)) memberLists.set(r.recipient_id, recipientMembers(db, r.recipient_id));
   const userIds = new Set<number>(rows.map((r) => r.sender_id));
   for (const list of memberLists.values()) for (const id of list) userIds.add(id);
-  const users = new Map(usersForView(db, [...userIds]).map((u) => [u.id, view(u)]));
+  const userRows = usersForView(db, [...userIds]);
+  const users = new Map(userRows.map((u) => [u.id, view(u)]));
+  // zerver/lib/message_cache.py MessageDict.finalize_payload: client_gravatar holds only for a sender whose
+  // email_address_visibility is "everyone" (a bot's always is: zerver/actions/create_user.py), whoever reads
+  // the message, its sender and administrators included. A system bot's avatar is a file of the server.
+  const policy = getSetting(db, 'email_address_visibility');
+  const gravatarLeftToClient = new Set(opts.clientGravatar ? userRows.filter((u) => !u.is_system_bot && addressPublic(policy, u)).map((u) => u.id) : []);
   const channels = new Map(
     (
       db
@@ -457,7 +466,7 @@ export function messagesToWire(db: Db, viewer: UserRow | null, rows: readonly Me
       sender_realm_str: sender?.is_system_bot ? SYSTEM_BOT_REALM : '',
       display_recipient: displayRecipient,
       type: r.type,
-      avatar_url: sender?.avatar_url ?? null,
+      avatar_url: gravatarLeftToClient.has(r.sender_id) ? null : (sender?.avatar_url ?? null),
       content_type: html ? 'text/html' : 'text/x-markdown',
     };
     if (r.type === 'stream') wire.stream_id = r.stream_id!;
@@ -487,14 +496,11 @@ function editHistoryEntry(e: EditRow, topicOf: (t: string) => string): EditHisto
   return entry;
 }
 
-/**
- * One message in the format of GET /messages (without `flags`), as `viewer` (null: nobody in particular,
- * every address as the organization shows it) sees it.
- */
-export function messageToWire(db: Db, messageId: number, opts: WireOptions, viewer: UserRow | null, realmUrl: string): WireMessage {
+/** One message in the format of GET /messages (without `flags`). */
+export function messageToWire(db: Db, messageId: number, opts: WireOptions, realmUrl: string): WireMessage {
   const row = messageById(db, messageId);
   if (!row) throw badRequest('Invalid message(s)');
-  return messagesToWire(db, viewer, [row], opts, realmUrl)[0]!;
+  return messagesToWire(db, [row], opts, realmUrl)[0]!;
 }
 
 /** The caller's flags on a message they may read: their own, or `read` + `historical` without a copy. */

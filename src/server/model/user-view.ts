@@ -60,6 +60,9 @@ export function policyLetsSee(policy: number, viewer: Pick<UserRow, 'role'> | nu
   }
 }
 
+/** Whether everyone may see the real address of `target`: a bot's always, a human's when the policy says everyone. */
+export const addressPublic = (policy: number, target: Pick<UserRow, 'is_bot'>): boolean => target.is_bot === 1 || policy === 1;
+
 /** Whether `viewer` sees the real address of `target`: always a bot's and their own, else as the policy says. */
 export const seesRealEmail = (policy: number, viewer: Viewer | null, target: Pick<UserRow, 'id' | 'is_bot'>): boolean =>
   target.is_bot === 1 || viewer?.id === target.id || policyLetsSee(policy, viewer);
@@ -293,6 +296,5 @@ export const apiEmailer = (db: Db): ((target: Pick<UserRow, 'id' | 'email' | 'is
  * request reached `serve` by.
  */
 function emailerUnder(policy: number, host: string): (target: Pick<UserRow, 'id' | 'email' | 'is_bot'>) => string {
-  const everyoneSees = policy === 1;
-  return (target) => (target.is_bot || everyoneSees ? target.email : `user${target.id}@${host}`);
+  return (target) => (addressPublic(policy, target) ? target.email : `user${target.id}@${host}`);
 }

@@ -16,13 +16,7 @@ export const SLACK_INTERFACE = 2;
 
 /** The triggering message as the bot receives it: raw content, rendered HTML alongside, real avatar URLs. */
 export function webhookMessage(db: Db, messageId: number, realmUrl: string): OutgoingWebhookMessage {
-  const wire = messageToWire(
-    db,
-    messageId,
-    { applyMarkdown: false, clientGravatar: false, allowEmptyTopicName: true, withRenderedContent: true },
-    null,
-    realmUrl,
-  );
+  const wire = messageToWire(db, messageId, { applyMarkdown: false, clientGravatar: false, allowEmptyTopicName: true, withRenderedContent: true }, realmUrl);
   return { ...wire, rendered_content: wire.rendered_content ?? '' };
 }
 

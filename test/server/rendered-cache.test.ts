@@ -1,0 +1,85 @@
+/**
+ * The cache of renderings serve keeps (model/rendered-cache.ts): bounded in entries and in characters of
+ * JSON, the least lately made dropped first, and never giving a rendering something it was made of changed
+ * since (store/changes.ts). Its limits in serve (USER_RENDERINGS, MESSAGE_RENDERINGS) are too large to reach
+ * from outside, so the bounds are tested here with small ones.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RenderedCache, type Rendering } from '../../src/server/model/rendered-cache.js';
+import { changeLog, dependency } from '../../src/server/store/changes.js';
+import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
+
+const rendering = (json: string): Rendering<string> => ({ value: json, json });
+
+describe('RenderedCache', () => {
+  let org: TestOrg;
+  let user: TestUser;
+  let other: TestUser;
+  beforeAll(() => {
+    org = createTestOrg();
+    user = org.addUser();
+    other = org.addUser();
+  });
+  afterAll(() => org.close());
+
+  /** The newest change, as a read transaction that keeps renderings sees it. */
+  const now = () => changeLog(org.db).sync();
+  const kept = (cache: RenderedCache<string>, keys: string[]) => keys.filter((key) => cache.get(org.db, key) !== undefined);
+
+  it('keeps at most its number of entries, dropping the oldest first', () => {
+    const cache = new RenderedCache<string>({ entries: 3, characters: 1000 });
+    const at = now();
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, at, [], rendering(`"${key}"`));
+    expect(kept(cache, ['a', 'b', 'c', 'd'])).toEqual(['b', 'c', 'd']);
+    expect(cache.get(org.db, 'd')).toMatchObject(rendering('"d"'));
+  });
+
+  it('keeps at most its number of characters of JSON, dropping the oldest first', () => {
+    const cache = new RenderedCache<string>({ entries: 100, characters: 10 });
+    const at = now();
+    for (const key of ['a', 'b', 'c']) cache.set(key, at, [], rendering(`"${key}${key}"`));
+    expect(kept(cache, ['a', 'b', 'c'])).toEqual(['b', 'c']);
+    // One longer than the whole bound is not kept, and makes no room for itself.
+    cache.set('huge', at, [], rendering('x'.repeat(11)));
+    expect(kept(cache, ['b', 'c', 'huge'])).toEqual(['b', 'c']);
+    // Made again, a rendering counts its new length alone.
+    cache.set('b', at, [], rendering('"12345"'));
+    expect(kept(cache, ['b', 'c'])).toEqual(['b']);
+  });
+
+  it('counts a rendering made again as the newest: the least lately made goes first', () => {
+    const cache = new RenderedCache<string>({ entries: 3, characters: 1000 });
+    const at = now();
+    for (const key of ['a', 'b', 'c', 'a', 'd']) cache.set(key, at, [], rendering(`"${key}"`));
+    expect(kept(cache, ['a', 'b', 'c', 'd'])).toEqual(['a', 'c', 'd']);
+  });
+
+  it('never gives a rendering something it was made of changed since, and still gives the others', () => {
+    const cache = new RenderedCache<string>({ entries: 10, characters: 1000 });
+    const at = now();
+    cache.set('user', at, [dependency('user', user.id)], rendering('"user"'));
+    cache.set('other', at, [dependency('user', other.id)], rendering('"other"'));
+    cache.set('org', at, [dependency('user', other.id), dependency('realm', 0)], rendering('"org"'));
+    org.db.prepare('UPDATE users SET full_name = ? WHERE id = ?').run('Changed', user.id);
+    now();
+    expect(kept(cache, ['user', 'other', 'org'])).toEqual(['other', 'org']);
+    org.db.prepare("UPDATE realm_settings SET value = value WHERE key = 'name'").run();
+    now();
+    expect(kept(cache, ['other', 'org'])).toEqual(['other']);
+    // Made again after the change, it holds.
+    cache.set('user', now(), [dependency('user', user.id)], rendering('"user again"'));
+    expect(cache.get(org.db, 'user')?.json).toBe('"user again"');
+  });
+
+  it('gives nothing made before the change log started afresh', () => {
+    const cache = new RenderedCache<string>({ entries: 10, characters: 1000 });
+    cache.set('before', now(), [dependency('user', user.id)], rendering('"before"'));
+    // More changes than one read of the log takes, none of them of the user: the log forgets what changed.
+    const touch = org.db.prepare('UPDATE users SET timezone = ? WHERE id = ?');
+    org.db.transaction(() => {
+      for (let i = 0; i < 1500; i++) touch.run(`Etc/GMT+${i % 12}`, other.id);
+    })();
+    cache.set('after', now(), [dependency('user', user.id)], rendering('"after"'));
+    expect(kept(cache, ['before', 'after'])).toEqual(['after']);
+  });
+});
