@@ -89,9 +89,11 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
       return answer && fromCache(answer, remoteAddress, admit);
     });
   };
-  /** Where the answer to a read is kept once handled, and the stamp it is kept at: only for a cacheable operation. */
+  /**
+   * Where the answer to a read would be kept once handled, and the stamp it would be kept at (read before the
+   * handler runs); only an answer of a cacheable operation is kept (the router names the operation it reached).
+   */
   const keepFor = (read: ReadRequest): { key: string; stamp: string } | undefined => {
-    if (inner.match('GET', read.path)?.cacheable !== true) return undefined;
     const key = answerKey(read);
     const stamp = key === undefined ? undefined : answers.stamp();
     return key === undefined || stamp === undefined ? undefined : { key, stamp };
@@ -99,6 +101,7 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
   return {
     db: inner.db,
     cachedAnswers,
+    mayAnswer: (read) => answers.holds(answerKey(read) ?? ''),
     async handle(req: WireRequest, signal?: AbortSignal, o: HandleOptions = {}): Promise<WireResponse> {
       const read = readOf(req);
       const cached = read && cachedAnswers([{ read, remoteAddress: req.remoteAddress }], o.admit)[0];
@@ -108,7 +111,8 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
       let kept: string | undefined;
       const out = await inner.handle(req, signal, {
         ...o,
-        pure: (answer, callerId) => {
+        pure: (answer, callerId, op) => {
+          if (op.cacheable !== true) return;
           const text = answerJson(answer.body);
           const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
           answers.set(keep.key, keep.stamp, { status: answer.status, headers, text, userId: callerId });

@@ -24,10 +24,10 @@ export interface HandleOptions {
   /** Asked once the request has reached an operation and authenticated, before the role gate (admission.ts). */
   admit?: Admit;
   /**
-   * Told, with the answer and whom it was for, when the answer depends on nothing but the store, the caller
-   * and the request (handler-context.ts decides which of the handler's means say it does not).
+   * Told, with the answer, whom it was for and the operation, when the answer depends on nothing but the
+   * store, the caller and the request (handler-context.ts decides which of the handler's means say it does not).
    */
-  pure?: (answer: WireResponse, callerId: number | null) => void;
+  pure?: (answer: WireResponse, callerId: number | null, op: Operation) => void;
 }
 
 /** The router and what wraps it. */
@@ -57,4 +57,6 @@ export interface GatheredRead {
 export interface CachingAnswerer extends Answerer {
   /** The kept answers to `reads`, each admitted by `admit` as a handled one would be; undefined where none is kept. */
   cachedAnswers(reads: readonly GatheredRead[], admit?: Admit): (WireResponse | undefined)[];
+  /** Whether an answer is kept under the read's key, as of whenever it was kept: cachedAnswers may find it (nothing is read from the store). */
+  mayAnswer(read: ReadRequest): boolean;
 }

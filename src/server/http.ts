@@ -230,8 +230,11 @@ export function createApiServer(
     };
     const target = req.url ?? '/';
     if (req.method === 'GET' && PLAIN_TARGET.test(target) && !carriesBody(req)) {
+      const read = readRequest(target.slice(API_PREFIX.length), [], req.headers);
+      // Only a read with a kept answer waits for the rest of the turn's: any other goes the whole way at once.
+      if (!router.mayAnswer(read)) return handle();
       pathname = target;
-      ask({ read: readRequest(target.slice(API_PREFIX.length), [], req.headers), remoteAddress: address, res, handle, done });
+      ask({ read, remoteAddress: address, res, handle, done });
     } else handle();
   };
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes, connectionsCheckingInterval: bounds.checkIntervalMs }, onRequest);

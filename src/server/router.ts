@@ -207,7 +207,7 @@ export class Router implements Answerer {
     ctx.commit();
     const out = json(200, successBody(req, admitted.read, result));
     // A list still streaming is not one answer that could be given again.
-    if (pure && ctx.pure() && !Object.values(result).some((v) => v instanceof StreamedList)) pure(out, caller?.id ?? null);
+    if (pure && ctx.pure() && !Object.values(result).some((v) => v instanceof StreamedList)) pure(out, caller?.id ?? null, op);
     return out;
   }
 

@@ -161,17 +161,18 @@ export function oneUserView(db: Db, viewer: Viewer | null, opts: UserViewOptions
  * moment it is sent. Who reads a list whole (not as a stream) still gets one snapshot: the router reads
  * every page inside the request's transaction.
  */
-export function* userViewPages(
+export function userViewPages(
   db: Db,
   viewer: Viewer | null,
   opts: UserViewOptions,
   realmUrl: string,
   o: { only?: ReadonlySet<number>; keep?: boolean } = {},
 ): Generator<User[]> {
-  if (o.keep) {
-    yield* keptViewPages(db, viewer, opts, realmUrl, o.only);
-    return;
-  }
+  return o.keep ? keptViewPages(db, viewer, opts, realmUrl, o.only) : madeViewPages(db, viewer, opts, realmUrl, o.only);
+}
+
+/** `userViewPages` made whole from the rows at each page. */
+function* madeViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only: ReadonlySet<number> | undefined): Generator<User[]> {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
   const page = db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?`);
   const read = (after: number) =>
@@ -181,7 +182,7 @@ export function* userViewPages(
     });
   for (let after = 0; ; ) {
     const { rows, profiles } = read(after);
-    const users = (o.only ? rows.filter((u) => o.only!.has(u.id)) : rows).map((u) => view(u, profiles));
+    const users = (only ? rows.filter((u) => only.has(u.id)) : rows).map((u) => view(u, profiles));
     if (users.length) yield users;
     if (rows.length < USER_PAGE) return;
     after = rows.at(-1)!.id;
@@ -194,9 +195,10 @@ export const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, character
 
 /**
  * `userViewPages` from kept renderings, each page with its JSON (api/rendered-list.ts): a page reads its users'
- * IDs and the change log, and only the users whose rendering is not kept (or no longer holds) whole.
+ * IDs and the change log, and only the users whose rendering is not kept (or no longer holds) whole. The
+ * first page is read at once, in the transaction of whoever asks (the handler's), the others as they are asked for.
  */
-function* keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only: ReadonlySet<number> | undefined): Generator<User[]> {
+function keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only: ReadonlySet<number> | undefined): Generator<User[]> {
   const cache = renderedCacheOf(userRenderings, db, USER_RENDERINGS);
   const read = (after: number) =>
     inTransaction(db, 'deferred', () => {
@@ -223,17 +225,18 @@ function* keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, re
       }
       return { last: all.at(-1), count: all.length, renderings: renderings.filter((r) => r !== undefined) };
     });
-  for (let after = 0; ; ) {
-    const { last, count, renderings } = read(after);
-    if (renderings.length) {
-      yield withJson(
-        renderings.map((r) => r.value),
-        renderings.map((r) => r.json).join(','),
-      );
+  const first = read(0);
+  return (function* () {
+    for (let page = first; ; page = read(page.last)) {
+      if (page.renderings.length) {
+        yield withJson(
+          page.renderings.map((r) => r.value),
+          page.renderings.map((r) => r.json).join(','),
+        );
+      }
+      if (page.count < USER_PAGE || page.last === undefined) return;
     }
-    if (count < USER_PAGE || last === undefined) return;
-    after = last;
-  }
+  })();
 }
 
 /** The profile values of users read in ID order, when they are asked for. */

@@ -44,6 +44,11 @@ export class StampedCache<V> {
     return stamp;
   }
 
+  /** Whether an entry is held for `key`, as of whenever it was kept (it may be gone at the next read of the stamp). */
+  holds(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** The entry for `key` as of the last read of the stamp: call stamp() first. */
   peek(key: string): V | undefined {
     return this.entries.get(key);
@@ -51,7 +56,7 @@ export class StampedCache<V> {
 
   /** The entries for `keys`, each when the store has not changed since it was kept; the stamp is read once for them all, and only when one of them is held. */
   find(keys: readonly string[]): (V | undefined)[] {
-    if (!keys.some((key) => this.entries.has(key)) || this.stamp() === undefined) return keys.map(() => undefined);
+    if (!keys.some((key) => this.holds(key)) || this.stamp() === undefined) return keys.map(() => undefined);
     return keys.map((key) => this.entries.get(key));
   }
 
