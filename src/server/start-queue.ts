@@ -34,6 +34,8 @@ export class StartQueue {
   private accepted = 0;
   private seen = 0;
   private idleTurns = 0;
+  /** Whether a request was started at once (see turn) since the last turn passed. */
+  private startedAtOnce = false;
 
   constructor(
     private readonly deadlineMs: number,
@@ -45,6 +47,19 @@ export class StartQueue {
    * as it resolves, before anything else is awaited: the next turn comes once the microtasks have run.
    */
   turn(arrived = this.now()): Promise<Turn> {
+    // An idle server starts a request at once, without waiting for the next turn: nothing waits before it, no
+    // connection is waiting to be accepted, and no other request was started so since the last turn (which
+    // then starts none: still one a turn).
+    if (!this.length && !this.scheduled && !this.startedAtOnce && this.accepted === this.seen) {
+      const waitedMs = this.now() - arrived;
+      const late = waitedMs > this.deadlineMs;
+      if (!late) {
+        this.startedAtOnce = true;
+        this.scheduled = true;
+        setImmediate(this.next);
+      }
+      return Promise.resolve({ waitedMs, late });
+    }
     return new Promise((resolve) => {
       this.waiting.push({ arrived, resolve });
       this.schedule();
@@ -74,6 +89,11 @@ export class StartQueue {
    */
   private readonly next = (): void => {
     this.scheduled = false;
+    if (this.startedAtOnce) {
+      this.startedAtOnce = false;
+      this.schedule();
+      return;
+    }
     if (this.accepted !== this.seen && this.idleTurns < MAX_ACCEPT_TURNS) {
       this.seen = this.accepted;
       this.idleTurns++;

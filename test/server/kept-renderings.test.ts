@@ -12,10 +12,11 @@ import { addLinkifier } from '../../src/api/operations/linkifiers.js';
 import { sendMessage, updateMessage, updateMessageFlags, type FetchedMessage } from '../../src/api/operations/messages.js';
 import { createCustomProfileField, deleteCustomProfileField } from '../../src/api/operations/profile-fields.js';
 import { addReaction, removeReaction } from '../../src/api/operations/reactions.js';
-import { deactivateUser, updateUser } from '../../src/api/operations/users.js';
+import { createUser, deactivateUser, updateUser } from '../../src/api/operations/users.js';
 import type { User } from '../../src/api/types.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { getSetting, setSetting } from '../../src/server/model/realm.js';
+import { insertUser } from '../../src/server/model/users.js';
 import { CHANGE_LOG_LIMITS } from '../../src/server/store/changes.js';
 import { ownerChannel } from '../helpers/channels.js';
 import { unique } from '../helpers/names.js';
@@ -27,8 +28,11 @@ type Params = Record<string, unknown>;
 type Users = { members: User[] };
 type Messages = { messages: FetchedMessage[] };
 
-/** Changes the log keeps (migration 17, trigger changes_pruned): a reader further behind starts afresh. */
-const LOG_KEPT = 10_000;
+/**
+ * Changes the log keeps at most (migration 17, trigger changes_pruned: the newest 10,000, pruned at every
+ * thousandth): a reader further behind starts afresh.
+ */
+const LOG_KEPT = 11_000;
 
 /** A serve-style HTTP server over a new organization, with reads over it. */
 function servedOrg() {
@@ -187,6 +191,15 @@ describe('GET /users from kept renderings', () => {
     expect(after.filter((s) => s.query.include_custom_profile_fields === true).map((s) => s.user.profile_data)).toEqual(
       Array(2).fill({ [bio]: { value: 'set elsewhere' } }),
     );
+  });
+
+  it('lists users who joined after the list was read, through the API or another connection', async () => {
+    const ids = async () => (await read<Users>(member, '/users')).members.map((u) => u.user_id);
+    const before = await ids();
+    const { user_id: joined } = await owner.call(createUser, { email: 'joiner@example.com', password: 'joiner-password-1', full_name: 'Jo Iner' });
+    const other = org.otherConnection();
+    const elsewhere = insertUser(other, { email: 'elsewhere@example.com', full_name: 'Else Where' }, Math.floor(Date.now() / 1000)).id;
+    expect(await ids()).toEqual([...before, joined, elsewhere]);
   });
 });
 
@@ -404,7 +417,7 @@ describe('answers made from kept renderings', () => {
     await read(org.owner, '/users', users);
     await read(org.owner, '/messages', messages);
     const other = org.otherConnection();
-    other.exec('DROP TRIGGER changes_users_update; DROP TRIGGER changes_messages_update');
+    other.exec('DROP TRIGGER changes_users_user_update; DROP TRIGGER changes_messages_message_update');
     other.prepare('UPDATE users SET full_name = ? WHERE id = ?').run('Unlogged Name', target.id);
     other.prepare('UPDATE messages SET rendered_content = ? WHERE id = ?').run('<p>unlogged words</p>', id);
     const nameIn = (text: string) => (JSON.parse(text) as Users).members[0]!.full_name;

@@ -293,4 +293,23 @@ describe('the start queue', () => {
     await new Promise((r) => setImmediate(r));
     expect(queue.length).toBe(0);
   });
+
+  it('starts a request at once on an idle server, and the next one only a turn later', async () => {
+    const queue = new StartQueue(100, () => 0);
+    const seen: string[] = [];
+    void queue.turn(0).then(() => seen.push('a'));
+    void queue.turn(0).then(() => seen.push('b'));
+    await Promise.resolve();
+    expect(seen).toEqual(['a']);
+    // The turn `a` started in passes without starting another.
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['a']);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['a', 'b']);
+    // Idle again: the next request starts at once.
+    void queue.turn(0).then(() => seen.push('c'));
+    await new Promise((r) => setImmediate(r));
+    await Promise.resolve();
+    expect(seen).toEqual(['a', 'b', 'c']);
+  });
 });

@@ -207,7 +207,7 @@ function keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, rea
       const letsSee = policyLetsSee(getSetting(db, 'email_address_visibility'), viewer);
       // What a rendering depends on besides the user's rows and the organization's settings: what the viewer sees, and what was asked for.
       const keyOf = (id: number) => `${id}:${letsSee || viewer?.id === id ? 1 : 0}${opts.clientGravatar ? 1 : 0}${opts.includeCustomProfileFields ? 1 : 0}`;
-      const all = db.prepare('SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?').pluck().all(after, USER_PAGE) as number[];
+      const all = pageIds(db, after, at);
       const wanted = only ? all.filter((id) => only.has(id)) : all;
       const renderings = wanted.map((id) => cache.get(db, keyOf(id)));
       const missing = wanted.filter((_, i) => renderings[i] === undefined);
@@ -237,6 +237,25 @@ function keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, rea
       if (page.count < USER_PAGE || page.last === undefined) return;
     }
   })();
+}
+
+/** The IDs of each page of users kept per connection, while nobody joins or leaves the list; pages kept at most. */
+const keptPageIds = new WeakMap<Db, Map<number, { at: number; ids: number[] }>>();
+const KEPT_PAGES = 200;
+
+/** The IDs of the users listed after `after` (a page of them, in order), as of change `at` of this transaction's snapshot. */
+function pageIds(db: Db, after: number, at: number): number[] {
+  let pages = keptPageIds.get(db);
+  if (!pages) {
+    pages = new Map();
+    keptPageIds.set(db, pages);
+  }
+  const kept = pages.get(after);
+  if (kept && changeLog(db).holds(kept.at, [dependency('users', 0)])) return kept.ids;
+  const ids = db.prepare('SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?').pluck().all(after, USER_PAGE) as number[];
+  if (pages.size >= KEPT_PAGES) pages.clear();
+  pages.set(after, { at, ids });
+  return ids;
 }
 
 /** The profile values of users read in ID order, when they are asked for. */

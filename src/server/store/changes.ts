@@ -13,9 +13,10 @@
  */
 import type { Db } from './db.js';
 
-export type ChangeSubject = 'user' | 'message' | 'channel' | 'realm';
+/** What changed: one user, the set of users (who there is, ID 0), one message, one channel, the organization's settings (ID 0). */
+export type ChangeSubject = 'user' | 'users' | 'message' | 'channel' | 'realm';
 
-/** A subject and ID a kept value was made of (`realm` has the one ID 0). */
+/** A subject and ID a kept value was made of. */
 export type Dependency = `${ChangeSubject}:${number}`;
 
 export const dependency = (subject: ChangeSubject, id: number): Dependency => `${subject}:${id}`;

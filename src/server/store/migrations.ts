@@ -548,18 +548,22 @@ export const migrations: readonly Migration[] = [
   `,
   // 17: the change log that kept renderings are checked against (store/changes.ts)
   `
+  -- Sequence numbers only grow, with no gaps between committed changes: a new one is the newest plus one, and
+  -- pruning never takes the newest.
   CREATE TABLE changes (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq INTEGER PRIMARY KEY,
     subject TEXT NOT NULL,
     id INTEGER NOT NULL
   );
-  -- Listing users reads their IDs alone, from an index, not every row.
-  CREATE INDEX users_listed ON users (is_system_bot, id);
-  -- The newest 10,000 changes are kept: a reader further behind than that starts afresh.
-  CREATE TRIGGER changes_pruned AFTER INSERT ON changes BEGIN DELETE FROM changes WHERE seq <= NEW.seq - 10000; END;
+  -- The newest 10,000 changes are kept (up to 11,000, pruned every thousandth): a reader further behind than
+  -- that starts afresh.
+  CREATE TRIGGER changes_pruned AFTER INSERT ON changes WHEN NEW.seq % 1000 = 0 BEGIN DELETE FROM changes WHERE seq <= NEW.seq - 10000; END;
   ${changeTriggers([
-    // A new row needs no entry: nothing can have been kept for an ID not used before (IDs are never given twice).
+    // A new row needs no entry of its own: nothing can have been kept for an ID not used before. A row whose ID
+    // changes (a mirror's system bots) is a change of the ID it had and of the one it has.
     ['users', 'user', 'id', ['UPDATE', 'DELETE']],
+    // Which users there are (a list of them), as opposed to what each one is.
+    ['users', 'users', '0', ['INSERT', 'DELETE', 'UPDATE OF id, is_system_bot']],
     ['profile_values', 'user', 'user_id', ['INSERT', 'UPDATE', 'DELETE']],
     ['messages', 'message', 'id', ['UPDATE', 'DELETE']],
     ['reactions', 'message', 'message_id', ['INSERT', 'UPDATE', 'DELETE']],
@@ -578,14 +582,20 @@ export const migrations: readonly Migration[] = [
  * Triggers that log a change of each row of `table` into `changes`, as `subject` and the ID in `column` of the
  * row (NEW's, or OLD's for a deletion; a constant is the same for every row).
  */
-function changeTriggers(tables: [table: string, subject: string, column: string, events: ('INSERT' | 'UPDATE' | 'DELETE')[], when?: string][]): string {
+function changeTriggers(tables: [table: string, subject: string, column: string, events: string[], when?: string][]): string {
   return tables
     .flatMap(([table, subject, column, events, condition]) =>
       events.map((event) => {
-        const row = event === 'DELETE' ? 'OLD' : 'NEW';
-        const id = /^\d+$/.test(column) ? column : `${row}.${column}`;
+        const verb = event.split(' ')[0]!;
+        const row = verb === 'DELETE' ? 'OLD' : 'NEW';
+        const constant = /^\d+$/.test(column);
+        const log = (id: string) => `INSERT INTO changes (subject, id) VALUES ('${subject}', ${id});`;
+        const body =
+          constant || verb !== 'UPDATE'
+            ? log(constant ? column : `${row}.${column}`)
+            : `${log(`NEW.${column}`)} INSERT INTO changes (subject, id) SELECT '${subject}', OLD.${column} WHERE OLD.${column} IS NOT NEW.${column};`;
         const when = condition === undefined ? '' : ` WHEN ${condition.replace(/\bkey\b/g, `${row}.key`)}`;
-        return `CREATE TRIGGER changes_${table}_${event.toLowerCase()} AFTER ${event} ON ${table}${when} BEGIN INSERT INTO changes (subject, id) VALUES ('${subject}', ${id}); END;`;
+        return `CREATE TRIGGER changes_${table}_${subject}_${verb.toLowerCase()} AFTER ${event} ON ${table}${when} BEGIN ${body} END;`;
       }),
     )
     .join('\n  ');
