@@ -60,10 +60,15 @@ export class StampedCache<V> {
     return keys.map((key) => this.entries.get(key));
   }
 
-  /** Keeps `value` for `key`, provided the store is still as it was at `stamp` (read before the value was). */
+  /**
+   * Keeps `value` for `key`, made from the store as it was at `stamp` or later (the stamp was read before the
+   * value), unless the cache has seen another stamp since. The store is not read again: should it have changed
+   * since `stamp` unseen, the next read of the stamp finds it changed and empties the cache, this entry with the
+   * rest, so an entry is never given at a stamp older than what it was made from, nor newer.
+   */
   set(key: string, stamp: string, value: V): void {
     const size = this.limits.sizeOf?.(key, value) ?? 0;
-    if (size > (this.limits.entrySize ?? Number.POSITIVE_INFINITY) || this.stamp() !== stamp) return;
+    if (size > (this.limits.entrySize ?? Number.POSITIVE_INFINITY) || this.kept !== stamp) return;
     this.drop(key);
     const total = this.limits.size ?? Number.POSITIVE_INFINITY;
     while (this.entries.size >= this.limits.entries || this.size + size > total) {
