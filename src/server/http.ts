@@ -13,7 +13,7 @@ import { sendHeld, sendWhole, writeAnswer } from './http-body.js';
 import { clientAddress } from './client-address.js';
 import { answerOnSocket, applyBounds, type HttpBounds, overloaded, SERVE_BOUNDS, wasRefused } from './http-bounds.js';
 import type { CachingAnswerer } from './answering.js';
-import { StartQueue } from './start-queue.js';
+import { StartQueue, type Turn } from './start-queue.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -205,9 +205,9 @@ export function createApiServer(
   router: CachingAnswerer,
   log: (line: string) => void,
   bounds: HttpBounds = SERVE_BOUNDS,
-  o: { beforeWrite?: () => Promise<void> } = {},
+  o: { beforeWrite?: () => Promise<void> | undefined } = {},
 ): Server {
-  const beforeWrite = o.beforeWrite ?? (() => Promise.resolve());
+  const beforeWrite = o.beforeWrite ?? (() => undefined);
   const ask = gatherReads(router, log);
   const queue = new StartQueue(bounds.queueDeadlineMs);
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -253,7 +253,7 @@ function handleFully(
   res: ServerResponse,
   url: URL | null,
   address: string | undefined,
-  serving: { bounds: HttpBounds; queue: StartQueue; started(): void; beforeWrite(): Promise<void> },
+  serving: { bounds: HttpBounds; queue: StartQueue; started(): void; beforeWrite(): Promise<void> | undefined },
   done: (status: number) => void,
   log: (line: string) => void,
 ): void {
@@ -306,8 +306,18 @@ function handleFully(
     // and that wait counts toward its deadline as the queue's does. Its work starts as its turn comes (nothing
     // awaited in between), or it is refused for having waited too long.
     const ready = performance.now();
-    if (req.method !== 'GET' && req.method !== 'HEAD') await serving.beforeWrite();
-    const turn = await serving.queue.turn(ready);
+    const writes = req.method !== 'GET' && req.method !== 'HEAD';
+    let turn: Turn;
+    for (;;) {
+      const wait = writes ? serving.beforeWrite() : undefined;
+      // No longer than its deadline: past it, the turn says it is late, and it is answered 503 at once.
+      if (wait) await withinMs(wait, serving.bounds.queueDeadlineMs - (performance.now() - ready));
+      turn = await serving.queue.turn(ready);
+      // A checkpoint asked for while this write waited for its turn holds the write lock now: starting would only
+      // find the store busy and retry on the timers, in a line with every other write that did. It waits for the
+      // checkpoint too, then for another turn, all of it counted toward its deadline.
+      if (!writes || turn.late || !serving.beforeWrite()) break;
+    }
     serving.started();
     if (abort.signal.aborted) return done(499);
     if (turn.late) {
@@ -335,6 +345,14 @@ function handleFully(
     if (!res.headersSent && !res.destroyed) sendError(res, new ApiError('Internal server error', 'BAD_REQUEST', 500));
     done(500);
   });
+}
+
+/** Resolves when `wait` does, or after `ms` (at once when `ms` is not above 0), whichever comes first. */
+async function withinMs(wait: Promise<void>, ms: number): Promise<void> {
+  if (ms <= 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([wait, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** Whether a request's body may be over the bound of a body read before its key is checked. */

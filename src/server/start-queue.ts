@@ -43,8 +43,9 @@ export class StartQueue {
   ) {}
 
   /**
-   * Resolves when the request ready now (or at `arrived`, this.now's clock) has its turn. Its work must start
-   * as it resolves, before anything else is awaited: the next turn comes once the microtasks have run.
+   * Resolves when the request ready now (or at `arrived`, this.now's clock) has its turn, requests taking
+   * their turns in the order they arrived. Its work must start as it resolves, before anything else is
+   * awaited: the next turn comes once the microtasks have run.
    */
   turn(arrived = this.now()): Promise<Turn> {
     // An idle server starts a request at once, without waiting for the next turn: nothing waits before it, no
@@ -61,7 +62,10 @@ export class StartQueue {
       return Promise.resolve({ waitedMs, late });
     }
     return new Promise((resolve) => {
-      this.waiting.push({ arrived, resolve });
+      // In arrival order: a write that stepped out of the line to wait for a checkpoint comes back to its place.
+      let at = this.waiting.length;
+      while (at > 0 && this.waiting[at - 1]!.arrived > arrived) at--;
+      this.waiting.splice(at, 0, { arrived, resolve });
       this.schedule();
     });
   }

@@ -50,12 +50,7 @@ describe("serve's checkpoints", () => {
       expect(walBytes()).toBe(0);
       expect(db.prepare('SELECT count(*) FROM ballast').pluck().get()).toBeGreaterThan(1000);
       // The next write goes on at once, into the emptied log.
-      let gone = false;
-      void checkpoints.beforeWrite().then(() => {
-        gone = true;
-      });
-      await Promise.resolve();
-      expect(gone).toBe(true);
+      expect(checkpoints.beforeWrite()).toBeUndefined();
       write(100_000);
       expect(walBytes()).toBeLessThan(WAL_LIMIT_BYTES);
     } finally {
@@ -78,12 +73,7 @@ describe("serve's checkpoints without their worker", () => {
         if (Date.now() > deadline) throw new Error('the checkpoints did not fall back');
         await new Promise((r) => setTimeout(r, 10));
       }
-      let gone = false;
-      void checkpoints.beforeWrite().then(() => {
-        gone = true;
-      });
-      await Promise.resolve();
-      expect(gone).toBe(true);
+      expect(checkpoints.beforeWrite()).toBeUndefined();
     } finally {
       await checkpoints.stop();
       db.close();
@@ -116,12 +106,47 @@ describe('a write over HTTP', () => {
       });
       const read = await fetch(`${site}/users/me`, { headers: { authorization } });
       expect(read.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 150));
-      release();
+      // Refused at its deadline, not once the checkpoint is over.
       const refused = await sent;
+      release();
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('1');
       expect(await refused.json()).toEqual({ result: 'error', msg: 'The server is overloaded; try again later', code: 'BAD_REQUEST' });
+    } finally {
+      await org.close();
+    }
+  });
+
+  it('that a checkpoint overtook while it waited for its turn waits for that checkpoint too, then starts', async () => {
+    const org = createTestOrg();
+    try {
+      let release = () => {};
+      const checkpoint = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      // Nothing to wait for when the write is read; a checkpoint asked for by the time its turn comes.
+      let asked = 0;
+      let copied = false;
+      const beforeWrite = () => (++asked === 1 || copied ? undefined : checkpoint);
+      server = createApiServer(org.router, () => {}, SERVE_BOUNDS, { beforeWrite });
+      await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+      const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+      const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
+      let answered = false;
+      const sent = fetch(`${site}/users/me/presence`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'status=active',
+      }).then((res) => {
+        answered = true;
+        return res;
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(answered).toBe(false);
+      copied = true;
+      release();
+      expect((await sent).status).toBe(200);
+      expect(asked).toBeGreaterThanOrEqual(3);
     } finally {
       await org.close();
     }

@@ -294,6 +294,19 @@ describe('the start queue', () => {
     expect(queue.length).toBe(0);
   });
 
+  it('gives turns in the order requests arrived, one that comes back after stepping out of the line included', async () => {
+    let now = 0;
+    const queue = new StartQueue(1000, () => now);
+    const seen: string[] = [];
+    const push = (name: string, arrived: number) => void queue.turn(arrived).then(() => seen.push(name));
+    push('first', 0);
+    now = 50;
+    push('later', 40);
+    push('back in line', 10);
+    for (let i = 0; i < 4; i++) await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['first', 'back in line', 'later']);
+  });
+
   it('starts a request at once on an idle server, and the next one only a turn later', async () => {
     const queue = new StartQueue(100, () => 0);
     const seen: string[] = [];

@@ -88,8 +88,11 @@ parentPort.on('message', () => {
 
 /** The checkpoints of a store being served. */
 export interface Checkpoints {
-  /** Resolves when a write may start: at once, or once the log past its limit has been copied back. */
-  beforeWrite(): Promise<void>;
+  /**
+   * What a write must wait for before it starts: nothing (undefined), or the copy of a log past its limit, asked
+   * for now or by an earlier write (the copy holds the write lock while it empties the log).
+   */
+  beforeWrite(): Promise<void> | undefined;
   stop(): Promise<void>;
 }
 
@@ -142,9 +145,9 @@ export function checkpointOffLoop(db: Db): Checkpoints {
   const wal = `${db.name}-wal`;
   return {
     beforeWrite() {
-      if (gone) return Promise.resolve();
+      if (gone) return undefined;
       copying ??= walBytes(wal) > WAL_LIMIT_BYTES ? askToCopy() : null;
-      return copying ?? Promise.resolve();
+      return copying ?? undefined;
     },
     async stop() {
       stopping = true;
