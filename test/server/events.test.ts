@@ -7,7 +7,7 @@ import { updatePresence } from '../../src/api/operations/presence.js';
 import { basicAuthHeader, type WireRequest } from '../../src/api/wire.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { FEATURE_LEVEL } from '../../src/api/param-levels.js';
-import { SERVER_VERSION } from '../../src/server/model/realm.js';
+import { SERVER_VERSION, setSetting } from '../../src/server/model/realm.js';
 import { Router } from '../../src/server/router.js';
 import { openDb } from '../../src/server/store/db.js';
 import { failure } from '../helpers/api.js';
@@ -190,6 +190,27 @@ describe.each(TRANSPORTS)('event queues over %s', (kind) => {
       const { events } = await owner.call(getEvents, { queue_id: made.queue_id!, last_event_id: -1, dont_block: true });
       expect(events).toHaveLength(1);
       expect(events[0]!.message).toMatchObject({ content: 'some **bold** text', content_type: 'text/x-markdown' });
+    });
+
+    it("leaves a message's Gravatar to a client_gravatar queue only where everyone may see the sender's address", async () => {
+      const { queue_id } = await owner.call(register, { event_types: ['message'], client_gravatar: true });
+      const sender = org.addUser();
+      let lastId = -1;
+      /** The message event of a direct message `sender` sends now. */
+      const sent = async () => {
+        await (await as(sender)).call(sendMessage, { type: 'direct', to: JSON.stringify([org.owner.id]), content: 'hello' });
+        const { events } = await owner.call(getEvents, { queue_id: queue_id!, last_event_id: lastId, dont_block: true });
+        lastId = events.at(-1)!.id;
+        return events.at(-1)!;
+      };
+      setSetting(org.db, 'email_address_visibility', 3);
+      try {
+        // zerver/lib/message_cache.py finalize_payload: the owner may see the address, but not everyone may.
+        expect(await sent()).toMatchObject({ message: { avatar_url: expect.stringMatching(/^https:\/\/secure\.gravatar\.com\/avatar\//) } });
+      } finally {
+        setSetting(org.db, 'email_address_visibility', 1);
+      }
+      expect(await sent()).toMatchObject({ message: { avatar_url: null } });
     });
 
     it('holds a poll until an event arrives in this process', async () => {

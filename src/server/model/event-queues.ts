@@ -12,7 +12,9 @@ import { ApiError, badRequest } from '../../api/errors.js';
 import { ROLE } from '../../api/roles.js';
 import type { Db } from '../store/db.js';
 import { matchesEventNarrow, type EventNarrow, type NarrowedMessage } from './event-narrow.js';
-import type { Viewer } from './users.js';
+import { userById, type Viewer } from './users.js';
+import { getSetting } from './realm.js';
+import { addressPublic } from './user-view.js';
 
 export interface QueueRow {
   id: string;
@@ -332,7 +334,7 @@ function pruneLog(db: Db, userId: number): void {
 
 /**
  * A message event as the queue registered for it: rendered HTML or the raw Markdown (apply_markdown, false
- * by default at registration), Gravatar URLs left to the client (client_gravatar), and the empty topic as
+ * by default at registration), Gravatar URLs left to the client where it may compute them (client_gravatar), and the empty topic as
  * `""` for clients that declared `empty_topic_name` (others get its display name).
  */
 function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOptions): Record<string, unknown> {
@@ -344,8 +346,11 @@ function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOpti
     message.content = db.prepare('SELECT content FROM messages WHERE id = ?').pluck().get(message.id) ?? message.content;
     message.content_type = 'text/x-markdown';
   }
+  // zerver/lib/message_cache.py finalize_payload, as for GET /messages: the client computes a Gravatar only
+  // for a sender whose address everyone may see.
   if (o.client_gravatar === true && typeof message.avatar_url === 'string' && message.avatar_url.startsWith('https://secure.gravatar.com/')) {
-    message.avatar_url = null;
+    const sender = userById(db, Number(message.sender_id));
+    if (sender && addressPublic(getSetting(db, 'email_address_visibility'), sender)) message.avatar_url = null;
   }
   return { ...event, message };
 }
