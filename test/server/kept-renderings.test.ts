@@ -428,6 +428,30 @@ describe('answers made from kept renderings', () => {
     expect(nameIn(await inProcess(org.owner, '/users', users))).toBe('Unlogged Name');
     expect(contentIn(await inProcess(org.owner, '/messages', messages))).toBe('<p>unlogged words</p>');
   });
+
+  it('keep a message sent over HTTP from its sending: the first read of it renders nothing again', async () => {
+    const owner = await as(org.owner);
+    const channel = await ownerChannel(org, owner, []);
+    const site = await org.http();
+    const res = await fetch(`${site}/api/v1/messages`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ type: 'stream', to: channel.name, topic: 'sent', content: 'as sent' }),
+    });
+    const { id } = (await res.json()) as { id: number };
+    await org.router.drain();
+    const other = org.otherConnection();
+    other.exec('DROP TRIGGER IF EXISTS changes_messages_message_update');
+    other.prepare('UPDATE messages SET rendered_content = ? WHERE id = ?').run('<p>changed unlogged</p>', id);
+    const contentIn = (text: string) => (JSON.parse(text) as Messages).messages[0]!.content;
+    for (const params of [{ message_ids: [id] }, { message_ids: [id], client_gravatar: false }]) {
+      expect(contentIn(await overHttp(org.owner, '/messages', params))).toBe('<p>as sent</p>');
+      expect(contentIn(await inProcess(org.owner, '/messages', params))).toBe('<p>changed unlogged</p>');
+    }
+  });
 });
 
 describe('the change log behind kept renderings', () => {

@@ -5,29 +5,23 @@
  * messages its narrow holds and the caller's flags on them; only the messages without a rendering that holds
  * are read whole.
  */
-import type { FetchedMessage, WireMessage } from '../../api/operations/messages.js';
+import type { FetchedMessage } from '../../api/operations/messages.js';
 import { withJson } from '../../api/rendered-list.js';
-import { changeLog, dependency, type Dependency } from '../store/changes.js';
+import { changeLog } from '../store/changes.js';
 import type { Db } from '../store/db.js';
 import type { MessageRow } from './message-access.js';
+import { madeOf, messageRenderingsOf, renderingKey } from './message-rendering-cache.js';
 import { messagesToWire, wireFlags, type WireOptions } from './messages.js';
 import type { Flagged } from './narrow.js';
-import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits } from './rendered-cache.js';
-
-/** Messages' renderings kept per connection: a short message is about 700 characters of JSON. */
-const messageRenderings = new WeakMap<Db, RenderedCache<WireMessage>>();
-export const MESSAGE_RENDERINGS: RenderedCacheLimits = { entries: 10_000, characters: 8 * 1024 * 1024 };
 
 /**
  * The messages `found` (ID order, each with the viewer's flags: narrow.ts fetchRange, flaggedInNarrow) in the
  * format of GET /messages, and their JSON (api/rendered-list.ts).
  */
 export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: WireOptions, realmUrl: string): FetchedMessage[] {
-  const cache = renderedCacheOf(messageRenderings, db, MESSAGE_RENDERINGS);
+  const cache = messageRenderingsOf(db);
   const at = changeLog(db).sync();
-  // A rendering is the same whoever asks (messages.ts messagesToWire): it depends on the rows it was made of
-  // and on how it was asked for.
-  const keyOf = (id: number) => `${id}:${opts.clientGravatar ? 1 : 0}${opts.applyMarkdown === false ? 0 : 1}${opts.allowEmptyTopicName ? 1 : 0}:${realmUrl}`;
+  const keyOf = (id: number) => renderingKey(id, opts, realmUrl);
   const renderings = found.map(([id]) => cache.get(db, keyOf(id)));
   const missing = found.filter((_, i) => renderings[i] === undefined).map(([id]) => id);
   if (missing.length) {
@@ -52,12 +46,4 @@ export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: Wir
     texts.push(`${rendering.json.slice(0, -1)},"flags":${JSON.stringify(flags)}}`);
   });
   return withJson(messages, texts.join(','));
-}
-
-/** The rows a message's rendering is made of. */
-function madeOf(m: WireMessage): Dependency[] {
-  const made = [dependency('message', m.id), dependency('user', m.sender_id), dependency('realm', 0)];
-  if (m.stream_id !== undefined) made.push(dependency('channel', m.stream_id));
-  if (Array.isArray(m.display_recipient)) for (const u of m.display_recipient) made.push(dependency('user', u.id));
-  return made;
 }

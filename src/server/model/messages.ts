@@ -15,6 +15,7 @@ import { isSubscribed, streamById, streamByName, subscriberIds, type StreamRow }
 import { flagNames, FLAG_BITS } from './flags.js';
 import { GroupGraph } from './groups.js';
 import { messageById, type MessageRow } from './message-access.js';
+import { keepSentMessage } from './message-rendering-cache.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
 import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
 import { SYSTEM_BOT_REALM } from './system-bots.js';
@@ -116,7 +117,8 @@ export interface SendRequest {
 }
 
 /** What sending needs of a request: a handler's context, or the same for work outside a request (creating the organization). */
-export type SendContext = Pick<HandlerContext, 'db' | 'realmUrl' | 'nowSeconds' | 'emit'>;
+/** What sending takes of a handler's context; a request's own context also lets `serve` keep the rendering (message-rendering-cache.ts). */
+export type SendContext = Pick<HandlerContext, 'db' | 'realmUrl' | 'nowSeconds' | 'emit'> & Partial<Pick<HandlerContext, 'rendersJson' | 'defer'>>;
 
 type Target = { kind: 'channel'; indicator: string | number; topic: string } | { kind: 'direct'; recipients: readonly number[] | readonly string[] };
 
@@ -351,6 +353,7 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
   const mentionedRecipientIds = userIds.filter((userId) => rendered.mentionedUserIds.has(userId));
   const automatic = channel ? followOnSend(db, ctx, sender, { messageId: id, channel, topic, mentionedRecipientIds }, now) : undefined;
   const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, ctx.realmUrl);
+  keepSentMessage(db, ctx, message, leavesGravatarToClient(getSetting(db, 'email_address_visibility'), sender));
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
   // A public channel's message also reaches queues that watch every public channel, with no flags
   // (zerver/tornado/event_queue.py get_client_info_for_message_event).
@@ -391,6 +394,15 @@ export interface EditRow {
 const inList = (ids: readonly number[]): string => JSON.stringify(ids);
 
 /**
+ * Whether a client that computes Gravatars itself (client_gravatar) is left this sender's: zerver/lib/
+ * message_cache.py MessageDict.finalize_payload keeps client_gravatar only for a sender whose
+ * email_address_visibility is "everyone" (a bot's always is: zerver/actions/create_user.py), whoever reads the
+ * message, its sender and administrators included. A system bot's avatar is a file of the server.
+ */
+export const leavesGravatarToClient = (policy: number, sender: Pick<UserRow, 'is_bot' | 'is_system_bot'>): boolean =>
+  !sender.is_system_bot && addressPublic(policy, sender);
+
+/**
  * Messages in the format of GET /messages (without `flags`), in the order of `rows`: the same for every
  * caller (flags aside), as a Zulip server's message dicts are.
  */
@@ -404,11 +416,8 @@ export function messagesToWire(db: Db, rows: readonly MessageRow[], opts: WireOp
   for (const list of memberLists.values()) for (const id of list) userIds.add(id);
   const userRows = usersForView(db, [...userIds]);
   const users = new Map(userRows.map((u) => [u.id, view(u)]));
-  // zerver/lib/message_cache.py MessageDict.finalize_payload: client_gravatar holds only for a sender whose
-  // email_address_visibility is "everyone" (a bot's always is: zerver/actions/create_user.py), whoever reads
-  // the message, its sender and administrators included. A system bot's avatar is a file of the server.
   const policy = getSetting(db, 'email_address_visibility');
-  const gravatarLeftToClient = new Set(opts.clientGravatar ? userRows.filter((u) => !u.is_system_bot && addressPublic(policy, u)).map((u) => u.id) : []);
+  const gravatarLeftToClient = new Set(opts.clientGravatar ? userRows.filter((u) => leavesGravatarToClient(policy, u)).map((u) => u.id) : []);
   const channels = new Map(
     (
       db

@@ -52,6 +52,14 @@ export class ChangeLog {
     return this.seen;
   }
 
+  /**
+   * The newest change in the current transaction's snapshot, its own included, without reading what changed:
+   * what a value made in a write transaction is kept as of, once that transaction has committed.
+   */
+  newest(): number {
+    return this.db.prepare<[], number | null>('SELECT max(seq) FROM changes').pluck().get() ?? 0;
+  }
+
   /** Whether a value made as of change `at` from `made` still holds: nothing it was made of changed since. */
   holds(at: number, made: readonly Dependency[]): boolean {
     if (at < this.floor) return false;
@@ -62,7 +70,7 @@ export class ChangeLog {
   /** Forgets every change (and so every value made before now) and goes on from the newest. */
   private restart(): number {
     this.changed.clear();
-    this.seen = this.db.prepare<[], number | null>('SELECT max(seq) FROM changes').pluck().get() ?? 0;
+    this.seen = this.newest();
     this.floor = this.seen;
     return this.seen;
   }

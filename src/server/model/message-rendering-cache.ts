@@ -1,0 +1,62 @@
+/**
+ * Where `serve` keeps messages' renderings (rendered-cache.ts), shared by what reads them (GET /messages:
+ * message-renderings.ts) and what makes them first (a message just sent: messages.ts).
+ */
+import type { WireMessage } from '../../api/operations/messages.js';
+import type { HandlerContext } from '../context.js';
+import { changeLog, dependency, type Dependency } from '../store/changes.js';
+import type { Db } from '../store/db.js';
+import type { WireOptions } from './messages.js';
+import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits } from './rendered-cache.js';
+
+/** Messages' renderings kept per connection: a short message is about 700 characters of JSON. */
+const messageRenderings = new WeakMap<Db, RenderedCache<WireMessage>>();
+export const MESSAGE_RENDERINGS: RenderedCacheLimits = { entries: 10_000, characters: 8 * 1024 * 1024 };
+
+/** The renderings of messages kept for `db`. */
+export const messageRenderingsOf = (db: Db): RenderedCache<WireMessage> => renderedCacheOf(messageRenderings, db, MESSAGE_RENDERINGS);
+
+/**
+ * Where a message's rendering is kept: it is the same whoever asks (messages.ts messagesToWire), and depends on
+ * the rows it was made of and on how it was asked for (the URL is a system bot's avatar's).
+ */
+export const renderingKey = (id: number, opts: WireOptions, realmUrl: string): string =>
+  `${id}:${opts.clientGravatar ? 1 : 0}${opts.applyMarkdown === false ? 0 : 1}${opts.allowEmptyTopicName ? 1 : 0}:${realmUrl}`;
+
+/**
+ * Keeps the rendering of a message just sent (`message`, made for its events: HTML, avatar URLs given) once
+ * its transaction has committed, as GET /messages asks for it by default (HTML, client_gravatar) and as the
+ * events have it: the next reader of the conversation, to whom it is new, does not render it again.
+ * `leftToClient`: whether a client computing Gravatars computes this sender's (messagesToWire's rule).
+ */
+export function keepSentMessage(
+  db: Db,
+  ctx: Pick<HandlerContext, 'realmUrl'> & Partial<Pick<HandlerContext, 'rendersJson' | 'defer'>>,
+  message: WireMessage,
+  leftToClient: boolean,
+): void {
+  if (!ctx.rendersJson || !ctx.defer) return;
+  // In the sending transaction: the rendering is as of the changes it holds, its own included.
+  const at = changeLog(db).newest();
+  const made = madeOf(message);
+  const variants: [WireOptions, WireMessage][] = [
+    [{ applyMarkdown: true, clientGravatar: false }, message],
+    [{ applyMarkdown: true, clientGravatar: true }, leftToClient ? { ...message, avatar_url: null } : message],
+  ];
+  const renderings = variants.map(([opts, value]) => ({
+    key: renderingKey(message.id, opts, ctx.realmUrl),
+    rendering: { value, json: JSON.stringify(value) },
+  }));
+  ctx.defer(async () => {
+    const cache = messageRenderingsOf(db);
+    for (const { key, rendering } of renderings) cache.set(key, at, made, rendering);
+  });
+}
+
+/** The rows a message's rendering is made of. */
+export function madeOf(m: WireMessage): Dependency[] {
+  const made = [dependency('message', m.id), dependency('user', m.sender_id), dependency('realm', 0)];
+  if (m.stream_id !== undefined) made.push(dependency('channel', m.stream_id));
+  if (Array.isArray(m.display_recipient)) for (const u of m.display_recipient) made.push(dependency('user', u.id));
+  return made;
+}
