@@ -24,10 +24,10 @@ describe('RenderedCache', () => {
 
   /** The newest change, as a read transaction that keeps renderings sees it. */
   const now = () => changeLog(org.db).sync();
-  const kept = (cache: RenderedCache<string>, keys: string[]) => keys.filter((key) => cache.get(org.db, key) !== undefined);
+  const kept = (cache: RenderedCache<string, string>, keys: string[]) => keys.filter((key) => cache.get(org.db, key) !== undefined);
 
   it('keeps at most its number of entries, dropping the oldest first', () => {
-    const cache = new RenderedCache<string>({ entries: 3, characters: 1000 });
+    const cache = new RenderedCache<string, string>({ entries: 3, characters: 1000 });
     const at = now();
     for (const key of ['a', 'b', 'c', 'd']) cache.set(key, at, [], rendering(`"${key}"`));
     expect(kept(cache, ['a', 'b', 'c', 'd'])).toEqual(['b', 'c', 'd']);
@@ -35,7 +35,7 @@ describe('RenderedCache', () => {
   });
 
   it('keeps at most its number of characters of JSON, dropping the oldest first', () => {
-    const cache = new RenderedCache<string>({ entries: 100, characters: 10 });
+    const cache = new RenderedCache<string, string>({ entries: 100, characters: 10 });
     const at = now();
     for (const key of ['a', 'b', 'c']) cache.set(key, at, [], rendering(`"${key}${key}"`));
     expect(kept(cache, ['a', 'b', 'c'])).toEqual(['b', 'c']);
@@ -48,14 +48,14 @@ describe('RenderedCache', () => {
   });
 
   it('counts a rendering made again as the newest: the least lately made goes first', () => {
-    const cache = new RenderedCache<string>({ entries: 3, characters: 1000 });
+    const cache = new RenderedCache<string, string>({ entries: 3, characters: 1000 });
     const at = now();
     for (const key of ['a', 'b', 'c', 'a', 'd']) cache.set(key, at, [], rendering(`"${key}"`));
     expect(kept(cache, ['a', 'b', 'c', 'd'])).toEqual(['a', 'c', 'd']);
   });
 
   it('never gives a rendering something it was made of changed since, and still gives the others', () => {
-    const cache = new RenderedCache<string>({ entries: 10, characters: 1000 });
+    const cache = new RenderedCache<string, string>({ entries: 10, characters: 1000 });
     const at = now();
     cache.set('user', at, [dependency('user', user.id)], rendering('"user"'));
     cache.set('other', at, [dependency('user', other.id)], rendering('"other"'));
@@ -72,7 +72,7 @@ describe('RenderedCache', () => {
   });
 
   it('gives nothing made before the change log started afresh', () => {
-    const cache = new RenderedCache<string>({ entries: 10, characters: 1000 });
+    const cache = new RenderedCache<string, string>({ entries: 10, characters: 1000 });
     cache.set('before', now(), [dependency('user', user.id)], rendering('"before"'));
     // More changes than one read of the log takes, none of them of the user: the log forgets what changed.
     const touch = org.db.prepare('UPDATE users SET timezone = ? WHERE id = ?');

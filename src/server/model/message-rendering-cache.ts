@@ -7,7 +7,7 @@ import type { HandlerContext } from '../context.js';
 import { changeLog, dependency, type Dependency } from '../store/changes.js';
 import type { Db } from '../store/db.js';
 import type { WireOptions } from './messages.js';
-import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits } from './rendered-cache.js';
+import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
 
 /** Messages' renderings kept per connection: a short message is about 700 characters of JSON. */
 const messageRenderings = new WeakMap<Db, RenderedCache<WireMessage>>();
@@ -18,10 +18,17 @@ export const messageRenderingsOf = (db: Db): RenderedCache<WireMessage> => rende
 
 /**
  * Where a message's rendering is kept: it is the same whoever asks (messages.ts messagesToWire), and depends on
- * the rows it was made of and on how it was asked for (the URL is a system bot's avatar's).
+ * the rows it was made of and on how it was asked for.
  */
-export const renderingKey = (id: number, opts: WireOptions, realmUrl: string): string =>
-  `${id}:${opts.clientGravatar ? 1 : 0}${opts.applyMarkdown === false ? 0 : 1}${opts.allowEmptyTopicName ? 1 : 0}:${realmUrl}`;
+export const renderingKey = (id: number, opts: WireOptions): number =>
+  id * 8 + (opts.clientGravatar ? 4 : 0) + (opts.applyMarkdown === false ? 0 : 2) + (opts.allowEmptyTopicName ? 1 : 0);
+
+/** A message's rendering with what it depends on besides its rows: a system bot's avatar is a file under the URL the request came by. */
+export const scoped = (value: WireMessage, realmUrl: string): Rendering<WireMessage> => ({
+  value,
+  json: JSON.stringify(value),
+  ...(value.sender_realm_str ? { scope: realmUrl } : {}),
+});
 
 /**
  * Keeps the rendering of a message just sent (`message`, made for its events: HTML, avatar URLs given) once
@@ -44,8 +51,8 @@ export function keepSentMessage(
     [{ applyMarkdown: true, clientGravatar: true }, leftToClient ? { ...message, avatar_url: null } : message],
   ];
   const renderings = variants.map(([opts, value]) => ({
-    key: renderingKey(message.id, opts, ctx.realmUrl),
-    rendering: { value, json: JSON.stringify(value) },
+    key: renderingKey(message.id, opts),
+    rendering: scoped(value, ctx.realmUrl),
   }));
   ctx.defer(async () => {
     const cache = messageRenderingsOf(db);

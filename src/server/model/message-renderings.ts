@@ -10,7 +10,7 @@ import { withJson } from '../../api/rendered-list.js';
 import { changeLog } from '../store/changes.js';
 import type { Db } from '../store/db.js';
 import type { MessageRow } from './message-access.js';
-import { madeOf, messageRenderingsOf, renderingKey } from './message-rendering-cache.js';
+import { madeOf, messageRenderingsOf, renderingKey, scoped } from './message-rendering-cache.js';
 import { messagesToWire, wireFlags, type WireOptions } from './messages.js';
 import type { Flagged } from './narrow.js';
 
@@ -21,8 +21,7 @@ import type { Flagged } from './narrow.js';
 export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: WireOptions, realmUrl: string): FetchedMessage[] {
   const cache = messageRenderingsOf(db);
   const at = changeLog(db).sync();
-  const keyOf = (id: number) => renderingKey(id, opts, realmUrl);
-  const renderings = found.map(([id]) => cache.get(db, keyOf(id)));
+  const renderings = found.map(([id]) => cache.get(db, renderingKey(id, opts), realmUrl));
   const missing = found.filter((_, i) => renderings[i] === undefined).map(([id]) => id);
   if (missing.length) {
     const rows = db.prepare('SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id').all(JSON.stringify(missing)) as MessageRow[];
@@ -30,20 +29,27 @@ export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: Wir
     found.forEach(([id], i) => {
       const value = made.get(id);
       if (renderings[i] || !value) return;
-      const rendering = { value, json: JSON.stringify(value) };
+      const rendering = scoped(value, realmUrl);
       renderings[i] = rendering;
-      cache.set(keyOf(id), at, madeOf(value), rendering);
+      cache.set(renderingKey(id, opts), at, madeOf(value), rendering);
     });
   }
   const messages: FetchedMessage[] = [];
   const texts: string[] = [];
+  // A caller's messages have few sets of flags between them: each is named and encoded once.
+  const flagSets = new Map<number, { flags: string[]; json: string }>();
   found.forEach(([, flagBits], i) => {
     const rendering = renderings[i];
     if (!rendering) return;
-    const flags = wireFlags(flagBits);
-    messages.push({ ...rendering.value, flags });
+    let set = flagSets.get(flagBits);
+    if (!set) {
+      const flags = wireFlags(flagBits);
+      set = { flags, json: JSON.stringify(flags) };
+      flagSets.set(flagBits, set);
+    }
+    messages.push({ ...rendering.value, flags: [...set.flags] });
     // The same keys in the same order as the object: the kept text without its closing brace, then the flags.
-    texts.push(`${rendering.json.slice(0, -1)},"flags":${JSON.stringify(flags)}}`);
+    texts.push(`${rendering.json.slice(0, -1)},"flags":${set.json}}`);
   });
   return withJson(messages, texts.join(','));
 }

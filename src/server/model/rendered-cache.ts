@@ -14,6 +14,8 @@ export interface Rendering<V> {
   value: V;
   /** JSON.stringify(value), exactly. */
   json: string;
+  /** What else it depends on, if anything, given again only to a request with the same (the URL a request reached `serve` by). */
+  scope?: string;
 }
 
 interface Kept<V> extends Rendering<V> {
@@ -27,23 +29,26 @@ export interface RenderedCacheLimits {
   characters: number;
 }
 
-export class RenderedCache<V> {
-  private readonly entries = new Map<string, Kept<V>>();
+export class RenderedCache<V, K extends string | number = number> {
+  private readonly entries = new Map<K, Kept<V>>();
   private characters = 0;
 
   constructor(private readonly limits: RenderedCacheLimits) {}
 
-  /** The rendering kept for `key`, if what it was made of is unchanged as of `at` (ChangeLog.sync of this transaction). */
-  get(db: Db, key: string): Rendering<V> | undefined {
+  /**
+   * The rendering kept for `key`, if what it was made of is unchanged as of this transaction's ChangeLog.sync,
+   * and it was made in `scope` where it depends on one.
+   */
+  get(db: Db, key: K, scope?: string): Rendering<V> | undefined {
     const kept = this.entries.get(key);
     if (!kept) return undefined;
-    if (changeLog(db).holds(kept.at, kept.made)) return kept;
+    if ((kept.scope === undefined || kept.scope === scope) && changeLog(db).holds(kept.at, kept.made)) return kept;
     this.drop(key);
     return undefined;
   }
 
   /** Keeps a rendering made as of change `at` from the rows `made` names. */
-  set(key: string, at: number, made: readonly Dependency[], rendering: Rendering<V>): void {
+  set(key: K, at: number, made: readonly Dependency[], rendering: Rendering<V>): void {
     this.drop(key);
     if (rendering.json.length > this.limits.characters) return;
     while (this.entries.size >= this.limits.entries || this.characters + rendering.json.length > this.limits.characters) {
@@ -55,7 +60,7 @@ export class RenderedCache<V> {
     this.characters += rendering.json.length;
   }
 
-  private drop(key: string): void {
+  private drop(key: K): void {
     const kept = this.entries.get(key);
     if (!kept) return;
     this.entries.delete(key);

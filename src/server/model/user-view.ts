@@ -206,7 +206,7 @@ function keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, rea
       const at = changeLog(db).sync();
       const letsSee = policyLetsSee(getSetting(db, 'email_address_visibility'), viewer);
       // What a rendering depends on besides the user's rows and the organization's settings: what the viewer sees, and what was asked for.
-      const keyOf = (id: number) => `${id}:${letsSee || viewer?.id === id ? 1 : 0}${opts.clientGravatar ? 1 : 0}${opts.includeCustomProfileFields ? 1 : 0}`;
+      const keyOf = (id: number) => id * 8 + (letsSee || viewer?.id === id ? 4 : 0) + (opts.clientGravatar ? 2 : 0) + (opts.includeCustomProfileFields ? 1 : 0);
       const all = pageIds(db, after, at);
       const wanted = only ? all.filter((id) => only.has(id)) : all;
       const renderings = wanted.map((id) => cache.get(db, keyOf(id)));

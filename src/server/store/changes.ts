@@ -16,10 +16,14 @@ import type { Db } from './db.js';
 /** What changed: one user, the set of users (who there is, ID 0), one message, one channel, the organization's settings (ID 0). */
 export type ChangeSubject = 'user' | 'users' | 'message' | 'channel' | 'realm';
 
-/** A subject and ID a kept value was made of. */
-export type Dependency = `${ChangeSubject}:${number}`;
+/** A subject and ID a kept value was made of, as one number (compared and looked up without making a string). */
+export type Dependency = number;
 
-export const dependency = (subject: ChangeSubject, id: number): Dependency => `${subject}:${id}`;
+const SUBJECT_CODES: Readonly<Record<ChangeSubject, number>> = { user: 0, users: 1, message: 2, channel: 3, realm: 4 };
+/** IDs below this are told apart: SQLite's IDs here are far smaller, and five subjects of them stay exact in a double. */
+const ID_SPAN = 2 ** 44;
+
+export const dependency = (subject: ChangeSubject, id: number): Dependency => SUBJECT_CODES[subject] * ID_SPAN + id;
 
 /** Changes read in one go at most, and distinct rows remembered: past either the log starts afresh, forgetting every kept value. */
 export const CHANGE_LOG_LIMITS = { read: 1000, remembered: 10_000 };
