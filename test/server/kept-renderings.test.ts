@@ -6,6 +6,7 @@
  * in-process, where nothing kept is used. Each case reads before a change, so that renderings are kept, and
  * after it: the answer must show the change.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe, updateStream } from '../../src/api/operations/channels.js';
 import { addLinkifier } from '../../src/api/operations/linkifiers.js';
@@ -427,6 +428,30 @@ describe('answers made from kept renderings', () => {
     expect(contentIn(await overHttp(org.owner, '/messages', messages))).toBe('<p>kept words</p>');
     expect(nameIn(await inProcess(org.owner, '/users', users))).toBe('Unlogged Name');
     expect(contentIn(await inProcess(org.owner, '/messages', messages))).toBe('<p>unlogged words</p>');
+  });
+
+  it("give a system bot's message the avatar under the URL each request came by", async () => {
+    const owner = await as(org.owner);
+    const channel = await ownerChannel(org, owner, []);
+    const port = new URL(await org.http()).port;
+    const avatarVia = (host: string) =>
+      new Promise<unknown>((resolve, reject) => {
+        const query = new URLSearchParams({ anchor: 'oldest', num_before: '0', num_after: '1', narrow: JSON.stringify(channelNarrow(channel.id)) });
+        const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
+        const req = request({ host: '127.0.0.1', port, path: `/api/v1/messages?${query}`, headers: { authorization, host } }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => {
+            text += d.toString();
+          });
+          res.on('end', () => resolve((JSON.parse(text) as Messages).messages[0]?.avatar_url));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    // Notification Bot's "channel created" message: its avatar is a file of the server it was asked of.
+    expect(await avatarVia('first.example')).toMatch(/^http:\/\/first\.example\//);
+    expect(await avatarVia('second.example')).toMatch(/^http:\/\/second\.example\//);
+    expect(await avatarVia('first.example')).toMatch(/^http:\/\/first\.example\//);
   });
 
   it('keep a message sent over HTTP from its sending: the first read of it renders nothing again', async () => {
