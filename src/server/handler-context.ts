@@ -48,8 +48,9 @@ const IMPURE_MEMBERS = (Object.keys(CONTEXT_PURITY) as (keyof HandlerContext)[])
 
 /**
  * A handler's context: the pure members its own properties, the impure ones getters that mark the answer
- * impure when read, defined once on the prototype (defined on each request's object, they cost 18 µs of the
- * 420 µs `serve` spends on a `GET /users/me`; 7 µs now, timed per stage under bench:serve-everyday).
+ * impure when read, defined once on the prototype: defining them on every request's object was most of what
+ * building a context cost, and left the object in dictionary mode for the handler's reads. Being inherited,
+ * the impure members are not copied by a spread or listed by Object.keys: pass the context itself.
  */
 class ClassifiedContext {
   readonly #members: HandlerContext;
@@ -142,9 +143,16 @@ export function handlerContext(
       return hash;
     },
     tx: (fn) => {
-      const out = inTransaction(db, 'immediate', fn);
-      committed = true;
-      return out;
+      // Work deferred inside a transaction that fails is for writes that never were (a sent message's kept rendering).
+      const mark = deferred.length;
+      try {
+        const out = inTransaction(db, 'immediate', fn);
+        committed = true;
+        return out;
+      } catch (e) {
+        deferred.length = mark;
+        throw e;
+      }
     },
   };
   const handler = new ClassifiedContext(members, () => {

@@ -14,6 +14,7 @@ import { clientAddress } from './client-address.js';
 import { answerOnSocket, applyBounds, type HttpBounds, overloaded, SERVE_BOUNDS, wasRefused } from './http-bounds.js';
 import type { CachingAnswerer } from './answering.js';
 import { StartQueue, type Turn } from './start-queue.js';
+import type { Checkpoints } from './store/checkpointer.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -205,9 +206,9 @@ export function createApiServer(
   router: CachingAnswerer,
   log: (line: string) => void,
   bounds: HttpBounds = SERVE_BOUNDS,
-  o: { beforeWrite?: () => Promise<void> | undefined } = {},
+  o: { checkpoints?: Pick<Checkpoints, 'beforeWrite' | 'pending'> } = {},
 ): Server {
-  const beforeWrite = o.beforeWrite ?? (() => undefined);
+  const checkpoints = o.checkpoints ?? { beforeWrite: () => undefined, pending: () => undefined };
   const ask = gatherReads(router, log);
   const queue = new StartQueue(bounds.queueDeadlineMs);
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -226,7 +227,7 @@ export function createApiServer(
     const handle = () => {
       const url = parseTarget(req.url ?? '/');
       if (url) pathname = url.pathname;
-      handleFully(router, req, res, url, address, { bounds, queue, beforeWrite, started: () => (queued = performance.now() - started) }, done, log);
+      handleFully(router, req, res, url, address, { bounds, queue, checkpoints, started: () => (queued = performance.now() - started) }, done, log);
     };
     const target = req.url ?? '/';
     if (req.method === 'GET' && PLAIN_TARGET.test(target) && !carriesBody(req)) {
@@ -253,7 +254,7 @@ function handleFully(
   res: ServerResponse,
   url: URL | null,
   address: string | undefined,
-  serving: { bounds: HttpBounds; queue: StartQueue; started(): void; beforeWrite(): Promise<void> | undefined },
+  serving: { bounds: HttpBounds; queue: StartQueue; started(): void; checkpoints: Pick<Checkpoints, 'beforeWrite' | 'pending'> },
   done: (status: number) => void,
   log: (line: string) => void,
 ): void {
@@ -309,14 +310,15 @@ function handleFully(
     const writes = req.method !== 'GET' && req.method !== 'HEAD';
     let turn: Turn;
     for (;;) {
-      const wait = writes ? serving.beforeWrite() : undefined;
+      const wait = writes ? serving.checkpoints.beforeWrite() : undefined;
       // No longer than its deadline: past it, the turn says it is late, and it is answered 503 at once.
       if (wait) await withinMs(wait, serving.bounds.queueDeadlineMs - (performance.now() - ready));
       turn = await serving.queue.turn(ready);
       // A checkpoint asked for while this write waited for its turn holds the write lock now: starting would only
-      // find the store busy and retry on the timers, in a line with every other write that did. It waits for the
-      // checkpoint too, then for another turn, all of it counted toward its deadline.
-      if (!writes || turn.late || !serving.beforeWrite()) break;
+      // find the store busy and retry on the timers, in a line with every other write that did. It waits for that
+      // checkpoint too, then for another turn, all of it counted toward its deadline; it asks for none itself
+      // (a log a checkpoint could not empty, with an old reader on it, would have it ask again and again).
+      if (!writes || turn.late || !serving.checkpoints.pending()) break;
     }
     serving.started();
     if (abort.signal.aborted) return done(499);

@@ -50,12 +50,7 @@ export async function serveHttp(db: Db, dataDir: string, o: ServeOptions): Promi
   // The limits count cached answers too, so they go outside the cache.
   const router = o.rateLimit ? withAdmission(zulipRateLimits(), cached) : cached;
   const stopHousekeeping = startHousekeeping(db, dataDir, systemClock, log);
-  const server = createApiServer(
-    router,
-    log,
-    { ...SERVE_BOUNDS, trustedProxies: trustedProxies(o.trustedProxies ?? []) },
-    { beforeWrite: checkpoints.beforeWrite },
-  );
+  const server = createApiServer(router, log, { ...SERVE_BOUNDS, trustedProxies: trustedProxies(o.trustedProxies ?? []) }, { checkpoints });
   server.listen(o.port, o.host);
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);

@@ -34,8 +34,13 @@ export class StartQueue {
   private accepted = 0;
   private seen = 0;
   private idleTurns = 0;
-  /** Whether a request was started at once (see turn) since the last turn passed. */
+  /** Whether a request was started at once (see turn) since the last turn: that turn then starts none. */
   private startedAtOnce = false;
+  /**
+   * Whether the last turn started a request: until the next turn, none is started at once either (a callback
+   * later in the same turn, a read whose kept answer was stale, must not start a second).
+   */
+  private startedInTurn = false;
 
   constructor(
     private readonly deadlineMs: number,
@@ -51,7 +56,7 @@ export class StartQueue {
     // An idle server starts a request at once, without waiting for the next turn: nothing waits before it, no
     // connection is waiting to be accepted, and no other request was started so since the last turn (which
     // then starts none: still one a turn).
-    if (!this.length && !this.scheduled && !this.startedAtOnce && this.accepted === this.seen) {
+    if (!this.length && !this.scheduled && !this.startedAtOnce && !this.startedInTurn && this.accepted === this.seen) {
       const waitedMs = this.now() - arrived;
       const late = waitedMs > this.deadlineMs;
       if (!late) {
@@ -93,6 +98,7 @@ export class StartQueue {
    */
   private readonly next = (): void => {
     this.scheduled = false;
+    this.startedInTurn = false;
     if (this.startedAtOnce) {
       this.startedAtOnce = false;
       this.schedule();
@@ -110,7 +116,12 @@ export class StartQueue {
       const waitedMs = now - job.arrived;
       const late = waitedMs > this.deadlineMs;
       job.resolve({ waitedMs, late });
-      if (!late) break;
+      if (late) continue;
+      // The next turn comes even with nobody waiting, to end this one's hold on starting at once.
+      this.startedInTurn = true;
+      this.scheduled = true;
+      setImmediate(this.next);
+      return;
     }
     this.schedule();
   };

@@ -95,7 +95,12 @@ describe('a write over HTTP', () => {
       const checkpoint = new Promise<void>((resolve) => {
         release = resolve;
       });
-      server = createApiServer(org.router, () => {}, { ...SERVE_BOUNDS, queueDeadlineMs: 100 }, { beforeWrite: () => checkpoint });
+      server = createApiServer(
+        org.router,
+        () => {},
+        { ...SERVE_BOUNDS, queueDeadlineMs: 100 },
+        { checkpoints: { beforeWrite: () => checkpoint, pending: () => checkpoint } },
+      );
       await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
       const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
       const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
@@ -124,11 +129,12 @@ describe('a write over HTTP', () => {
       const checkpoint = new Promise<void>((resolve) => {
         release = resolve;
       });
-      // Nothing to wait for when the write is read; a checkpoint asked for by the time its turn comes.
+      // Nothing to wait for when the write is read; a checkpoint under way by the time its turn comes.
       let asked = 0;
       let copied = false;
       const beforeWrite = () => (++asked === 1 || copied ? undefined : checkpoint);
-      server = createApiServer(org.router, () => {}, SERVE_BOUNDS, { beforeWrite });
+      const pending = () => (copied ? undefined : checkpoint);
+      server = createApiServer(org.router, () => {}, SERVE_BOUNDS, { checkpoints: { beforeWrite, pending } });
       await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
       const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
       const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
@@ -146,7 +152,36 @@ describe('a write over HTTP', () => {
       copied = true;
       release();
       expect((await sent).status).toBe(200);
-      expect(asked).toBeGreaterThanOrEqual(3);
+      expect(asked).toBeGreaterThanOrEqual(2);
+    } finally {
+      await org.close();
+    }
+  });
+
+  it('starts once the checkpoint it waited for is over, even when no checkpoint can empty the log (an old reader holds it)', async () => {
+    const org = createTestOrg();
+    try {
+      // Every ask is a new 10 ms copy that leaves the log as large as it was.
+      let copy: Promise<void> | undefined;
+      let running = false;
+      const beforeWrite = () => {
+        running = true;
+        copy = new Promise<void>((resolve) => setTimeout(resolve, 10)).then(() => {
+          running = false;
+        });
+        return copy;
+      };
+      const pending = () => (running ? copy : undefined);
+      server = createApiServer(org.router, () => {}, SERVE_BOUNDS, { checkpoints: { beforeWrite, pending } });
+      await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+      const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+      const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
+      const res = await fetch(`${site}/users/me/presence`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'status=active',
+      });
+      expect(res.status).toBe(200);
     } finally {
       await org.close();
     }

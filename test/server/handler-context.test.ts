@@ -45,6 +45,27 @@ describe('the handler context', () => {
     }
   });
 
+  it('drops the work deferred in a transaction that failed, and runs what a committed one deferred', async () => {
+    const ctx = fresh();
+    const ran: string[] = [];
+    expect(() =>
+      ctx.handler.tx(() => {
+        ctx.handler.defer(async () => {
+          ran.push('rolled back');
+        });
+        throw new Error('the transaction fails');
+      }),
+    ).toThrow('the transaction fails');
+    ctx.handler.tx(() =>
+      ctx.handler.defer(async () => {
+        ran.push('committed');
+      }),
+    );
+    ctx.commit();
+    await new Promise((r) => setImmediate(r));
+    expect(ran).toEqual(['committed']);
+  });
+
   it('marks impure the members that read the clock, the client, write or schedule work', () => {
     const impure = Object.entries(CONTEXT_PURITY)
       .filter(([, purity]) => purity === 'impure')

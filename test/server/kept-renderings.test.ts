@@ -6,6 +6,8 @@
  * in-process, where nothing kept is used. Each case reads before a change, so that renderings are kept, and
  * after it: the answer must show the change.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe, updateStream } from '../../src/api/operations/channels.js';
@@ -17,6 +19,7 @@ import { createUser, deactivateUser, updateUser } from '../../src/api/operations
 import type { User } from '../../src/api/types.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { getSetting, setSetting } from '../../src/server/model/realm.js';
+import { USER_VIEW_COLUMNS } from '../../src/server/model/user-view.js';
 import { insertUser } from '../../src/server/model/users.js';
 import { CHANGE_LOG_LIMITS } from '../../src/server/store/changes.js';
 import { ownerChannel } from '../helpers/channels.js';
@@ -24,6 +27,7 @@ import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor, transportFor } from '../helpers/transports.js';
+import { SRC, sourceFiles } from '../architecture/sources.js';
 
 type Params = Record<string, unknown>;
 type Users = { members: User[] };
@@ -482,6 +486,21 @@ describe('answers made from kept renderings', () => {
 describe('the change log behind kept renderings', () => {
   const { org, read, as } = servedOrg();
   afterAll(() => org.close());
+
+  it("logs a change of every column a user's wire form is made of, and of a channel's name", () => {
+    const triggerOn = (name: string) => org.db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?").pluck().get(name) as string;
+    const updateOf = (sql: string) => /AFTER UPDATE OF ([\w, ]+) ON/.exec(sql)![1]!.split(', ');
+    expect(updateOf(triggerOn('changes_users_user_update')).sort()).toEqual([...USER_VIEW_COLUMNS].sort());
+    expect(updateOf(triggerOn('changes_streams_channel_update'))).toContain('name');
+  });
+
+  it('is never bypassed: no statement replaces a row of a table whose new rows it does not log', () => {
+    // INSERT OR REPLACE deletes the row it replaces without a DELETE trigger, and these tables log no INSERT.
+    const replacing = sourceFiles().filter((file) =>
+      /(INSERT\s+OR\s+REPLACE|REPLACE)\s+INTO\s+"?(users|messages|streams)\b/i.test(readFileSync(join(SRC, file), 'utf8')),
+    );
+    expect(replacing).toEqual([]);
+  });
 
   const nameOf = async (id: number) => (await read<Users>(org.owner, '/users', { user_ids: [id] })).members[0]!.full_name;
   const contentOf = async (id: number) => (await read<Messages>(org.owner, '/messages', { message_ids: [id] })).messages[0]!.content;

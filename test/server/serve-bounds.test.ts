@@ -307,6 +307,21 @@ describe('the start queue', () => {
     expect(seen).toEqual(['first', 'back in line', 'later']);
   });
 
+  it('starts nothing at once in a turn that started a request, though a callback later in that turn asks', async () => {
+    const queue = new StartQueue(1000, () => 0);
+    const seen: string[] = [];
+    void queue.turn(0).then(() => seen.push('a'));
+    void queue.turn(0).then(() => seen.push('b'));
+    // The turn `a` started in passes; the next one starts `b`, and then a read asks for a turn.
+    await new Promise((r) => setImmediate(r));
+    setImmediate(() => void queue.turn(0).then(() => seen.push('late in the turn')));
+    await new Promise((r) => setImmediate(r));
+    await Promise.resolve();
+    expect(seen).toEqual(['a', 'b']);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['a', 'b', 'late in the turn']);
+  });
+
   it('starts a request at once on an idle server, and the next one only a turn later', async () => {
     const queue = new StartQueue(100, () => 0);
     const seen: string[] = [];

@@ -14,7 +14,7 @@ import type { Db } from '../store/db.js';
 import { matchesEventNarrow, type EventNarrow, type NarrowedMessage } from './event-narrow.js';
 import { userById, type Viewer } from './users.js';
 import { getSetting } from './realm.js';
-import { addressPublic } from './user-view.js';
+import { leavesGravatarToClient } from './user-view.js';
 
 export interface QueueRow {
   id: string;
@@ -348,9 +348,9 @@ function messageEventFor(db: Db, event: Record<string, unknown>, o: DeliveryOpti
   }
   // zerver/lib/message_cache.py finalize_payload, as for GET /messages: the client computes a Gravatar only
   // for a sender whose address everyone may see.
-  if (o.client_gravatar === true && typeof message.avatar_url === 'string' && message.avatar_url.startsWith('https://secure.gravatar.com/')) {
+  if (o.client_gravatar === true && typeof message.avatar_url === 'string') {
     const sender = userById(db, Number(message.sender_id));
-    if (sender && addressPublic(getSetting(db, 'email_address_visibility'), sender)) message.avatar_url = null;
+    if (sender && leavesGravatarToClient(getSetting(db, 'email_address_visibility'), sender)) message.avatar_url = null;
   }
   return { ...event, message };
 }

@@ -19,7 +19,7 @@ import { keepSentMessage } from './message-rendering-cache.js';
 import { renderMarkdown, topicLinker, type Rendered } from './render.js';
 import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
 import { SYSTEM_BOT_REALM } from './system-bots.js';
-import { addressPublic, apiEmail, usersForView, userView } from './user-view.js';
+import { apiEmail, leavesGravatarToClient, usersForView, userView } from './user-view.js';
 import { isGuest, userByEmail, userById, type UserRow } from './users.js';
 
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -353,7 +353,6 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
   const mentionedRecipientIds = userIds.filter((userId) => rendered.mentionedUserIds.has(userId));
   const automatic = channel ? followOnSend(db, ctx, sender, { messageId: id, channel, topic, mentionedRecipientIds }, now) : undefined;
   const message = messageToWire(db, id, { applyMarkdown: true, clientGravatar: false }, ctx.realmUrl);
-  keepSentMessage(db, ctx, message, leavesGravatarToClient(getSetting(db, 'email_address_visibility'), sender));
   for (const [flags, ids] of byFlags) ctx.emit({ type: 'message', message, flags: wireFlags(flags) }, ids);
   // A public channel's message also reaches queues that watch every public channel, with no flags
   // (zerver/tornado/event_queue.py get_client_info_for_message_event).
@@ -361,6 +360,8 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
     ctx.emit({ type: 'message', message, flags: [], for_public_watchers: true }, publicChannelWatcherIds(db, userIds));
   }
   linkAttachments(db, id, sender.id, content);
+  // Last: nothing after it in the sending can fail and take the message back.
+  keepSentMessage(db, ctx, message, leavesGravatarToClient(getSetting(db, 'email_address_visibility'), sender));
   return automatic === undefined ? { id } : { id, automatic_new_visibility_policy: automatic };
 }
 
@@ -392,15 +393,6 @@ export interface EditRow {
 }
 
 const inList = (ids: readonly number[]): string => JSON.stringify(ids);
-
-/**
- * Whether a client that computes Gravatars itself (client_gravatar) is left this sender's: zerver/lib/
- * message_cache.py MessageDict.finalize_payload keeps client_gravatar only for a sender whose
- * email_address_visibility is "everyone" (a bot's always is: zerver/actions/create_user.py), whoever reads the
- * message, its sender and administrators included. A system bot's avatar is a file of the server.
- */
-export const leavesGravatarToClient = (policy: number, sender: Pick<UserRow, 'is_bot' | 'is_system_bot'>): boolean =>
-  !sender.is_system_bot && addressPublic(policy, sender);
 
 /**
  * Messages in the format of GET /messages (without `flags`), in the order of `rows`: the same for every

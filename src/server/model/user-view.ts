@@ -29,8 +29,24 @@ export type UserViewRow = Pick<
   | 'is_system_bot'
 >;
 
-const VIEW_COLUMNS = `id, email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, date_joined, timezone, avatar_version,
-  is_imported_stub, is_system_bot`;
+/** The columns of UserViewRow: what kept renderings of users are made of (a change of any is logged: migration 17). */
+export const USER_VIEW_COLUMNS = [
+  'id',
+  'email',
+  'full_name',
+  'role',
+  'is_active',
+  'is_bot',
+  'bot_type',
+  'bot_owner_id',
+  'date_joined',
+  'timezone',
+  'avatar_version',
+  'is_imported_stub',
+  'is_system_bot',
+] as const satisfies readonly (keyof UserViewRow)[];
+
+const VIEW_COLUMNS = USER_VIEW_COLUMNS.join(', ');
 
 /** The organization's users: the server's system bots are not among them (model/system-bots.ts). */
 export const listUsersForView = (db: Db): UserViewRow[] =>
@@ -61,7 +77,16 @@ export function policyLetsSee(policy: number, viewer: Pick<UserRow, 'role'> | nu
 }
 
 /** Whether everyone may see the real address of `target`: a bot's always, a human's when the policy says everyone. */
-export const addressPublic = (policy: number, target: Pick<UserRow, 'is_bot'>): boolean => target.is_bot === 1 || policy === 1;
+const addressPublic = (policy: number, target: Pick<UserRow, 'is_bot'>): boolean => target.is_bot === 1 || policy === 1;
+
+/**
+ * Whether a client that computes Gravatars itself (client_gravatar) is left this sender's: zerver/lib/
+ * message_cache.py MessageDict.finalize_payload keeps client_gravatar only for a sender whose
+ * email_address_visibility is "everyone" (a bot's always is: zerver/actions/create_user.py), whoever reads the
+ * message, its sender and administrators included. A system bot's avatar is a file of the server.
+ */
+export const leavesGravatarToClient = (policy: number, sender: Pick<UserRow, 'is_bot' | 'is_system_bot'>): boolean =>
+  !sender.is_system_bot && addressPublic(policy, sender);
 
 /** Whether `viewer` sees the real address of `target`: always a bot's and their own, else as the policy says. */
 export const seesRealEmail = (policy: number, viewer: Viewer | null, target: Pick<UserRow, 'id' | 'is_bot'>): boolean =>

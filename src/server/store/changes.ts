@@ -8,8 +8,11 @@
  * entries for user and message dicts are flushed when their rows are saved.
  *
  * Read inside the transaction whose snapshot the values are read from: a value made in it is as of the log's
- * newest entry in that snapshot. Only read-only transactions may keep values: a change this connection made
- * and then rolled back would leave a kept value as of a log entry that never was.
+ * newest entry in that snapshot. A read transaction reads what changed (sync) and keeps values at once; a
+ * write transaction may only note where the log stands (newest) and keep what it made once it has committed
+ * (a change this connection made and then rolled back would leave a value kept as of a log entry that never
+ * was, and sequence numbers of rolled-back changes are given again). Readers that sync are called only from
+ * GET operations.
  */
 import type { Db } from './db.js';
 

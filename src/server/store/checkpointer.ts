@@ -93,6 +93,8 @@ export interface Checkpoints {
    * for now or by an earlier write (the copy holds the write lock while it empties the log).
    */
   beforeWrite(): Promise<void> | undefined;
+  /** The copy under way, if any, without asking for one: what a write whose turn came meanwhile waits for. */
+  pending(): Promise<void> | undefined;
   stop(): Promise<void>;
 }
 
@@ -147,6 +149,9 @@ export function checkpointOffLoop(db: Db): Checkpoints {
     beforeWrite() {
       if (gone) return undefined;
       copying ??= walBytes(wal) > WAL_LIMIT_BYTES ? askToCopy() : null;
+      return copying ?? undefined;
+    },
+    pending() {
       return copying ?? undefined;
     },
     async stop() {

@@ -561,14 +561,25 @@ export const migrations: readonly Migration[] = [
   ${changeTriggers([
     // A new row needs no entry of its own: nothing can have been kept for an ID not used before. A row whose ID
     // changes (a mirror's system bots) is a change of the ID it had and of the one it has.
-    ['users', 'user', 'id', ['UPDATE', 'DELETE']],
+    // Only the columns a user's wire form is made of (model/user-view.ts USER_VIEW_COLUMNS; a test holds them
+    // to it): a new API key or password, a status or a setting changes no rendering.
+    [
+      'users',
+      'user',
+      'id',
+      [
+        'UPDATE OF id, email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, date_joined, timezone, avatar_version, is_imported_stub, is_system_bot',
+        'DELETE',
+      ],
+    ],
     // Which users there are (a list of them), as opposed to what each one is.
     ['users', 'users', '0', ['INSERT', 'DELETE', 'UPDATE OF id, is_system_bot']],
     ['profile_values', 'user', 'user_id', ['INSERT', 'UPDATE', 'DELETE']],
     ['messages', 'message', 'id', ['UPDATE', 'DELETE']],
     ['reactions', 'message', 'message_id', ['INSERT', 'UPDATE', 'DELETE']],
     ['message_edits', 'message', 'message_id', ['INSERT', 'UPDATE', 'DELETE']],
-    ['streams', 'channel', 'id', ['UPDATE', 'DELETE']],
+    // A message shows its channel's name alone.
+    ['streams', 'channel', 'id', ['UPDATE OF id, name', 'DELETE']],
     // What every rendering may depend on: the organization's settings, its linkifiers and profile fields.
     // presence_sequence is a counter every presence report advances, which no rendering shows.
     ['realm_settings', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE'], "key <> 'presence_sequence'"],
