@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderedCache, type Rendering } from '../../src/server/model/rendered-cache.js';
-import { changeLog, dependency } from '../../src/server/store/changes.js';
+import { insertUser } from '../../src/server/model/users.js';
+import { CHANGE_LOG_LIMITS, changeLog, dependency } from '../../src/server/store/changes.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 
 const rendering = (json: string): Rendering<string> => ({ value: json, json });
@@ -81,5 +82,22 @@ describe('RenderedCache', () => {
     })();
     cache.set('after', now(), [dependency('user', user.id)], rendering('"after"'));
     expect(kept(cache, ['before', 'after'])).toEqual(['after']);
+  });
+
+  it('forgets what changed, and so everything made before, once it would remember more rows than it may', () => {
+    const cache = new RenderedCache<string, string>({ entries: 10, characters: 1000 });
+    const count = CHANGE_LOG_LIMITS.remembered + 10;
+    const ids = org.db.transaction(() => Array.from({ length: count }, (_, i) => insertUser(org.db, { email: `many${i}@example.com`, full_name: `Many ${i}` }, 0).id))();
+    cache.set('kept', now(), [dependency('user', user.id)], rendering('"kept"'));
+    // Each read takes fewer changes than one read may, but the distinct rows changed pass what it remembers.
+    const rename = org.db.prepare('UPDATE users SET full_name = ? WHERE id = ?');
+    for (let from = 0; from < count; from += CHANGE_LOG_LIMITS.read / 2) {
+      org.db.transaction(() => {
+        for (const id of ids.slice(from, from + CHANGE_LOG_LIMITS.read / 2)) rename.run('Renamed', id);
+      })();
+      now();
+    }
+    // Nothing `kept` was made of changed, yet it is no longer given: the log started afresh.
+    expect(kept(cache, ['kept'])).toEqual([]);
   });
 });
