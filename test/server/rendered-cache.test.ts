@@ -87,7 +87,9 @@ describe('RenderedCache', () => {
   it('forgets what changed, and so everything made before, once it would remember more rows than it may', () => {
     const cache = new RenderedCache<string, string>({ entries: 10, characters: 1000 });
     const count = CHANGE_LOG_LIMITS.remembered + 10;
-    const ids = org.db.transaction(() => Array.from({ length: count }, (_, i) => insertUser(org.db, { email: `many${i}@example.com`, full_name: `Many ${i}` }, 0).id))();
+    const ids = org.db.transaction(() =>
+      Array.from({ length: count }, (_, i) => insertUser(org.db, { email: `many${i}@example.com`, full_name: `Many ${i}` }, 0).id),
+    )();
     cache.set('kept', now(), [dependency('user', user.id)], rendering('"kept"'));
     // Each read takes fewer changes than one read may, but the distinct rows changed pass what it remembers.
     const rename = org.db.prepare('UPDATE users SET full_name = ? WHERE id = ?');

@@ -94,7 +94,8 @@ export const handlers: Handlers<'users'> = {
       for (const id of wanted) if (!userById(ctx.db, id)) throw badRequest(`Invalid user ID: ${id}`);
     }
     const opts = { clientGravatar: p.client_gravatar, includeCustomProfileFields: p.include_custom_profile_fields };
-    return { members: new StreamedList(userViewPages(ctx.db, ctx.caller, opts, ctx.realmUrl, { only: wanted, keep: ctx.rendersJson })) };
+    const pages = userViewPages(ctx.db, ctx.caller, opts, ctx.realmUrl, { only: wanted, keep: ctx.rendersJson });
+    return { members: Array.isArray(pages) ? pages : new StreamedList(pages) };
   }),
 
   // zerver/views/users.py get_profile_backend: get_users_for_api for the caller alone, with its defaults (custom

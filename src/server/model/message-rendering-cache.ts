@@ -46,17 +46,13 @@ export function keepSentMessage(
   // In the sending transaction: the rendering is as of the changes it holds, its own included.
   const at = changeLog(db).newest();
   const made = madeOf(message);
-  const variants: [WireOptions, WireMessage][] = [
-    [{ applyMarkdown: true, clientGravatar: false }, message],
-    [{ applyMarkdown: true, clientGravatar: true }, leftToClient ? { ...message, avatar_url: null } : message],
-  ];
-  const renderings = variants.map(([opts, value]) => ({
-    key: renderingKey(message.id, opts),
-    rendering: scoped(value, ctx.realmUrl),
-  }));
+  const given = scoped(message, ctx.realmUrl);
+  // Asked for with client_gravatar, it differs only where the client computes the sender's Gravatar.
+  const leftOut = leftToClient ? scoped({ ...message, avatar_url: null }, ctx.realmUrl) : given;
   ctx.defer(async () => {
     const cache = messageRenderingsOf(db);
-    for (const { key, rendering } of renderings) cache.set(key, at, made, rendering);
+    cache.set(renderingKey(message.id, { applyMarkdown: true, clientGravatar: false }), at, made, given);
+    cache.set(renderingKey(message.id, { applyMarkdown: true, clientGravatar: true }), at, made, leftOut);
   });
 }
 

@@ -7,7 +7,7 @@ import { rowsOf } from '../store/rows.js';
 import { inTransaction } from '../store/transactions.js';
 import { changeLog, dependency } from '../store/changes.js';
 import { withJson } from '../../api/rendered-list.js';
-import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits } from './rendered-cache.js';
+import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
 import { systemBotAvatarUrl } from './system-bots.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
 
@@ -192,7 +192,7 @@ export function userViewPages(
   opts: UserViewOptions,
   realmUrl: string,
   o: { only?: ReadonlySet<number>; keep?: boolean } = {},
-): Generator<User[]> {
+): User[] | Generator<User[]> {
   return o.keep ? keptViewPages(db, viewer, opts, realmUrl, o.only) : madeViewPages(db, viewer, opts, realmUrl, o.only);
 }
 
@@ -221,9 +221,16 @@ export const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, character
 /**
  * `userViewPages` from kept renderings, each page with its JSON (api/rendered-list.ts): a page reads its users'
  * IDs and the change log, and only the users whose rendering is not kept (or no longer holds) whole. The
- * first page is read at once, in the transaction of whoever asks (the handler's), the others as they are asked for.
+ * first page is read at once, in the transaction of whoever asks (the handler's), the others as they are asked
+ * for; a list of one page is that page, whole.
  */
-function keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only: ReadonlySet<number> | undefined): Generator<User[]> {
+function keptViewPages(
+  db: Db,
+  viewer: Viewer | null,
+  opts: UserViewOptions,
+  realmUrl: string,
+  only: ReadonlySet<number> | undefined,
+): User[] | Generator<User[]> {
   const cache = renderedCacheOf(userRenderings, db, USER_RENDERINGS);
   const read = (after: number) =>
     inTransaction(db, 'deferred', () => {
@@ -250,15 +257,17 @@ function keptViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, rea
       }
       return { last: all.at(-1), count: all.length, renderings: renderings.filter((r) => r !== undefined) };
     });
+  const joined = (renderings: readonly Rendering<User>[]) =>
+    withJson(
+      renderings.map((r) => r.value),
+      renderings.map((r) => r.json).join(','),
+    );
   const first = read(0);
+  // One page is the whole list (an organization of up to USER_PAGE users): no pages to read as it is written.
+  if (first.count < USER_PAGE || first.last === undefined) return joined(first.renderings);
   return (function* () {
     for (let page = first; ; page = read(page.last)) {
-      if (page.renderings.length) {
-        yield withJson(
-          page.renderings.map((r) => r.value),
-          page.renderings.map((r) => r.json).join(','),
-        );
-      }
+      if (page.renderings.length) yield joined(page.renderings);
       if (page.count < USER_PAGE || page.last === undefined) return;
     }
   })();
