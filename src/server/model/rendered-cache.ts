@@ -5,7 +5,7 @@
  * same in memcached (user dicts, message dicts) for the same reason.
  *
  * Only answers written as JSON take kept values (HandlerContext.rendersJson: `serve`): whoever gets values
- * in-process could change a kept one. Bounded in entries and in characters of JSON (the values take about as
+ * in-process could change a kept one. Bounded in entries and in characters of JSON (the values take about twice as
  * much memory again), the least lately made going first.
  */
 import { changeLog, type Dependency } from '../store/changes.js';
