@@ -57,6 +57,16 @@ export const ANSWER_CACHE_LIMITS = { answers: 1000, characters: 16 * 1024 * 1024
  * (only an in-process caller could make it) has no key, and is never kept.
  */
 export function answerKey(r: ReadRequest): string | undefined {
+  // Made once per request: serve asks whether an answer is kept, then for it.
+  if (keys.has(r)) return keys.get(r);
+  const key = makeKey(r);
+  keys.set(r, key);
+  return key;
+}
+
+const keys = new WeakMap<ReadRequest, string | undefined>();
+
+function makeKey(r: ReadRequest): string | undefined {
   const query = r.query.length === 0 ? '' : new URLSearchParams(r.query).toString();
   const parts = [r.path, query, present(r.authorization), present(r.host), present(r.forwardedProto)];
   return parts.some((part) => part.includes('\n')) ? undefined : parts.join('\n');
