@@ -236,7 +236,8 @@ function keptViewPages(
     inTransaction(db, 'deferred', () => {
       // The settings a rendering is made under are read in the snapshot it is kept as of.
       const at = changeLog(db).sync();
-      const letsSee = policyLetsSee(getSetting(db, 'email_address_visibility'), viewer);
+      const settings = viewSettingsAsOf(db, at);
+      const letsSee = policyLetsSee(settings.policy, viewer);
       // What a rendering depends on besides the user's rows and the organization's settings: what the viewer sees, and what was asked for.
       const keyOf = (id: number) => id * 8 + (letsSee || viewer?.id === id ? 4 : 0) + (opts.clientGravatar ? 2 : 0) + (opts.includeCustomProfileFields ? 1 : 0);
       const all = pageIds(db, after, at);
@@ -244,7 +245,7 @@ function keptViewPages(
       const renderings = wanted.map((id) => cache.get(db, keyOf(id)));
       const missing = wanted.filter((_, i) => renderings[i] === undefined);
       if (missing.length) {
-        const view = viewWithProfiles(db, viewer, opts, realmUrl);
+        const view = viewWithProfiles(db, viewer, opts, realmUrl, settings);
         const rows = usersForView(db, missing).sort((a, b) => a.id - b.id);
         const profiles = profilesOf(db, opts, rows);
         const made = new Map(rows.map((row) => view(row, profiles)).map((value) => [value.user_id, { value, json: JSON.stringify(value) }]));
@@ -292,6 +293,26 @@ function pageIds(db: Db, after: number, at: number): number[] {
   return ids;
 }
 
+/** The organization's settings a user's wire form depends on. */
+interface ViewSettings {
+  policy: number;
+  botDomain: string;
+}
+
+const viewSettings = (db: Db): ViewSettings => ({ policy: getSetting(db, 'email_address_visibility'), botDomain: getSetting(db, 'bot_domain') });
+
+/** The view settings kept per connection, as of a change of the log, while the organization's settings are unchanged. */
+const keptViewSettings = new WeakMap<Db, { at: number; settings: ViewSettings }>();
+
+/** viewSettings in a transaction that has just read the change log (ChangeLog.sync, newest change `at`): read again only once the settings changed. */
+function viewSettingsAsOf(db: Db, at: number): ViewSettings {
+  const kept = keptViewSettings.get(db);
+  if (kept && changeLog(db).holds(kept.at, [dependency('realm', 0)])) return kept.settings;
+  const settings = viewSettings(db);
+  keptViewSettings.set(db, { at, settings });
+  return settings;
+}
+
 /** The profile values of users read in ID order, when they are asked for. */
 const profilesOf = (db: Db, opts: UserViewOptions, rows: readonly UserViewRow[]): Map<number, ProfileValues> | null =>
   opts.includeCustomProfileFields && rows.length ? profileData(db, { from: rows[0]!.id, to: rows.at(-1)!.id }) : null;
@@ -302,9 +323,9 @@ function viewWithProfiles(
   viewer: Viewer | null,
   opts: UserViewOptions,
   realmUrl: string,
+  { policy, botDomain }: ViewSettings = viewSettings(db),
 ): (target: UserViewRow, profiles: ReadonlyMap<number, ProfileValues> | null) => User {
-  const policy = getSetting(db, 'email_address_visibility');
-  const emailOf = emailerUnder(policy, getSetting(db, 'bot_domain'));
+  const emailOf = emailerUnder(policy, botDomain);
   return (target, profiles) => {
     const seesReal = seesRealEmail(policy, viewer, target);
     const user: User = {
