@@ -61,14 +61,16 @@ export function tryLock(path: string): Lock | { heldBy: number } {
 }
 
 /**
- * One `job` at a time per organization: the lock lives in the data dir of an embedded organization (so
- * every HOME using it shares it), or in the config dir, named after the server, for a remote one.
+ * A file of one organization's own: in the data dir of an embedded organization (so every HOME using it
+ * shares it), or in the config dir's `dir`, named after the server, for a remote one.
  */
-export function tryOrganizationLock(ctx: Pick<Context, 'env' | 'target'>, job: string): Lock | { heldBy: number } {
+export function organizationFile(ctx: Pick<Context, 'env' | 'target'>, dir: string, name: string, extension: string): string {
   const target = ctx.target();
-  const path =
-    target.kind === 'embedded'
-      ? join(target.dataDir, `${job}.lock`)
-      : join(configDir(ctx.env), 'locks', `${job}-${target.site.replace(/[^a-z0-9.-]+/gi, '_')}.lock`);
-  return tryLock(path);
+  if (target.kind === 'embedded') return join(target.dataDir, `${name}.${extension}`);
+  return join(configDir(ctx.env), dir, `${name}-${target.site.replace(/[^a-z0-9.-]+/gi, '_')}.${extension}`);
+}
+
+/** One `job` at a time per organization: its lock is an organization's file (organizationFile). */
+export function tryOrganizationLock(ctx: Pick<Context, 'env' | 'target'>, job: string): Lock | { heldBy: number } {
+  return tryLock(organizationFile(ctx, 'locks', job, 'lock'));
 }

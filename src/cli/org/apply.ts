@@ -6,15 +6,15 @@
  */
 import { renameSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configDir } from '../../config/paths.js';
 import { makeDirs } from '../../make-dirs.js';
 import type { ChatClient } from '../../client/client.js';
+import { organizationFile } from '../bulk/lock.js';
 import { type BulkFlags, endsRun, type Outcome, runBulk } from '../bulk/runner.js';
 import type { Context } from '../command/context.js';
 import { ChatctlError, usageError } from '../core/errors.js';
 import { Refusal } from '../core/refusal.js';
 import { memberFields } from './document.js';
-import { type Change, isObj, type Json, type LiveOrg, type ListSectionName, parseSections, type Plan, SECTIONS, type SectionName, SYMBOL } from './model.js';
+import { type Change, isObj, type Json, type LiveOrg, parseSections, type Plan, SECTIONS, type SectionName, SYMBOL } from './model.js';
 import { isRef, PLAN_OPERATIONS } from './sections.js';
 
 /** What `--max-removals` allows per section: a number, or a share of the section's objects and memberships. */
@@ -41,11 +41,11 @@ export function checkRemovals(plan: Plan, live: LiveOrg, prune: SectionName[] | 
     if (section === 'settings') continue;
     const removals = plan.changes.filter((c) => c.section === section && c.action === 'remove' && !keptBack(c, prune)).reduce((n, c) => n + c.removals, 0);
     if (!removals) continue;
-    const objects = live.lists[section as ListSectionName];
+    const objects = live.lists[section];
     const memberships = objects.reduce(
       (n, o) =>
         n +
-        memberFields(section as ListSectionName).reduce((m, f) => {
+        memberFields(section).reduce((m, f) => {
           const v = o.file[f];
           return m + (Array.isArray(v) ? v.length : 0);
         }, 0),
@@ -80,8 +80,8 @@ export interface Journal {
 /** Where an organization's apply journal lives: beside its data (embedded) or in the config dir, named after the server. */
 export function journalPath(ctx: Pick<Context, 'env' | 'target'>): string {
   const target = ctx.target();
-  if (target.kind === 'embedded') return join(target.dataDir, 'org-apply.journal.json');
-  return join(configDir(ctx.env), 'journals', `org-apply-${target.site.replace(/[^a-z0-9.-]+/gi, '_')}.json`);
+  // The embedded one keeps the name it always had (org-apply.journal.json), the remote ones theirs (org-apply-SITE.json).
+  return organizationFile(ctx, 'journals', target.kind === 'embedded' ? 'org-apply.journal' : 'org-apply', 'json');
 }
 
 export function saveJournal(path: string, j: Journal): void {

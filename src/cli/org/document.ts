@@ -4,7 +4,19 @@
  * every problem's path: types, unknown keys, references between sections and duplicates.
  */
 import { type Schema, s } from '../../api/schema.js';
-import { FORMAT, isObj, type Json, LIST_SECTIONS, type ListSectionName, type LiveOrg, type Obj, type OrgDoc, type SectionName } from './model.js';
+import {
+  FORMAT,
+  isObj,
+  type Json,
+  LIST_SECTIONS,
+  type ListSectionName,
+  type LiveOrg,
+  type Obj,
+  type OrgDoc,
+  SECTIONS,
+  type SectionName,
+  strings,
+} from './model.js';
 import { LIST_DECLS, type RefKind, SETTINGS_FIELDS } from './sections.js';
 
 const objectOf = (fields: Readonly<Record<string, { schema: Schema }>>, required: readonly string[] = []): Schema => ({
@@ -233,7 +245,7 @@ function subgroupCycles(groups: readonly Json[]): string[] {
   groups.forEach((g, i) => {
     if (!isObj(g) || typeof g.name !== 'string' || at.has(g.name)) return;
     at.set(g.name, i);
-    subgroups.set(g.name, Array.isArray(g.subgroups) ? g.subgroups.filter((s): s is string => typeof s === 'string') : []);
+    subgroups.set(g.name, strings(g.subgroups));
   });
   const out: string[] = [];
   const done = new Set<string>();
@@ -316,4 +328,4 @@ export class InvalidDocument extends Error {
 }
 
 /** The sections a document manages: those it holds. */
-export const managedSections = (doc: OrgDoc): SectionName[] => (['settings', ...LIST_SECTIONS] as const).filter((n) => doc[n] !== undefined);
+export const managedSections = (doc: OrgDoc): SectionName[] => SECTIONS.filter((n) => doc[n] !== undefined);

@@ -5,7 +5,7 @@
  */
 import type { Schema } from '../../api/schema.js';
 import { describePath, documentSchema } from './document.js';
-import type { Json, Obj } from './model.js';
+import { isObj, type Json, type Obj } from './model.js';
 
 function convert(schema: Schema): Obj {
   switch (schema.t) {
@@ -58,11 +58,11 @@ function describe(root: Obj): Obj {
     const doc = describePath(section);
     if (doc) node.description = doc;
     const item: Json | undefined = node.items ?? node;
-    const fields = typeof item === 'object' && item !== null && !Array.isArray(item) ? item.properties : undefined;
+    const fields = isObj(item) ? item.properties : undefined;
     if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) continue;
     for (const [field, f] of Object.entries(fields)) {
       const words = describePath(section, field);
-      if (words && typeof f === 'object' && f !== null && !Array.isArray(f)) f.description = words;
+      if (words && isObj(f)) f.description = words;
     }
   }
   return root;

@@ -53,7 +53,6 @@ export interface LiveObj {
 export interface LiveOrg {
   level: number;
   version: string;
-  site: string;
   callerId: number;
   settings: Obj;
   lists: Record<ListSectionName, LiveObj[]>;

@@ -23,7 +23,6 @@ import {
   type Obj,
   type OrgDoc,
   type Plan,
-  type PlannedRequest,
   type Ref,
   type SectionName,
   strings,
@@ -518,5 +517,3 @@ function checkLevels(level: number, changes: Change[]): void {
       'leave those fields out of the file for this server',
     );
 }
-
-export const requestsOf = (p: Plan): PlannedRequest[] => p.changes.flatMap((c) => c.requests);

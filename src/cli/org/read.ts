@@ -9,6 +9,7 @@ import { deleteQueue, register } from '../../api/operations/events.js';
 import { PROFILE_FIELD_TYPES } from '../../api/operations/profile-fields.js';
 import { getOwnUser, getUsers } from '../../api/operations/users.js';
 import { roleName } from '../../api/roles.js';
+import { isPlainObject } from '../../api/schema.js';
 import type { ChatClient } from '../../client/client.js';
 import { currentMembers } from '../channels/membership.js';
 import type { Context } from '../command/context.js';
@@ -20,8 +21,7 @@ const FETCH = ['realm', 'realm_domains', 'realm_linkifiers', 'custom_profile_fie
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number.NaN);
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const objects = (v: unknown): Record<string, unknown>[] =>
-  list(v).filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x));
+const objects = (v: unknown): Record<string, unknown>[] => list(v).filter(isPlainObject);
 /** A value as the file holds it: JSON (what a server sent always is). */
 const json = (v: unknown): Json => (v === undefined ? null : (JSON.parse(JSON.stringify(v)) as Json));
 
@@ -226,7 +226,6 @@ export function liveFromAnswers(a: Answers): LiveOrg {
   return {
     level,
     version: a.version ?? text(state.zulip_version),
-    site: '',
     callerId: a.callerId,
     settings,
     lists,

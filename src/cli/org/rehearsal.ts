@@ -8,15 +8,15 @@ import { ChatctlError } from '../core/errors.js';
 import { profileClient } from '../target/profile-client.js';
 import { copyClient } from './mirror.js';
 import { readLive } from './read.js';
-import type { Planned } from './session.js';
 import { liveFromSnapshot } from './snapshot.js';
 import { threeWayPlan } from './three-way.js';
+import type { LiveOrg, Plan } from './model.js';
 
 /** Plans against production what changed on the copy in `dir`; the client returned is production's (close it). */
-export async function planRehearsal(ctx: Context, dir: string, against: string | undefined): Promise<Omit<Planned, 'doc'>> {
+export async function planRehearsal(ctx: Context, dir: string, against: string | undefined): Promise<Plan> {
   const copy = await copyClient(ctx, dir);
   const profile = against ?? copy.record.source.profile;
-  let mine: Awaited<ReturnType<typeof readLive>>;
+  let mine: LiveOrg;
   try {
     if (!profile) {
       throw new ChatctlError(`${dir} records no profile it was mirrored from`, 'usage', 'name production: --against PROFILE');
@@ -28,10 +28,8 @@ export async function planRehearsal(ctx: Context, dir: string, against: string |
   const base = liveFromSnapshot(copy.record.snapshot, copy.record.operator.id);
   const production = await profileClient(ctx, profile);
   try {
-    const theirs = await readLive(ctx, production.client);
-    return { plan: threeWayPlan(base, mine, theirs, production.site), live: theirs, client: production.client };
-  } catch (e) {
+    return threeWayPlan(base, mine, await readLive(ctx, production.client), production.site);
+  } finally {
     await production.client.close();
-    throw e;
   }
 }

@@ -51,7 +51,7 @@ function fieldLines(c: Change, skip?: string): string[] {
     .map((k) => `      ${k}: ${shown(c.before?.[k])} → ${shown(after[k])}`);
 }
 
-export interface Totals {
+interface Totals {
   create: number;
   change: number;
   rename: number;

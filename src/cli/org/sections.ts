@@ -439,7 +439,7 @@ export const LIST_DECLS: Readonly<Record<ListSectionName, ListSection>> = {
     update: (id, changed, _o, r) => {
       const out: PlannedRequest[] = [];
       if (changed.active === true) out.push(request(reactivateUser, { user_id: Number(id) }));
-      const profile = isProfile(changed.profile) ? profileData(changed.profile, r) : undefined;
+      const profile = isObj(changed.profile) ? profileData(changed.profile, r) : undefined;
       if (profile instanceof Cannot) return profile;
       const role = typeof changed.role === 'string' && changed.role in ROLE ? ROLE[changed.role as keyof typeof ROLE] : undefined;
       // A new e-mail under the same ID (compared without case) is new_email, from level 313 (checkLevels refuses it
@@ -454,8 +454,6 @@ export const LIST_DECLS: Readonly<Record<ListSectionName, ListSection>> = {
     remove: (o) => [request(deactivateUser, { user_id: Number(o.id) })],
   },
 };
-
-const isProfile = (v: Json | undefined): v is { [k: string]: Json } => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** profile_data for changed profile values, by field name; a field the server does not have cannot be written. */
 function profileData(values: { [k: string]: Json }, r: Resolver): Json[] | Cannot {

@@ -11,9 +11,8 @@ import type { OrganizationSnapshot } from '../../api/org-snapshot.js';
 import type { ChatClient } from '../../client/client.js';
 import { currentMembers } from '../channels/membership.js';
 import type { Context } from '../command/context.js';
-import { isObj } from './model.js';
 import { type Answers, liveFromAnswers, readBaseState } from './read.js';
-import type { LiveOrg } from './model.js';
+import { isObj, type LiveOrg } from './model.js';
 
 /** What register must give for a copy (api/org-snapshot.ts); `realm_user` for the system bots' IDs. */
 const FETCH = ['realm', 'realm_user', 'realm_domains', 'realm_linkifiers', 'custom_profile_fields', 'realm_user_groups', 'default_streams', 'stream'];

@@ -14,6 +14,7 @@
  * theirs as `org plan -f` does, with its checks (levels, owners, the caller's own account) and fingerprint.
  */
 import { memberFields, memberKey, objectKey } from './document.js';
+import { membershipDiff } from './membership-diff.js';
 import {
   type Change,
   type Json,
@@ -76,14 +77,9 @@ function mergedMembers(
   gone: ReadonlySet<string>,
 ): string[] | undefined {
   const norm = memberKey(field);
-  const had = new Set(strings(base).map(norm));
-  const has = new Set(strings(mine).map(norm));
-  const removed = new Set(
-    strings(base)
-      .filter((e) => !has.has(norm(e)) && !(field === 'members' && gone.has(norm(e))))
-      .map(norm),
-  );
-  const added = strings(mine).filter((e) => !had.has(norm(e)));
+  // What I changed: the members I added to the base, and those I took out of it (but for the people gone).
+  const { add: added, remove } = membershipDiff(strings(mine), strings(base), norm);
+  const removed = new Set(remove.filter((e) => !(field === 'members' && gone.has(norm(e)))).map(norm));
   if (!removed.size && !added.length) return undefined;
   const out = strings(theirs).filter((e) => !removed.has(norm(e)));
   const present = new Set(out.map(norm));

@@ -56,8 +56,7 @@ export const planCommand = defineCommand({
     if (opts.against !== undefined && opts.desired === undefined) throw usageError('--against goes with --desired DIR');
   },
   async run(opts, ctx) {
-    const { plan, client } = opts.desired ? await planRehearsal(ctx, opts.desired, opts.against) : await planFile(ctx, opts.file ?? '');
-    if (opts.desired) await client.close();
+    const plan = opts.desired ? await planRehearsal(ctx, opts.desired, opts.against) : (await planFile(ctx, opts.file ?? '')).plan;
     await showPlan(ctx, plan, opts);
   },
 });

@@ -92,9 +92,7 @@ export const rehearseCommand = defineCommand({
           opts.keep ? `the copy is in ${dataDir}` : undefined,
         );
       }
-      const { plan, client } = await planRehearsal(ctx, dataDir, opts.from);
-      await client.close();
-      await showPlan(ctx, plan, opts);
+      await showPlan(ctx, await planRehearsal(ctx, dataDir, opts.from), opts);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
