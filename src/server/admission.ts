@@ -13,7 +13,6 @@ export function withAdmission(admit: Admit, inner: CachingAnswerer): CachingAnsw
     handleBatch: (reqs, signal) => inner.handleBatch(reqs, signal, { admit }),
     cachedAnswers: (reads) => inner.cachedAnswers(reads, admit),
     mayAnswer: (read) => inner.mayAnswer(read),
-    match: (method, path) => inner.match(method, path),
     refusalBeforeBody: (method, path, authorization) => inner.refusalBeforeBody(method, path, authorization),
     drain: () => inner.drain(),
     close: () => inner.close(),

@@ -111,7 +111,10 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
   return {
     db: inner.db,
     cachedAnswers,
-    mayAnswer: (read) => answers.holds(answerKey(read) ?? ''),
+    mayAnswer: (read) => {
+      const key = answerKey(read);
+      return key !== undefined && answers.holds(key);
+    },
     async handle(req: WireRequest, signal?: AbortSignal, o: HandleOptions = {}): Promise<WireResponse> {
       const read = readOf(req);
       const cached = read && cachedAnswers([{ read, remoteAddress: req.remoteAddress }], o.admit)[0];
@@ -132,7 +135,6 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
       return kept === undefined ? out : { ...out, text: kept };
     },
     handleBatch: (reqs, signal, o) => inner.handleBatch(reqs, signal, o),
-    match: (method, path) => inner.match(method, path),
     refusalBeforeBody: (method, path, authorization) => inner.refusalBeforeBody(method, path, authorization),
     drain: () => inner.drain(),
     close: () => inner.close(),

@@ -37,8 +37,6 @@ export interface Answerer {
   handle(req: WireRequest, signal?: AbortSignal, o?: HandleOptions): Promise<WireResponse>;
   /** Requests given together (a bulk run's rows): answered as `handle` answers each, in one write transaction. */
   handleBatch(reqs: readonly WireRequest[], signal?: AbortSignal, o?: Pick<HandleOptions, 'admit'>): Promise<WireResponse[]>;
-  /** The operation a request reaches, if any. */
-  match(method: string, path: string): Operation | undefined;
   /** What a request is refused with on its headers alone, before its body is read (Router.refusalBeforeBody). */
   refusalBeforeBody(method: string, path: string, authorization: string | undefined): { refusal?: ApiError; open?: boolean };
   /** Resolves once every background task started so far (and any they start) has finished. */

@@ -1,8 +1,9 @@
 /**
  * An organization answering as a server of an older feature level (a mirror of a real organization does, to
  * behave as its server): the level it is set to. What such a server routes and reads is declared by the
- * catalogue (api/param-levels.ts); the router applies it to every request and register to its state; no
- * handler knows of it. At this implementation's own level nothing is held back.
+ * catalogue (api/param-levels.ts); the router applies it to every request, and only what reports a level
+ * reads it besides (server_settings and register's version fields, register's state). At this
+ * implementation's own level nothing is held back.
  */
 import { FEATURE_LEVEL, MIN_FEATURE_LEVEL } from '../api/param-levels.js';
 import type { Db } from './store/db.js';

@@ -146,11 +146,6 @@ export class Router implements Answerer {
     return out;
   }
 
-  /** The operation a request reaches, if any (several templates can match one path: the best-ranked one that takes the method wins). */
-  match(method: string, path: string): Operation | undefined {
-    return this.routes.match(method, path, featureLevel(this.opts.db));
-  }
-
   /**
    * What a request is refused with on its headers alone, before its body is read (serve asks for a body that
    * is not small): no route, no method, or the credentials; undefined when it may go on. Whether an operation

@@ -1,6 +1,7 @@
 /** Group-valued organization settings set straight in a test organization's store, for tests of what they permit. */
 import type { GroupSettingName, SystemGroupName } from '../../src/api/realm-settings.js';
 import type { Db } from '../../src/server/store/db.js';
+import { writeStored } from '../../src/server/model/realm.js';
 import { systemGroupId } from '../../src/server/model/system-groups.js';
 
 /** Sets a group-valued setting to a system group; null puts the organization's default back. */
@@ -9,8 +10,5 @@ export function setGroupSetting(db: Db, name: GroupSettingName, group: SystemGro
     db.prepare('DELETE FROM realm_settings WHERE key = ?').run(name);
     return;
   }
-  db.prepare('INSERT INTO realm_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(
-    name,
-    JSON.stringify(systemGroupId(db, group)),
-  );
+  writeStored(db, name, JSON.stringify(systemGroupId(db, group)));
 }

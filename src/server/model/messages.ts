@@ -116,8 +116,10 @@ export interface SendRequest {
   client?: string;
 }
 
-/** What sending needs of a request: a handler's context, or the same for work outside a request (creating the organization). */
-/** What sending takes of a handler's context; a request's own context also lets `serve` keep the rendering (message-rendering-cache.ts). */
+/**
+ * What sending needs of a request: a handler's context, or the same for work outside a request (creating the
+ * organization); a request's own context also lets `serve` keep the rendering (message-rendering-cache.ts).
+ */
 export type SendContext = Pick<HandlerContext, 'db' | 'realmUrl' | 'nowSeconds' | 'emit'> & Partial<Pick<HandlerContext, 'rendersJson' | 'defer'>>;
 
 type Target = { kind: 'channel'; indicator: string | number; topic: string } | { kind: 'direct'; recipients: readonly number[] | readonly string[] };

@@ -22,7 +22,7 @@ import { setFeatureLevel } from '../feature-level.js';
 import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
 import { nameKey } from '../store/name-key.js';
-import { SYSTEM_GROUPS } from './system-groups.js';
+import { insertSystemGroups, SYSTEM_GROUPS } from './system-groups.js';
 
 /** A snapshot that lacks what a copy needs, or holds what no server sends. */
 export class SnapshotError extends Error {
@@ -302,9 +302,7 @@ function insertGroups(db: Db, groups: readonly Obj[], userIds: ReadonlySet<numbe
       isSystem ? '{}' : JSON.stringify(settings),
     );
   }
-  const present = new Set(db.prepare('SELECT name FROM user_groups WHERE is_system_group = 1').pluck().all() as string[]);
-  const missing = db.prepare('INSERT INTO user_groups (name, description, is_system_group, date_created) VALUES (?, ?, 1, ?)');
-  for (const g of SYSTEM_GROUPS) if (!present.has(g.name)) missing.run(g.name, g.description, now);
+  insertSystemGroups(db, now);
   for (const g of groups) {
     if (g.is_system_group === true) continue;
     for (const userId of ids(g.members, 'groups.members')) if (userIds.has(userId)) member.run(g.id, userId);
@@ -353,8 +351,8 @@ function insertChannels(
     recipient.run(id);
     for (const userId of members[String(id)] ?? []) {
       if (!userIds.has(userId)) continue;
-      subscribe.run(userId, id);
-      subscriptions++;
+      // A member listed twice is subscribed, and counted, once.
+      subscriptions += subscribe.run(userId, id).changes;
     }
   }
   return subscriptions;

@@ -310,7 +310,6 @@ export interface FieldChanges {
 
 const storedData = (field: FieldRow): Record<string, unknown> => (field.field_data ? (JSON.parse(field.field_data) as Record<string, unknown>) : {});
 
-/** JSON equality of two field_data dictionaries, whatever their key order (a server compares dicts). */
 /**
  * zerver/views/custom_profile_fields.py update_realm_custom_profile_field with
  * zerver/actions/custom_profile_fields.py try_update_realm_custom_profile_field: absent values are kept and

@@ -10,7 +10,7 @@ import type { Db } from '../store/db.js';
 
 export const SERVER_VERSION = '12.0-chatctl';
 /** The version an organization answering as an older server reports: that level's release, marked as this one. */
-export const versionAt = (level: number): string => (level === FEATURE_LEVEL ? SERVER_VERSION : `${versionForLevel(level)}-chatctl`);
+const versionAt = (level: number): string => (level === FEATURE_LEVEL ? SERVER_VERSION : `${versionForLevel(level)}-chatctl`);
 
 /**
  * The version fields of /server_settings and /register, under both the document's and a real server's names,

@@ -60,8 +60,9 @@ export const directSystemGroups = (role: Role): string[] =>
 export const systemGroupId = (db: Db, name: string): number | undefined =>
   db.prepare('SELECT id FROM user_groups WHERE name = ? AND is_system_group = 1').pluck().get(name) as number | undefined;
 
-/** Creates the system groups of a new organization. */
+/** Creates the system groups of a new organization, those it lacks (a mirror copies the others' IDs). */
 export function insertSystemGroups(db: Db, now: number): void {
-  const insert = db.prepare('INSERT INTO user_groups (name, description, is_system_group, date_created) VALUES (?, ?, 1, ?)');
+  // Group names are unique: a system group already there is left as it is.
+  const insert = db.prepare('INSERT OR IGNORE INTO user_groups (name, description, is_system_group, date_created) VALUES (?, ?, 1, ?)');
   for (const g of SYSTEM_GROUPS) insert.run(g.name, g.description, now);
 }

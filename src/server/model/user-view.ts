@@ -216,7 +216,7 @@ function* madeViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, re
 
 /** Users' renderings kept per connection (model/rendered-cache.ts): about 400 characters of JSON each. */
 const userRenderings = new WeakMap<Db, RenderedCache<User>>();
-export const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, characters: 8 * 1024 * 1024 };
+const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, characters: 8 * 1024 * 1024 };
 
 /**
  * `userViewPages` from kept renderings, each page with its JSON (api/rendered-list.ts): a page reads its users'
