@@ -3,23 +3,21 @@
  * copy, and plan what it changed against the original, which nothing touches. A command that fails, or that
  * names production, ends the rehearsal with its own exit code and no plan.
  */
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getStreams } from '../../src/api/operations/channels.js';
 import { EXIT } from '../../src/errors.js';
 import { setFeatureLevel } from '../../src/server/feature-level.js';
-import { BIN, runCli, tempHome } from '../helpers/cli.js';
+import { BIN, runCli, tempHome, writeProfile } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { clientFor } from '../helpers/transports.js';
 
 /** A HOME with the profile `prod` (the organization over HTTP), and `chatctl` on PATH running the built CLI. */
 async function rehearsalHome(org: TestOrg): Promise<Record<string, string>> {
   const { env } = tempHome();
-  mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
-  const prod = { server: await org.http(), email: org.owner.email, apiKey: org.owner.apiKey };
-  writeFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), JSON.stringify({ defaultProfile: 'prod', profiles: { prod } }), { mode: 0o600 });
+  writeProfile(env, { server: await org.http(), email: org.owner.email, apiKey: org.owner.apiKey }, 'prod');
   const bin = mkdtempSync(join(tmpdir(), 'chatctl-bin-'));
   writeFileSync(join(bin, 'chatctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(bin, 'chatctl'), 0o755);

@@ -194,9 +194,16 @@ export async function cliTarget(
 }
 
 /** Writes a config file holding one default profile, as chatctl would (0600 in a 0700 dir); returns its path. */
-export function writeProfile(env: Record<string, string>, profile: Record<string, unknown>): string {
+/** A file named `name` holding `text`, in a directory of its own. */
+export function fileIn(name: string, text: string): string {
+  const file = join(tempHome().home, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+export function writeProfile(env: Record<string, string>, profile: Record<string, unknown>, name = 'default'): string {
   mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
   const file = join(env.CHATCTL_CONFIG_DIR!, 'config.json');
-  writeFileSync(file, JSON.stringify({ defaultProfile: 'default', profiles: { default: profile } }), { mode: 0o600 });
+  writeFileSync(file, JSON.stringify({ defaultProfile: name, profiles: { [name]: profile } }), { mode: 0o600 });
   return file;
 }

@@ -1,24 +1,11 @@
-/**
- * Organization files an editor, a script or a careless hand writes: what `org validate` and `org plan` make
- * of them against a real embedded organization. Each either works as the file means or is refused with a
- * reason, never half-applied by the server's refusals.
- */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { EXIT } from '../../src/errors.js';
-import { cliTarget, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, runCli, fileIn } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
 type Obj = Record<string, unknown>;
 type Doc = Obj & { channels: Obj[]; users: Obj[]; groups: Obj[] };
-
-const fileIn = (name: string, text: string): string => {
-  const file = join(tempHome().home, name);
-  writeFileSync(file, text);
-  return file;
-};
 
 describe('org files from a hostile or careless hand', () => {
   let org: TestOrg;

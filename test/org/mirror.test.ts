@@ -4,14 +4,14 @@
  * original, a conflict that stays one, and copies of remote stand-ins at feature levels 263 and 421 that refuse
  * what those levels refuse.
  */
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe, updateStream } from '../../src/api/operations/channels.js';
 import { EXIT } from '../../src/errors.js';
 import { setFeatureLevel } from '../../src/server/feature-level.js';
-import { expectUsageError, runCli, tempHome } from '../helpers/cli.js';
+import { expectUsageError, jsonLines, runCli, tempHome, writeProfile } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { clientFor } from '../helpers/transports.js';
 
@@ -21,9 +21,7 @@ type Doc = Obj & { channels: Obj[]; users: Obj[]; groups: Obj[]; linkifiers: Obj
 /** A HOME whose config holds the profile `prod`: the original over HTTP, as its owner. */
 function homeWithProd(site: string, owner: TestUser): Record<string, string> {
   const { env } = tempHome();
-  mkdirSync(env.CHATCTL_CONFIG_DIR!, { recursive: true, mode: 0o700 });
-  const config = { defaultProfile: 'prod', profiles: { prod: { server: site, email: owner.email, apiKey: owner.apiKey } } };
-  writeFileSync(join(env.CHATCTL_CONFIG_DIR!, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+  writeProfile(env, { server: site, email: owner.email, apiKey: owner.apiKey }, 'prod');
   return env;
 }
 
@@ -155,10 +153,7 @@ describe('org mirror of an organization served over HTTP, and the three-way plan
     const apply = await cli('--profile', 'prod', 'org', 'apply', '--plan', planFile, '--prune', 'all', '--max-removals', '100', '--yes', '--json');
     // The conflict is refused (exit 3: a row failed); everything else is made.
     expect(apply.code, apply.stderr).toBe(EXIT.partial);
-    const rows = apply.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Obj);
+    const rows = jsonLines(apply.stdout) as Obj[];
     expect(rows.filter((r) => r.ok !== true)).toEqual([expect.objectContaining({ target: 'channels/general', status: 'conflict' })]);
 
     const [prodNow, copyNow] = [await exportOf('prod'), await exportOf('copy')];

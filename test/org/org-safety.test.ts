@@ -1,26 +1,17 @@
-/**
- * What `chatctl org apply` never does, whatever the file says: change anything under `protect:`, demote or
- * deactivate the last owner (the caller being an administrator who is not that owner), or run beside another
- * apply of the same organization.
- */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { tryLock } from '../../src/cli/bulk/lock.js';
 import { EXIT } from '../../src/errors.js';
-import { cliTarget, jsonLines, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, jsonLines, runCli, fileIn, tempHome } from '../helpers/cli.js';
 import { unique } from '../helpers/names.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 
 type Obj = Record<string, unknown>;
 type Doc = Obj & { channels: Obj[]; users: Obj[] };
 
-const fileIn = (doc: unknown): string => {
-  const file = join(tempHome().home, 'org.yaml');
-  writeFileSync(file, stringify(doc));
-  return file;
-};
+/** The document `doc` in a YAML file. */
+const docIn = (doc: unknown): string => fileIn('org.yaml', stringify(doc));
 
 describe('org apply never crosses its rails', () => {
   let org: TestOrg;
@@ -50,7 +41,7 @@ describe('org apply never crosses its rails', () => {
       // one's description is asked for too, and not sent.
       channels: [...doc.channels.filter((c) => c.name !== kept && c.name !== gone), { name: kept, description: 'rewritten' }],
     };
-    const r = await run(['org', 'apply', '-f', fileIn(file), '--prune', 'channels', '--max-removals', '100%', '--yes', '--json']);
+    const r = await run(['org', 'apply', '-f', docIn(file), '--prune', 'channels', '--max-removals', '100%', '--yes', '--json']);
     const rows = jsonLines(r.stdout);
     expect(rows.find((row) => String(row.target).includes(kept))).toMatchObject({ ok: false, error: expect.stringContaining('protect:') });
     expect(rows.find((row) => String(row.target).includes(gone))).toMatchObject({ ok: true });
@@ -66,12 +57,12 @@ describe('org apply never crosses its rails', () => {
     expect(owners.map((u) => u.email)).toEqual([org.owner.email]);
     for (const change of [{ role: 'member' }, { active: false }]) {
       const users = doc.users.map((u) => (u.email === org.owner.email ? { ...u, ...change } : u));
-      const plan = await run(['org', 'plan', '-f', fileIn({ chatctl: 'org/v1', users }), '--format', 'json'], admin);
+      const plan = await run(['org', 'plan', '-f', docIn({ chatctl: 'org/v1', users }), '--format', 'json'], admin);
       const { changes } = JSON.parse(plan.stdout) as { changes: Obj[] };
       expect(changes).toEqual([
         expect.objectContaining({ address: `users/${org.owner.email}`, action: 'cannot', reason: 'never removes the last owner of the organization' }),
       ]);
-      const r = await run(['org', 'apply', '-f', fileIn({ chatctl: 'org/v1', users }), '--yes', '--json'], admin);
+      const r = await run(['org', 'apply', '-f', docIn({ chatctl: 'org/v1', users }), '--yes', '--json'], admin);
       expect(r.code).toBe(EXIT.partial);
     }
     expect(org.db.prepare('SELECT role, is_active FROM users WHERE id = ?').get(org.owner.id)).toEqual({ role: 100, is_active: 1 });
@@ -83,7 +74,7 @@ describe('org apply never crosses its rails', () => {
     const held = tryLock(join(org.dataDir, 'org-apply.lock'));
     try {
       expect('release' in held).toBe(true);
-      const file = fileIn({ chatctl: 'org/v1', channels: [...doc.channels, { name, description: 'while locked' }] });
+      const file = docIn({ chatctl: 'org/v1', channels: [...doc.channels, { name, description: 'while locked' }] });
       const r = await run(['org', 'apply', '-f', file, '--yes']);
       expect(r.code).toBe(EXIT.temporary);
       expect(r.stderr).toContain('another org apply');
@@ -99,7 +90,7 @@ describe('org apply never crosses its rails', () => {
       const name = unique('elsewhere', '-');
       const saved = join(tempHome().home, 'plan.json');
       // Only a creation: nothing it touches exists in either organization, so the fingerprints alone agree.
-      expect((await run(['org', 'plan', '-f', fileIn({ chatctl: 'org/v1', groups: [{ name }] }), '--out', saved])).code).toBe(EXIT.pending);
+      expect((await run(['org', 'plan', '-f', docIn({ chatctl: 'org/v1', groups: [{ name }] }), '--out', saved])).code).toBe(EXIT.pending);
       const t = await cliTarget(other, 'embedded');
       const r = await runCli([...t.args, 'org', 'apply', '--plan', saved, '--yes'], { env: t.env });
       expect(r.code).toBe(EXIT.failure);
@@ -115,7 +106,7 @@ describe('org apply never crosses its rails', () => {
     const name = unique('kept-at-zero', '-');
     expect((await run(['channels', 'create', name])).code).toBe(0);
     for (const max of ['0%', '0']) {
-      const r = await run(['org', 'apply', '-f', fileIn({ chatctl: 'org/v1', channels: doc.channels }), '--prune', 'channels', '--max-removals', max, '--yes']);
+      const r = await run(['org', 'apply', '-f', docIn({ chatctl: 'org/v1', channels: doc.channels }), '--prune', 'channels', '--max-removals', max, '--yes']);
       expect(r.code, max).toBe(EXIT.failure);
       expect(r.stderr).toContain('the plan removes too much');
       expect(channelArchived(name)).toBe(false);

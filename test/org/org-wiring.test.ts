@@ -1,9 +1,3 @@
-/**
- * chatctl org sending what the twin gained: custom profile fields changed and reordered, groups renamed,
- * described, re-permissioned and deactivated, and group-valued organization settings as {new, old}, over
- * both transports against a real organization.
- */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
@@ -11,7 +5,7 @@ import type { WireRequest } from '../../src/api/wire.js';
 import { openTransport } from '../../src/cli/target/connect.js';
 import type { Transport } from '../../src/client/transport.js';
 import { EXIT } from '../../src/errors.js';
-import { cliTarget, jsonLines, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, jsonLines, runCli, fileIn, tempHome } from '../helpers/cli.js';
 import { unique } from '../helpers/names.js';
 import { createTestOrg, type TestOrg, type TestUser } from '../helpers/org.js';
 import { intercepting, TRANSPORTS } from '../helpers/transports.js';
@@ -20,11 +14,8 @@ type Obj = Record<string, unknown>;
 type Doc = Obj & { settings: Obj; profile_fields: Obj[]; groups: Obj[] };
 type Plan = { changes: (Obj & { requests: Obj[] })[] };
 
-const fileIn = (name: string, doc: unknown): string => {
-  const file = join(tempHome().home, name);
-  writeFileSync(file, stringify(doc));
-  return file;
-};
+/** The document `doc` in a YAML file named `name`. */
+const docIn = (name: string, doc: unknown): string => fileIn(name, stringify(doc));
 
 describe.each(TRANSPORTS)('org sends the twin’s newer operations over %s', (kind) => {
   let org: TestOrg;
@@ -46,14 +37,14 @@ describe.each(TRANSPORTS)('org sends the twin’s newer operations over %s', (ki
     return parseYaml(r.stdout) as Doc;
   };
   const planOf = async (doc: unknown): Promise<{ code: number; plan: Plan }> => {
-    const r = await run(['org', 'plan', '-f', fileIn('org.yaml', doc), '--format', 'json']);
+    const r = await run(['org', 'plan', '-f', docIn('org.yaml', doc), '--format', 'json']);
     return { code: r.code, plan: JSON.parse(r.stdout) as Plan };
   };
   const applied = async (doc: unknown, extra: string[] = [], as?: TestUser) => {
-    const r = await run(['org', 'apply', '-f', fileIn('org.yaml', doc), '--json', ...extra], as ? { as } : {});
+    const r = await run(['org', 'apply', '-f', docIn('org.yaml', doc), '--json', ...extra], as ? { as } : {});
     return { code: r.code, stderr: r.stderr, rows: jsonLines(r.stdout) };
   };
-  const inSync = async (doc: unknown) => expect((await run(['org', 'plan', '-f', fileIn('org.yaml', doc)])).code).toBe(EXIT.ok);
+  const inSync = async (doc: unknown) => expect((await run(['org', 'plan', '-f', docIn('org.yaml', doc)])).code).toBe(EXIT.ok);
 
   it("a profile field's label and hint changed and the fields reordered: the plan shows exactly that, apply makes it, then in sync", async () => {
     const [a, b] = [unique('Field A'), unique('Field B')];
@@ -242,7 +233,7 @@ describe.each(TRANSPORTS)('org sends the twin’s newer operations over %s', (ki
     const current = doc.settings.can_move_messages_between_topics_group;
     const wanted = current === 'role:moderators' ? 'role:members' : 'role:moderators';
     const meanwhile = current === 'role:administrators' ? 'role:members' : 'role:administrators';
-    const file = fileIn('org.yaml', { chatctl: 'org/v1', settings: { can_move_messages_between_topics_group: wanted } });
+    const file = docIn('org.yaml', { chatctl: 'org/v1', settings: { can_move_messages_between_topics_group: wanted } });
     const saved = join(tempHome().home, 'plan.json');
     expect((await run(['org', 'plan', '-f', file, '--out', saved])).code).toBe(EXIT.pending);
     expect((await applied({ chatctl: 'org/v1', settings: { can_move_messages_between_topics_group: meanwhile } })).code).toBe(0);
@@ -302,7 +293,7 @@ describe('org apply stopped by the rate limit (exit 75)', () => {
       });
     };
     const names = [unique('first'), unique('second'), unique('third')];
-    const file = fileIn('org.yaml', { chatctl: 'org/v1', groups: names.map((name) => ({ name })) });
+    const file = docIn('org.yaml', { chatctl: 'org/v1', groups: names.map((name) => ({ name })) });
     const cli = async (argv: string[]) => {
       const t = await cliTarget(org, 'embedded');
       return runCli([...t.args, '--max-wait', '1', ...argv], { env: t.env, openTransport: limited });

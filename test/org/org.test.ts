@@ -1,8 +1,3 @@
-/**
- * chatctl org: export, validate, schema, plan, drift and apply against a real organization over both
- * transports, and against the same organization standing in for remote servers at feature levels 263 and 421.
- */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,18 +6,12 @@ import type { WireRequest } from '../../src/api/wire.js';
 import { openTransport } from '../../src/cli/target/connect.js';
 import type { Transport } from '../../src/client/transport.js';
 import { EXIT } from '../../src/errors.js';
-import { cliTarget, jsonLines, runCli, tempHome } from '../helpers/cli.js';
+import { cliTarget, jsonLines, runCli, fileIn, tempHome } from '../helpers/cli.js';
 import { unique } from '../helpers/names.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { intercepting, TRANSPORTS } from '../helpers/transports.js';
 
 type Doc = Record<string, unknown> & { channels: Record<string, unknown>[]; users: Record<string, unknown>[]; groups: Record<string, unknown>[] };
-
-const fileIn = (name: string, text: string): string => {
-  const file = join(tempHome().home, name);
-  writeFileSync(file, text);
-  return file;
-};
 
 describe.each(TRANSPORTS)('org over %s', (kind) => {
   let org: TestOrg;
@@ -340,11 +329,9 @@ describe.each([200, 263, 421])('org against a remote server at feature level %i'
     const t = await cliTarget(org, 'http');
     const file = fileIn('org.yaml', stringify({ chatctl: 'org/v1', channels: [{ name: unique('new', '-'), description: '' }] }));
     const plan = await runCli([...t.args, 'org', 'plan', '-f', file], { env: t.env, openTransport: atLevel });
-    if (level < 417) {
-      // Created by subscribing: the level takes it.
-      expect(plan.code).toBe(EXIT.pending);
-      expect(plan.stdout).toContain('+ channels/');
-    } else expect(plan.code).toBe(EXIT.pending);
+    // Every level takes the creation (below 417 by subscribing).
+    expect(plan.code).toBe(EXIT.pending);
+    expect(plan.stdout).toContain('+ channels/');
     const linkifier = fileIn(
       'org.yaml',
       stringify({ chatctl: 'org/v1', linkifiers: [{ pattern: '#(?P<id>[0-9]+)', url_template: 'https://x.test/{id}', example_input: '#1' }] }),

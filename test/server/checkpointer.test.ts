@@ -10,12 +10,13 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { basicAuthHeader } from '../../src/api/wire.js';
 import { createApiServer } from '../../src/server/http.js';
 import { SERVE_BOUNDS } from '../../src/server/http-bounds.js';
-import { checkpointOffLoop } from '../../src/server/store/checkpointer.js';
+import { type Checkpoints, checkpointOffLoop } from '../../src/server/store/checkpointer.js';
 import { DB_FILE, openDb, type Db } from '../../src/server/store/db.js';
 import { WAL_LIMIT_BYTES } from '../../src/server/store/wal-limit.js';
-import { createTestOrg } from '../helpers/org.js';
+import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
 describe("serve's checkpoints", () => {
   let dir: string;
@@ -88,6 +89,20 @@ describe('a write over HTTP', () => {
     server?.close();
   });
 
+  /** `org` served over HTTP with these checkpoints; its API's URL. */
+  const serveWith = async (org: TestOrg, checkpoints: Pick<Checkpoints, 'beforeWrite' | 'pending'>, bounds = SERVE_BOUNDS): Promise<string> => {
+    server = createApiServer(org.router, () => {}, bounds, { checkpoints });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  };
+  /** A write: the owner's presence report. */
+  const reportPresence = (site: string, org: TestOrg): Promise<Response> =>
+    fetch(`${site}/users/me/presence`, {
+      method: 'POST',
+      headers: { authorization: basicAuthHeader(org.owner.email, org.owner.apiKey), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'status=active',
+    });
+
   it('that waited for a checkpoint past its deadline is answered 503 with Retry-After, while reads are answered', async () => {
     const org = createTestOrg();
     try {
@@ -95,21 +110,9 @@ describe('a write over HTTP', () => {
       const checkpoint = new Promise<void>((resolve) => {
         release = resolve;
       });
-      server = createApiServer(
-        org.router,
-        () => {},
-        { ...SERVE_BOUNDS, queueDeadlineMs: 100 },
-        { checkpoints: { beforeWrite: () => checkpoint, pending: () => checkpoint } },
-      );
-      await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-      const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-      const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
-      const sent = fetch(`${site}/users/me/presence`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-        body: 'status=active',
-      });
-      const read = await fetch(`${site}/users/me`, { headers: { authorization } });
+      const site = await serveWith(org, { beforeWrite: () => checkpoint, pending: () => checkpoint }, { ...SERVE_BOUNDS, queueDeadlineMs: 100 });
+      const sent = reportPresence(site, org);
+      const read = await fetch(`${site}/users/me`, { headers: { authorization: basicAuthHeader(org.owner.email, org.owner.apiKey) } });
       expect(read.status).toBe(200);
       // Refused at its deadline, not once the checkpoint is over.
       const refused = await sent;
@@ -134,16 +137,9 @@ describe('a write over HTTP', () => {
       let copied = false;
       const beforeWrite = () => (++asked === 1 || copied ? undefined : checkpoint);
       const pending = () => (copied ? undefined : checkpoint);
-      server = createApiServer(org.router, () => {}, SERVE_BOUNDS, { checkpoints: { beforeWrite, pending } });
-      await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-      const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-      const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
+      const site = await serveWith(org, { beforeWrite, pending });
       let answered = false;
-      const sent = fetch(`${site}/users/me/presence`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-        body: 'status=active',
-      }).then((res) => {
+      const sent = reportPresence(site, org).then((res) => {
         answered = true;
         return res;
       });
@@ -172,16 +168,8 @@ describe('a write over HTTP', () => {
         return copy;
       };
       const pending = () => (running ? copy : undefined);
-      server = createApiServer(org.router, () => {}, SERVE_BOUNDS, { checkpoints: { beforeWrite, pending } });
-      await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-      const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-      const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
-      const res = await fetch(`${site}/users/me/presence`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-        body: 'status=active',
-      });
-      expect(res.status).toBe(200);
+      const site = await serveWith(org, { beforeWrite, pending });
+      expect((await reportPresence(site, org)).status).toBe(200);
     } finally {
       await org.close();
     }

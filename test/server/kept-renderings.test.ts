@@ -17,6 +17,7 @@ import { createCustomProfileField, deleteCustomProfileField } from '../../src/ap
 import { addReaction, removeReaction } from '../../src/api/operations/reactions.js';
 import { createUser, deactivateUser, updateUser } from '../../src/api/operations/users.js';
 import type { User } from '../../src/api/types.js';
+import { basicAuthHeader } from '../../src/api/wire.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { getSetting, setSetting } from '../../src/server/model/realm.js';
 import { USER_VIEW_COLUMNS } from '../../src/server/model/user-view.js';
@@ -43,7 +44,7 @@ const LOG_KEPT = 11_000;
 function servedOrg() {
   const org = createTestOrg();
   const site = org.http();
-  const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
+  const basic = (user: TestUser) => basicAuthHeader(user.email, user.apiKey);
   // Parameters as a client sends them: strings as they are, anything else as JSON.
   const wire = (params: Params) => Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
 
@@ -441,7 +442,7 @@ describe('answers made from kept renderings', () => {
     const avatarVia = (host: string) =>
       new Promise<unknown>((resolve, reject) => {
         const query = new URLSearchParams({ anchor: 'oldest', num_before: '0', num_after: '1', narrow: JSON.stringify(channelNarrow(channel.id)) });
-        const authorization = `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`;
+        const authorization = basicAuthHeader(org.owner.email, org.owner.apiKey);
         const req = request({ host: '127.0.0.1', port, path: `/api/v1/messages?${query}`, headers: { authorization, host } }, (res) => {
           let text = '';
           res.on('data', (d: Buffer) => {
@@ -465,7 +466,7 @@ describe('answers made from kept renderings', () => {
     const res = await fetch(`${site}/api/v1/messages`, {
       method: 'POST',
       headers: {
-        authorization: `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}`,
+        authorization: basicAuthHeader(org.owner.email, org.owner.apiKey),
         'content-type': 'application/x-www-form-urlencoded',
       },
       body: new URLSearchParams({ type: 'stream', to: channel.name, topic: 'sent', content: 'as sent' }),

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basicAuthHeader } from '../../src/api/wire.js';
 import { addRealmDomain, getRealmDomains } from '../../src/api/operations/domains.js';
 import { deleteQueue, register } from '../../src/api/operations/events.js';
 import { createChannelFolder, getChannelFolders } from '../../src/api/operations/folders.js';
@@ -79,7 +80,6 @@ async function configurationOf(client: ChatClient) {
 }
 
 const newDataDir = () => mkdtempSync(join(tmpdir(), 'chatctl-mirror-'));
-const basic = (email: string, apiKey: string) => `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}`;
 const get = (path: string, auth: string): WireRequest => ({ method: 'GET', path, headers: { authorization: auth }, query: [], body: [] });
 
 describe('a mirror of a populated organization', () => {
@@ -177,7 +177,7 @@ describe('a mirror of a populated organization', () => {
 
   it('gives no copied key access, and is stock: its owner cannot create users', async () => {
     for (const user of sourceKeys) {
-      const answer = await copy.handle(get('/users/me', basic(user.email, user.apiKey)));
+      const answer = await copy.handle(get('/users/me', basicAuthHeader(user.email, user.apiKey)));
       expect(answer.status).toBe(401);
     }
     const refused = await copyOwner
@@ -236,7 +236,7 @@ describe('a mirror of an organization at another level', () => {
         'welcome-bot@zulip.com': 2,
         'emailgateway@zulip.com': 3,
       });
-      const auth = basic(copied.operator.email, copied.operator.apiKey);
+      const auth = basicAuthHeader(copied.operator.email, copied.operator.apiKey);
       expect((await copy.handle(get('/server_settings', auth))).body).toMatchObject({ zulip_feature_level: 263 });
       const me = await copy.handle(get('/users/me', auth));
       expect(me.body).toMatchObject({ user_id: 1, email: 'owner@example.com' });

@@ -78,7 +78,7 @@ describe('RenderedCache', () => {
     // More changes than one read of the log takes, none of them of the user: the log forgets what changed.
     const touch = org.db.prepare('UPDATE users SET timezone = ? WHERE id = ?');
     org.db.transaction(() => {
-      for (let i = 0; i < 1500; i++) touch.run(`Etc/GMT+${i % 12}`, other.id);
+      for (let i = 0; i < CHANGE_LOG_LIMITS.read + 500; i++) touch.run(`Etc/GMT+${i % 12}`, other.id);
     })();
     cache.set('after', now(), [dependency('user', user.id)], rendering('"after"'));
     expect(kept(cache, ['before', 'after'])).toEqual(['after']);
