@@ -8,7 +8,7 @@
 import type { OrganizationSnapshot } from '../api/org-snapshot.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import { featureLevel, setFeatureLevel } from './feature-level.js';
-import { importMirror, type MirrorOutcome } from './model/mirror-import.js';
+import { importMirror, type MirrorOptions, type MirrorOutcome } from './model/mirror-import.js';
 import { accountToSignInAs, resetPassword } from './model/operator-access.js';
 import type { OperatorPermission } from './operator-permissions.js';
 import { changePermission } from './model/user-permissions.js';
@@ -27,7 +27,7 @@ export type { ServeOptions, Serving } from './serve.js';
 export { AlreadyInitializedError } from './setup.js';
 export { FEATURE_LEVEL, MIN_FEATURE_LEVEL } from '../api/param-levels.js';
 export { UnsupportedFeatureLevelError } from './feature-level.js';
-export { NotEmptyError, SnapshotError, type MirrorOutcome } from './model/mirror-import.js';
+export { NotEmptyError, SnapshotError, type MirrorOptions, type MirrorOutcome } from './model/mirror-import.js';
 export type { OrganizationSnapshot } from '../api/org-snapshot.js';
 export { DB_FILE, ForeignDatabaseError } from './store/db.js';
 
@@ -51,14 +51,6 @@ export interface NewEmbeddedOrganization {
    * implementation's own). UnsupportedFeatureLevelError outside that range, before anything is written.
    */
   featureLevel?: number;
-}
-
-/** Whom a mirror is made for: the account of the snapshot that gets a key of the copy, and when. */
-export interface MirrorOptions {
-  /** The e-mail (delivery or API) of an active human account of the snapshot: the person mirroring. */
-  operatorEmail: string;
-  /** Seconds: the time of copied objects whose snapshot gives none. */
-  now: number;
 }
 
 /** An account as the operator's actions name it back. */

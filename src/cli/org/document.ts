@@ -5,6 +5,7 @@
  */
 import { type Schema, s } from '../../api/schema.js';
 import {
+  type Change,
   FORMAT,
   isObj,
   type Json,
@@ -292,6 +293,10 @@ export const objectKey = (section: ListSectionName, o: Obj): string => {
 
 /** The fields of a section that are memberships (members, subgroups), as its declaration marks them. */
 export const memberFields = (section: ListSectionName): string[] => Object.entries(LIST_DECLS[section].fields).flatMap(([k, f]) => (f.members ? [k] : []));
+
+/** Whether a change is of a membership (its address ends in one of its section's member fields). */
+export const isMembershipChange = (c: Pick<Change, 'address' | 'section'>): boolean =>
+  c.section !== 'settings' && memberFields(c.section).includes(c.address.slice(c.address.lastIndexOf('/') + 1));
 
 /** How a membership's entries compare: members are e-mail addresses, without case; subgroups are names. */
 export const memberKey =

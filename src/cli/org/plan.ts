@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../api/limits.js';
 import { ChatctlError, usageError } from '../core/errors.js';
-import { isSystemGroupName, managedSections, memberFields, memberKey, naturalKey, objectKey } from './document.js';
+import { isMembershipChange, isSystemGroupName, managedSections, memberFields, memberKey, naturalKey, objectKey } from './document.js';
 import {
   type Action,
   type Change,
@@ -95,7 +95,7 @@ export function fingerprint(live: LiveOrg, changes: readonly Pick<Change, 'secti
 /** Where apply sends a change: what others name before those naming them, removals last. */
 function phaseOf(c: Change): number {
   if (c.action === 'cannot' || c.action === 'conflict') return 20;
-  const membership = c.address.endsWith('/members') || c.address.endsWith('/subgroups');
+  const membership = isMembershipChange(c);
   if (c.action === 'remove') return membership ? 12 : 13;
   const order = c.address.endsWith('/(order)');
   const phases: Record<SectionName, number> = { domains: 0, profile_fields: 1, folders: 2, linkifiers: 3, groups: 5, users: 6, channels: 8, settings: 10 };

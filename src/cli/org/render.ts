@@ -7,6 +7,7 @@ import { API_BY_USER, type RateRule } from '../../api/rate-limits.js';
 import { formatDuration, plural } from '../core/units.js';
 import { type Change, type Json, type Plan, type SectionName, SECTIONS, SYMBOL } from './model.js';
 import { LIST_DECLS } from './sections.js';
+import { isMembershipChange } from './document.js';
 
 const shown = (v: Json | undefined): string => {
   const text = JSON.stringify(v ?? null);
@@ -35,8 +36,7 @@ function linesOf(c: Change): string[] {
 }
 
 function fieldLines(c: Change, skip?: string): string[] {
-  const membership = /\/(members|subgroups)$/.test(c.address);
-  if (membership) {
+  if (isMembershipChange(c)) {
     const sign = c.action === 'remove' ? '-' : '+';
     const values = Object.values(c.action === 'remove' ? (c.before ?? {}) : (c.after ?? {})).flatMap((v) => (Array.isArray(v) ? v : [v]));
     return [`      ${values.map((v) => `${sign}${String(v)}`).join(', ')}`];
@@ -65,18 +65,17 @@ interface Totals {
 }
 
 function totals(plan: Plan): Totals {
-  const membership = (c: Change) => /\/(members|subgroups)$/.test(c.address);
   const count = (f: (c: Change) => boolean) => plan.changes.filter(f).length;
   const sum = (f: (c: Change) => number) => plan.changes.reduce((n, c) => n + f(c), 0);
   return {
     create: count((c) => c.action === 'create'),
     change: count((c) => c.action === 'update'),
     rename: count((c) => c.action === 'rename'),
-    remove: count((c) => c.action === 'remove' && !membership(c)),
+    remove: count((c) => c.action === 'remove' && !isMembershipChange(c)),
     cannot: count((c) => c.action === 'cannot'),
     conflicts: count((c) => c.action === 'conflict'),
     added: sum((c) => (c.action === 'add' ? Object.values(c.after ?? {}).flat().length : 0)),
-    removedMembers: sum((c) => (c.action === 'remove' && membership(c) ? c.removals : 0)),
+    removedMembers: sum((c) => (c.action === 'remove' && isMembershipChange(c) ? c.removals : 0)),
     requests: sum((c) => c.requests.length),
     notified: new Set(plan.changes.flatMap((c) => c.notifies)).size,
   };

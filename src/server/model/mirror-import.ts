@@ -85,7 +85,15 @@ function emailVisibility(users: readonly Obj[]): number {
   return humans.every((u) => u.email === u.delivery_email) ? 1 : 3;
 }
 
-export function importMirror(db: Db, snapshot: OrganizationSnapshot, o: { operatorEmail: string; now: number }): MirrorOutcome {
+/** Whom a mirror is made for: the account of the snapshot that gets a key of the copy, and when. */
+export interface MirrorOptions {
+  /** The e-mail (delivery or API) of an active human account of the snapshot: the person mirroring. */
+  operatorEmail: string;
+  /** Seconds: the time of copied objects whose snapshot gives none. */
+  now: number;
+}
+
+export function importMirror(db: Db, snapshot: OrganizationSnapshot, o: MirrorOptions): MirrorOutcome {
   const reg: Obj = snapshot.register;
   const users = objects(snapshot.users, 'users');
   const level = Math.min(int(reg.zulip_feature_level, 'register.zulip_feature_level'), FEATURE_LEVEL);
