@@ -101,12 +101,22 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
   };
   /**
    * Where the answer to a read would be kept once handled, and the stamp it would be kept at (read before the
-   * handler runs); only an answer of a cacheable operation is kept (the router names the operation it reached).
+   * router reads anything, the organization's level included); none for a path whose last read reached an
+   * operation whose answers are not kept (`GET /messages`, `GET /users`): those skip the stamp.
    */
   const keepFor = (read: ReadRequest): { key: string; stamp: string } | undefined => {
-    const key = answerKey(read);
+    const key = notKept.has(read.path) ? undefined : answerKey(read);
     const stamp = key === undefined ? undefined : answers.stamp();
     return key === undefined || stamp === undefined ? undefined : { key, stamp };
+  };
+  /** Paths, without their query, whose last read reached an operation whose answers are not kept; bounded. */
+  const notKept = new Set<string>();
+  const learn = (path: string, cacheable: boolean) => {
+    if (cacheable) notKept.delete(path);
+    else if (!notKept.has(path)) {
+      if (notKept.size >= ANSWER_CACHE_LIMITS.answers) notKept.clear();
+      notKept.add(path);
+    }
   };
   return {
     db: inner.db,
@@ -119,13 +129,20 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
       const read = readOf(req);
       const cached = read && cachedAnswers([{ read, remoteAddress: req.remoteAddress }], o.admit)[0];
       if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
-      const keep = read ? keepFor(read) : undefined;
-      if (!keep) return inner.handle(req, signal, o);
+      if (!read) return inner.handle(req, signal, o);
+      // Only an answer of a cacheable operation is kept (the router names the operation it reached), and only
+      // when the stamp was read before: a path learned wrong, either way, keeps nothing it should not.
+      const keep = keepFor(read);
+      let cacheable = false;
       let kept: string | undefined;
       const out = await inner.handle(req, signal, {
         ...o,
-        pure: (answer, callerId, op) => {
-          if (op.cacheable !== true) return;
+        reached: (op) => {
+          cacheable = op.cacheable === true;
+          learn(read.path, cacheable);
+        },
+        pure: (answer, callerId) => {
+          if (!keep || !cacheable) return;
           const text = answerJson(answer.body);
           const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
           answers.set(keep.key, keep.stamp, { status: answer.status, headers, text, userId: callerId });

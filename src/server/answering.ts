@@ -21,13 +21,18 @@ export interface HandleOptions {
    * requests and their kept JSON (HandlerContext.rendersJson).
    */
   rendersJson?: boolean;
+  /**
+   * Told the operation a request reached, before authentication: the answer cache keeps only answers of
+   * cacheable operations, and learns which paths reach none (their reads then skip the store's stamp).
+   */
+  reached?: (op: Operation) => void;
   /** Asked once the request has reached an operation and authenticated, before the role gate (admission.ts). */
   admit?: Admit;
   /**
-   * Told, with the answer, whom it was for and the operation, when the answer depends on nothing but the
+   * Told, with the answer, whom it was for, when the answer depends on nothing but the
    * store, the caller and the request (handler-context.ts decides which of the handler's means say it does not).
    */
-  pure?: (answer: WireResponse, callerId: number | null, op: Operation) => void;
+  pure?: (answer: WireResponse, callerId: number | null) => void;
 }
 
 /** The router and what wraps it. */

@@ -19,7 +19,6 @@ import { systemClock } from './context.js';
 import { handlerAreas } from './handlers/index.js';
 import { type ContextSetting, handlerContext } from './handler-context.js';
 import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destination-policy.js';
-import type { Admit } from './rate-limit.js';
 import { BUSY_MESSAGE, isBusy, isStorageFull } from './store/busy.js';
 import { retryWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
@@ -170,7 +169,7 @@ export class Router implements Answerer {
     streamed: (key: string) => boolean,
     o: HandleOptions,
   ): Promise<WireResponse> {
-    const admitted = await this.admit(req, limits, o.admit);
+    const admitted = await this.admit(req, limits, o);
     return 'binding' in admitted ? this.run(admitted, signal, streamed, o) : admitted;
   }
 
@@ -202,7 +201,7 @@ export class Router implements Answerer {
     ctx.commit();
     const out = json(200, successBody(req, admitted.read, result));
     // A list still streaming is not one answer that could be given again.
-    if (pure && ctx.pure() && !Object.values(result).some((v) => v instanceof StreamedList)) pure(out, caller?.id ?? null, op);
+    if (pure && ctx.pure() && !Object.values(result).some((v) => v instanceof StreamedList)) pure(out, caller?.id ?? null);
     return out;
   }
 
@@ -210,7 +209,7 @@ export class Router implements Answerer {
    * A request up to its handler, in a Zulip server's order: route, method, credentials, rate limit, role
    * gate, parameters. The response when it goes no further (OPTIONS, a rate-limit refusal); errors thrown.
    */
-  private async admit(req: WireRequest, limits: Record<string, string>, admit: Admit | undefined): Promise<Admitted | WireResponse> {
+  private async admit(req: WireRequest, limits: Record<string, string>, o: Pick<HandleOptions, 'admit' | 'reached'>): Promise<Admitted | WireResponse> {
     const method = req.method.toUpperCase();
     // The organization's level decides what exists (server/feature-level.ts): read per request, so an operator's
     // change holds from the next one.
@@ -220,9 +219,10 @@ export class Router implements Answerer {
     checkFieldCounts(req);
 
     const { op } = hit.route;
+    o.reached?.(op);
     let caller = null;
     if (op.access !== 'none') caller = authenticate(this.opts.db, req.headers.authorization);
-    const admission = admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
+    const admission = o.admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
     if (admission) {
       if (admission.refusal) return admission.refusal;
       Object.assign(limits, admission.headers);
@@ -253,7 +253,7 @@ export class Router implements Answerer {
     const admitted = await Promise.all(
       reqs.map(async (req, i) => {
         try {
-          const a = await this.admit(req, limits[i]!, o.admit);
+          const a = await this.admit(req, limits[i]!, o);
           if (!('binding' in a)) answers[i] = a;
           else if (a.binding.async) answers[i] = await this.run(a, signal, () => false);
           else

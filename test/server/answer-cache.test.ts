@@ -81,6 +81,15 @@ describe('operations declared cacheable', () => {
     }
   });
 
+  it('are the only ones kept: a read of another operation is never kept, the first time or later', async () => {
+    for (const req of [get('/users'), { ...get('/messages'), query: [['anchor', 'newest'] as [string, string], ['num_before', '5'] as [string, string]] }]) {
+      for (let i = 0; i < 3; i++) {
+        expect((await org.router.handle(req)).status).toBe(200);
+        expect(org.router.cachedAnswers([{ read: readOf(req), remoteAddress: undefined }])[0], req.path).toBeUndefined();
+      }
+    }
+  });
+
   it('are not kept for a request that failed, nor for one with a body', async () => {
     const wrong = { ...get('/users/me'), headers: { authorization: basic({ email: org.owner.email, apiKey: 'W'.repeat(32) }) } };
     expect((await org.router.handle(wrong)).status).toBe(401);

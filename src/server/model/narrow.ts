@@ -11,7 +11,6 @@
 import { ApiError, badRequest } from '../../api/errors.js';
 import { escapeHtml } from '../../html.js';
 import type { Db } from '../store/db.js';
-import { rowsOf } from '../store/rows.js';
 import { streamById, streamByName, type StreamRow } from './channels.js';
 import { FLAG_BITS } from './flags.js';
 import { canAccessChannelHistory, type MessageRow } from './message-access.js';
@@ -379,11 +378,11 @@ function firstUnread(db: Db, viewer: UserRow, q: NarrowQuery): number {
 
 /** The messages of `ids` that match the narrow, with the viewer's flags, in ID order. */
 export const messagesInNarrow = (db: Db, q: NarrowQuery, ids: readonly number[]): (MessageRow & { viewer_flags: number })[] =>
-  rowsOf<MessageRow & { viewer_flags: number }>(
-    db.prepare(`SELECT m.*, ${FLAGS_SQL} AS viewer_flags FROM ${q.from} WHERE ${q.where} AND m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id`),
-    ...q.params,
-    JSON.stringify(ids),
-  );
+  db
+    .prepare<unknown[], MessageRow & { viewer_flags: number }>(
+      `SELECT m.*, ${FLAGS_SQL} AS viewer_flags FROM ${q.from} WHERE ${q.where} AND m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id`,
+    )
+    .all(...q.params, JSON.stringify(ids));
 
 /** The messages of `ids` that match the narrow, each with the viewer's flags, in ID order. */
 export const flaggedInNarrow = (db: Db, q: NarrowQuery, ids: readonly number[]): Flagged[] =>

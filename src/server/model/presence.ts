@@ -6,7 +6,6 @@ import type { LegacyClientPresence, LegacyPresence, ModernPresence } from '../..
 import type { EventSink } from '../context.js';
 import { getSetting, nextSequence } from './realm.js';
 import type { Db } from '../store/db.js';
-import { rowsOf } from '../store/rows.js';
 import { apiEmail, apiEmailer } from './user-view.js';
 import type { UserRow } from './users.js';
 
@@ -94,17 +93,14 @@ export function realmPresence(db: Db, q: PresenceQuery): { presences: Record<str
   const rows =
     days === 0
       ? []
-      : rowsOf<PresenceRow & Pick<UserRow, 'id' | 'email' | 'is_bot' | 'date_joined'>>(
-          db.prepare(
+      : db
+          .prepare<[number, number, number], PresenceRow & Pick<UserRow, 'id' | 'email' | 'is_bot' | 'date_joined'>>(
             `SELECT p.user_id, p.last_active_time, p.last_connected_time, p.last_update_id, u.id, u.email, u.is_bot, u.date_joined
              FROM presence p JOIN users u ON u.id = p.user_id
              WHERE u.is_active = 1 AND u.is_bot = 0 AND p.last_update_id > ? AND (? = 0 OR p.last_connected_time >= ?)
              ORDER BY p.user_id`,
-          ),
-          q.lastUpdateId ?? Number.MIN_SAFE_INTEGER,
-          windowed ? 1 : 0,
-          q.now - days * 86400,
-        );
+          )
+          .all(q.lastUpdateId ?? Number.MIN_SAFE_INTEGER, windowed ? 1 : 0, q.now - days * 86400);
   const presences: Record<string, ModernPresence | LegacyPresence> = {};
   const emailOf = apiEmailer(db);
   for (const r of rows) {

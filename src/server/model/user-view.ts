@@ -3,7 +3,6 @@ import { hash } from 'node:crypto';
 import type { User } from '../../api/types.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { rowsOf } from '../store/rows.js';
 import { inTransaction } from '../store/transactions.js';
 import { changeLog, dependency } from '../store/changes.js';
 import { withJson } from '../../api/rendered-list.js';
@@ -54,7 +53,7 @@ export const listUsersForView = (db: Db): UserViewRow[] =>
 
 /** The users with these IDs (any order), read for their wire form only. */
 export const usersForView = (db: Db, ids: readonly number[]): UserViewRow[] =>
-  rowsOf<UserViewRow>(db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id IN (SELECT value FROM json_each(?))`), JSON.stringify(ids));
+  db.prepare<[string], UserViewRow>(`SELECT ${VIEW_COLUMNS} FROM users WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids));
 
 /** Users per page of a streamed list: about 300 KB of JSON, read in a few milliseconds. */
 export const USER_PAGE = 1000;
@@ -199,10 +198,10 @@ export function userViewPages(
 /** `userViewPages` made whole from the rows at each page. */
 function* madeViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only: ReadonlySet<number> | undefined): Generator<User[]> {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
-  const page = db.prepare(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?`);
+  const page = db.prepare<[number, number], UserViewRow>(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?`);
   const read = (after: number) =>
     inTransaction(db, 'deferred', () => {
-      const rows = rowsOf<UserViewRow>(page, after, USER_PAGE);
+      const rows = page.all(after, USER_PAGE);
       return { rows, profiles: profilesOf(db, opts, rows) };
     });
   for (let after = 0; ; ) {
