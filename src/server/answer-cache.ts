@@ -101,11 +101,10 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
   };
   /**
    * Where the answer to a read would be kept once handled, and the stamp it would be kept at (read before the
-   * router reads anything, the organization's level included); none for a path whose last read reached an
-   * operation whose answers are not kept (`GET /messages`, `GET /users`): those skip the stamp.
+   * router reads anything, the organization's level included).
    */
   const keepFor = (read: ReadRequest): { key: string; stamp: string } | undefined => {
-    const key = notKept.has(read.path) ? undefined : answerKey(read);
+    const key = answerKey(read);
     const stamp = key === undefined ? undefined : answers.stamp();
     return key === undefined || stamp === undefined ? undefined : { key, stamp };
   };
@@ -127,12 +126,15 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
     },
     async handle(req: WireRequest, signal?: AbortSignal, o: HandleOptions = {}): Promise<WireResponse> {
       const read = readOf(req);
-      const cached = read && cachedAnswers([{ read, remoteAddress: req.remoteAddress }], o.admit)[0];
-      if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
       if (!read) return inner.handle(req, signal, o);
+      // A path whose last read reached an operation whose answers are not kept (GET /messages, GET /users) has
+      // none to find nor to keep: its read skips the key (a query string to encode) and the stamp.
+      const mayKeep = !notKept.has(read.path);
+      const cached = mayKeep && cachedAnswers([{ read, remoteAddress: req.remoteAddress }], o.admit)[0];
+      if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
       // Only an answer of a cacheable operation is kept (the router names the operation it reached), and only
       // when the stamp was read before: a path learned wrong, either way, keeps nothing it should not.
-      const keep = keepFor(read);
+      const keep = mayKeep ? keepFor(read) : undefined;
       let cacheable = false;
       let kept: string | undefined;
       const out = await inner.handle(req, signal, {

@@ -15,6 +15,7 @@ import { matchesEventNarrow, type EventNarrow, type NarrowedMessage } from './ev
 import { userById, type Viewer } from './users.js';
 import { getSetting } from './realm.js';
 import { leavesGravatarToClient } from './user-view.js';
+import { limit as limitClause } from '../store/limit-clause.js';
 
 export interface QueueRow {
   id: string;
@@ -368,9 +369,9 @@ function removeQueue(db: Db, queueId: string): void {
  */
 export function expireQueues(db: Db, now: number, limit = EXPIRE_PER_REQUEST): number {
   const ids = db
-    .prepare('SELECT id FROM event_queues WHERE last_access + lifespan_secs < ? UNION SELECT id FROM event_queues WHERE dead = 1 LIMIT ?')
+    .prepare(`SELECT id FROM event_queues WHERE last_access + lifespan_secs < ? UNION SELECT id FROM event_queues WHERE dead = 1 ${limitClause(limit)}`)
     .pluck()
-    .all(Math.floor(now), limit) as string[];
+    .all(Math.floor(now)) as string[];
   for (const id of ids) removeQueue(db, id);
   return ids.length;
 }
@@ -399,10 +400,10 @@ export function createQueue(db: Db, q: NewQueue): string {
     const evicted = db
       .prepare(
         `SELECT id FROM event_queues WHERE user_id = ? AND dead = 0 AND last_access + lifespan_secs >= ?
-         ORDER BY last_access, rowid LIMIT ?`,
+         ORDER BY last_access, rowid ${limitClause(live - MAX_QUEUES_PER_USER + 1)}`,
       )
       .pluck()
-      .all(q.userId, now, live - MAX_QUEUES_PER_USER + 1) as string[];
+      .all(q.userId, now) as string[];
     const kill = db.prepare('UPDATE event_queues SET dead = 1 WHERE id = ?');
     for (const e of evicted) kill.run(e);
     setImmediate(() => {

@@ -20,6 +20,7 @@ import { ApiError } from '../../api/errors.js';
 import { API_BY_IP, AUTHENTICATE_BY_USERNAME, RATE_LIMIT_MESSAGE, type RateRule } from '../../api/rate-limits.js';
 import { canonicalAddress } from '../client-address.js';
 import type { Db } from '../store/db.js';
+import { limit as limitClause } from '../store/limit-clause.js';
 
 /** What the in-process transport counts as: the local process. */
 export const LOCAL_SOURCE = 'local';
@@ -73,6 +74,6 @@ export const LOGIN_FAILURES_KEPT_SECONDS = Math.max(AUTHENTICATE_BY_USERNAME.sec
 /** Deletes up to `limit` failures older than any window, oldest first; returns how many. */
 export function pruneLoginFailures(db: Db, now: number, limit: number): number {
   return db
-    .prepare('DELETE FROM login_failures WHERE rowid IN (SELECT rowid FROM login_failures WHERE at <= ? ORDER BY at LIMIT ?)')
-    .run(Math.floor(now) - LOGIN_FAILURES_KEPT_SECONDS, limit).changes;
+    .prepare(`DELETE FROM login_failures WHERE rowid IN (SELECT rowid FROM login_failures WHERE at <= ? ORDER BY at ${limitClause(limit)})`)
+    .run(Math.floor(now) - LOGIN_FAILURES_KEPT_SECONDS).changes;
 }

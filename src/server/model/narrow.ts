@@ -17,6 +17,7 @@ import { canAccessChannelHistory, type MessageRow } from './message-access.js';
 import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, userByApiEmail } from './messages.js';
 import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
 import { isGuest, userById, type UserRow } from './users.js';
+import { limit } from '../store/limit-clause.js';
 
 export interface NarrowTerm {
   operator: string;
@@ -402,9 +403,9 @@ export function fetchRange(db: Db, viewer: UserRow, q: NarrowQuery, r: RangeRequ
       .prepare<unknown[], Flagged>(`SELECT m.id, ${FLAGS_SQL} FROM ${q.from} WHERE ${q.where} AND ${sql}`)
       .raw()
       .all(...q.params, ...extra);
-  const before = r.numBefore > 0 ? ids('m.id < ? ORDER BY m.id DESC LIMIT ?', anchor, r.numBefore).reverse() : [];
+  const before = r.numBefore > 0 ? ids(`m.id < ? ORDER BY m.id DESC ${limit(r.numBefore)}`, anchor).reverse() : [];
   const at = r.includeAnchor && !anchoredToRight ? ids('m.id = ?', anchor) : [];
-  const after = numAfter > 0 ? ids('m.id > ? ORDER BY m.id ASC LIMIT ?', anchor, numAfter) : [];
+  const after = numAfter > 0 ? ids(`m.id > ? ORDER BY m.id ASC ${limit(numAfter)}`, anchor) : [];
   const flagged = [...before, ...at, ...after];
   return {
     ids: flagged.map(([id]) => id),

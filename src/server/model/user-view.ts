@@ -3,12 +3,13 @@ import { hash } from 'node:crypto';
 import type { User } from '../../api/types.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
-import { inTransaction } from '../store/transactions.js';
+import { inReadSnapshot } from '../store/transactions.js';
 import { changeLog, dependency } from '../store/changes.js';
 import { withJson } from '../../api/rendered-list.js';
 import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
 import { systemBotAvatarUrl } from './system-bots.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
+import { limit } from '../store/limit-clause.js';
 
 /** What the wire form of a user is made of: listing reads only these columns (10,000 users in a few ms). */
 export type UserViewRow = Pick<
@@ -198,10 +199,10 @@ export function userViewPages(
 /** `userViewPages` made whole from the rows at each page. */
 function* madeViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only: ReadonlySet<number> | undefined): Generator<User[]> {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
-  const page = db.prepare<[number, number], UserViewRow>(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?`);
+  const page = db.prepare<[number], UserViewRow>(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limit(USER_PAGE)}`);
   const read = (after: number) =>
-    inTransaction(db, 'deferred', () => {
-      const rows = page.all(after, USER_PAGE);
+    inReadSnapshot(db, () => {
+      const rows = page.all(after);
       return { rows, profiles: profilesOf(db, opts, rows) };
     });
   for (let after = 0; ; ) {
@@ -232,7 +233,7 @@ function keptViewPages(
 ): User[] | Generator<User[]> {
   const cache = renderedCacheOf(userRenderings, db, USER_RENDERINGS);
   const read = (after: number) =>
-    inTransaction(db, 'deferred', () => {
+    inReadSnapshot(db, () => {
       // The settings a rendering is made under are read in the snapshot it is kept as of.
       const at = changeLog(db).sync();
       const settings = viewSettingsAsOf(db, at);
@@ -286,7 +287,10 @@ function pageIds(db: Db, after: number, at: number): number[] {
   }
   const kept = pages.get(after);
   if (kept && changeLog(db).holds(kept.at, [dependency('users', 0)])) return kept.ids;
-  const ids = db.prepare('SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id LIMIT ?').pluck().all(after, USER_PAGE) as number[];
+  const ids = db
+    .prepare(`SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limit(USER_PAGE)}`)
+    .pluck()
+    .all(after) as number[];
   if (pages.size >= KEPT_PAGES) pages.clear();
   pages.set(after, { at, ids });
   return ids;

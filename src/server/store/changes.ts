@@ -15,6 +15,7 @@
  * GET operations.
  */
 import type { Db } from './db.js';
+import { limit } from './limit-clause.js';
 
 /** What changed: one user, the set of users (who there is, ID 0), one message, one channel, the organization's settings (ID 0). */
 export type ChangeSubject = 'user' | 'users' | 'message' | 'channel' | 'realm';
@@ -46,9 +47,11 @@ export class ChangeLog {
     if (this.seen < 0) return this.restart();
     // Prepared at each use: the connection keeps statements (kept-statements.ts) and hands them out in their plain modes.
     const rows = this.db
-      .prepare<[number, number], [number, ChangeSubject, number]>('SELECT seq, subject, id FROM changes WHERE seq > ? ORDER BY seq LIMIT ?')
+      .prepare<[number], [number, ChangeSubject, number]>(
+        `SELECT seq, subject, id FROM changes WHERE seq > ? ORDER BY seq ${limit(CHANGE_LOG_LIMITS.read + 1)}`,
+      )
       .raw()
-      .all(this.seen, CHANGE_LOG_LIMITS.read + 1);
+      .all(this.seen);
     if (rows.length === 0) return this.seen;
     // Consecutive from the last one read, unless the log was pruned past it (sequence numbers of committed changes have no gaps).
     if (rows[0]![0] !== this.seen + 1 || rows.length > CHANGE_LOG_LIMITS.read || this.changed.size + rows.length > CHANGE_LOG_LIMITS.remembered) {

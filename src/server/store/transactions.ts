@@ -20,6 +20,14 @@ function runnerOf(db: Db): Runner {
   return runner;
 }
 
+/**
+ * Runs `fn`, which only reads, on one snapshot: the transaction under way's, else one of its own. A savepoint
+ * (what a nested transaction is) would cost two statements and guard no write.
+ */
+export function inReadSnapshot<T>(db: Db, fn: () => T): T {
+  return db.inTransaction ? fn() : inTransaction(db, 'deferred', fn);
+}
+
 /** Runs `fn` in a transaction: `deferred` takes a read snapshot first (a lock only once it writes), `immediate` the write lock at once. */
 export function inTransaction<T>(db: Db, mode: 'deferred' | 'immediate', fn: () => T): T {
   let out: { value: T } | undefined;
