@@ -10,7 +10,7 @@ import { withJson } from '../../api/rendered-list.js';
 import { changeLog } from '../store/changes.js';
 import type { Db } from '../store/db.js';
 import type { MessageRow } from './message-access.js';
-import { madeOf, messageRenderingsOf, renderingKey, scoped } from './message-rendering-cache.js';
+import { madeOf, messageRenderingsOf, NO_FLAGS_TAIL, renderingKey, scoped } from './message-rendering-cache.js';
 import { messagesToWire, wireFlags, type WireOptions } from './messages.js';
 import type { Flagged } from './narrow.js';
 
@@ -47,9 +47,11 @@ export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: Wir
       set = { flags, json: JSON.stringify(flags) };
       flagSets.set(flagBits, set);
     }
-    messages.push({ ...rendering.value, flags: [...set.flags] });
-    // The same keys in the same order as the object: the kept text without its closing brace, then the flags.
-    texts.push(`${rendering.json.slice(0, -1)},"flags":${set.json}}`);
+    // A copy of the kept value, whose `flags` is already its last key (scoped): the same shape for every message.
+    const message = { ...rendering.value };
+    message.flags = [...set.flags];
+    messages.push(message);
+    texts.push(`${rendering.json.slice(0, -NO_FLAGS_TAIL.length)}${set.json}}`);
   });
   return withJson(messages, texts.join(','));
 }
