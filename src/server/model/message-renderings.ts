@@ -13,6 +13,7 @@ import type { MessageRow } from './message-access.js';
 import { madeOf, messageRenderingsOf, NO_FLAGS_TAIL, renderingKey, scoped } from './message-rendering-cache.js';
 import { messagesToWire, wireFlags, type WireOptions } from './messages.js';
 import type { Flagged } from './narrow.js';
+import type { Rendering } from './rendered-cache.js';
 
 /**
  * The messages `found` (ID order, each with the viewer's flags: narrow.ts fetchRange, flaggedInNarrow) in the
@@ -36,22 +37,38 @@ export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: Wir
   }
   const messages: FetchedMessage[] = [];
   const texts: string[] = [];
-  // A caller's messages have few sets of flags between them: each is named and encoded once.
-  const flagSets = new Map<number, { flags: string[]; json: string }>();
   found.forEach(([, flagBits], i) => {
     const rendering = renderings[i];
     if (!rendering) return;
-    let set = flagSets.get(flagBits);
-    if (!set) {
-      const flags = wireFlags(flagBits);
-      set = { flags, json: JSON.stringify(flags) };
-      flagSets.set(flagBits, set);
-    }
-    // A copy of the kept value, whose `flags` is already its last key (scoped): the same shape for every message.
-    const message = { ...rendering.value };
-    message.flags = [...set.flags];
-    messages.push(message);
-    texts.push(`${rendering.json.slice(0, -NO_FLAGS_TAIL.length)}${set.json}}`);
+    const flagged = withFlags(rendering, flagBits);
+    messages.push(flagged.value);
+    texts.push(flagged.json);
   });
   return withJson(messages, texts.join(','));
+}
+
+/**
+ * Each kept rendering as the callers with one set of flags on its message get it (value and JSON), by flag bits:
+ * made once and given to every caller with those flags; the values are shared, as only `serve`, which writes
+ * them as JSON, takes kept values. A message has few sets of flags among its readers (read, historical,
+ * mentioned, starred ...): past MAX_FLAG_SETS a form is made for its request alone. Copying each message for
+ * each caller was half of what assembling an answer cost.
+ */
+const flaggedForms = new WeakMap<Rendering<FetchedMessage>, Map<number, Rendering<FetchedMessage>>>();
+const MAX_FLAG_SETS = 8;
+
+function withFlags(rendering: Rendering<FetchedMessage>, flagBits: number): Rendering<FetchedMessage> {
+  let forms = flaggedForms.get(rendering);
+  const kept = forms?.get(flagBits);
+  if (kept) return kept;
+  // The kept value has `flags` as its last key already (scoped): the copy has its shape, and its JSON ends there.
+  const value = { ...rendering.value };
+  value.flags = wireFlags(flagBits);
+  const form = { value, json: `${rendering.json.slice(0, -NO_FLAGS_TAIL.length)}${JSON.stringify(value.flags)}}` };
+  if (!forms) {
+    forms = new Map();
+    flaggedForms.set(rendering, forms);
+  }
+  if (forms.size < MAX_FLAG_SETS) forms.set(flagBits, form);
+  return form;
 }
