@@ -1,8 +1,7 @@
 /**
- * Callers' rows are kept between requests while the store is unchanged (src/server/caller-cache.ts): a change
- * to an account counts from the very next request, whether this server made it or another process did
- * (a second connection to the same data dir, as `chatctl users deactivate` on the embedded store while
- * `chatctl serve` runs).
+ * A change to an account counts from the very next request (src/server/auth.ts reads the caller's row at each
+ * one), whether this server made it or another process did (a second connection to the same data dir, as
+ * `chatctl users deactivate` on the embedded store while `chatctl serve` runs).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/server/store/db.js';
