@@ -67,6 +67,15 @@ function servedOrg() {
     return JSON.stringify(res.body);
   }
 
+  /** A GET that may fail, over HTTP and in-process: the status and body of each. */
+  async function bothWays(viewer: TestUser, path: string, params: Params = {}): Promise<{ http: [number, string]; local: [number, string] }> {
+    const res = await fetch(`${await site}/api/v1${path}?${new URLSearchParams(wire(params))}`, { headers: { authorization: basic(viewer) } });
+    const host = new URL(await site).host;
+    const headers = { authorization: basic(viewer), host, 'x-forwarded-proto': 'http' };
+    const local = await (await transportFor(org, 'embedded')).send({ method: 'GET', path, query: wire(params), body: [], headers });
+    return { http: [res.status, await res.text()], local: [local.status, JSON.stringify(local.body)] };
+  }
+
   /** GET over HTTP, byte for byte the in-process answer (`result`, `msg` and all) and valid against the OpenAPI description. */
   async function read<T>(viewer: TestUser, path: string, params: Params = {}): Promise<T> {
     const text = await overHttp(viewer, path, params);
@@ -75,7 +84,7 @@ function servedOrg() {
     expect(openapiErrors('get', path, 200, body)).toEqual([]);
     return body;
   }
-  return { org, read, overHttp, inProcess, as: (user: TestUser): Promise<ChatClient> => clientFor(org, 'embedded', user) };
+  return { org, read, overHttp, inProcess, bothWays, as: (user: TestUser): Promise<ChatClient> => clientFor(org, 'embedded', user) };
 }
 
 const channelNarrow = (id: number) => [{ operator: 'channel', operand: id }];
@@ -210,7 +219,7 @@ describe('GET /users from kept renderings', () => {
 });
 
 describe('GET /messages from kept renderings', () => {
-  const { org, read, as } = servedOrg();
+  const { org, read, bothWays, as } = servedOrg();
   let owner: ChatClient;
   let member: TestUser;
   let channel: { id: number; name: string };
@@ -340,6 +349,33 @@ describe('GET /messages from kept renderings', () => {
     expect(moved.map((m) => [m.stream_id, m.display_recipient, m.edit_history?.[0]?.prev_stream])).toEqual(Array(4).fill([to.id, to.name, channel.id]));
     const left = await read<Messages>(member, '/messages', newestIn(channel.id));
     expect(left.messages.map((m) => m.id)).not.toContain(id);
+  });
+
+  it('finds the channel a narrow names as it is now: renamed or made private by another connection', async () => {
+    const other = org.otherConnection();
+    const outsider = org.addUser({ name: 'Otto Outsider' });
+    const target = await ownerChannel(org, owner, [member]);
+    const id = await send('in a channel that changes', 'kept', { to: target.name });
+    const byName = (name: string) => ({ anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'channel', operand: name }] });
+    const idsIn = (m: Messages) => m.messages.map((x) => x.id);
+    // A name in other ASCII letter cases is the same channel, as SQLite's NOCASE compares.
+    for (const viewer of [member, outsider]) {
+      expect(idsIn(await read<Messages>(viewer, '/messages', byName(target.name)))).toContain(id);
+      expect(idsIn(await read<Messages>(viewer, '/messages', byName(target.name.toUpperCase())))).toContain(id);
+    }
+    const name = unique('renamed-behind');
+    other.prepare('UPDATE streams SET name = ? WHERE id = ?').run(name, target.id);
+    expect(idsIn(await read<Messages>(member, '/messages', byName(name)))).toContain(id);
+    const old = await bothWays(member, '/messages', byName(target.name));
+    expect(old.http).toEqual(old.local);
+    expect(old.http[0]).toBe(400);
+    // Private with protected history: one who is not subscribed no longer reads its messages.
+    expect(idsIn(await read<Messages>(outsider, '/messages', newestIn(target.id)))).toContain(id);
+    other.prepare('UPDATE streams SET invite_only = 1, history_public_to_subscribers = 0 WHERE id = ?').run(target.id);
+    expect(idsIn(await read<Messages>(member, '/messages', newestIn(target.id)))).toContain(id);
+    const shut = await bothWays(outsider, '/messages', newestIn(target.id));
+    expect(shut.http).toEqual(shut.local);
+    expect(shut.http[1]).not.toContain(`"id":${id},`);
   });
 
   it('gives each caller their own flags: a star shows only in the answers of whoever starred', async () => {
@@ -488,11 +524,11 @@ describe('the change log behind kept renderings', () => {
   const { org, read, as } = servedOrg();
   afterAll(() => org.close());
 
-  it("logs a change of every column a user's wire form is made of, and of a channel's name", () => {
+  it("logs a change of every column a user's wire form is made of, and of any column of a channel", () => {
     const triggerOn = (name: string) => org.db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?").pluck().get(name) as string;
     const updateOf = (sql: string) => /AFTER UPDATE OF ([\w, ]+) ON/.exec(sql)![1]!.split(', ');
     expect(updateOf(triggerOn('changes_users_user_update')).sort()).toEqual([...USER_VIEW_COLUMNS].sort());
-    expect(updateOf(triggerOn('changes_streams_channel_update'))).toContain('name');
+    expect(triggerOn('changes_streams_channel_update')).toMatch(/AFTER UPDATE ON streams/);
   });
 
   it('is never bypassed: no statement replaces a row of a table whose new rows it does not log', () => {

@@ -32,6 +32,7 @@ import {
   type NarrowQuery,
 } from '../model/narrow.js';
 import { renderMarkdown } from '../model/render.js';
+import { changeLog } from '../store/changes.js';
 import { afterMessageSent } from '../webhooks.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
@@ -45,12 +46,13 @@ function fetchedMessages(
   q: NarrowQuery,
   ids: readonly number[],
   opts: { apply_markdown: boolean; client_gravatar: boolean; allow_empty_topic_name: boolean },
+  keptAt: number | undefined,
   flagged?: readonly Flagged[],
 ): FetchedMessage[] {
   const wireOptions = { applyMarkdown: opts.apply_markdown, clientGravatar: opts.client_gravatar, allowEmptyTopicName: opts.allow_empty_topic_name };
   // A search's highlights are the request's own: those answers are made whole.
-  if (ctx.rendersJson && !q.searchWords.length) {
-    return keptFetchedMessages(ctx.db, flagged ?? flaggedInNarrow(ctx.db, q, ids), wireOptions, ctx.realmUrl);
+  if (keptAt !== undefined && !q.searchWords.length) {
+    return keptFetchedMessages(ctx.db, flagged ?? flaggedInNarrow(ctx.db, q, ids), wireOptions, ctx.realmUrl, keptAt);
   }
   const rows = messagesInNarrow(ctx.db, q, ids);
   const wire = messages.messagesToWire(ctx.db, rows, wireOptions, ctx.realmUrl);
@@ -91,13 +93,16 @@ export const handlers: Handlers<'messages'> = {
     const requested = p.message_ids ? p.message_ids.length : p.num_before + p.num_after;
     if (requested > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
     if (p.num_before > 0 && p.num_after > 0 && !p.include_anchor) throw badRequest('The anchor can only be excluded at an end of the range');
-    const q = narrowQuery(ctx.db, user, parseNarrow(p.narrow));
+    // Kept values (channels, renderings) are given only to who writes the answer as JSON (serve), as of the
+    // change log read first in this transaction.
+    const keptAt = ctx.rendersJson ? changeLog(ctx.db).sync() : undefined;
+    const q = narrowQuery(ctx.db, user, parseNarrow(p.narrow), keptAt);
     if (anchor === undefined) {
-      return { messages: fetchedMessages(ctx, q, p.message_ids!, p), history_limited: false };
+      return { messages: fetchedMessages(ctx, q, p.message_ids!, p, keptAt), history_limited: false };
     }
     const range = fetchRange(ctx.db, user, q, { anchor, includeAnchor: p.include_anchor, numBefore: p.num_before, numAfter: p.num_after });
     return {
-      messages: fetchedMessages(ctx, q, range.ids, p, range.flagged),
+      messages: fetchedMessages(ctx, q, range.ids, p, keptAt, range.flagged),
       anchor: range.anchor,
       found_anchor: range.foundAnchor,
       found_oldest: range.foundOldest,

@@ -7,7 +7,6 @@
  */
 import type { FetchedMessage } from '../../api/operations/messages.js';
 import { withJson } from '../../api/rendered-list.js';
-import { changeLog } from '../store/changes.js';
 import type { Db } from '../store/db.js';
 import type { MessageRow } from './message-access.js';
 import { madeOf, messageRenderingsOf, NO_FLAGS_TAIL, renderingKey, scoped } from './message-rendering-cache.js';
@@ -17,11 +16,11 @@ import type { Rendering } from './rendered-cache.js';
 
 /**
  * The messages `found` (ID order, each with the viewer's flags: narrow.ts fetchRange, flaggedInNarrow) in the
- * format of GET /messages, and their JSON (api/rendered-list.ts).
+ * format of GET /messages, and their JSON (api/rendered-list.ts); `at`: the change log's newest change, synced
+ * in this (read) transaction.
  */
-export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: WireOptions, realmUrl: string): FetchedMessage[] {
+export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: WireOptions, realmUrl: string, at: number): FetchedMessage[] {
   const cache = messageRenderingsOf(db);
-  const at = changeLog(db).sync();
   const renderings = found.map(([id]) => cache.get(db, renderingKey(id, opts), realmUrl));
   const missing = found.filter((_, i) => renderings[i] === undefined).map(([id]) => id);
   if (missing.length) {

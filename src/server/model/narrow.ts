@@ -12,6 +12,7 @@ import { ApiError, badRequest } from '../../api/errors.js';
 import { escapeHtml } from '../../html.js';
 import type { Db } from '../store/db.js';
 import { streamById, streamByName, type StreamRow } from './channels.js';
+import { keptChannel } from './kept-channels.js';
 import { FLAG_BITS } from './flags.js';
 import { canAccessChannelHistory, type MessageRow } from './message-access.js';
 import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, userByApiEmail } from './messages.js';
@@ -105,12 +106,12 @@ export function mutingCondition(viewer: UserRow, channelId: number | null): Cond
 /** A channel a narrow names, by ID or name: looked up once per narrow, though the terms and the history rule both ask. */
 type ChannelOf = (operand: unknown) => StreamRow | undefined;
 
-function channelLookup(db: Db): ChannelOf {
+function channelLookup(db: Db, keptAt: number | undefined): ChannelOf {
   const found = new Map<unknown, StreamRow | undefined>();
+  const read = (operand: number | string) =>
+    keptAt !== undefined ? keptChannel(db, operand, keptAt) : typeof operand === 'number' ? streamById(db, operand) : streamByName(db, operand);
   return (operand) => {
-    if (!found.has(operand)) {
-      found.set(operand, typeof operand === 'number' ? streamById(db, operand) : typeof operand === 'string' ? streamByName(db, operand) : undefined);
-    }
+    if (!found.has(operand)) found.set(operand, typeof operand === 'number' || typeof operand === 'string' ? read(operand) : undefined);
     return found.get(operand);
   };
 }
@@ -308,8 +309,12 @@ function allOf(conds: readonly Cond[]): Cond {
   return { sql: `(${left.sql}) AND (${right.sql})`, params: [...left.params, ...right.params] };
 }
 
-export function narrowQuery(db: Db, viewer: UserRow, terms: readonly NarrowTerm[]): NarrowQuery {
-  const channelOf = channelLookup(db);
+/**
+ * The query of a narrow as `viewer` reads it. `keptAt`: the change log's newest change, synced in this
+ * transaction (a GET's), for channels to come from those kept (kept-channels.ts).
+ */
+export function narrowQuery(db: Db, viewer: UserRow, terms: readonly NarrowTerm[], keptAt?: number): NarrowQuery {
+  const channelOf = channelLookup(db, keptAt);
   const builder = new NarrowBuilder(db, viewer, channelOf);
   const conds = terms.map((t) => {
     const c = builder.term(t);

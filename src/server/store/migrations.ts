@@ -587,6 +587,11 @@ export const migrations: readonly Migration[] = [
     ['custom_profile_fields', 'realm', '0', ['INSERT', 'UPDATE', 'DELETE']],
   ])}
   `,
+  // 18: a channel's change is any change of its row: GET reads keep whole channel rows (model/kept-channels.ts)
+  `
+  DROP TRIGGER changes_streams_channel_update;
+  ${changeTriggers([['streams', 'channel', 'id', ['UPDATE']]])}
+  `,
 ];
 
 /**
