@@ -54,10 +54,17 @@ export function paramAtLevel(def: ParamDef, name: string, level: number): ParamA
   return value ? { names, value } : { names };
 }
 
-/** The parameters of `op` as a server at `level` reads them, by their catalogue names (null: not read at all). */
-const plans = new Map<Operation, Map<number, ReadonlyMap<string, ParamAtLevel | null>>>();
+/** A parameter as a server at some level reads it: its catalogue name and declaration, and how (null: not read at all). */
+export interface PlannedParam {
+  readonly name: string;
+  readonly def: ParamDef;
+  readonly at: ParamAtLevel | null;
+}
 
-export function paramsAtLevel(op: Operation, level: number): ReadonlyMap<string, ParamAtLevel | null> {
+/** The parameters of `op` as a server at `level` reads them, in declaration order; made once per operation and level. */
+const plans = new Map<Operation, Map<number, readonly PlannedParam[]>>();
+
+export function paramsAtLevel(op: Operation, level: number): readonly PlannedParam[] {
   let byLevel = plans.get(op);
   if (!byLevel) {
     byLevel = new Map();
@@ -65,7 +72,7 @@ export function paramsAtLevel(op: Operation, level: number): ReadonlyMap<string,
   }
   let plan = byLevel.get(level);
   if (!plan) {
-    plan = new Map(Object.entries<ParamDef>(op.params).map(([name, def]) => [name, paramAtLevel(def, name, level)]));
+    plan = Object.entries<ParamDef>(op.params).map(([name, def]) => ({ name, def, at: paramAtLevel(def, name, level) }));
     byLevel.set(level, plan);
   }
   return plan;

@@ -62,19 +62,17 @@ export function checkFieldCounts(req: WireRequest): void {
 function decodeParams(op: Operation, req: WireRequest, out: Record<string, unknown>, level: number): Set<string> {
   const read = new Set<string>();
   const lookup = (name: string): string | undefined => req.body.find(([k]) => k === name)?.[1] ?? req.query.find(([k]) => k === name)?.[1];
-  const plan = paramsAtLevel(op, level);
-  for (const [name, def] of Object.entries(op.params) as [string, ParamDef][]) {
+  for (const { name, def, at } of paramsAtLevel(op, level)) {
     if (def.in === 'path') continue;
-    const at = plan.get(name);
     if (!at) {
       if (def.default !== undefined) out[name] = defaultOf(def);
       continue;
     }
     const wireName = at.names[0]!;
-    const aliases = at.names.slice(1);
     for (const n of at.names) read.add(n);
     let raw = lookup(wireName);
-    for (const alias of aliases) {
+    for (let i = 1; i < at.names.length; i++) {
+      const alias = at.names[i]!;
       const other = lookup(alias);
       if (other === undefined) continue;
       if (raw !== undefined) {
