@@ -13,7 +13,7 @@ import type { Operation } from '../api/operation.js';
 import { collectNow, StreamedList } from '../api/streamed-list.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import type { Answerer, HandleOptions } from './answering.js';
-import { authenticate, checkAccess } from './auth.js';
+import { authenticate, checkAccess, credentials } from './auth.js';
 import type { Binding, Clock, HandlerContext } from './context.js';
 import { systemClock } from './context.js';
 import { handlerAreas } from './handlers/index.js';
@@ -52,6 +52,8 @@ export class Router implements Answerer {
   private readonly background = new Set<Promise<void>>();
   /** What every handler's context is made of (handler-context.ts). */
   private readonly setting: ContextSetting;
+  /** The organization's feature level as last read (admit). */
+  private level: number | undefined;
 
   constructor(private readonly opts: RouterOptions) {
     this.setting = {
@@ -173,6 +175,13 @@ export class Router implements Answerer {
     return 'binding' in admitted ? this.run(admitted, signal, streamed, o) : admitted;
   }
 
+  /** Whether `level`, just read, is not the one last read; it is the one kept from now on. */
+  private levelChanged(level: number): boolean {
+    const changed = level !== this.level;
+    this.level = level;
+    return changed;
+  }
+
   /** Runs an admitted request's handler and answers with its result, telling `pure` when the answer depends on nothing else. */
   private async run(
     admitted: Admitted,
@@ -209,19 +218,43 @@ export class Router implements Answerer {
    * A request up to its handler, in a Zulip server's order: route, method, credentials, rate limit, role
    * gate, parameters. The response when it goes no further (OPTIONS, a rate-limit refusal); errors thrown.
    */
-  private async admit(req: WireRequest, limits: Record<string, string>, o: Pick<HandleOptions, 'admit' | 'reached'>): Promise<Admitted | WireResponse> {
+  private async admit(
+    req: WireRequest,
+    limits: Record<string, string>,
+    o: Pick<HandleOptions, 'admit' | 'reached'>,
+    again = false,
+  ): Promise<Admitted | WireResponse> {
     const method = req.method.toUpperCase();
-    // The organization's level decides what exists (server/feature-level.ts): read per request, so an operator's
-    // change holds from the next one.
-    const level = featureLevel(this.opts.db);
-    const { hit, allowed } = this.routes.resolve(method, req.path, level);
-    if (!hit) return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
+    // The organization's level decides what exists (server/feature-level.ts). It is read per request, so that an
+    // operator's change holds from the next one, with the caller's row (auth.ts credentials): the route is
+    // found at the level read last, and the request starts over (once) should the one read now differ.
+    this.level ??= featureLevel(this.opts.db);
+    const level = this.level;
+    const startOver = (now: number) => this.levelChanged(now) && !again;
+    let found: ReturnType<Routes['resolve']>;
+    try {
+      found = this.routes.resolve(method, req.path, level);
+    } catch (e) {
+      // No route at the level read last: perhaps there is one at the level now.
+      if (startOver(featureLevel(this.opts.db))) return this.admit(req, limits, o, true);
+      throw e;
+    }
+    const { hit, allowed } = found;
+    if (!hit) {
+      if (startOver(featureLevel(this.opts.db))) return this.admit(req, limits, o, true);
+      return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
+    }
     checkFieldCounts(req);
 
     const { op } = hit.route;
     o.reached?.(op);
     let caller = null;
-    if (op.access !== 'none') caller = authenticate(this.opts.db, req.headers.authorization);
+    if (op.access !== 'none') {
+      const given = credentials(this.opts.db, req.headers.authorization);
+      if (startOver(given.level)) return this.admit(req, limits, o, true);
+      if (given.caller instanceof ApiError) throw given.caller;
+      caller = given.caller;
+    } else if (startOver(featureLevel(this.opts.db))) return this.admit(req, limits, o, true);
     const admission = o.admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
     if (admission) {
       if (admission.refusal) return admission.refusal;

@@ -149,7 +149,11 @@ export function writeStored(db: Db, key: string, json: string): void {
 }
 
 export function getSetting<K extends RealmKey>(db: Db, key: K): RealmSettings[K] {
-  const json = readStored(db, key);
+  return settingFrom(key, readStored(db, key));
+}
+
+/** A setting's value from its stored JSON (undefined: never set, so its default). */
+export function settingFrom<K extends RealmKey>(key: K, json: string | undefined): RealmSettings[K] {
   return json === undefined ? realmDefaults[key] : (JSON.parse(json) as RealmSettings[K]);
 }
 

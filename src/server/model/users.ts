@@ -6,6 +6,7 @@ import type { BotType } from '../../api/types.js';
 import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
 import { nameKey } from '../store/name-key.js';
+import { objectFrom } from '../store/row-objects.js';
 
 export interface UserRow {
   id: number;
@@ -51,6 +52,19 @@ export const userById = (db: Db, id: number): UserRow | undefined => db.prepare(
 
 export const userByEmail = (db: Db, email: string): UserRow | undefined =>
   db.prepare('SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRow | undefined;
+
+/**
+ * The user with this address (undefined: none), and the stored JSON of the organization setting `key`
+ * (undefined: never set), in one statement: every request reads its organization's feature level and its
+ * caller first, and a statement each cost more than what either reads.
+ */
+export function userByEmailWithSetting(db: Db, email: string, key: string): { user: UserRow | undefined; stored: string | undefined } {
+  const statement = db.prepare('SELECT (SELECT value FROM realm_settings WHERE key = ?), u.* FROM (SELECT 1) LEFT JOIN users u ON u.email = ? COLLATE NOCASE');
+  const values = statement.raw().get(key, email.trim()) as unknown[];
+  const stored = values[0] === null ? undefined : String(values[0]);
+  // No such user: every column of theirs is null, the ID too.
+  return { user: values[1] === null ? undefined : (objectFrom(statement, values, 1) as unknown as UserRow), stored };
+}
 
 /** What a list of users is checked and addressed by (typing notifications): the columns, not whole rows. */
 export type UserBrief = Pick<UserRow, 'id' | 'email' | 'is_bot' | 'is_active' | 'receives_typing_notifications'>;

@@ -16,17 +16,33 @@ type MakeRow = (values: readonly unknown[]) => Record<string, unknown>;
 const MAX_ROW_MAKERS = 2000;
 const rowMakers = new Map<string, MakeRow>();
 
-/** The function making rows of `names` from arrays of their values. */
-function rowMaker(names: readonly string[]): MakeRow {
-  const key = names.join('\0');
+/** The function making rows of `names` from arrays of their values, the first at `offset`. */
+function rowMaker(names: readonly string[], offset = 0): MakeRow {
+  const key = `${offset}\0${names.join('\0')}`;
   let make = rowMakers.get(key);
   if (!make) {
     // Names come from the store's own SQL; JSON.stringify makes each a valid key whatever it holds.
-    make = new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as MakeRow;
+    make = new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i + offset}]`).join(', ')}};`) as MakeRow;
     if (rowMakers.size >= MAX_ROW_MAKERS) rowMakers.clear();
     rowMakers.set(key, make);
   }
   return make;
+}
+
+const tails = new WeakMap<Statement, { width: number; make: MakeRow }>();
+
+/**
+ * The columns of `statement` from the `from`th on, as an object made from a raw row's `values`: for a statement
+ * that reads a row beside values of its own (the first columns).
+ */
+export function objectFrom(statement: Statement, values: readonly unknown[], from: number): Record<string, unknown> {
+  let made = tails.get(statement);
+  if (made?.width !== values.length) {
+    const names = statement.columns().map((c) => c.name);
+    made = { width: names.length, make: rowMaker(names.slice(from), from) };
+    tails.set(statement, made);
+  }
+  return made.make(values);
 }
 
 /** How a statement made with rowObjects is handed out again: in its plain mode, giving objects. */
