@@ -23,7 +23,7 @@ import { getSetting, setSetting } from '../../src/server/model/realm.js';
 import { USER_VIEW_COLUMNS } from '../../src/server/model/user-view.js';
 import { insertUser } from '../../src/server/model/users.js';
 import { CHANGE_LOG_LIMITS } from '../../src/server/store/changes.js';
-import { ownerChannel } from '../helpers/channels.js';
+import { newStream, ownerChannel } from '../helpers/channels.js';
 import { unique } from '../helpers/names.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { createTestOrg, type TestUser } from '../helpers/org.js';
@@ -362,6 +362,14 @@ describe('GET /messages from kept renderings', () => {
     for (const viewer of [member, outsider]) {
       expect(idsIn(await read<Messages>(viewer, '/messages', byName(target.name)))).toContain(id);
       expect(idsIn(await read<Messages>(viewer, '/messages', byName(target.name.toUpperCase())))).toContain(id);
+    }
+    // Letters beyond ASCII are not folded by NOCASE: another case of them names no channel.
+    const accented = unique('Équipe');
+    newStream(org, accented, { subscribers: [org.owner, member] });
+    expect(idsIn(await read<Messages>(member, '/messages', byName(accented)))).toEqual([]);
+    for (const other of [accented.toLowerCase(), accented.replace('É', 'é')]) {
+      const folded = await bothWays(member, '/messages', byName(other));
+      expect(folded.http).toEqual(folded.local);
     }
     const name = unique('renamed-behind');
     other.prepare('UPDATE streams SET name = ? WHERE id = ?').run(name, target.id);

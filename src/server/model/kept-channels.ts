@@ -23,7 +23,11 @@ const kept = new WeakMap<Db, Map<number | string, Kept>>();
  * The name as SQLite's NOCASE compares it (ASCII letters only folded, the operand trimmed as streamByName
  * trims it): two names JavaScript's toLowerCase would fold together may be two channels.
  */
-const nameKey = (name: string): string => `#${name.trim().replace(/[A-Z]/g, (c) => c.toLowerCase())}`;
+function nameKey(name: string): string {
+  const trimmed = name.trim();
+  // toLowerCase folds ASCII letters as NOCASE does, and only those when there is nothing else to fold.
+  return `#${/[^\p{ASCII}]/u.test(trimmed) ? trimmed.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : trimmed.toLowerCase()}`;
+}
 
 /**
  * The channel a narrow operand names (an ID, or a name in any ASCII case), as of change `at`: the newest change
