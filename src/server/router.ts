@@ -239,11 +239,11 @@ export class Router implements Answerer {
       if (startOver(featureLevel(this.opts.db))) return this.admit(req, limits, o, true);
       throw e;
     }
-    const { hit, allowed } = found;
-    if (!hit) {
+    if (!found.hit) {
       if (startOver(featureLevel(this.opts.db))) return this.admit(req, limits, o, true);
-      return { status: 204, headers: { allow: allowed.join(', ') }, body: null };
+      return { status: 204, headers: { allow: found.allowed.join(', ') }, body: null };
     }
+    const { hit } = found;
     checkFieldCounts(req);
 
     const { op } = hit.route;

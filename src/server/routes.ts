@@ -96,20 +96,18 @@ export class Routes {
    * 404, no route for the method 405 (an operation that level lacks is no route); null for OPTIONS, which every
    * route answers with its methods (`allowed`).
    */
-  resolve(method: string, path: string, level: number): { hit: Hit | null; allowed: string[] } {
+  resolve(method: string, path: string, level: number): { hit: Hit } | { hit: null; allowed: string[] } {
     const candidates = this.candidates(path, level);
     if (candidates.length === 0) throw new ApiError('Not Found', 'BAD_REQUEST', 404);
     const upper = method.toUpperCase();
     const lookup = upper === 'HEAD' ? 'GET' : upper;
-    const hit = candidates.find((c) => c.route.op.method === lookup);
+    const hit = upper === 'OPTIONS' ? undefined : candidates.find((c) => c.route.op.method === lookup);
+    if (hit) return { hit };
     const allowed = allowedMethods(candidates.filter((c) => c.route.rank === candidates[0]!.route.rank).map((c) => c.route.op.method));
     // zerver/lib/rest.py get_target_view_function_or_response: OPTIONS lists them sorted, a 405 as declared.
-    if (upper === 'OPTIONS') return { hit: null, allowed: [...allowed].sort() };
-    if (!hit) {
-      // zerver/lib/response.py json_method_not_allowed: Django's HttpResponseNotAllowed with a JSON body and no code.
-      throw new ApiError('Method Not Allowed', null, 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
-    }
-    return { hit, allowed };
+    if (upper === 'OPTIONS') return { hit: null, allowed: allowed.sort() };
+    // zerver/lib/response.py json_method_not_allowed: Django's HttpResponseNotAllowed with a JSON body and no code.
+    throw new ApiError('Method Not Allowed', null, 405, { allowed_methods: allowed }, { allow: allowed.join(', ') });
   }
 }
 
