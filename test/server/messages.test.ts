@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/api/operations/channels.js';
-import { getMessage, getMessages, renderMessage, sendMessage, type NarrowTerm } from '../../src/api/operations/messages.js';
+import { getMessage, getMessages, renderMessage, sendMessage, updateMessageFlags, type NarrowTerm } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { setSetting } from '../../src/server/model/realm.js';
 import { failure } from '../helpers/api.js';
@@ -409,6 +409,36 @@ describe.each(TRANSPORTS)('messages over %s', (kind) => {
       const guest = await as(org.addUser({ role: 600 }));
       const guestView = await guest.call(getMessages, { anchor: 'oldest', num_before: 0, num_after: 10, narrow: inChannel() });
       expect(guestView.messages).toEqual([]);
+    });
+
+    it("gives a reader of a channel's history the flags of the copies they have, however busy their own channels are between its messages", async () => {
+      const reader = org.addUser();
+      const quiet = await channel([]);
+      const busy = await channel([reader]);
+      const to = (c: { name: string }, content: string) => owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content });
+      const q1 = (await to(quiet, 'one')).id;
+      for (let i = 0; i < 20; i++) await to(busy, `busy ${i}`);
+      const q2 = (await to(quiet, 'two')).id;
+      await to(busy, 'busy again');
+      const q3 = (await to(quiet, 'three')).id;
+      const client = await as(reader);
+      await client.call(updateMessageFlags, { messages: [q2], op: 'add', flag: 'starred' });
+      const newest = async (n: number) =>
+        (
+          await client.call(getMessages, { anchor: 'newest', num_before: n, num_after: 0, narrow: [{ operator: 'channel', operand: quiet.name }] })
+        ).messages.map((m) => [m.id, m.flags]);
+      const plain = ['read', 'historical'];
+      const starred = ['read', 'starred', 'historical'];
+      // Two messages span few of the reader's copies, three span the busy channel's twenty: each read its own way.
+      expect(await newest(2)).toEqual([
+        [q2, starred],
+        [q3, plain],
+      ]);
+      expect(await newest(3)).toEqual([
+        [q1, plain],
+        [q2, starred],
+        [q3, plain],
+      ]);
     });
 
     it('hides earlier messages of a channel with protected history from later subscribers', async () => {

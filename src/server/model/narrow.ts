@@ -75,7 +75,12 @@ export interface NarrowQuery {
   from: string;
   where: string;
   params: unknown[];
-  /** Every message of an accessible channel counts, not only the caller's copies. */
+  /** The parameters of `where` alone (`params` has the caller's ID first in history mode, for the join). */
+  whereParams: unknown[];
+  /**
+   * Every message of an accessible channel counts, not only the caller's copies: the join is then for flags
+   * alone (no condition reads the caller's copy: flag operators turn history off).
+   */
   includeHistory: boolean;
   /** The words of `search` terms, for highlighting. */
   searchWords: string[];
@@ -83,8 +88,11 @@ export interface NarrowQuery {
   channelId: number | null;
 }
 
+/** The caller's flags on a message of which they have no copy: one they may read in a channel's history. */
+const NO_COPY_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
+
 /** The caller's flags on a row of a narrow query. */
-export const FLAGS_SQL = `coalesce(um.flags, ${FLAG_BITS.read | FLAG_BITS.historical})`;
+export const FLAGS_SQL = `coalesce(um.flags, ${NO_COPY_FLAGS})`;
 const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned;
 
 interface Cond {
@@ -330,6 +338,7 @@ export function narrowQuery(db: Db, viewer: UserRow, terms: readonly NarrowTerm[
     from,
     where: where.sql,
     params: [...(includeHistory ? [viewer.id] : []), ...where.params],
+    whereParams: where.params,
     includeHistory,
     searchWords: builder.searchWords,
     channelId: builder.channelId,
@@ -403,23 +412,72 @@ export function fetchRange(db: Db, viewer: UserRow, q: NarrowQuery, r: RangeRequ
   const anchoredToLeft = anchor === 0;
   const anchoredToRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const numAfter = anchoredToRight ? 0 : r.numAfter;
-  const ids = (sql: string, ...extra: unknown[]) =>
-    db
-      .prepare<unknown[], Flagged>(`SELECT m.id, ${FLAGS_SQL} FROM ${q.from} WHERE ${q.where} AND ${sql}`)
-      .raw()
-      .all(...q.params, ...extra);
-  const before = r.numBefore > 0 ? ids(`m.id < ? ORDER BY m.id DESC ${limit(r.numBefore)}`, anchor).reverse() : [];
-  const at = r.includeAnchor && !anchoredToRight ? ids('m.id = ?', anchor) : [];
-  const after = numAfter > 0 ? ids(`m.id > ? ORDER BY m.id ASC ${limit(numAfter)}`, anchor) : [];
-  const flagged = [...before, ...at, ...after];
+  const parts = <T>(read: (sql: string, anchorId: number) => T[]): { before: T[]; at: T[]; after: T[] } => ({
+    before: r.numBefore > 0 ? read(`m.id < ? ORDER BY m.id DESC ${limit(r.numBefore)}`, anchor).reverse() : [],
+    at: r.includeAnchor && !anchoredToRight ? read('m.id = ?', anchor) : [],
+    after: numAfter > 0 ? read(`m.id > ? ORDER BY m.id ASC ${limit(numAfter)}`, anchor) : [],
+  });
+  let found: { before: unknown[]; at: unknown[]; after: unknown[] };
+  let flagged: Flagged[];
+  if (q.includeHistory) {
+    // The messages are found by the narrow alone and the caller's copies read after, in one go (historyFlags):
+    // a join looked each copy up by itself, most of them absent for a reader of a channel's history, and was
+    // most of the query's time.
+    const ids = parts((sql, anchorId) =>
+      db
+        .prepare<unknown[], number>(`SELECT m.id FROM messages m WHERE ${q.where} AND ${sql}`)
+        .pluck()
+        .all(...q.whereParams, anchorId),
+    );
+    found = ids;
+    flagged = historyFlags(db, viewer.id, [...ids.before, ...ids.at, ...ids.after]);
+  } else {
+    const rows = parts((sql, anchorId) =>
+      db
+        .prepare<unknown[], Flagged>(`SELECT m.id, ${FLAGS_SQL} FROM ${q.from} WHERE ${q.where} AND ${sql}`)
+        .raw()
+        .all(...q.params, anchorId),
+    );
+    found = rows;
+    flagged = [...rows.before, ...rows.at, ...rows.after];
+  }
   return {
     ids: flagged.map(([id]) => id),
     flagged,
     anchor,
-    foundAnchor: at.length === 1,
-    foundOldest: anchoredToLeft || before.length < r.numBefore,
-    foundNewest: anchoredToRight || after.length < numAfter,
+    foundAnchor: found.at.length === 1,
+    foundOldest: anchoredToLeft || found.before.length < r.numBefore,
+    foundNewest: anchoredToRight || found.after.length < numAfter,
   };
+}
+
+/** Copies a caller has in the span of a range, read in one go at most: past that, they are looked up one by one. */
+const COPIES_PER_MESSAGE = 4;
+
+/**
+ * The caller's flags on messages `ids` (ascending): their copies in the span the IDs cover, read as one range
+ * of their own rows while that holds at most COPIES_PER_MESSAGE for each message asked (a caller in a busy channel
+ * has many between two messages of a quiet one: those are then looked up by ID), NO_COPY_FLAGS where none.
+ */
+function historyFlags(db: Db, viewerId: number, ids: readonly number[]): Flagged[] {
+  if (!ids.length) return [];
+  const most = COPIES_PER_MESSAGE * ids.length;
+  let copies = db
+    .prepare<[number, number, number], [number, number]>(
+      `SELECT message_id, flags FROM user_messages WHERE user_id = ? AND message_id BETWEEN ? AND ? ORDER BY message_id ${limit(most + 1)}`,
+    )
+    .raw()
+    .all(viewerId, ids[0]!, ids.at(-1)!);
+  if (copies.length > most) {
+    copies = db
+      .prepare<[number, string], [number, number]>(
+        'SELECT message_id, flags FROM user_messages WHERE user_id = ? AND message_id IN (SELECT value FROM json_each(?))',
+      )
+      .raw()
+      .all(viewerId, JSON.stringify(ids));
+  }
+  const flags = new Map(copies);
+  return ids.map((id): Flagged => [id, flags.get(id) ?? NO_COPY_FLAGS]);
 }
 
 function highlightText(escapedText: string, words: readonly string[]): string {
