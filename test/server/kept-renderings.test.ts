@@ -208,6 +208,31 @@ describe('GET /users from kept renderings', () => {
     );
   });
 
+  it("gives each member their own address in a list kept for all of them, as theirs and others' rows change", async () => {
+    const [ann, bob] = [org.addUser({ name: 'Ann Alike' }), org.addUser({ name: 'Bob Alike' })];
+    const policy = getSetting(org.db, 'email_address_visibility');
+    setSetting(org.db, 'email_address_visibility', 3);
+    try {
+      /** Who `viewer` sees with an address, and Ann's and Bob's names as they see them. */
+      const view = async (viewer: TestUser) => {
+        const { members } = await read<Users>(viewer, '/users');
+        const name = (u: TestUser) => members.find((m) => m.user_id === u.id)!.full_name;
+        // A bot's address shows to everyone.
+        const addressed = members.filter((m) => m.delivery_email !== null && !m.is_bot).map((m) => m.user_id);
+        return { addressed, names: [name(ann), name(bob)] };
+      };
+      for (const round of [0, 1]) {
+        // Read in turns, so that one kept page serves both, each with their own entry put in.
+        expect(await view(ann)).toEqual({ addressed: [ann.id], names: [round ? 'Ann Again' : 'Ann Alike', round ? 'Bob Again' : 'Bob Alike'] });
+        expect(await view(bob)).toEqual({ addressed: [bob.id], names: [round ? 'Ann Again' : 'Ann Alike', round ? 'Bob Again' : 'Bob Alike'] });
+        await owner.call(updateUser, { user_id: ann.id, full_name: 'Ann Again' });
+        await owner.call(updateUser, { user_id: bob.id, full_name: 'Bob Again' });
+      }
+    } finally {
+      setSetting(org.db, 'email_address_visibility', policy);
+    }
+  });
+
   it('lists users who joined after the list was read, through the API or another connection', async () => {
     const ids = async () => (await read<Users>(member, '/users')).members.map((u) => u.user_id);
     const before = await ids();

@@ -72,6 +72,30 @@ describe('RenderedCache', () => {
     expect(cache.get(org.db, 'user')?.json).toBe('"user again"');
   });
 
+  it('lists the rows changed since a change while it still lists them, and tells when it no longer does', () => {
+    const log = changeLog(org.db);
+    const at = now();
+    expect(log.changedSince(at)).toEqual([]);
+    const rename = org.db.prepare('UPDATE users SET full_name = ? WHERE id = ?');
+    rename.run('First', user.id);
+    rename.run('Second', other.id);
+    rename.run('Third', user.id);
+    const after = now();
+    expect(log.changedSince(at)).toEqual([dependency('user', user.id), dependency('user', other.id), dependency('user', user.id)]);
+    expect(log.changedSince(after - 1)).toEqual([dependency('user', user.id)]);
+    expect(log.changedSince(after)).toEqual([]);
+    // Past the changes it lists (at least CHANGE_LOG_LIMITS.recent of them), an older position is not known;
+    // read in batches one read of the log takes, so that the log does not start afresh instead.
+    for (let batch = 0; batch < 5; batch++) {
+      org.db.transaction(() => {
+        for (let i = 0; i < CHANGE_LOG_LIMITS.recent / 2; i += 1) rename.run(`Many ${batch} ${i}`, other.id);
+      })();
+      now();
+    }
+    expect(log.changedSince(at)).toBeUndefined();
+    expect(log.changedSince(now() - 1)).toEqual([dependency('user', other.id)]);
+  });
+
   it('gives nothing made before the change log started afresh', () => {
     const cache = new RenderedCache<string, string>({ entries: 10, characters: 1000 });
     cache.set('before', now(), [dependency('user', user.id)], rendering('"before"'));

@@ -22,6 +22,7 @@ import { checkBotCreationPolicy, checkBotNameAvailable } from '../model/bots.js'
 import { deactivate } from '../model/deactivation.js';
 import { updateProfileData } from '../model/profile-fields.js';
 import { changeEmail, changeFullName, changeRole, checkCanCreateUsers, createAccount, newAccountFields, reactivate } from '../model/user-changes.js';
+import { keptUserPages } from '../model/kept-user-pages.js';
 import { oneUserView, userViewPages } from '../model/user-view.js';
 import { accessUser, isAdmin, isGuest, isLastOwner, isOwner, newestMessageIdOf, userById, userByPathEmail, type UserRow } from '../model/users.js';
 import { checkNewPassword, validateFullName } from '../model/validation.js';
@@ -94,7 +95,10 @@ export const handlers: Handlers<'users'> = {
       for (const id of wanted) if (!userById(ctx.db, id)) throw badRequest(`Invalid user ID: ${id}`);
     }
     const opts = { clientGravatar: p.client_gravatar, includeCustomProfileFields: p.include_custom_profile_fields };
-    const pages = userViewPages(ctx.db, ctx.caller, opts, ctx.realmUrl, { only: wanted, keep: ctx.rendersJson });
+    // Kept renderings only for whoever writes the answer as JSON (serve): in-process callers get values of their own.
+    const pages = ctx.rendersJson
+      ? keptUserPages(ctx.db, ctx.caller, opts, ctx.realmUrl, wanted)
+      : userViewPages(ctx.db, ctx.caller, opts, ctx.realmUrl, wanted);
     return { members: Array.isArray(pages) ? pages : new StreamedList(pages) };
   }),
 

@@ -4,9 +4,6 @@ import type { User } from '../../api/types.js';
 import { getSetting } from './realm.js';
 import type { Db } from '../store/db.js';
 import { inReadSnapshot } from '../store/transactions.js';
-import { changeLog, dependency } from '../store/changes.js';
-import { withJson } from '../../api/rendered-list.js';
-import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
 import { systemBotAvatarUrl } from './system-bots.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
 import { limit } from '../store/limit-clause.js';
@@ -132,7 +129,7 @@ export function isoTime(unixSeconds: number): string {
   return text;
 }
 
-type ProfileValues = Record<string, { value: string; rendered_value?: string }>;
+export type ProfileValues = Record<string, { value: string; rendered_value?: string }>;
 
 /** Profile values of many users at once (all, or those with IDs in `ids`, inclusive), keyed by user ID then field ID. */
 export function profileData(db: Db, ids?: { from: number; to: number }): Map<number, ProfileValues> {
@@ -191,18 +188,7 @@ export function oneUserView(db: Db, viewer: Viewer | null, opts: UserViewOptions
  * moment it is sent. Who reads a list whole (not as a stream) still gets one snapshot: the router reads
  * every page inside the request's transaction.
  */
-export function userViewPages(
-  db: Db,
-  viewer: Viewer | null,
-  opts: UserViewOptions,
-  realmUrl: string,
-  o: { only?: ReadonlySet<number>; keep?: boolean } = {},
-): User[] | Generator<User[]> {
-  return o.keep ? keptViewPages(db, viewer, opts, realmUrl, o.only) : madeViewPages(db, viewer, opts, realmUrl, o.only);
-}
-
-/** `userViewPages` made whole from the rows at each page. */
-function* madeViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only: ReadonlySet<number> | undefined): Generator<User[]> {
+export function* userViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only?: ReadonlySet<number>): Generator<User[]> {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
   const page = db.prepare<[number], UserViewRow>(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limit(USER_PAGE)}`);
   const read = (after: number) =>
@@ -219,114 +205,20 @@ function* madeViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, re
   }
 }
 
-/** Users' renderings kept per connection (model/rendered-cache.ts): about 400 characters of JSON each. */
-const userRenderings = new WeakMap<Db, RenderedCache<User>>();
-const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, characters: 8 * 1024 * 1024 };
-
-/**
- * `userViewPages` from kept renderings, each page with its JSON (api/rendered-list.ts): a page reads its users'
- * IDs and the change log, and only the users whose rendering is not kept (or no longer holds) whole. The
- * first page is read at once, in the transaction of whoever asks (the handler's), the others as they are asked
- * for; a list of one page is that page, whole.
- */
-function keptViewPages(
-  db: Db,
-  viewer: Viewer | null,
-  opts: UserViewOptions,
-  realmUrl: string,
-  only: ReadonlySet<number> | undefined,
-): User[] | Generator<User[]> {
-  const cache = renderedCacheOf(userRenderings, db, USER_RENDERINGS);
-  const read = (after: number) =>
-    inReadSnapshot(db, () => {
-      // The settings a rendering is made under are read in the snapshot it is kept as of.
-      const at = changeLog(db).sync();
-      const settings = viewSettingsAsOf(db, at);
-      const letsSee = policyLetsSee(settings.policy, viewer);
-      // What a rendering depends on besides the user's rows and the organization's settings: what the viewer sees, and what was asked for.
-      const keyOf = (id: number) => id * 8 + (letsSee || viewer?.id === id ? 4 : 0) + (opts.clientGravatar ? 2 : 0) + (opts.includeCustomProfileFields ? 1 : 0);
-      const all = pageIds(db, after, at);
-      const wanted = only ? all.filter((id) => only.has(id)) : all;
-      const renderings = wanted.map((id) => cache.get(db, keyOf(id)));
-      const missing = wanted.filter((_, i) => renderings[i] === undefined);
-      if (missing.length) {
-        const view = viewWithProfiles(db, viewer, opts, realmUrl, settings);
-        const rows = usersForView(db, missing).sort((a, b) => a.id - b.id);
-        const profiles = profilesOf(db, opts, rows);
-        const made = new Map(rows.map((row) => view(row, profiles)).map((value) => [value.user_id, { value, json: JSON.stringify(value) }]));
-        wanted.forEach((id, i) => {
-          const rendering = made.get(id);
-          if (!rendering) return;
-          renderings[i] = rendering;
-          cache.set(keyOf(id), at, [dependency('user', id), dependency('realm', 0)], rendering);
-        });
-      }
-      return { last: all.at(-1), count: all.length, renderings: renderings.filter((r) => r !== undefined) };
-    });
-  const joined = (renderings: readonly Rendering<User>[]) =>
-    withJson(
-      renderings.map((r) => r.value),
-      renderings.map((r) => r.json).join(','),
-    );
-  const first = read(0);
-  // One page is the whole list (an organization of up to USER_PAGE users): no pages to read as it is written.
-  if (first.count < USER_PAGE || first.last === undefined) return joined(first.renderings);
-  return (function* () {
-    for (let page = first; ; page = read(page.last)) {
-      if (page.renderings.length) yield joined(page.renderings);
-      if (page.count < USER_PAGE || page.last === undefined) return;
-    }
-  })();
-}
-
-/** The IDs of each page of users kept per connection, while nobody joins or leaves the list; pages kept at most. */
-const keptPageIds = new WeakMap<Db, Map<number, { at: number; ids: number[] }>>();
-const KEPT_PAGES = 200;
-
-/** The IDs of the users listed after `after` (a page of them, in order), as of change `at` of this transaction's snapshot. */
-function pageIds(db: Db, after: number, at: number): number[] {
-  let pages = keptPageIds.get(db);
-  if (!pages) {
-    pages = new Map();
-    keptPageIds.set(db, pages);
-  }
-  const kept = pages.get(after);
-  if (kept && changeLog(db).holds(kept.at, [dependency('users', 0)])) return kept.ids;
-  const ids = db
-    .prepare(`SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limit(USER_PAGE)}`)
-    .pluck()
-    .all(after) as number[];
-  if (pages.size >= KEPT_PAGES) pages.clear();
-  pages.set(after, { at, ids });
-  return ids;
-}
-
 /** The organization's settings a user's wire form depends on. */
-interface ViewSettings {
+export interface ViewSettings {
   policy: number;
   botDomain: string;
 }
 
-const viewSettings = (db: Db): ViewSettings => ({ policy: getSetting(db, 'email_address_visibility'), botDomain: getSetting(db, 'bot_domain') });
-
-/** The view settings kept per connection, as of a change of the log, while the organization's settings are unchanged. */
-const keptViewSettings = new WeakMap<Db, { at: number; settings: ViewSettings }>();
-
-/** viewSettings in a transaction that has just read the change log (ChangeLog.sync, newest change `at`): read again only once the settings changed. */
-function viewSettingsAsOf(db: Db, at: number): ViewSettings {
-  const kept = keptViewSettings.get(db);
-  if (kept && changeLog(db).holds(kept.at, [dependency('realm', 0)])) return kept.settings;
-  const settings = viewSettings(db);
-  keptViewSettings.set(db, { at, settings });
-  return settings;
-}
+export const viewSettings = (db: Db): ViewSettings => ({ policy: getSetting(db, 'email_address_visibility'), botDomain: getSetting(db, 'bot_domain') });
 
 /** The profile values of users read in ID order, when they are asked for. */
-const profilesOf = (db: Db, opts: UserViewOptions, rows: readonly UserViewRow[]): Map<number, ProfileValues> | null =>
+export const profilesOf = (db: Db, opts: UserViewOptions, rows: readonly UserViewRow[]): Map<number, ProfileValues> | null =>
   opts.includeCustomProfileFields && rows.length ? profileData(db, { from: rows[0]!.id, to: rows.at(-1)!.id }) : null;
 
 /** `userView`, its profile values given per call (all of them, or a page's). */
-function viewWithProfiles(
+export function viewWithProfiles(
   db: Db,
   viewer: Viewer | null,
   opts: UserViewOptions,

@@ -29,8 +29,14 @@ const ID_SPAN = 2 ** 44;
 
 export const dependency = (subject: ChangeSubject, id: number): Dependency => SUBJECT_CODES[subject] * ID_SPAN + id;
 
-/** Changes read in one go at most, and distinct rows remembered: past either the log starts afresh, forgetting every kept value. */
-export const CHANGE_LOG_LIMITS = { read: 1000, remembered: 10_000 };
+/** The user a row of the log is, or undefined when it is another subject's. */
+export const userOf = (row: Dependency): number | undefined => (row < ID_SPAN ? row - SUBJECT_CODES.user * ID_SPAN : undefined);
+
+/**
+ * Changes read in one go at most, and distinct rows remembered: past either the log starts afresh, forgetting
+ * every kept value. `recent`: changes listed in order for changedSince, at least (at most twice as many).
+ */
+export const CHANGE_LOG_LIMITS = { read: 1000, remembered: 10_000, recent: 1000 };
 
 export class ChangeLog {
   /** The newest change read (-1: none read yet). */
@@ -39,6 +45,9 @@ export class ChangeLog {
   private floor = 0;
   /** The newest change of each row that changed since the floor. */
   private readonly changed = new Map<Dependency, number>();
+  /** The latest changes read, oldest first: sequence numbers and rows side by side. */
+  private recentSeqs: number[] = [];
+  private recentRows: Dependency[] = [];
 
   constructor(private readonly db: Db) {}
 
@@ -57,7 +66,16 @@ export class ChangeLog {
     if (rows[0]![0] !== this.seen + 1 || rows.length > CHANGE_LOG_LIMITS.read || this.changed.size + rows.length > CHANGE_LOG_LIMITS.remembered) {
       return this.restart();
     }
-    for (const [seq, subject, id] of rows) this.changed.set(dependency(subject, id), seq);
+    for (const [seq, subject, id] of rows) {
+      const row = dependency(subject, id);
+      this.changed.set(row, seq);
+      this.recentSeqs.push(seq);
+      this.recentRows.push(row);
+    }
+    if (this.recentSeqs.length > 2 * CHANGE_LOG_LIMITS.recent) {
+      this.recentSeqs = this.recentSeqs.slice(-CHANGE_LOG_LIMITS.recent);
+      this.recentRows = this.recentRows.slice(-CHANGE_LOG_LIMITS.recent);
+    }
     this.seen = rows.at(-1)![0];
     return this.seen;
   }
@@ -77,9 +95,25 @@ export class ChangeLog {
     return true;
   }
 
+  /**
+   * The rows changed after change `at` up to the last read, in order (a row as often as it changed); undefined
+   * when that is no longer known (older than the recent changes kept, or than the log's fresh start): whoever
+   * kept a value as of `at` then checks it whole.
+   */
+  changedSince(at: number): readonly Dependency[] | undefined {
+    if (at < this.floor) return undefined;
+    if (at >= this.seen) return [];
+    // Consecutive sequence numbers: the first change after `at` is `at + 1`, if it is still listed.
+    const first = this.recentSeqs.length - (this.seen - at);
+    if (first < 0 || this.recentSeqs[first] !== at + 1) return undefined;
+    return this.recentRows.slice(first);
+  }
+
   /** Forgets every change (and so every value made before now) and goes on from the newest. */
   private restart(): number {
     this.changed.clear();
+    this.recentSeqs = [];
+    this.recentRows = [];
     this.seen = this.newest();
     this.floor = this.seen;
     return this.seen;

@@ -1,0 +1,246 @@
+/**
+ * `GET /users` from kept renderings (rendered-cache.ts), for `serve` (HandlerContext.rendersJson): each user's
+ * wire form is kept with its JSON while nothing it was made of changed, and each page of users is kept as a
+ * whole as its viewers of one kind see it (those who may see every address, or not), its JSON joined: a read
+ * takes what changed since the page was kept from the change log (store/changes.ts) and renders again only
+ * the users among it, then puts in the viewer's own entry (their own address shows). Only an answer written as
+ * JSON takes kept values.
+ */
+import { withJson } from '../../api/rendered-list.js';
+import type { User } from '../../api/types.js';
+import { changeLog, dependency, type Dependency, userOf } from '../store/changes.js';
+import type { Db } from '../store/db.js';
+import { limit } from '../store/limit-clause.js';
+import { inReadSnapshot } from '../store/transactions.js';
+import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
+import { policyLetsSee, profilesOf, USER_PAGE, type UserViewOptions, usersForView, viewSettings, type ViewSettings, viewWithProfiles } from './user-view.js';
+import type { Viewer } from './users.js';
+
+/** Users' renderings kept per connection: about 400 characters of JSON each. */
+const userRenderings = new WeakMap<Db, RenderedCache<User>>();
+const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, characters: 8 * 1024 * 1024 };
+
+/**
+ * Pages kept per connection at most: of IDs (emptied when full), and of renderings, in pages and in characters
+ * of their joined JSON (the least lately kept going first).
+ */
+const KEPT_PAGES = 200;
+const KEPT_PAGE_CHARACTERS = 8 * 1024 * 1024;
+
+/** A page of users as its viewers of one kind see it, as of change `at`: its renderings, their JSON joined, and where each starts in it. */
+interface KeptPage {
+  at: number;
+  /** The page's IDs (pageIds' own list: another list means other users). */
+  ids: readonly number[];
+  renderings: Rendering<User>[];
+  json: string;
+  offsets: number[];
+}
+
+const keptPages = new WeakMap<Db, { pages: Map<number, KeptPage>; characters: number }>();
+
+/** What makes the page stale whoever is on it: the organization's settings, or who the users are. */
+const WHOLE_PAGE: readonly Dependency[] = [dependency('realm', 0), dependency('users', 0)];
+
+/**
+ * The wire form of every user (only those in `only`, when given) as `viewer` sees them, in ID order, each page
+ * with its JSON (api/rendered-list.ts), as user-view.ts userViewPages pages them. The first page is read at
+ * once, in the transaction of whoever asks (the handler's), the others as they are asked for; a list of one
+ * page is that page, whole.
+ */
+export function keptUserPages(
+  db: Db,
+  viewer: Viewer | null,
+  opts: UserViewOptions,
+  realmUrl: string,
+  only: ReadonlySet<number> | undefined,
+): User[] | Generator<User[]> {
+  const cache = renderedCacheOf(userRenderings, db, USER_RENDERINGS);
+  const options = (opts.clientGravatar ? 2 : 0) + (opts.includeCustomProfileFields ? 1 : 0);
+  const read = (after: number) =>
+    inReadSnapshot(db, () => {
+      // The settings a rendering is made under are read in the snapshot it is kept as of.
+      const log = changeLog(db);
+      const at = log.sync();
+      const settings = viewSettingsAsOf(db, at);
+      const letsSee = policyLetsSee(settings.policy, viewer);
+      /**
+       * The renderings of `ids` (ascending) as `as` sees them, kept by `keyOf` (what a rendering depends on
+       * besides the user's rows and the settings: whether the viewer sees the address, and what was asked for).
+       */
+      const renderingsOf = (ids: readonly number[], as: Viewer | null, keyOf: (id: number) => number): Rendering<User>[] => {
+        const found = ids.map((id) => cache.get(db, keyOf(id)));
+        const missing = ids.filter((_, i) => found[i] === undefined);
+        if (missing.length) {
+          const view = viewWithProfiles(db, as, opts, realmUrl, settings);
+          const rows = usersForView(db, missing).sort((a, b) => a.id - b.id);
+          const profiles = profilesOf(db, opts, rows);
+          const made = new Map(rows.map((row) => view(row, profiles)).map((value) => [value.user_id, { value, json: JSON.stringify(value) }]));
+          ids.forEach((id, i) => {
+            const rendering = made.get(id);
+            if (!rendering) return;
+            found[i] = rendering;
+            cache.set(keyOf(id), at, [dependency('user', id), dependency('realm', 0)], rendering);
+          });
+        }
+        return found.filter((r) => r !== undefined);
+      };
+      const seesAll = (id: number) => id * 8 + 4 + options;
+      const seesOwn = (id: number) => id * 8 + (viewer?.id === id ? 4 : 0) + options;
+      const all = pageIds(db, after, at);
+      if (only) {
+        const renderings = renderingsOf(
+          all.filter((id) => only.has(id)),
+          viewer,
+          letsSee ? seesAll : seesOwn,
+        );
+        return { last: all.at(-1), count: all.length, users: joined(renderings) };
+      }
+      // The page as every viewer of this kind sees it: rendered for nobody on it, then the viewer's own entry.
+      const others: Viewer | null = viewer && { id: -1, role: viewer.role };
+      const page = keptPage(db, after * 8 + (letsSee ? 4 : 0) + options, at, all, (ids) =>
+        renderingsOf(ids, others, letsSee ? seesAll : (id) => id * 8 + options),
+      );
+      const own = letsSee || !viewer ? -1 : indexOf(page.renderings, viewer.id, (r) => r.value.user_id);
+      if (own < 0)
+        return {
+          last: all.at(-1),
+          count: all.length,
+          users: withJson(
+            page.renderings.map((r) => r.value),
+            page.json,
+          ),
+        };
+      const [mine] = renderingsOf([page.renderings[own]!.value.user_id], viewer, seesOwn);
+      const values = page.renderings.map((r) => r.value);
+      let json = page.json;
+      if (mine) {
+        values[own] = mine.value;
+        const start = page.offsets[own]!;
+        json = `${json.slice(0, start)}${mine.json}${json.slice(start + page.renderings[own]!.json.length)}`;
+      }
+      return { last: all.at(-1), count: all.length, users: withJson(values, json) };
+    });
+  const first = read(0);
+  // One page is the whole list (an organization of up to USER_PAGE users): no pages to read as it is written.
+  if (first.count < USER_PAGE || first.last === undefined) return first.users;
+  return (function* () {
+    for (let page = first; ; page = read(page.last)) {
+      if (page.users.length) yield page.users;
+      if (page.count < USER_PAGE || page.last === undefined) return;
+    }
+  })();
+}
+
+const joined = (renderings: readonly Rendering<User>[]): User[] =>
+  withJson(
+    renderings.map((r) => r.value),
+    renderings.map((r) => r.json).join(','),
+  );
+
+/**
+ * The page of `ids` kept under `key` as of change `at`: the one kept, with the users changed since rendered
+ * again (`render`: their renderings, ascending), or made whole when the settings, the users listed or what
+ * changed since are not known.
+ */
+function keptPage(db: Db, key: number, at: number, ids: readonly number[], render: (ids: readonly number[]) => Rendering<User>[]): KeptPage {
+  let kept = keptPages.get(db);
+  if (!kept) {
+    kept = { pages: new Map(), characters: 0 };
+    keptPages.set(db, kept);
+  }
+  const before = kept.pages.get(key);
+  const changed = before?.ids === ids ? changeLog(db).changedSince(before.at) : undefined;
+  let page: KeptPage;
+  if (!before || !changed || changed.some((row) => WHOLE_PAGE.includes(row))) page = joinedPage(at, ids, render(ids));
+  else {
+    const stale = new Set<number>();
+    for (const row of changed) {
+      const user = userOf(row);
+      if (user !== undefined && indexOf(ids, user, (id) => id) >= 0) stale.add(user);
+    }
+    if (!stale.size) {
+      before.at = at;
+      return before;
+    }
+    const fresh = new Map(render([...stale].sort((a, b) => a - b)).map((r) => [r.value.user_id, r]));
+    page = joinedPage(
+      at,
+      ids,
+      before.renderings.map((r) => fresh.get(r.value.user_id) ?? r),
+    );
+  }
+  // Kept last: the least lately kept goes first.
+  if (before) {
+    kept.pages.delete(key);
+    kept.characters -= before.json.length;
+  }
+  while (kept.pages.size && (kept.pages.size >= KEPT_PAGES || kept.characters + page.json.length > KEPT_PAGE_CHARACTERS)) {
+    const [oldest, gone] = kept.pages.entries().next().value!;
+    kept.pages.delete(oldest);
+    kept.characters -= gone.json.length;
+  }
+  if (page.json.length <= KEPT_PAGE_CHARACTERS) {
+    kept.pages.set(key, page);
+    kept.characters += page.json.length;
+  }
+  return page;
+}
+
+/** A page of these renderings, their JSON joined. */
+function joinedPage(at: number, ids: readonly number[], renderings: Rendering<User>[]): KeptPage {
+  const offsets: number[] = [];
+  let length = 0;
+  for (const r of renderings) {
+    offsets.push(length);
+    length += r.json.length + 1;
+  }
+  return { at, ids, renderings, json: renderings.map((r) => r.json).join(','), offsets };
+}
+
+/** Where the element whose ID is `id` is in `list`, ascending by ID, or -1. */
+function indexOf<T>(list: readonly T[], id: number, idOf: (element: T) => number): number {
+  let low = 0;
+  let high = list.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    const found = idOf(list[mid]!);
+    if (found === id) return mid;
+    if (found < id) low = mid + 1;
+    else high = mid - 1;
+  }
+  return -1;
+}
+
+/** The IDs of each page of users kept per connection, while nobody joins or leaves the list. */
+const keptPageIds = new WeakMap<Db, Map<number, { at: number; ids: number[] }>>();
+
+/** The IDs of the users listed after `after` (a page of them, in order), as of change `at` of this transaction's snapshot. */
+function pageIds(db: Db, after: number, at: number): number[] {
+  let pages = keptPageIds.get(db);
+  if (!pages) {
+    pages = new Map();
+    keptPageIds.set(db, pages);
+  }
+  const kept = pages.get(after);
+  if (kept && changeLog(db).holds(kept.at, [dependency('users', 0)])) return kept.ids;
+  const ids = db
+    .prepare(`SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limit(USER_PAGE)}`)
+    .pluck()
+    .all(after) as number[];
+  if (pages.size >= KEPT_PAGES) pages.clear();
+  pages.set(after, { at, ids });
+  return ids;
+}
+
+/** The view settings kept per connection, as of a change of the log, while the organization's settings are unchanged. */
+const keptViewSettings = new WeakMap<Db, { at: number; settings: ViewSettings }>();
+
+/** viewSettings in a transaction that has just read the change log (ChangeLog.sync, newest change `at`): read again only once the settings changed. */
+function viewSettingsAsOf(db: Db, at: number): ViewSettings {
+  const kept = keptViewSettings.get(db);
+  if (kept && changeLog(db).holds(kept.at, [dependency('realm', 0)])) return kept.settings;
+  const settings = viewSettings(db);
+  keptViewSettings.set(db, { at, settings });
+  return settings;
+}
