@@ -7,8 +7,8 @@
 // One request at a time, from this process, with fetch and keep-alive (as a client library would): each request
 // goes to the bare server, then to serve, in rotating order, so that a machine shared with other work moves both
 // alike. Every request to serve comes from another caller (user and API key) than the one before, and writes
-// come between reads, so neither the callers' rows nor the answers serve keeps while the store is unchanged
-// (caller-cache.ts, answer-cache.ts) stand in for the work: each request is a whole one, as from a crowd of users.
+// come between reads, so no answer serve keeps while the store is unchanged (answer-cache.ts) stands in for the
+// work: each request is a whole one, as from a crowd of users.
 // Not a test: the exit code is 1 when a ratio is over its budget.
 //
 // BENCH_ROUNDS (5) rounds of BENCH_SAMPLES (100) of each request after BENCH_WARMUP (50) untimed ones;
