@@ -7,6 +7,8 @@ export default defineConfig({
     pool: 'threads',
     // Cheap password hashing in-process (production keeps its cost): see the file.
     setupFiles: ['test/setup/password-hashing.ts'],
+    // Every temporary directory of the run under one, removed at its end: see the file.
+    globalSetup: ['test/setup/temp-root.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
