@@ -91,7 +91,7 @@ export class AnswerCache extends StampedCache<CachedAnswer> {
 export function withAnswerCache(inner: Answerer): CachingAnswerer {
   const answers = new AnswerCache(inner.db);
   const cachedAnswers = (reads: readonly GatheredRead[], admit?: Admit): (WireResponse | undefined)[] => {
-    // Only answers of cacheable operations are kept (see keepFor), so the key alone finds them; no key is
+    // Only answers of cacheable operations are kept (see handle), so the key alone finds them; no key is
     // empty, so a request with no key finds nothing. A store that cannot be read finds nothing either.
     const found = answers.find(reads.map(({ read }) => answerKey(read) ?? ''));
     return reads.map(({ remoteAddress }, i) => {
@@ -121,6 +121,7 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
     db: inner.db,
     cachedAnswers,
     mayAnswer: (read) => {
+      if (notKept.has(read.path)) return false;
       const key = answerKey(read);
       return key !== undefined && answers.holds(key);
     },

@@ -4,8 +4,7 @@
  */
 import { ApiError, badRequest, mustBe, unauthorized } from '../api/errors.js';
 import type { Access } from '../api/operation.js';
-import { featureLevel } from './feature-level.js';
-import { settingFrom } from './model/realm.js';
+import { featureLevel, featureLevelFrom } from './feature-level.js';
 import { isAdmin, isGuest, isOwner, userByEmailWithSetting, type UserRow } from './model/users.js';
 import { secretsEqual } from './secrets.js';
 import type { Db } from './store/db.js';
@@ -30,14 +29,7 @@ export function credentials(db: Db, authorization: string | undefined): Credenti
   // Read at every request: a row kept between requests cost two statements for the store's stamp, more than the
   // row itself now that rows are made from arrays (store/row-objects.ts), and every write emptied it anyway.
   const { user, stored } = userByEmailWithSetting(db, given.email, 'feature_level');
-  return { caller: checkKey(user, given.key), level: settingFrom('feature_level', stored) };
-}
-
-/** The caller a request's Authorization header names; the refusal thrown. */
-export function authenticate(db: Db, authorization: string | undefined): UserRow {
-  const { caller } = credentials(db, authorization);
-  if (caller instanceof ApiError) throw caller;
-  return caller;
+  return { caller: checkKey(user, given.key), level: featureLevelFrom(stored) };
 }
 
 /** The address and key of an HTTP Basic Authorization header, or what it is refused with. */

@@ -7,7 +7,7 @@
  */
 import { FEATURE_LEVEL, MIN_FEATURE_LEVEL } from '../api/param-levels.js';
 import type { Db } from './store/db.js';
-import { getSetting, setSetting } from './model/realm.js';
+import { getSetting, setSetting, settingFrom } from './model/realm.js';
 
 /** A level the organization cannot answer as. */
 export class UnsupportedFeatureLevelError extends Error {
@@ -19,6 +19,9 @@ export class UnsupportedFeatureLevelError extends Error {
 
 /** The level the organization answers as. */
 export const featureLevel = (db: Db): number => getSetting(db, 'feature_level');
+
+/** The level from the setting's stored JSON (undefined: never set), read with another row (auth.ts credentials). */
+export const featureLevelFrom = (stored: string | undefined): number => settingFrom('feature_level', stored);
 
 /** Sets the level the organization answers as; UnsupportedFeatureLevelError outside the levels it can. */
 export function setFeatureLevel(db: Db, level: number): void {

@@ -199,7 +199,7 @@ function gatherReads(router: CachingAnswerer, log: (line: string) => void): (wai
 
 /**
  * The router over HTTP, within `bounds` (http-bounds.ts): a request is started in its turn (start-queue.ts),
- * a write once `o.beforeWrite` lets it (serve: the store's checkpoints), and its log line says how long it
+ * a write once `o.checkpoints` lets it (serve: the store's), and its log line says how long it
  * waited for it.
  */
 export function createApiServer(

@@ -13,7 +13,7 @@ import type { Operation } from '../api/operation.js';
 import { collectNow, StreamedList } from '../api/streamed-list.js';
 import type { WireRequest, WireResponse } from '../api/wire.js';
 import type { Answerer, HandleOptions } from './answering.js';
-import { authenticate, checkAccess, credentials } from './auth.js';
+import { checkAccess, credentials } from './auth.js';
 import type { Binding, Clock, HandlerContext } from './context.js';
 import { systemClock } from './context.js';
 import { handlerAreas } from './handlers/index.js';
@@ -154,9 +154,11 @@ export class Router implements Answerer {
    */
   refusalBeforeBody(method: string, path: string, authorization: string | undefined): { refusal?: ApiError; open?: boolean } {
     try {
-      const { hit } = this.routes.resolve(method, path, featureLevel(this.opts.db));
+      // The credentials come with the level the route is found at (one statement); refused only once it is found.
+      const given = credentials(this.opts.db, authorization);
+      const { hit } = this.routes.resolve(method, path, given.level);
       if (!hit || hit.route.op.access === 'none') return { open: true };
-      authenticate(this.opts.db, authorization);
+      if (given.caller instanceof ApiError) throw given.caller;
       return {};
     } catch (e) {
       if (e instanceof ApiError) return { refusal: e };
@@ -173,13 +175,6 @@ export class Router implements Answerer {
   ): Promise<WireResponse> {
     const admitted = await this.admit(req, limits, o);
     return 'binding' in admitted ? this.run(admitted, signal, streamed, o) : admitted;
-  }
-
-  /** Whether `level`, just read, is not the one last read; it is the one kept from now on. */
-  private levelChanged(level: number): boolean {
-    const changed = level !== this.level;
-    this.level = level;
-    return changed;
   }
 
   /** Runs an admitted request's handler and answers with its result, telling `pure` when the answer depends on nothing else. */
@@ -230,31 +225,26 @@ export class Router implements Answerer {
     // found at the level read last, and the request starts over (once) should the one read now differ.
     this.level ??= featureLevel(this.opts.db);
     const level = this.level;
-    const startOver = (now: number) => this.levelChanged(now) && !again;
-    let found: ReturnType<Routes['resolve']>;
+    let found: ReturnType<Routes['resolve']> | undefined;
+    let noRoute: unknown;
     try {
       found = this.routes.resolve(method, req.path, level);
     } catch (e) {
-      // No route at the level read last: perhaps there is one at the level now.
-      if (startOver(featureLevel(this.opts.db))) return this.admit(req, limits, o, true);
-      throw e;
+      noRoute = e;
     }
-    if (!found.hit) {
-      if (startOver(featureLevel(this.opts.db))) return this.admit(req, limits, o, true);
-      return { status: 204, headers: { allow: found.allowed.join(', ') }, body: null };
-    }
+    const routed = found?.hit?.route.op;
+    const given = routed && routed.access !== 'none' ? credentials(this.opts.db, req.headers.authorization) : undefined;
+    this.level = given?.level ?? featureLevel(this.opts.db);
+    if (this.level !== level && !again) return this.admit(req, limits, o, true);
+    if (!found) throw noRoute;
+    if (!found.hit) return { status: 204, headers: { allow: found.allowed.join(', ') }, body: null };
     const { hit } = found;
+    const { op } = hit.route;
     checkFieldCounts(req);
 
-    const { op } = hit.route;
     o.reached?.(op);
-    let caller = null;
-    if (op.access !== 'none') {
-      const given = credentials(this.opts.db, req.headers.authorization);
-      if (startOver(given.level)) return this.admit(req, limits, o, true);
-      if (given.caller instanceof ApiError) throw given.caller;
-      caller = given.caller;
-    } else if (startOver(featureLevel(this.opts.db))) return this.admit(req, limits, o, true);
+    if (given?.caller instanceof ApiError) throw given.caller;
+    const caller = given?.caller ?? null;
     const admission = o.admit?.(caller ? { userId: caller.id } : { address: req.remoteAddress ?? '' });
     if (admission) {
       if (admission.refusal) return admission.refusal;

@@ -36,11 +36,6 @@ export class StartQueue {
   private idleTurns = 0;
   /** Whether a request was started at once (see turn) since the last turn: that turn then starts none. */
   private startedAtOnce = false;
-  /**
-   * Whether the last turn started a request: until the next turn, none is started at once either (a callback
-   * later in the same turn, a read whose kept answer was stale, must not start a second).
-   */
-  private startedInTurn = false;
 
   constructor(
     private readonly deadlineMs: number,
@@ -54,9 +49,9 @@ export class StartQueue {
    */
   turn(arrived = this.now()): Promise<Turn> {
     // An idle server starts a request at once, without waiting for the next turn: nothing waits before it, no
-    // connection is waiting to be accepted, and no other request was started so since the last turn (which
-    // then starts none: still one a turn).
-    if (!this.length && !this.scheduled && !this.startedAtOnce && !this.startedInTurn && this.accepted === this.seen) {
+    // connection is waiting to be accepted, and no turn is scheduled (one is whenever a request was started
+    // since the last, at once or in its turn, and the next starts none: still one a turn).
+    if (!this.length && !this.scheduled && this.accepted === this.seen) {
       const waitedMs = this.now() - arrived;
       const late = waitedMs > this.deadlineMs;
       if (!late) {
@@ -98,7 +93,6 @@ export class StartQueue {
    */
   private readonly next = (): void => {
     this.scheduled = false;
-    this.startedInTurn = false;
     if (this.startedAtOnce) {
       this.startedAtOnce = false;
       this.schedule();
@@ -118,7 +112,6 @@ export class StartQueue {
       job.resolve({ waitedMs, late });
       if (late) continue;
       // The next turn comes even with nobody waiting, to end this one's hold on starting at once.
-      this.startedInTurn = true;
       this.scheduled = true;
       setImmediate(this.next);
       return;

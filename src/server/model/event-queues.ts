@@ -15,7 +15,7 @@ import { matchesEventNarrow, type EventNarrow, type NarrowedMessage } from './ev
 import { userById, type Viewer } from './users.js';
 import { getSetting } from './realm.js';
 import { leavesGravatarToClient } from './user-view.js';
-import { limit as limitClause } from '../store/limit-clause.js';
+import { limitClause } from '../store/limit-clause.js';
 
 export interface QueueRow {
   id: string;

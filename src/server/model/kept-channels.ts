@@ -23,7 +23,7 @@ const kept = new WeakMap<Db, Map<number | string, Kept>>();
  * The name as SQLite's NOCASE compares it (ASCII letters only folded, the operand trimmed as streamByName
  * trims it): two names JavaScript's toLowerCase would fold together may be two channels.
  */
-function nameKey(name: string): string {
+function nocaseKey(name: string): string {
   const trimmed = name.trim();
   // toLowerCase folds ASCII letters as NOCASE does, and only those when there is nothing else to fold.
   return `#${/[^\p{ASCII}]/u.test(trimmed) ? trimmed.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : trimmed.toLowerCase()}`;
@@ -39,7 +39,7 @@ export function keptChannel(db: Db, operand: number | string, at: number): Strea
     rows = new Map();
     kept.set(db, rows);
   }
-  const key = typeof operand === 'number' ? operand : nameKey(operand);
+  const key = typeof operand === 'number' ? operand : nocaseKey(operand);
   const found = rows.get(key);
   if (found && changeLog(db).holds(found.at, [dependency('channel', found.row.id)])) return found.row;
   const row = typeof operand === 'number' ? streamById(db, operand) : streamByName(db, operand);

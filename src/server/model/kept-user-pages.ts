@@ -10,7 +10,7 @@ import { withJson } from '../../api/rendered-list.js';
 import type { User } from '../../api/types.js';
 import { changeLog, dependency, type Dependency, userOf } from '../store/changes.js';
 import type { Db } from '../store/db.js';
-import { limit } from '../store/limit-clause.js';
+import { limitClause } from '../store/limit-clause.js';
 import { inReadSnapshot } from '../store/transactions.js';
 import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
 import { policyLetsSee, profilesOf, USER_PAGE, type UserViewOptions, usersForView, viewSettings, type ViewSettings, viewWithProfiles } from './user-view.js';
@@ -27,14 +27,13 @@ const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, characters: 8 * 
 const KEPT_PAGES = 200;
 const KEPT_PAGE_CHARACTERS = 8 * 1024 * 1024;
 
-/** A page of users as its viewers of one kind see it, as of change `at`: its renderings, their JSON joined, and where each starts in it. */
+/** A page of users as its viewers of one kind see it, as of change `at`: its renderings and their JSON joined. */
 interface KeptPage {
   at: number;
   /** The page's IDs (pageIds' own list: another list means other users). */
   ids: readonly number[];
   renderings: Rendering<User>[];
   json: string;
-  offsets: number[];
 }
 
 const keptPages = new WeakMap<Db, { pages: Map<number, KeptPage>; characters: number }>();
@@ -85,41 +84,34 @@ export function keptUserPages(
         }
         return found.filter((r) => r !== undefined);
       };
-      const seesAll = (id: number) => id * 8 + 4 + options;
-      const seesOwn = (id: number) => id * 8 + (viewer?.id === id ? 4 : 0) + options;
+      /** Where a user's rendering is kept (or a page's, by the ID it follows): besides the ID, whether the address shows, and the options. */
+      const keyOf = (id: number, seesAddress: boolean) => id * 8 + (seesAddress ? 4 : 0) + options;
+      const asViewer = (id: number) => keyOf(id, letsSee || viewer?.id === id);
       const all = pageIds(db, after, at);
+      const answer = (values: User[], json: string) => ({ last: all.at(-1), count: all.length, users: withJson(values, json) });
       if (only) {
         const renderings = renderingsOf(
           all.filter((id) => only.has(id)),
           viewer,
-          letsSee ? seesAll : seesOwn,
+          asViewer,
         );
-        return { last: all.at(-1), count: all.length, users: joined(renderings) };
+        return answer(
+          renderings.map((r) => r.value),
+          joinedJson(renderings),
+        );
       }
       // The page as every viewer of this kind sees it: rendered for nobody on it, then the viewer's own entry.
       const others: Viewer | null = viewer && { id: -1, role: viewer.role };
-      const page = keptPage(db, after * 8 + (letsSee ? 4 : 0) + options, at, all, (ids) =>
-        renderingsOf(ids, others, letsSee ? seesAll : (id) => id * 8 + options),
-      );
-      const own = letsSee || !viewer ? -1 : indexOf(page.renderings, viewer.id, (r) => r.value.user_id);
-      if (own < 0)
-        return {
-          last: all.at(-1),
-          count: all.length,
-          users: withJson(
-            page.renderings.map((r) => r.value),
-            page.json,
-          ),
-        };
-      const [mine] = renderingsOf([page.renderings[own]!.value.user_id], viewer, seesOwn);
+      const page = keptPage(db, keyOf(after, letsSee), at, all, (ids) => renderingsOf(ids, others, (id) => keyOf(id, letsSee)));
       const values = page.renderings.map((r) => r.value);
-      let json = page.json;
-      if (mine) {
-        values[own] = mine.value;
-        const start = page.offsets[own]!;
-        json = `${json.slice(0, start)}${mine.json}${json.slice(start + page.renderings[own]!.json.length)}`;
-      }
-      return { last: all.at(-1), count: all.length, users: withJson(values, json) };
+      const own = letsSee || !viewer ? -1 : indexOf(page.renderings, viewer.id, (r) => r.value.user_id);
+      const [mine] = own < 0 ? [] : renderingsOf([viewer!.id], viewer, asViewer);
+      if (!mine) return answer(values, page.json);
+      values[own] = mine.value;
+      // Where the entry starts in the joined JSON: the ones before it, each with its comma.
+      let start = 0;
+      for (let i = 0; i < own; i++) start += page.renderings[i]!.json.length + 1;
+      return answer(values, `${page.json.slice(0, start)}${mine.json}${page.json.slice(start + page.renderings[own]!.json.length)}`);
     });
   const first = read(0);
   // One page is the whole list (an organization of up to USER_PAGE users): no pages to read as it is written.
@@ -132,11 +124,8 @@ export function keptUserPages(
   })();
 }
 
-const joined = (renderings: readonly Rendering<User>[]): User[] =>
-  withJson(
-    renderings.map((r) => r.value),
-    renderings.map((r) => r.json).join(','),
-  );
+/** The JSON of renderings as the elements of one list. */
+const joinedJson = (renderings: readonly Rendering<User>[]): string => renderings.map((r) => r.json).join(',');
 
 /**
  * The page of `ids` kept under `key` as of change `at`: the one kept, with the users changed since rendered
@@ -188,15 +177,7 @@ function keptPage(db: Db, key: number, at: number, ids: readonly number[], rende
 }
 
 /** A page of these renderings, their JSON joined. */
-function joinedPage(at: number, ids: readonly number[], renderings: Rendering<User>[]): KeptPage {
-  const offsets: number[] = [];
-  let length = 0;
-  for (const r of renderings) {
-    offsets.push(length);
-    length += r.json.length + 1;
-  }
-  return { at, ids, renderings, json: renderings.map((r) => r.json).join(','), offsets };
-}
+const joinedPage = (at: number, ids: readonly number[], renderings: Rendering<User>[]): KeptPage => ({ at, ids, renderings, json: joinedJson(renderings) });
 
 /** Where the element whose ID is `id` is in `list`, ascending by ID, or -1. */
 function indexOf<T>(list: readonly T[], id: number, idOf: (element: T) => number): number {
@@ -225,7 +206,7 @@ function pageIds(db: Db, after: number, at: number): number[] {
   const kept = pages.get(after);
   if (kept && changeLog(db).holds(kept.at, [dependency('users', 0)])) return kept.ids;
   const ids = db
-    .prepare(`SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limit(USER_PAGE)}`)
+    .prepare(`SELECT id FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limitClause(USER_PAGE)}`)
     .pluck()
     .all(after) as number[];
   if (pages.size >= KEPT_PAGES) pages.clear();

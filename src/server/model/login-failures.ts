@@ -20,7 +20,7 @@ import { ApiError } from '../../api/errors.js';
 import { API_BY_IP, AUTHENTICATE_BY_USERNAME, RATE_LIMIT_MESSAGE, type RateRule } from '../../api/rate-limits.js';
 import { canonicalAddress } from '../client-address.js';
 import type { Db } from '../store/db.js';
-import { limit as limitClause } from '../store/limit-clause.js';
+import { limitClause } from '../store/limit-clause.js';
 
 /** What the in-process transport counts as: the local process. */
 export const LOCAL_SOURCE = 'local';

@@ -7,6 +7,9 @@ import type { HandlerContext } from '../context.js';
 import { changeLog, dependency, type Dependency } from '../store/changes.js';
 import type { Db } from '../store/db.js';
 import type { WireOptions } from './messages.js';
+import { getSetting } from './realm.js';
+import { leavesGravatarToClient } from './user-view.js';
+import type { UserRow } from './users.js';
 import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
 
 /**
@@ -44,15 +47,16 @@ export const NO_FLAGS_TAIL = '[]}';
  * Keeps the rendering of a message just sent (`message`, made for its events: HTML, avatar URLs given) once
  * its transaction has committed, as GET /messages asks for it by default (HTML, client_gravatar) and as the
  * events have it: the next reader of the conversation, to whom it is new, does not render it again.
- * `leftToClient`: whether a client computing Gravatars computes this sender's (messagesToWire's rule).
+ * `sender`: whether a client computing Gravatars computes theirs is messagesToWire's rule.
  */
 export function keepSentMessage(
   db: Db,
   ctx: Pick<HandlerContext, 'realmUrl'> & Partial<Pick<HandlerContext, 'rendersJson' | 'defer'>>,
   message: WireMessage,
-  leftToClient: boolean,
+  sender: Pick<UserRow, 'is_bot' | 'is_system_bot'>,
 ): void {
   if (!ctx.rendersJson || !ctx.defer) return;
+  const leftToClient = leavesGravatarToClient(getSetting(db, 'email_address_visibility'), sender);
   // In the sending transaction: the rendering is as of the changes it holds, its own included.
   const at = changeLog(db).newest();
   const made = madeOf(message);

@@ -363,7 +363,7 @@ export function sendMessageAnswer(ctx: SendContext, sender: UserRow, req: SendRe
   }
   linkAttachments(db, id, sender.id, content);
   // Last: nothing after it in the sending can fail and take the message back.
-  keepSentMessage(db, ctx, message, leavesGravatarToClient(getSetting(db, 'email_address_visibility'), sender));
+  keepSentMessage(db, ctx, message, sender);
   return automatic === undefined ? { id } : { id, automatic_new_visibility_policy: automatic };
 }
 
@@ -410,8 +410,8 @@ export function messagesToWire(db: Db, rows: readonly MessageRow[], opts: WireOp
   for (const list of memberLists.values()) for (const id of list) userIds.add(id);
   const userRows = usersForView(db, [...userIds]);
   const users = new Map(userRows.map((u) => [u.id, view(u)]));
-  const policy = getSetting(db, 'email_address_visibility');
-  const gravatarLeftToClient = new Set(opts.clientGravatar ? userRows.filter((u) => leavesGravatarToClient(policy, u)).map((u) => u.id) : []);
+  const policy = opts.clientGravatar ? getSetting(db, 'email_address_visibility') : undefined;
+  const gravatarLeftToClient = new Set(policy === undefined ? [] : userRows.filter((u) => leavesGravatarToClient(policy, u)).map((u) => u.id));
   const channels = new Map(
     (
       db

@@ -18,7 +18,7 @@ import { canAccessChannelHistory, type MessageRow } from './message-access.js';
 import { canonicalTopic, LARGER_THAN_MAX_MESSAGE_ID, membersKey, userByApiEmail } from './messages.js';
 import { RESOLVED_TOPIC_PREFIX } from './resolved-topic.js';
 import { isGuest, userById, type UserRow } from './users.js';
-import { limit } from '../store/limit-clause.js';
+import { limitClause } from '../store/limit-clause.js';
 
 export interface NarrowTerm {
   operator: string;
@@ -413,9 +413,9 @@ export function fetchRange(db: Db, viewer: UserRow, q: NarrowQuery, r: RangeRequ
   const anchoredToRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const numAfter = anchoredToRight ? 0 : r.numAfter;
   const parts = <T>(read: (sql: string, anchorId: number) => T[]): { before: T[]; at: T[]; after: T[] } => ({
-    before: r.numBefore > 0 ? read(`m.id < ? ORDER BY m.id DESC ${limit(r.numBefore)}`, anchor).reverse() : [],
+    before: r.numBefore > 0 ? read(`m.id < ? ORDER BY m.id DESC ${limitClause(r.numBefore)}`, anchor).reverse() : [],
     at: r.includeAnchor && !anchoredToRight ? read('m.id = ?', anchor) : [],
-    after: numAfter > 0 ? read(`m.id > ? ORDER BY m.id ASC ${limit(numAfter)}`, anchor) : [],
+    after: numAfter > 0 ? read(`m.id > ? ORDER BY m.id ASC ${limitClause(numAfter)}`, anchor) : [],
   });
   let found: { before: unknown[]; at: unknown[]; after: unknown[] };
   let flagged: Flagged[];
@@ -464,7 +464,7 @@ function historyFlags(db: Db, viewerId: number, ids: readonly number[]): Flagged
   const most = COPIES_PER_MESSAGE * ids.length;
   let copies = db
     .prepare<[number, number, number], [number, number]>(
-      `SELECT message_id, flags FROM user_messages WHERE user_id = ? AND message_id BETWEEN ? AND ? ORDER BY message_id ${limit(most + 1)}`,
+      `SELECT message_id, flags FROM user_messages WHERE user_id = ? AND message_id BETWEEN ? AND ? ORDER BY message_id ${limitClause(most + 1)}`,
     )
     .raw()
     .all(viewerId, ids[0]!, ids.at(-1)!);

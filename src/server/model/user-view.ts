@@ -6,7 +6,7 @@ import type { Db } from '../store/db.js';
 import { inReadSnapshot } from '../store/transactions.js';
 import { systemBotAvatarUrl } from './system-bots.js';
 import { isAdmin, isGuest, isModeratorOrAbove, isOwner, type UserRow, type Viewer } from './users.js';
-import { limit } from '../store/limit-clause.js';
+import { limitClause } from '../store/limit-clause.js';
 
 /** What the wire form of a user is made of: listing reads only these columns (10,000 users in a few ms). */
 export type UserViewRow = Pick<
@@ -190,7 +190,7 @@ export function oneUserView(db: Db, viewer: Viewer | null, opts: UserViewOptions
  */
 export function* userViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only?: ReadonlySet<number>): Generator<User[]> {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
-  const page = db.prepare<[number], UserViewRow>(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limit(USER_PAGE)}`);
+  const page = db.prepare<[number], UserViewRow>(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limitClause(USER_PAGE)}`);
   const read = (after: number) =>
     inReadSnapshot(db, () => {
       const rows = page.all(after);

@@ -7,6 +7,7 @@ import { newApiKey } from '../secrets.js';
 import type { Db } from '../store/db.js';
 import { nameKey } from '../store/name-key.js';
 import { objectFrom } from '../store/row-objects.js';
+import type { RealmKey } from './realm.js';
 
 export interface UserRow {
   id: number;
@@ -58,7 +59,7 @@ export const userByEmail = (db: Db, email: string): UserRow | undefined =>
  * (undefined: never set), in one statement: every request reads its organization's feature level and its
  * caller first, and a statement each cost more than what either reads.
  */
-export function userByEmailWithSetting(db: Db, email: string, key: string): { user: UserRow | undefined; stored: string | undefined } {
+export function userByEmailWithSetting(db: Db, email: string, key: RealmKey): { user: UserRow | undefined; stored: string | undefined } {
   const statement = db.prepare('SELECT (SELECT value FROM realm_settings WHERE key = ?), u.* FROM (SELECT 1) LEFT JOIN users u ON u.email = ? COLLATE NOCASE');
   const values = statement.raw().get(key, email.trim()) as unknown[];
   const stored = values[0] === null ? undefined : String(values[0]);

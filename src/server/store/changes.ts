@@ -15,7 +15,7 @@
  * GET operations.
  */
 import type { Db } from './db.js';
-import { limit } from './limit-clause.js';
+import { limitClause } from './limit-clause.js';
 
 /** What changed: one user, the set of users (who there is, ID 0), one message, one channel, the organization's settings (ID 0). */
 export type ChangeSubject = 'user' | 'users' | 'message' | 'channel' | 'realm';
@@ -57,7 +57,7 @@ export class ChangeLog {
     // Prepared at each use: the connection keeps statements (kept-statements.ts) and hands them out in their plain modes.
     const rows = this.db
       .prepare<[number], [number, ChangeSubject, number]>(
-        `SELECT seq, subject, id FROM changes WHERE seq > ? ORDER BY seq ${limit(CHANGE_LOG_LIMITS.read + 1)}`,
+        `SELECT seq, subject, id FROM changes WHERE seq > ? ORDER BY seq ${limitClause(CHANGE_LOG_LIMITS.read + 1)}`,
       )
       .raw()
       .all(this.seen);

@@ -6,7 +6,7 @@
  * with `perf`, under sqlite3Reprepare). Kept statements (kept-statements.ts) then hold one text per count;
  * the counts are few (constants, and the page sizes clients ask for, each bounded).
  */
-export function limit(rows: number): string {
+export function limitClause(rows: number): string {
   if (!Number.isSafeInteger(rows) || rows < 0) throw new RangeError(`not a count of rows: ${rows}`);
   return `LIMIT ${rows}`;
 }

@@ -29,19 +29,33 @@ function rowMaker(names: readonly string[], offset = 0): MakeRow {
   return make;
 }
 
-const tails = new WeakMap<Statement, { width: number; make: MakeRow }>();
+/** A statement's row maker, for rows as wide as it was made for. */
+interface Made {
+  width: number;
+  make: MakeRow;
+}
+
+/**
+ * The maker of objects of `statement`'s columns from the `from`th on, for rows `width` wide: `made` (the one last
+ * used) while that is its width, else made again (a schema changed by another process under a kept `SELECT *`
+ * gives another number of columns).
+ */
+function makerFor(statement: Statement, made: Made | undefined, width: number, from: number): Made {
+  if (made?.width === width) return made;
+  const names = statement.columns().map((c) => c.name);
+  return { width: names.length, make: rowMaker(names.slice(from), from) };
+}
+
+const tails = new WeakMap<Statement, Made>();
 
 /**
  * The columns of `statement` from the `from`th on, as an object made from a raw row's `values`: for a statement
  * that reads a row beside values of its own (the first columns).
  */
 export function objectFrom(statement: Statement, values: readonly unknown[], from: number): Record<string, unknown> {
-  let made = tails.get(statement);
-  if (made?.width !== values.length) {
-    const names = statement.columns().map((c) => c.name);
-    made = { width: names.length, make: rowMaker(names.slice(from), from) };
-    tails.set(statement, made);
-  }
+  const kept = tails.get(statement);
+  const made = makerFor(statement, kept, values.length, from);
+  if (made !== kept) tails.set(statement, made);
   return made.make(values);
 }
 
@@ -57,13 +71,9 @@ export interface RowObjects {
 export function rowObjects(statement: Statement): RowObjects {
   const native = Object.getPrototypeOf(statement) as Statement;
   let mode: Mode = 'object';
-  let made: { width: number; make: MakeRow } | undefined;
+  let made: Made | undefined;
   const toObject = (values: readonly unknown[]): Record<string, unknown> => {
-    // A schema changed by another process under a kept `SELECT *` gives another number of columns: asked again.
-    if (made?.width !== values.length) {
-      const names = statement.columns().map((c) => c.name);
-      made = { width: names.length, make: rowMaker(names) };
-    }
+    made = makerFor(statement, made, values.length, 0);
     return made.make(values);
   };
   native.raw.call(statement, true);

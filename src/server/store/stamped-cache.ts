@@ -49,11 +49,6 @@ export class StampedCache<V> {
     return this.entries.has(key);
   }
 
-  /** The entry for `key` as of the last read of the stamp: call stamp() first. */
-  peek(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-
   /** The entries for `keys`, each when the store has not changed since it was kept; the stamp is read once for them all, and only when one of them is held. */
   find(keys: readonly string[]): (V | undefined)[] {
     if (!keys.some((key) => this.holds(key)) || this.stamp() === undefined) return keys.map(() => undefined);
