@@ -10,6 +10,7 @@ export function withAdmission(admit: Admit, inner: CachingAnswerer): CachingAnsw
   return {
     db: inner.db,
     handle: (req, signal, o) => inner.handle(req, signal, { ...o, admit }),
+    answer: (req, signal, o) => inner.answer(req, signal, { ...o, admit }),
     handleBatch: (reqs, signal) => inner.handleBatch(reqs, signal, { admit }),
     cachedAnswers: (reads) => inner.cachedAnswers(reads, admit),
     mayAnswer: (read) => inner.mayAnswer(read),

@@ -117,7 +117,39 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
       notKept.add(path);
     }
   };
-  return {
+  /** Answers from the cache, else from `inner`, keeping the answer when it may (in the turn asked, as inner answers). */
+  const answer = (req: WireRequest, signal: AbortSignal, o: HandleOptions = {}): WireResponse | Promise<WireResponse> => {
+    const read = readOf(req);
+    if (!read) return inner.answer(req, signal, o);
+    // A path whose last read reached an operation whose answers are not kept (GET /messages, GET /users) has
+    // none to find nor to keep: its read skips the key (a query string to encode) and the stamp.
+    const mayKeep = !notKept.has(read.path);
+    const cached = mayKeep && cachedAnswers([{ read, remoteAddress: req.remoteAddress }], o.admit)[0];
+    if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
+    // Only an answer of a cacheable operation is kept (the router names the operation it reached), and only
+    // when the stamp was read before: a path learned wrong, either way, keeps nothing it should not.
+    const keep = mayKeep ? keepFor(read) : undefined;
+    let cacheable = false;
+    let kept: string | undefined;
+    const withKept = (out: WireResponse): WireResponse => (kept === undefined ? out : { ...out, text: kept });
+    const out = inner.answer(req, signal, {
+      ...o,
+      reached: (op) => {
+        cacheable = op.cacheable === true;
+        learn(read.path, cacheable);
+      },
+      pure: (answer, callerId) => {
+        if (!keep || !cacheable) return;
+        const text = answerJson(answer.body);
+        const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
+        answers.set(keep.key, keep.stamp, { status: answer.status, headers, text, userId: callerId });
+        kept = text;
+      },
+    });
+    return out instanceof Promise ? out.then(withKept) : withKept(out);
+  };
+  // handle goes through answer as the object has it, so that whoever stands in for answer sees every request.
+  const answerer: CachingAnswerer = {
     db: inner.db,
     cachedAnswers,
     mayAnswer: (read) => {
@@ -125,40 +157,14 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
       const key = answerKey(read);
       return key !== undefined && answers.holds(key);
     },
-    async handle(req: WireRequest, signal?: AbortSignal, o: HandleOptions = {}): Promise<WireResponse> {
-      const read = readOf(req);
-      if (!read) return inner.handle(req, signal, o);
-      // A path whose last read reached an operation whose answers are not kept (GET /messages, GET /users) has
-      // none to find nor to keep: its read skips the key (a query string to encode) and the stamp.
-      const mayKeep = !notKept.has(read.path);
-      const cached = mayKeep && cachedAnswers([{ read, remoteAddress: req.remoteAddress }], o.admit)[0];
-      if (cached) return cached.text === undefined ? cached : { ...cached, body: JSON.parse(cached.text) as unknown };
-      // Only an answer of a cacheable operation is kept (the router names the operation it reached), and only
-      // when the stamp was read before: a path learned wrong, either way, keeps nothing it should not.
-      const keep = mayKeep ? keepFor(read) : undefined;
-      let cacheable = false;
-      let kept: string | undefined;
-      const out = await inner.handle(req, signal, {
-        ...o,
-        reached: (op) => {
-          cacheable = op.cacheable === true;
-          learn(read.path, cacheable);
-        },
-        pure: (answer, callerId) => {
-          if (!keep || !cacheable) return;
-          const text = answerJson(answer.body);
-          const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
-          answers.set(keep.key, keep.stamp, { status: answer.status, headers, text, userId: callerId });
-          kept = text;
-        },
-      });
-      return kept === undefined ? out : { ...out, text: kept };
-    },
+    handle: async (req, signal = new AbortController().signal, o) => answerer.answer(req, signal, o),
+    answer,
     handleBatch: (reqs, signal, o) => inner.handleBatch(reqs, signal, o),
     refusalBeforeBody: (method, path, authorization) => inner.refusalBeforeBody(method, path, authorization),
     drain: () => inner.drain(),
     close: () => inner.close(),
   };
+  return answerer;
 }
 
 /** A kept answer as a response: the request is counted by the rate limits as an answered one is. */

@@ -40,6 +40,11 @@ export interface Answerer {
   /** The store it answers from. */
   readonly db: Db;
   handle(req: WireRequest, signal?: AbortSignal, o?: HandleOptions): Promise<WireResponse>;
+  /**
+   * Answers a request as `handle` does, in the turn it is asked when nothing is to be awaited (Router.answer):
+   * `serve` writes such an answer before its event loop turns, as a bare HTTP server would.
+   */
+  answer(req: WireRequest, signal: AbortSignal, o?: HandleOptions): WireResponse | Promise<WireResponse>;
   /** Requests given together (a bulk run's rows): answered as `handle` answers each, in one write transaction. */
   handleBatch(reqs: readonly WireRequest[], signal?: AbortSignal, o?: Pick<HandleOptions, 'admit'>): Promise<WireResponse[]>;
   /** What a request is refused with on its headers alone, before its body is read (Router.refusalBeforeBody). */

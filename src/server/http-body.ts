@@ -40,15 +40,22 @@ const HOLD_CHARS = 64 * 1024;
 
 /**
  * Writes a router's answer and ends the response (no body for HEAD); false when the client went away before
- * all of it was written. A list that fails midway, after the status went out, cuts the answer short (the
- * connection is destroyed, so the client sees a truncated answer, never a shorter list) and the failure is thrown.
+ * all of it was written. An answer held whole is written at once (true); one with a list still streaming
+ * resolves when it is all written. A list that fails midway, after the status went out, cuts the answer short
+ * (the connection is destroyed, so the client sees a truncated answer, never a shorter list) and the failure
+ * is thrown.
  */
-export async function writeAnswer(res: ServerResponse, out: WireResponse, head = false): Promise<boolean> {
-  const { status, headers, body } = out;
+export function writeAnswer(res: ServerResponse, out: WireResponse, head = false): boolean | Promise<boolean> {
+  const { body } = out;
   if (head || !isPlainObject(body) || !Object.values(body).some((v) => v instanceof StreamedList)) {
     sendHeld(res, out, head);
     return true;
   }
+  return writeStreaming(res, out, body);
+}
+
+/** writeAnswer for an answer with a list still streaming. */
+async function writeStreaming(res: ServerResponse, { status, headers }: WireResponse, body: Record<string, unknown>): Promise<boolean> {
   const sink = new HeldSink(res, status, headers);
   let keys = 0;
   for (const [key, value] of Object.entries(body)) {

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../api/errors.js';
 import { LIMITS, showBytes } from '../api/limits.js';
-import type { UploadedFile, WireRequest } from '../api/wire.js';
+import type { UploadedFile, WireRequest, WireResponse } from '../api/wire.js';
 import { type ReadRequest, readRequest } from './answer-cache.js';
 import { sendHeld, sendWhole, writeAnswer } from './http-body.js';
 import { clientAddress } from './client-address.js';
@@ -252,7 +252,7 @@ function handleFully(
   router: CachingAnswerer,
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL | null,
+  url: Target | null,
   address: string | undefined,
   serving: { bounds: HttpBounds; queue: StartQueue; started(): void; checkpoints: Pick<Checkpoints, 'beforeWrite' | 'pending'> },
   done: (status: number) => void,
@@ -264,12 +264,40 @@ function handleFully(
   });
   // A request that waited for its turn (gatherReads, the start queue) may have lost its client meanwhile.
   if (req.socket.destroyed) abort.abort();
+  const failed = (e: unknown) => {
+    // Whatever went wrong, this request gets an answer and the server keeps serving the others.
+    log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
+    if (!res.headersSent && !res.destroyed) sendError(res, new ApiError('Internal server error', 'BAD_REQUEST', 500));
+    done(500);
+  };
+  // A read without a body on an idle server has nothing to wait for (its turn is now, it needs no checkpoint):
+  // it is answered in the turn it arrived, and so is the router's answer when it can be (Router.answer), with
+  // no await between the request and its answer. That was a sixth of a GET /messages.
+  const isApi = url?.pathname.startsWith(`${API_PREFIX}/`) === true;
+  if (url && isApi && !writes(req) && !carriesBody(req) && !abort.signal.aborted) {
+    const turn = serving.queue.startNow();
+    if (turn) {
+      serving.started();
+      if (turn.late) {
+        sendError(res, overloaded());
+        done(503);
+        return;
+      }
+      try {
+        const writing = answerAndWrite(router, req, res, wireOf(req, url, { body: [], files: [] }, address), abort.signal, done);
+        writing?.catch(failed);
+      } catch (e) {
+        failed(e);
+      }
+      return;
+    }
+  }
   void (async () => {
     if (!url) {
       answerEarly(req, res, new ApiError('Malformed request target', 'BAD_REQUEST', 400));
       return done(400);
     }
-    if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
+    if (!isApi) {
       answerEarly(req, res, new ApiError('Not Found', 'BAD_REQUEST', 404));
       return done(404);
     }
@@ -307,10 +335,10 @@ function handleFully(
     // and that wait counts toward its deadline as the queue's does. Its work starts as its turn comes (nothing
     // awaited in between), or it is refused for having waited too long.
     const ready = performance.now();
-    const writes = req.method !== 'GET' && req.method !== 'HEAD';
+    const writing = writes(req);
     let turn: Turn;
     for (;;) {
-      const wait = writes ? serving.checkpoints.beforeWrite() : undefined;
+      const wait = writing ? serving.checkpoints.beforeWrite() : undefined;
       // No longer than its deadline: past it, the turn says it is late, and it is answered 503 at once.
       if (wait) await withinMs(wait, serving.bounds.queueDeadlineMs - (performance.now() - ready));
       turn = await serving.queue.turn(ready);
@@ -318,7 +346,7 @@ function handleFully(
       // find the store busy and retry on the timers, in a line with every other write that did. It waits for that
       // checkpoint too, then for another turn, all of it counted toward its deadline; it asks for none itself
       // (a log a checkpoint could not empty, with an old reader on it, would have it ask again and again).
-      if (!writes || turn.late || !serving.checkpoints.pending()) break;
+      if (!writing || turn.late || !serving.checkpoints.pending()) break;
     }
     serving.started();
     if (abort.signal.aborted) return done(499);
@@ -326,27 +354,46 @@ function handleFully(
       sendError(res, overloaded());
       return done(503);
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-    const wire: WireRequest = {
-      method: req.method ?? 'GET',
-      path: url.pathname.slice(API_PREFIX.length),
-      query: [...url.searchParams],
-      body: parsed.body,
-      files: parsed.files,
-      headers,
-      remoteAddress: address,
-    };
-    const out = await router.handle(wire, abort.signal, { streamAll: true, rendersJson: true });
-    if (abort.signal.aborted) return done(499);
-    const whole = await writeAnswer(res, out, req.method === 'HEAD');
+    await answerAndWrite(router, req, res, wireOf(req, url, parsed, address), abort.signal, done);
+  })().catch(failed);
+}
+
+/** The request as the router takes it. */
+function wireOf(req: IncomingMessage, url: Target, parsed: { body: [string, string][]; files: UploadedFile[] }, address: string | undefined): WireRequest {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+  return {
+    method: req.method ?? 'GET',
+    path: url.pathname.slice(API_PREFIX.length),
+    query: url.query,
+    body: parsed.body,
+    files: parsed.files,
+    headers,
+    remoteAddress: address,
+  };
+}
+
+/**
+ * The router's answer to `wire`, written: at once when the router answers at once and the answer is held whole,
+ * else the promise of it (undefined when it is all done).
+ */
+function answerAndWrite(
+  router: CachingAnswerer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  wire: WireRequest,
+  signal: AbortSignal,
+  done: (status: number) => void,
+): Promise<void> | undefined {
+  const write = (out: WireResponse): Promise<void> | undefined => {
+    if (signal.aborted) return void done(499);
+    const whole = writeAnswer(res, out, req.method === 'HEAD');
+    if (whole instanceof Promise) return whole.then((w) => done(w ? out.status : 499));
     done(whole ? out.status : 499);
-  })().catch((e: unknown) => {
-    // Whatever went wrong, this request gets an answer and the server keeps serving the others.
-    log(`internal error: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
-    if (!res.headersSent && !res.destroyed) sendError(res, new ApiError('Internal server error', 'BAD_REQUEST', 500));
-    done(500);
-  });
+    return undefined;
+  };
+  const out = router.answer(wire, signal, { streamAll: true, rendersJson: true });
+  return out instanceof Promise ? out.then(write) : write(out);
 }
 
 /** Resolves when `wait` does, or after `ms` (at once when `ms` is not above 0), whichever comes first. */
@@ -361,6 +408,9 @@ async function withinMs(wait: Promise<void>, ms: number): Promise<void> {
 const mayBeLarge = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > LIMITS.bodyBeforeAuthBytes;
 
+/** Whether a request may write (it waits for the checkpoint the store may need first: see handleFully). */
+const writes = (req: IncomingMessage): boolean => req.method !== 'GET' && req.method !== 'HEAD';
+
 /** Whether a request says it carries a body (one without either header has none). */
 const carriesBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
@@ -371,10 +421,30 @@ const carriesBody = (req: IncomingMessage): boolean =>
  */
 const PLAIN_TARGET = /^\/api\/v1(?:\/[\w@+-][\w.@+-]*)+$/;
 
-/** The request target as a URL, or null when it is not one (`http://[`). */
-function parseTarget(target: string): URL | null {
+/**
+ * A plain path (PLAIN_TARGET) with a query string of printable ASCII and no fragment: the URL parser would
+ * percent-encode none of it but what the query's parameters decode back the same (`"`, `<`, `>`, `'`), so its
+ * parameters are those of the query string read as it stands.
+ */
+const PLAIN_WITH_QUERY = /^(\/api\/v1(?:\/[\w@+-][\w.@+-]*)+)\?([\x21-\x22\x24-\x7e]*)$/;
+
+/** A request target: its path, and the parameters of its query string in order. */
+interface Target {
+  pathname: string;
+  query: [string, string][];
+}
+
+/**
+ * The request target's path and query parameters, or null when it is not a URL (`http://[`). A plain one is
+ * split without the URL parser, which cost a GET /messages more than reading its parameters did.
+ */
+function parseTarget(target: string): Target | null {
+  if (PLAIN_TARGET.test(target)) return { pathname: target, query: [] };
+  const plain = PLAIN_WITH_QUERY.exec(target);
+  if (plain) return { pathname: plain[1]!, query: [...new URLSearchParams(plain[2])] };
   try {
-    return new URL(target, 'http://localhost');
+    const url = new URL(target, 'http://localhost');
+    return { pathname: url.pathname, query: [...url.searchParams] };
   } catch {
     return null;
   }

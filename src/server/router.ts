@@ -17,10 +17,10 @@ import { checkAccess, credentials } from './auth.js';
 import type { Binding, Clock, HandlerContext } from './context.js';
 import { systemClock } from './context.js';
 import { handlerAreas } from './handlers/index.js';
-import { type ContextSetting, handlerContext } from './handler-context.js';
+import { type BuiltContext, type ContextSetting, handlerContext } from './handler-context.js';
 import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destination-policy.js';
 import { BUSY_MESSAGE, isBusy, isStorageFull } from './store/busy.js';
-import { retryWhileBusy } from './store/busy-retry.js';
+import { retryWhileBusy, tryNowThenWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
 import { checkFieldCounts, requestParams } from './request-params.js';
@@ -49,6 +49,8 @@ export interface RouterOptions {
 export class Router implements Answerer {
   private readonly routes = new Routes();
   private readonly loaded = new Map<AreaName, Promise<Map<string, Binding>>>();
+  /** The same, once loaded: a request to a loaded area is answered without awaiting anything (answer). */
+  private readonly bound = new Map<AreaName, Map<string, Binding>>();
   private readonly background = new Set<Promise<void>>();
   /** What every handler's context is made of (handler-context.ts). */
   private readonly setting: ContextSetting;
@@ -70,10 +72,24 @@ export class Router implements Answerer {
   private async binding(op: Operation, area: AreaName): Promise<Binding> {
     let byName = this.loaded.get(area);
     if (!byName) {
-      byName = handlerAreas[area]().then((handlers) => new Map(Object.values<Binding>(handlers).map((b) => [b.op.name, b])));
+      byName = handlerAreas[area]().then((handlers) => {
+        const bindings = new Map(Object.values<Binding>(handlers).map((b) => [b.op.name, b]));
+        this.bound.set(area, bindings);
+        return bindings;
+      });
       this.loaded.set(area, byName);
     }
-    const found = (await byName).get(op.name);
+    return this.found(op, area, await byName);
+  }
+
+  /** The handler bound to `op` when its area's module is loaded already (else undefined: binding loads it). */
+  private boundNow(op: Operation, area: AreaName): Binding | undefined {
+    const bindings = this.bound.get(area);
+    return bindings && this.found(op, area, bindings);
+  }
+
+  private found(op: Operation, area: AreaName, bindings: Map<string, Binding>): Binding {
+    const found = bindings.get(op.name);
     if (!found) throw new Error(`no handler for ${op.name} in area ${area}`);
     return found;
   }
@@ -100,11 +116,28 @@ export class Router implements Answerer {
    * inside the handler's transaction, so that it is one snapshot as before.
    */
   async handle(req: WireRequest, signal: AbortSignal = new AbortController().signal, o: HandleOptions = {}): Promise<WireResponse> {
+    return this.answer(req, signal, o);
+  }
+
+  /**
+   * Answers a request as `handle` does, in this turn of the event loop when nothing is to be awaited: a
+   * synchronous handler of an area loaded before, on a store that is not busy. Anything else (a handler's
+   * first request, an async handler, a hash to make, a busy store) is answered by the promise returned.
+   */
+  answer(req: WireRequest, signal: AbortSignal, o: HandleOptions = {}): WireResponse | Promise<WireResponse> {
     const streamed = (key: string) => o.streamAll === true || key === req.stream;
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
-    const out = await this.dispatch(req, signal, limits, streamed, o).catch((e: unknown) => errorResponse(this.failure(req, e)));
-    return { ...out, headers: { ...out.headers, ...limits } };
+    const failed = (e: unknown) => errorResponse(this.failure(req, e));
+    const withLimits = (out: WireResponse): WireResponse => ({ ...out, headers: { ...out.headers, ...limits } });
+    let out: WireResponse | Promise<WireResponse>;
+    try {
+      const admitted = this.admit(req, limits, o);
+      out = 'binding' in admitted ? this.run(admitted, signal, streamed, o) : admitted;
+    } catch (e) {
+      out = failed(e);
+    }
+    return out instanceof Promise ? out.catch(failed).then(withLimits) : withLimits(out);
   }
 
   /** What a failure is answered with: an API error as it is, a busy store as 503, anything else logged and 500. */
@@ -166,30 +199,43 @@ export class Router implements Answerer {
     }
   }
 
-  private async dispatch(
-    req: WireRequest,
-    signal: AbortSignal,
-    limits: Record<string, string>,
-    streamed: (key: string) => boolean,
-    o: HandleOptions,
-  ): Promise<WireResponse> {
-    const admitted = await this.admit(req, limits, o);
-    return 'binding' in admitted ? this.run(admitted, signal, streamed, o) : admitted;
-  }
-
-  /** Runs an admitted request's handler and answers with its result, telling `pure` when the answer depends on nothing else. */
-  private async run(
+  /**
+   * Runs an admitted request's handler and answers with its result, telling `pure` when the answer depends on
+   * nothing else: at once for a synchronous handler whose area is loaded, unless the store is busy.
+   */
+  private run(
     admitted: Admitted,
     signal: AbortSignal,
     streamed: (key: string) => boolean,
     o: Pick<HandleOptions, 'pure' | 'rendersJson'> = {},
-  ): Promise<WireResponse> {
+  ): WireResponse | Promise<WireResponse> {
     const { req, op, binding, params, caller } = admitted;
-    const { pure, rendersJson } = o;
+    if (!binding || binding.async || binding.prepare) return this.runLater(admitted, signal, streamed, o);
     const { db, clock } = this.setting;
     // A try that found the store busy is run again from the start, with a fresh context: nothing it
-    // scheduled or emitted survives its rolled-back transaction. What a prepared handler prepared (a hash)
-    // is kept across tries.
+    // scheduled or emitted survives its rolled-back transaction.
+    let ctx = handlerContext(this.setting, req, caller, signal, { rendersJson: o.rendersJson });
+    const attempt = () => {
+      ctx = handlerContext(this.setting, req, caller, signal, { rendersJson: o.rendersJson });
+      return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
+    };
+    const result = tryNowThenWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
+    return result instanceof Promise ? result.then((r) => this.answered(admitted, ctx, r, o)) : this.answered(admitted, ctx, result, o);
+  }
+
+  /** `run` for a handler that awaits: one not loaded yet, an async one, or one with work to prepare first (a hash). */
+  private async runLater(
+    admitted: Admitted,
+    signal: AbortSignal,
+    streamed: (key: string) => boolean,
+    o: Pick<HandleOptions, 'pure' | 'rendersJson'>,
+  ): Promise<WireResponse> {
+    const { req, op, params, caller } = admitted;
+    const binding = admitted.binding ?? (await this.binding(op, admitted.area));
+    if (!binding.async && !binding.prepare) return this.run({ ...admitted, binding }, signal, streamed, o);
+    const { rendersJson } = o;
+    const { db, clock } = this.setting;
+    // As in run; what a prepared handler prepared (a hash) is kept across tries.
     let ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
     const prepared = await binding.prepare?.(ctx.handler, params);
     const attempt = binding.async
@@ -202,10 +248,15 @@ export class Router implements Answerer {
           return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed));
         };
     const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
+    return this.answered(admitted, ctx, result, o);
+  }
+
+  /** The answer of a handler that returned `result`, its deferred work started, `pure` told of it when it may. */
+  private answered(admitted: Admitted, ctx: BuiltContext, result: Record<string, unknown>, { pure }: Pick<HandleOptions, 'pure'>): WireResponse {
     ctx.commit();
-    const out = json(200, successBody(req, admitted.read, result));
+    const out = json(200, successBody(admitted.req, admitted.read, result));
     // A list still streaming is not one answer that could be given again.
-    if (pure && ctx.pure() && !Object.values(result).some((v) => v instanceof StreamedList)) pure(out, caller?.id ?? null);
+    if (pure && ctx.pure() && !Object.values(result).some((v) => v instanceof StreamedList)) pure(out, admitted.caller?.id ?? null);
     return out;
   }
 
@@ -213,12 +264,7 @@ export class Router implements Answerer {
    * A request up to its handler, in a Zulip server's order: route, method, credentials, rate limit, role
    * gate, parameters. The response when it goes no further (OPTIONS, a rate-limit refusal); errors thrown.
    */
-  private async admit(
-    req: WireRequest,
-    limits: Record<string, string>,
-    o: Pick<HandleOptions, 'admit' | 'reached'>,
-    again = false,
-  ): Promise<Admitted | WireResponse> {
+  private admit(req: WireRequest, limits: Record<string, string>, o: Pick<HandleOptions, 'admit' | 'reached'>, again = false): Admitted | WireResponse {
     const method = req.method.toUpperCase();
     // The organization's level decides what exists (server/feature-level.ts). It is read per request, so that an
     // operator's change holds from the next one, with the caller's row (auth.ts credentials): the route is
@@ -252,7 +298,7 @@ export class Router implements Answerer {
     }
     if (caller) checkAccess(caller, op.access, op.bots ?? true);
     const { params, read } = requestParams(hit, req, level);
-    return { req, op, caller, params, read, binding: await this.binding(op, hit.route.area) };
+    return { req, op, caller, params, read, area: hit.route.area, binding: this.boundNow(op, hit.route.area) };
   }
 
   /**
@@ -276,11 +322,20 @@ export class Router implements Answerer {
     const admitted = await Promise.all(
       reqs.map(async (req, i) => {
         try {
-          const a = await this.admit(req, limits[i]!, o);
-          if (!('binding' in a)) answers[i] = a;
-          else if (a.binding.async) answers[i] = await this.run(a, signal, () => false);
+          const a = this.admit(req, limits[i]!, o);
+          if (!('binding' in a)) {
+            answers[i] = a;
+            return undefined;
+          }
+          const binding = a.binding ?? (await this.binding(a.op, a.area));
+          if (binding.async) answers[i] = await this.run({ ...a, binding }, signal, () => false);
           else
-            return { ...a, index: i, prepared: await a.binding.prepare?.(handlerContext(this.setting, req, a.caller, signal, { hashes }).handler, a.params) };
+            return {
+              ...a,
+              binding,
+              index: i,
+              prepared: await binding.prepare?.(handlerContext(this.setting, req, a.caller, signal, { hashes }).handler, a.params),
+            };
         } catch (e) {
           fail(i, e);
         }
@@ -332,7 +387,9 @@ interface Admitted {
   params: Record<string, unknown>;
   /** The wire names of the parameters read, so the others are reported ignored. */
   read: Set<string>;
-  binding: Binding;
+  area: AreaName;
+  /** Undefined until its area's module is loaded (the first request of an area loads it). */
+  binding: Binding | undefined;
 }
 
 /** The body of a success: the handler's result, and the parameters the request sent that the operation ignored. */

@@ -48,19 +48,8 @@ export class StartQueue {
    * awaited: the next turn comes once the microtasks have run.
    */
   turn(arrived = this.now()): Promise<Turn> {
-    // An idle server starts a request at once, without waiting for the next turn: nothing waits before it, no
-    // connection is waiting to be accepted, and no turn is scheduled (one is whenever a request was started
-    // since the last, at once or in its turn, and the next starts none: still one a turn).
-    if (!this.length && !this.scheduled && this.accepted === this.seen) {
-      const waitedMs = this.now() - arrived;
-      const late = waitedMs > this.deadlineMs;
-      if (!late) {
-        this.startedAtOnce = true;
-        this.scheduled = true;
-        setImmediate(this.next);
-      }
-      return Promise.resolve({ waitedMs, late });
-    }
+    const now = this.startNow(arrived);
+    if (now) return Promise.resolve(now);
     return new Promise((resolve) => {
       // In arrival order: a write that stepped out of the line to wait for a checkpoint comes back to its place.
       let at = this.waiting.length;
@@ -68,6 +57,24 @@ export class StartQueue {
       this.waiting.splice(at, 0, { arrived, resolve });
       this.schedule();
     });
+  }
+
+  /**
+   * The turn of a request ready at `arrived` when an idle server starts it at once, without waiting for the next
+   * turn: nothing waits before it, no connection is waiting to be accepted, and no turn is scheduled (one is
+   * whenever a request was started since the last, at once or in its turn, and the next starts none: still one
+   * a turn). Undefined when it must wait (turn). Its work must start now.
+   */
+  startNow(arrived = this.now()): Turn | undefined {
+    if (this.length || this.scheduled || this.accepted !== this.seen) return undefined;
+    const waitedMs = this.now() - arrived;
+    const late = waitedMs > this.deadlineMs;
+    if (!late) {
+      this.startedAtOnce = true;
+      this.scheduled = true;
+      setImmediate(this.next);
+    }
+    return { waitedMs, late };
   }
 
   /** Counts a connection just accepted: the listen queue may hold more, which are taken before the next start. */

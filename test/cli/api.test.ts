@@ -24,10 +24,10 @@ describe.each(TRANSPORTS)('api over %s', (kind) => {
   afterAll(() => org.close());
   beforeEach(() => {
     received = [];
-    const handle = org.router.handle.bind(org.router);
-    vi.spyOn(org.router, 'handle').mockImplementation((req, signal, o) => {
+    const answer = org.router.answer.bind(org.router);
+    vi.spyOn(org.router, 'answer').mockImplementation((req, signal, o) => {
       received.push(req);
-      return handle(req, signal, o);
+      return answer(req, signal, o);
     });
   });
   afterEach(() => vi.restoreAllMocks());

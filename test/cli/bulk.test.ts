@@ -16,13 +16,13 @@ describe('bulk commands over HTTP', () => {
   beforeAll(() => {
     org = createTestOrg();
     // Count the requests the server holds at once; each takes a little while, as over a network.
-    const handle = org.router.handle.bind(org.router);
-    org.router.handle = async (...args) => {
+    const answer = org.router.answer.bind(org.router);
+    org.router.answer = async (...args) => {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       try {
         await sleep(15);
-        return await handle(...args);
+        return await answer(...args);
       } finally {
         inFlight--;
       }
@@ -89,9 +89,9 @@ describe('a bulk run against a server that goes away', () => {
       const users = Array.from({ length: 3 }, () => org.addUser({ active: false }));
       const t = await cliTarget(org, 'http');
       // The server answers, then stops: the first reactivation's response tells the client nothing more will work.
-      const handle = org.router.handle.bind(org.router);
-      org.router.handle = async (...args) => {
-        const res = await handle(...args);
+      const answer = org.router.answer.bind(org.router);
+      org.router.answer = async (...args) => {
+        const res = await answer(...args);
         return res.status === 200 && args[0].path.endsWith('/reactivate')
           ? {
               status: 503,

@@ -28,10 +28,10 @@ describe.each(TRANSPORTS)('uploads over %s', (kind) => {
   });
   afterAll(() => org.close());
   beforeEach(() => {
-    const handle = org.router.handle.bind(org.router);
-    vi.spyOn(org.router, 'handle').mockImplementation((req, signal, o) => {
+    const answer = org.router.answer.bind(org.router);
+    vi.spyOn(org.router, 'answer').mockImplementation((req, signal, o) => {
       received.push(req);
-      return handle(req, signal, o);
+      return answer(req, signal, o);
     });
   });
   afterEach(() => vi.restoreAllMocks());

@@ -347,18 +347,19 @@ describe('webhook trigger --dry-run against a server', () => {
     const bot = org.addUser({ name: 'Dry Bot', bot: { type: 3, ownerId: org.owner.id, url: 'http://127.0.0.1:9/' } });
     const t = await cliTarget(org, 'http');
     const seen: string[] = [];
-    const handle = org.router.handle.bind(org.router);
-    org.router.handle = (req, signal) => {
+    const answer = org.router.answer.bind(org.router);
+    org.router.answer = (req, signal, o) => {
       seen.push(`${req.method} ${req.path}`);
-      return handle(req, signal);
+      return answer(req, signal, o);
     };
     try {
       const r = await runCli([...t.args, 'webhook', 'trigger', '--url', 'http://127.0.0.1:9/', '--bot', bot.email, '--dry-run'], { env: t.env });
       expect(r.code).toBe(0);
+      expect(seen.length).toBeGreaterThan(0);
       expect(seen.filter((s) => !s.startsWith('GET '))).toEqual([]);
       expect(JSON.parse(r.stdout)).toMatchObject({ method: 'POST', body: { bot_email: bot.email, token: '********' } });
     } finally {
-      org.router.handle = handle;
+      org.router.answer = answer;
     }
   });
 });

@@ -3,6 +3,7 @@
  * (python-zulip-api and zulip-js both send them), parameters of PATCH and DELETE in the query string, and a
  * register / poll / delete round trip as a bot framework does it.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 
@@ -40,6 +41,31 @@ describe("requests in the official clients' styles, over HTTP", () => {
     const res = await call('PATCH', `/users/${user.id}`, { query: { full_name: 'Renamed By Query', role: '300' } });
     expect(res).toEqual({ status: 200, body: { result: 'success', msg: '' } });
     expect(org.db.prepare('SELECT full_name, role FROM users WHERE id = ?').get(user.id)).toEqual({ full_name: 'Renamed By Query', role: 300 });
+  });
+
+  it('reads a query string written as it stands as a URL parser reads it', async () => {
+    // Sent byte for byte (fetch would percent-encode it first): quotes, apostrophes, brackets and `+` as some
+    // scripts and curl send them, beside their percent-encoded forms.
+    const raw = (method: string, target: string) =>
+      new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+        const req = request(`${site}${target}`, { method, headers: { authorization: auth } }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const content = `content=O'Brien+"<b>"%2B%C3%A9+[x]{y}|~^\\`;
+    const sent = await raw('POST', `/messages?type=stream&to=general&topic=raw&${content}`);
+    expect(sent.status).toBe(200);
+    const stored = org.db.prepare('SELECT content FROM messages WHERE id = ?').pluck().get(sent.body.id);
+    expect(stored).toBe(new URL(`http://localhost/?${content}`).searchParams.get('content'));
+    expect(stored).toBe(`O'Brien "<b>"+é [x]{y}|~^\\`);
+    // A path the URL parser changes (`.` segments, percent-encoded letters) is read as it makes it.
+    const user = org.addUser();
+    expect((await raw('PATCH', `/users/../users/%6De/../${user.id}?full_name=Dotted+Path`)).status).toBe(200);
+    expect(org.db.prepare('SELECT full_name FROM users WHERE id = ?').pluck().get(user.id)).toBe('Dotted Path');
   });
 
   it('reads PATCH parameters from a url-encoded body, and DELETE parameters from the query string', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getServerSettings } from '../../src/api/operations/server.js';
 import { getUsers } from '../../src/api/operations/users.js';
+import type { WireResponse } from '../../src/api/wire.js';
 import { createTestOrg, type TestOrg } from '../helpers/org.js';
 import { openapiErrors } from '../helpers/openapi.js';
 import { clientFor, rawRequest, TRANSPORTS } from '../helpers/transports.js';
@@ -192,5 +193,58 @@ describe.each(TRANSPORTS)('router wire rules over %s', (kind) => {
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ msg: 'This API is not available to incoming webhook bots.', code: 'UNAUTHORIZED' });
     });
+  });
+});
+
+describe('the router answering in the turn it is asked', () => {
+  let org: TestOrg;
+  beforeAll(() => {
+    org = createTestOrg();
+  });
+  afterAll(() => org.close());
+
+  const get = (path: string, query: [string, string][] = []) => ({
+    method: 'GET',
+    path,
+    query,
+    body: [],
+    headers: { authorization: `Basic ${Buffer.from(`${org.owner.email}:${org.owner.apiKey}`).toString('base64')}` },
+  });
+
+  it('answers a synchronous handler of a loaded area at once, as handle answers it', async () => {
+    const signal = new AbortController().signal;
+    // The first request of an area loads its handlers: that one is awaited.
+    const first = org.router.answer(get('/streams'), signal);
+    expect(first).toBeInstanceOf(Promise);
+    const whole = await first;
+    const later = org.router.answer(get('/streams'), signal);
+    expect(later).not.toBeInstanceOf(Promise);
+    // (The answer cache may add the length it keeps an answer with: the answers are the same.)
+    const answered = (r: WireResponse) => ({ status: r.status, body: r.body });
+    expect(answered(later as WireResponse)).toEqual(answered(whole));
+    expect(answered(later as WireResponse)).toEqual(answered(await org.router.handle(get('/streams'))));
+    // Refusals too: no key, a value it cannot read.
+    expect(org.router.answer({ ...get('/streams'), headers: {} }, signal)).toMatchObject({ status: 401 });
+    expect(org.router.answer(get('/streams', [['include_public', 'maybe']]), signal)).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
+  });
+
+  it('answers by a promise what awaits: an async handler, a password to hash', async () => {
+    const signal = new AbortController().signal;
+    await org.router.handle(get('/users/me'));
+    const login = org.router.answer(
+      {
+        method: 'POST',
+        path: '/fetch_api_key',
+        query: [],
+        body: [
+          ['username', org.owner.email],
+          ['password', 'not it'],
+        ],
+        headers: {},
+      },
+      signal,
+    );
+    expect(login).toBeInstanceOf(Promise);
+    expect(await login).toMatchObject({ status: 401 });
   });
 });

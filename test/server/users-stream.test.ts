@@ -97,9 +97,9 @@ describe('GET /users, streamed', () => {
       }
     }
     class EndlessUsers extends Router {
-      override handle(req: WireRequest, signal?: AbortSignal, o?: { streamAll?: boolean }): Promise<WireResponse> {
-        if (req.path !== '/users') return super.handle(req, signal, o);
-        return Promise.resolve({ status: 200, headers: {}, body: { result: 'success', msg: '', members: new StreamedList(endless()) } });
+      override answer(req: WireRequest, signal: AbortSignal, o?: { streamAll?: boolean }): WireResponse | Promise<WireResponse> {
+        if (req.path !== '/users') return super.answer(req, signal, o);
+        return { status: 200, headers: {}, body: { result: 'success', msg: '', members: new StreamedList(endless()) } };
       }
     }
     const logs: string[] = [];

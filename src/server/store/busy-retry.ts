@@ -37,13 +37,40 @@ export interface RetryOptions {
  */
 export async function retryWhileBusy<T>(db: Db, attempt: () => T | Promise<T>, o: RetryOptions): Promise<T> {
   const started = o.nowMs();
+  try {
+    return await attempt();
+  } catch (e) {
+    if (!mayTryAgain(db, e, o, started)) throw e;
+  }
+  return tryingAgain(db, attempt, o, started);
+}
+
+/**
+ * Runs a synchronous `attempt` now, and answers what it returns; on a busy store, a promise of what it returns
+ * once tried again as retryWhileBusy tries (`serve` answers a read in the turn it came, as a rule).
+ */
+export function tryNowThenWhileBusy<T>(db: Db, attempt: () => T, o: RetryOptions): T | Promise<T> {
+  const started = o.nowMs();
+  try {
+    return attempt();
+  } catch (e) {
+    if (!mayTryAgain(db, e, o, started)) throw e;
+  }
+  return tryingAgain(db, attempt, o, started);
+}
+
+/** Whether `failure` of an attempt begun at `started` is a busy store to try again after a pause. */
+const mayTryAgain = (db: Db, failure: unknown, o: RetryOptions, started: number): boolean =>
+  isBusy(failure) && failsAtOnce(db) && o.nowMs() - started < BUSY_TIMEOUT_MS && o.mayRepeat?.() !== false && o.signal?.aborted !== true;
+
+/** The tries after a first that found the store busy, each after a pause. */
+async function tryingAgain<T>(db: Db, attempt: () => T | Promise<T>, o: RetryOptions, started: number): Promise<T> {
   for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
+    await sleep(pause);
     try {
       return await attempt();
     } catch (e) {
-      const again = isBusy(e) && failsAtOnce(db) && o.nowMs() - started < BUSY_TIMEOUT_MS && o.mayRepeat?.() !== false && o.signal?.aborted !== true;
-      if (!again) throw e;
+      if (!mayTryAgain(db, e, o, started)) throw e;
     }
-    await sleep(pause);
   }
 }
