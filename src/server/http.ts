@@ -421,27 +421,14 @@ const carriesBody = (req: IncomingMessage): boolean =>
  */
 const PLAIN_TARGET = /^\/api\/v1(?:\/[\w@+-][\w.@+-]*)+$/;
 
-/**
- * A plain path (PLAIN_TARGET) with a query string of printable ASCII and no fragment: the URL parser would
- * percent-encode none of it but what the query's parameters decode back the same (`"`, `<`, `>`, `'`), so its
- * parameters are those of the query string read as it stands.
- */
-const PLAIN_WITH_QUERY = /^(\/api\/v1(?:\/[\w@+-][\w.@+-]*)+)\?([\x21-\x22\x24-\x7e]*)$/;
-
 /** A request target: its path, and the parameters of its query string in order. */
 interface Target {
   pathname: string;
   query: [string, string][];
 }
 
-/**
- * The request target's path and query parameters, or null when it is not a URL (`http://[`). A plain one is
- * split without the URL parser, which cost a GET /messages more than reading its parameters did.
- */
+/** The request target's path and query parameters, or null when it is not a URL (`http://[`). */
 function parseTarget(target: string): Target | null {
-  if (PLAIN_TARGET.test(target)) return { pathname: target, query: [] };
-  const plain = PLAIN_WITH_QUERY.exec(target);
-  if (plain) return { pathname: plain[1]!, query: [...new URLSearchParams(plain[2])] };
   try {
     const url = new URL(target, 'http://localhost');
     return { pathname: url.pathname, query: [...url.searchParams] };
