@@ -129,7 +129,7 @@ export class Router implements Answerer {
     // The rate-limit headers of an admitted request go on its answer, an error included.
     const limits: Record<string, string> = {};
     const failed = (e: unknown) => errorResponse(this.failure(req, e));
-    const withLimits = (out: WireResponse): WireResponse => ({ ...out, headers: { ...out.headers, ...limits } });
+    const withLimits = (out: WireResponse): WireResponse => (Object.keys(limits).length === 0 ? out : { ...out, headers: { ...out.headers, ...limits } });
     let out: WireResponse | Promise<WireResponse>;
     try {
       const admitted = this.admit(req, limits, o);
@@ -159,7 +159,10 @@ export class Router implements Answerer {
    * gets the error), the others read whole.
    */
   private settle(req: WireRequest, result: unknown, streamed: (key: string) => boolean): Record<string, unknown> {
-    const out = { ...(result as Record<string, unknown>) };
+    const values = result as Record<string, unknown>;
+    // Most answers hold no list in pages: they are taken as they are.
+    if (!Object.values(values).some((v) => v instanceof StreamedList)) return values;
+    const out = { ...values };
     for (const [key, value] of Object.entries(out)) {
       if (!(value instanceof StreamedList)) continue;
       if (!streamed(key)) {
@@ -395,8 +398,10 @@ interface Admitted {
 /** The body of a success: the handler's result, and the parameters the request sent that the operation ignored. */
 function successBody(req: WireRequest, read: Set<string>, result: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = { result: 'success', msg: '', ...result };
-  const ignored = [...new Set([...req.body, ...req.query].map(([k]) => k))].filter((k) => !read.has(k) && k !== 'client').sort();
-  if (ignored.length) body.ignored_parameters_unsupported = ignored;
+  const unread = ([k]: [string, string]) => !read.has(k) && k !== 'client';
+  // Looked for before anything is made: most requests send only what their operation reads.
+  if (!req.body.some(unread) && !req.query.some(unread)) return body;
+  body.ignored_parameters_unsupported = [...new Set([...req.body, ...req.query].filter(unread).map(([k]) => k))].sort();
   return body;
 }
 
