@@ -121,8 +121,9 @@ export class Router implements Answerer {
 
   /**
    * Answers a request as `handle` does, in this turn of the event loop when nothing is to be awaited: a
-   * synchronous handler of an area loaded before, on a store that is not busy. Anything else (a handler's
-   * first request, an async handler, a hash to make, a busy store) is answered by the promise returned.
+   * synchronous handler of an area loaded before, on a store that is not busy. Anything else (the first request
+   * to an area, whose handlers load then; an async handler; a hash to make; a busy store) is answered by the
+   * promise returned.
    */
   answer(req: WireRequest, signal: AbortSignal, o: HandleOptions = {}): WireResponse | Promise<WireResponse> {
     const streamed = (key: string) => o.streamAll === true || key === req.stream;
