@@ -72,7 +72,7 @@ function readBody(req: IncomingMessage, res: ServerResponse, [what, limit]: [str
 
 const isMultipart = (contentType: string): boolean => contentType.startsWith('multipart/form-data');
 
-async function parseForm(contentType: string, raw: Buffer): Promise<{ body: [string, string][]; files: UploadedFile[] }> {
+async function parseForm(contentType: string, raw: Buffer): Promise<Parsed> {
   if (raw.length === 0) return { body: [], files: [] };
   if (isMultipart(contentType)) {
     const form = await new Request('http://localhost/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(raw) }).formData();
@@ -270,29 +270,30 @@ function handleFully(
     if (!res.headersSent && !res.destroyed) sendError(res, new ApiError('Internal server error', 'BAD_REQUEST', 500));
     done(500);
   };
+  const isApi = url?.pathname.startsWith(`${API_PREFIX}/`) === true;
+  /** The request's work, as its turn has come: refused when its client left or it came too late, else answered. */
+  const start = (target: Target, turn: Turn, parsed: Parsed): Promise<void> | undefined => {
+    serving.started();
+    if (abort.signal.aborted) return void done(499);
+    if (turn.late) {
+      sendError(res, overloaded());
+      return void done(503);
+    }
+    return answerAndWrite(router, req, res, wireOf(req, target, parsed, address), abort.signal, done);
+  };
   // A read without a body on an idle server has nothing to wait for (its turn is now, it needs no checkpoint):
   // it is answered in the turn it arrived, and so is the router's answer when it can be (Router.answer), with
   // no await between the request and its answer. Each request of bench:serve-everyday starts with cold caches,
   // so what it costs follows how much code it runs through: without the awaits, GET /messages came down from
   // ×2.02 to ×1.94 of the floor and GET /users/me from ×1.79 to ×1.74, side by side in one run.
-  const isApi = url?.pathname.startsWith(`${API_PREFIX}/`) === true;
-  if (url && isApi && !writes(req) && !carriesBody(req) && !abort.signal.aborted) {
-    const turn = serving.queue.startNow();
-    if (turn) {
-      serving.started();
-      if (turn.late) {
-        sendError(res, overloaded());
-        done(503);
-        return;
-      }
-      try {
-        const writing = answerAndWrite(router, req, res, wireOf(req, url, { body: [], files: [] }, address), abort.signal, done);
-        writing?.catch(failed);
-      } catch (e) {
-        failed(e);
-      }
-      return;
+  const turnNow = url && isApi && !writes(req) && !carriesBody(req) ? serving.queue.startNow() : undefined;
+  if (url && turnNow) {
+    try {
+      start(url, turnNow, noBody())?.catch(failed);
+    } catch (e) {
+      failed(e);
     }
+    return;
   }
   void (async () => {
     if (!url) {
@@ -305,7 +306,7 @@ function handleFully(
     }
     const contentType = req.headers['content-type'] ?? '';
     let limit = bodyLimit(isMultipart(contentType));
-    let parsed: { body: [string, string][]; files: UploadedFile[] };
+    let parsed: Parsed;
     try {
       // A body that may be large is read only once the request's route and key are checked (the declared
       // length first: refusing it costs nothing); one that needs no key may not be large.
@@ -318,7 +319,7 @@ function handleFully(
         if (open) limit = ['The request body', LIMITS.bodyBeforeAuthBytes];
       }
       // A request that says it has no body has none (RFC 9112 6.3): nothing to wait for, most GETs are such.
-      parsed = carriesBody(req) ? await parseForm(contentType, await readBody(req, res, limit, serving.bounds.bodyIdleMs)) : { body: [], files: [] };
+      parsed = carriesBody(req) ? await parseForm(contentType, await readBody(req, res, limit, serving.bounds.bodyIdleMs)) : noBody();
     } catch (e) {
       if (e instanceof TooLarge) {
         answerEarly(req, res, new ApiError(e.message, 'REQUEST_TOO_LARGE', 413));
@@ -350,18 +351,21 @@ function handleFully(
       // (a log a checkpoint could not empty, with an old reader on it, would have it ask again and again).
       if (!writing || turn.late || !serving.checkpoints.pending()) break;
     }
-    serving.started();
-    if (abort.signal.aborted) return done(499);
-    if (turn.late) {
-      sendError(res, overloaded());
-      return done(503);
-    }
-    await answerAndWrite(router, req, res, wireOf(req, url, parsed, address), abort.signal, done);
+    await start(url, turn, parsed);
   })().catch(failed);
 }
 
+/** A request's body as the router takes it: its form fields and its files. */
+interface Parsed {
+  body: [string, string][];
+  files: UploadedFile[];
+}
+
+/** The body of a request that carries none: its own lists, which the router may hand to a handler. */
+const noBody = (): Parsed => ({ body: [], files: [] });
+
 /** The request as the router takes it. */
-function wireOf(req: IncomingMessage, url: Target, parsed: { body: [string, string][]; files: UploadedFile[] }, address: string | undefined): WireRequest {
+function wireOf(req: IncomingMessage, url: Target, parsed: Parsed, address: string | undefined): WireRequest {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
   return {

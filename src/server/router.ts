@@ -213,44 +213,56 @@ export class Router implements Answerer {
     streamed: (key: string) => boolean,
     o: Pick<HandleOptions, 'pure' | 'rendersJson'> = {},
   ): WireResponse | Promise<WireResponse> {
+    const { binding } = admitted;
+    return binding && !binding.async && !binding.prepare
+      ? this.runNow({ ...admitted, binding }, signal, streamed, o)
+      : this.runLater(admitted, signal, streamed, o);
+  }
+
+  /**
+   * A synchronous handler in its transaction, now, with what it prepared (if anything). A try that found the
+   * store busy is run again from the start, with a fresh context: nothing it scheduled or emitted survives its
+   * rolled-back transaction; what a prepared handler prepared (a hash) is kept across tries.
+   */
+  private runNow(
+    admitted: Admitted & { binding: Binding },
+    signal: AbortSignal,
+    streamed: (key: string) => boolean,
+    o: Pick<HandleOptions, 'pure' | 'rendersJson'>,
+    prepared?: unknown,
+  ): WireResponse | Promise<WireResponse> {
     const { req, op, binding, params, caller } = admitted;
-    if (!binding || binding.async || binding.prepare) return this.runLater(admitted, signal, streamed, o);
     const { db, clock } = this.setting;
-    // A try that found the store busy is run again from the start, with a fresh context: nothing it
-    // scheduled or emitted survives its rolled-back transaction.
     let ctx = handlerContext(this.setting, req, caller, signal, { rendersJson: o.rendersJson });
     const attempt = () => {
       ctx = handlerContext(this.setting, req, caller, signal, { rendersJson: o.rendersJson });
-      return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params), streamed));
+      return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed));
     };
     const result = tryNowThenWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
     return result instanceof Promise ? result.then((r) => this.answered(admitted, ctx, r, o)) : this.answered(admitted, ctx, result, o);
   }
 
-  /** `run` for a handler that awaits: one not loaded yet, an async one, or one with work to prepare first (a hash). */
+  /** `run` for a handler that awaits: one whose area is not loaded yet, an async one, or one with work to prepare first (a hash). */
   private async runLater(
     admitted: Admitted,
     signal: AbortSignal,
     streamed: (key: string) => boolean,
     o: Pick<HandleOptions, 'pure' | 'rendersJson'>,
   ): Promise<WireResponse> {
-    const { req, op, params, caller } = admitted;
-    const binding = admitted.binding ?? (await this.binding(op, admitted.area));
-    if (!binding.async && !binding.prepare) return this.run({ ...admitted, binding }, signal, streamed, o);
+    const { req, params, caller } = admitted;
+    const binding = admitted.binding ?? (await this.binding(admitted.op, admitted.area));
     const { rendersJson } = o;
+    if (!binding.async) {
+      const prepared = await binding.prepare?.(handlerContext(this.setting, req, caller, signal, { rendersJson }).handler, params);
+      return this.runNow({ ...admitted, binding }, signal, streamed, o, prepared);
+    }
+    // An async handler manages its own transactions.
     const { db, clock } = this.setting;
-    // As in run; what a prepared handler prepared (a hash) is kept across tries.
     let ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
-    const prepared = await binding.prepare?.(ctx.handler, params);
-    const attempt = binding.async
-      ? async () => {
-          ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
-          return this.settle(req, await binding.fn(ctx.handler, params), streamed);
-        }
-      : () => {
-          ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
-          return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed));
-        };
+    const attempt = async () => {
+      ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
+      return this.settle(req, await binding.fn(ctx.handler, params), streamed);
+    };
     const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
     return this.answered(admitted, ctx, result, o);
   }

@@ -35,14 +35,8 @@ export interface RetryOptions {
  * Runs `attempt` until it ends in anything but a busy store. On a connection that waits itself (the CLI's),
  * its busy failure already took BUSY_TIMEOUT_MS, so it is final.
  */
-export async function retryWhileBusy<T>(db: Db, attempt: () => T | Promise<T>, o: RetryOptions): Promise<T> {
-  const started = o.nowMs();
-  try {
-    return await attempt();
-  } catch (e) {
-    if (!mayTryAgain(db, e, o, started)) throw e;
-  }
-  return tryingAgain(db, attempt, o, started);
+export function retryWhileBusy<T>(db: Db, attempt: () => T | Promise<T>, o: RetryOptions): Promise<T> {
+  return tries(db, attempt, o, o.nowMs(), 0);
 }
 
 /**
@@ -56,17 +50,17 @@ export function tryNowThenWhileBusy<T>(db: Db, attempt: () => T, o: RetryOptions
   } catch (e) {
     if (!mayTryAgain(db, e, o, started)) throw e;
   }
-  return tryingAgain(db, attempt, o, started);
+  return tries(db, attempt, o, started, FIRST_PAUSE_MS);
 }
 
 /** Whether `failure` of an attempt begun at `started` is a busy store to try again after a pause. */
 const mayTryAgain = (db: Db, failure: unknown, o: RetryOptions, started: number): boolean =>
   isBusy(failure) && failsAtOnce(db) && o.nowMs() - started < BUSY_TIMEOUT_MS && o.mayRepeat?.() !== false && o.signal?.aborted !== true;
 
-/** The tries after a first that found the store busy, each after a pause. */
-async function tryingAgain<T>(db: Db, attempt: () => T | Promise<T>, o: RetryOptions, started: number): Promise<T> {
-  for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
-    await sleep(pause);
+/** Tries `attempt` until it ends in anything but a busy store: after `pause` (0: at once), then after pauses twice as long each. */
+async function tries<T>(db: Db, attempt: () => T | Promise<T>, o: RetryOptions, started: number, pause: number): Promise<T> {
+  for (let wait = pause; ; wait = Math.min(Math.max(wait * 2, FIRST_PAUSE_MS), LONGEST_PAUSE_MS)) {
+    if (wait > 0) await sleep(wait);
     try {
       return await attempt();
     } catch (e) {
