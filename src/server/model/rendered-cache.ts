@@ -10,6 +10,7 @@
  */
 import { changeLog, type Dependency } from '../store/changes.js';
 import type { Db } from '../store/db.js';
+import { OldestKeys } from '../store/oldest-keys.js';
 
 export interface Rendering<V> {
   value: V;
@@ -32,6 +33,7 @@ export interface RenderedCacheLimits {
 
 export class RenderedCache<V, K extends string | number = number> {
   private readonly entries = new Map<K, Kept<V>>();
+  private readonly oldest = new OldestKeys(this.entries);
   private characters = 0;
 
   constructor(private readonly limits: RenderedCacheLimits) {}
@@ -53,9 +55,9 @@ export class RenderedCache<V, K extends string | number = number> {
     this.drop(key);
     if (rendering.json.length > this.limits.characters) return;
     while (this.entries.size >= this.limits.entries || this.characters + rendering.json.length > this.limits.characters) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.drop(oldest.value);
+      const oldest = this.oldest.next();
+      if (oldest === undefined) break;
+      this.drop(oldest);
     }
     this.entries.set(key, { ...rendering, at, made });
     this.characters += rendering.json.length;

@@ -5,6 +5,7 @@
  * for longer than its timeout) the stamp is undefined, and nothing is answered from the cache or kept in it.
  */
 import type { Db } from './db.js';
+import { OldestKeys } from './oldest-keys.js';
 import { storeStamp } from './stamp.js';
 
 export interface StampedCacheLimits<V> {
@@ -21,6 +22,7 @@ export class StampedCache<V> {
   /** The stamp the entries held were kept at. */
   private kept: string | undefined;
   private readonly entries = new Map<string, V>();
+  private readonly oldest = new OldestKeys(this.entries);
   private size = 0;
 
   constructor(
@@ -67,9 +69,9 @@ export class StampedCache<V> {
     this.drop(key);
     const total = this.limits.size ?? Number.POSITIVE_INFINITY;
     while (this.entries.size >= this.limits.entries || this.size + size > total) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.drop(oldest.value);
+      const oldest = this.oldest.next();
+      if (oldest === undefined) break;
+      this.drop(oldest);
     }
     this.entries.set(key, value);
     this.size += size;
