@@ -341,7 +341,19 @@ async function childProcesses(size, dataDir, seeded) {
       size,
       await timeMedian(HTTP_RUNS, (i) => http('POST', '/messages', { type: 'stream', to: 'ten', topic: 'http', content: `over http ${i}` })),
     );
-    record('HTTP: GET /users (N users)', 'k', size, await timeMedian(runs, () => http('GET', '/users')));
+    // serve keeps the renderings of the first KEPT_USERS users of a list (model/kept-user-pages.ts): read again,
+    // 10,000 users come from them whole and 100,000 mostly not, so the time of a list read again grows with N
+    // faster than N. The 'k' budget is about the work of a list, not about what is kept of it: its row reads
+    // each list after a change every rendering depends on (the organization's name), so that nothing kept holds.
+    // The list read again, with nothing changed, is shown beside it.
+    let renamed = 0;
+    const nothingKept = await timeMedian(
+      runs,
+      () => http('GET', '/users'),
+      () => http('PATCH', '/realm', { name: `Scale ${renamed++}` }),
+    );
+    record('HTTP: GET /users (N users), after a change of every user', 'k', size, nothingKept);
+    record('HTTP: GET /users (N users), read again', 'info', size, await timeMedian(runs, () => http('GET', '/users')));
     const status = readFileSync(`/proc/${serve.pid}/status`, 'utf8');
     const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
     record('serve: peak RSS answering GET /users', 'memory', size, peakKb / 1024, 250);

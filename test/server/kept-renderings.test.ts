@@ -20,7 +20,9 @@ import type { User } from '../../src/api/types.js';
 import { basicAuthHeader } from '../../src/api/wire.js';
 import type { ChatClient } from '../../src/client/client.js';
 import { getSetting, setSetting } from '../../src/server/model/realm.js';
-import { USER_VIEW_COLUMNS } from '../../src/server/model/user-view.js';
+import { KEPT_USERS } from '../../src/server/model/kept-user-pages.js';
+import { seedUsers } from '../../src/server/model/bulk-seed.js';
+import { USER_PAGE, USER_VIEW_COLUMNS } from '../../src/server/model/user-view.js';
 import { insertUser } from '../../src/server/model/users.js';
 import { CHANGE_LOG_LIMITS } from '../../src/server/store/changes.js';
 import { newStream, ownerChannel } from '../helpers/channels.js';
@@ -119,7 +121,11 @@ describe('GET /users from kept renderings', () => {
     const out: { admin: boolean; query: Params; user: User }[] = [];
     for (const viewer of [org.owner, member]) {
       for (const query of [...QUERIES, { user_ids: [id] }]) {
-        const user = (await read<Users>(viewer, '/users', query)).members.find((u) => u.user_id === id);
+        // Twice: a page made whole is kept the second time it is (model/kept-user-pages.ts), so that what a case
+        // reads after its change is what was kept, with the change put in.
+        const once = await read<Users>(viewer, '/users', query);
+        expect(await read<Users>(viewer, '/users', query)).toEqual(once);
+        const user = once.members.find((u) => u.user_id === id);
         expect(user).toBeDefined();
         out.push({ admin: viewer === org.owner, query, user: user! });
       }
@@ -240,6 +246,46 @@ describe('GET /users from kept renderings', () => {
     const other = org.otherConnection();
     const elsewhere = insertUser(other, { email: 'elsewhere@example.com', full_name: 'Else Where' }, Math.floor(Date.now() / 1000)).id;
     expect(await ids()).toEqual([...before, joined, elsewhere]);
+  });
+});
+
+describe('GET /users of more users than are kept', () => {
+  const { org, read } = servedOrg();
+  let ids: number[];
+  let reader: TestUser;
+  beforeAll(() => {
+    // Past the kept users by a page and a half: the rest are rendered as in-process, page by page.
+    const count = KEPT_USERS + Math.floor(1.5 * USER_PAGE);
+    ids = org.db.transaction(() =>
+      seedUsers(
+        org.db,
+        Array.from({ length: count }, (_, i) => ({ email: `many${i}@example.com`, full_name: `Many ${i}`, role: 400 })),
+        Math.floor(Date.now() / 1000),
+      ),
+    )();
+    // A member past the kept part: their own entry, with their address, comes from the pages rendered anew.
+    reader = org.addUser();
+  });
+  afterAll(() => org.close());
+
+  it("lists every user the same on each read, changes and the caller's own address shown on both sides of the kept part", async () => {
+    const early = ids[10]!;
+    const late = ids.at(-10)!;
+    setSetting(org.db, 'email_address_visibility', 3);
+    try {
+      for (const round of [0, 1, 2]) {
+        const members = (await read<Users>(reader, '/users')).members;
+        expect(members.map((u) => u.user_id)).toEqual([org.owner.id, ...ids, reader.id]);
+        expect(members.map((u) => u.full_name).filter((n) => n.startsWith('Renamed'))).toEqual(
+          round ? [`Renamed ${round} early`, `Renamed ${round} late`] : [],
+        );
+        expect(members.filter((u) => u.delivery_email !== null).map((u) => u.user_id)).toEqual([reader.id]);
+        org.db.prepare('UPDATE users SET full_name = ? WHERE id = ?').run(`Renamed ${round + 1} early`, early);
+        org.db.prepare('UPDATE users SET full_name = ? WHERE id = ?').run(`Renamed ${round + 1} late`, late);
+      }
+    } finally {
+      setSetting(org.db, 'email_address_visibility', 1);
+    }
   });
 });
 

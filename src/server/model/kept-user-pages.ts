@@ -13,7 +13,17 @@ import type { Db } from '../store/db.js';
 import { limitClause } from '../store/limit-clause.js';
 import { inReadSnapshot } from '../store/transactions.js';
 import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
-import { policyLetsSee, profilesOf, USER_PAGE, type UserViewOptions, usersForView, viewSettings, type ViewSettings, viewWithProfiles } from './user-view.js';
+import {
+  policyLetsSee,
+  profilesOf,
+  USER_PAGE,
+  type UserViewOptions,
+  usersForView,
+  userViewPages,
+  viewSettings,
+  type ViewSettings,
+  viewWithProfiles,
+} from './user-view.js';
 import type { Viewer } from './users.js';
 
 /** Users' renderings kept per connection: about 400 characters of JSON each. */
@@ -27,6 +37,15 @@ const USER_RENDERINGS: RenderedCacheLimits = { entries: 20_000, characters: 8 * 
 const KEPT_PAGES = 200;
 const KEPT_PAGE_CHARACTERS = 8 * 1024 * 1024;
 
+/**
+ * Users of one list whose renderings and pages are kept: the first this many; the users past them are read and
+ * rendered as when nothing is kept (userViewPages). A list longer than the caches would push out each rendering
+ * before the next list came back for it, and keeping what is about to go cost more than making it: `GET /users`
+ * of 100,000 users took 1.0–1.3 s through `serve`, which grew to 350 MB, with every page kept; with the first
+ * 20,000 kept, 0.36 s read again and 0.46 s after a change of every user, at 190 MB (bench:scale).
+ */
+export const KEPT_USERS = Math.min(USER_RENDERINGS.entries, Math.floor(KEPT_PAGE_CHARACTERS / 400));
+
 /** A page of users as its viewers of one kind see it, as of change `at`: its renderings and their JSON joined. */
 interface KeptPage {
   at: number;
@@ -36,7 +55,8 @@ interface KeptPage {
   json: string;
 }
 
-const keptPages = new WeakMap<Db, { pages: Map<number, KeptPage>; characters: number }>();
+/** Per connection: the pages kept, their characters, and the pages made whole once but not kept, as of which change (keptPage). */
+const keptPages = new WeakMap<Db, { pages: Map<number, KeptPage>; characters: number; madeOnce: Map<number, number> }>();
 
 /** What makes the page stale whoever is on it: the organization's settings, or who the users are. */
 const WHOLE_PAGE: readonly Dependency[] = [dependency('realm', 0), dependency('users', 0)];
@@ -67,7 +87,7 @@ export function keptUserPages(
        * The renderings of `ids` (ascending) as `as` sees them, kept by `keyOf` (what a rendering depends on
        * besides the user's rows and the settings: whether the viewer sees the address, and what was asked for).
        */
-      const renderingsOf = (ids: readonly number[], as: Viewer | null, keyOf: (id: number) => number): Rendering<User>[] => {
+      const renderingsOf = (ids: readonly number[], as: Viewer | null, keyOf: (id: number) => number, keep = true): Rendering<User>[] => {
         const found = ids.map((id) => cache.get(db, keyOf(id)));
         const missing = ids.filter((_, i) => found[i] === undefined);
         if (missing.length) {
@@ -79,7 +99,7 @@ export function keptUserPages(
             const rendering = made.get(id);
             if (!rendering) return;
             found[i] = rendering;
-            cache.set(keyOf(id), at, [dependency('user', id), dependency('realm', 0)], rendering);
+            if (keep) cache.set(keyOf(id), at, [dependency('user', id), dependency('realm', 0)], rendering);
           });
         }
         return found.filter((r) => r !== undefined);
@@ -102,7 +122,7 @@ export function keptUserPages(
       }
       // The page as every viewer of this kind sees it: rendered for nobody on it, then the viewer's own entry.
       const others: Viewer | null = viewer && { id: -1, role: viewer.role };
-      const page = keptPage(db, keyOf(after, letsSee), at, all, (ids) => renderingsOf(ids, others, (id) => keyOf(id, letsSee)));
+      const page = keptPage(db, keyOf(after, letsSee), at, all, (ids, keep) => renderingsOf(ids, others, (id) => keyOf(id, letsSee), keep));
       const values = page.renderings.map((r) => r.value);
       const own = letsSee || !viewer ? -1 : indexOf(page.renderings, viewer.id, (r) => r.value.user_id);
       const [mine] = own < 0 ? [] : renderingsOf([viewer!.id], viewer, asViewer);
@@ -117,9 +137,12 @@ export function keptUserPages(
   // One page is the whole list (an organization of up to USER_PAGE users): no pages to read as it is written.
   if (first.count < USER_PAGE || first.last === undefined) return first.users;
   return (function* () {
-    for (let page = first; ; page = read(page.last)) {
+    let page = first;
+    for (let listed = first.count; ; listed += page.count) {
       if (page.users.length) yield page.users;
       if (page.count < USER_PAGE || page.last === undefined) return;
+      if (listed + USER_PAGE > KEPT_USERS) return yield* userViewPages(db, viewer, opts, realmUrl, only, page.last);
+      page = read(page.last);
     }
   })();
 }
@@ -129,20 +152,39 @@ const joinedJson = (renderings: readonly Rendering<User>[]): string => rendering
 
 /**
  * The page of `ids` kept under `key` as of change `at`: the one kept, with the users changed since rendered
- * again (`render`: their renderings, ascending), or made whole when the settings, the users listed or what
- * changed since are not known.
+ * again (`render`: their renderings, ascending, kept when `keep`), or made whole when the settings, the users
+ * listed or what changed since are not known (and kept the second time: see below).
  */
-function keptPage(db: Db, key: number, at: number, ids: readonly number[], render: (ids: readonly number[]) => Rendering<User>[]): KeptPage {
+function keptPage(db: Db, key: number, at: number, ids: readonly number[], render: (ids: readonly number[], keep: boolean) => Rendering<User>[]): KeptPage {
   let kept = keptPages.get(db);
   if (!kept) {
-    kept = { pages: new Map(), characters: 0 };
+    kept = { pages: new Map(), characters: 0, madeOnce: new Map() };
     keptPages.set(db, kept);
   }
+  const log = changeLog(db);
   const before = kept.pages.get(key);
-  const changed = before?.ids === ids ? changeLog(db).changedSince(before.at) : undefined;
+  const changed = before?.ids === ids ? log.changedSince(before.at) : undefined;
   let page: KeptPage;
-  if (!before || !changed || changed.some((row) => WHOLE_PAGE.includes(row))) page = joinedPage(at, ids, render(ids));
-  else {
+  if (!before || !changed || changed.some((row) => WHOLE_PAGE.includes(row))) {
+    // Kept from the second time it is made whole with nothing the whole page depends on changed between: a page
+    // read once after each change of the settings, or of who the users are, would pay for keeping its users
+    // every time and never be read from what it kept (as nginx caches an answer asked for proxy_cache_min_uses
+    // times). Keeping costs more than making: 10,000 users listed after each change of the settings took 150 ms
+    // through `serve` when kept every time, 40 ms when not.
+    const once = kept.madeOnce.get(key);
+    const keep = once !== undefined && log.holds(once, WHOLE_PAGE);
+    page = joinedPage(at, ids, render(ids, keep));
+    if (!keep) {
+      if (before) {
+        kept.pages.delete(key);
+        kept.characters -= before.json.length;
+      }
+      if (kept.madeOnce.size >= KEPT_PAGES) kept.madeOnce.clear();
+      kept.madeOnce.set(key, at);
+      return page;
+    }
+    kept.madeOnce.delete(key);
+  } else {
     const stale = new Set<number>();
     for (const row of changed) {
       const user = userOf(row);
@@ -152,7 +194,12 @@ function keptPage(db: Db, key: number, at: number, ids: readonly number[], rende
       before.at = at;
       return before;
     }
-    const fresh = new Map(render([...stale].sort((a, b) => a - b)).map((r) => [r.value.user_id, r]));
+    const fresh = new Map(
+      render(
+        [...stale].sort((a, b) => a - b),
+        true,
+      ).map((r) => [r.value.user_id, r]),
+    );
     page = joinedPage(
       at,
       ids,

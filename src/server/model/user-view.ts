@@ -171,8 +171,8 @@ export function oneUserView(db: Db, viewer: Viewer | null, opts: UserViewOptions
 }
 
 /**
- * The wire form of every user (only those in `only`, when given) as `viewer` sees them, in ID order, a page of
- * USER_PAGE users at a time (keyset pages: the users after the last ID of the page before). Each page is one
+ * The wire form of every user after ID `from` (only those in `only`, when given) as `viewer` sees them, in ID
+ * order, a page of USER_PAGE users at a time (keyset pages: the users after the last ID of the page before). Each page is one
  * short read of its own, made when the next page is asked for: nothing is held open between pages, as a
  * server shares its one connection among requests while a slow client reads.
  *
@@ -188,7 +188,14 @@ export function oneUserView(db: Db, viewer: Viewer | null, opts: UserViewOptions
  * moment it is sent. Who reads a list whole (not as a stream) still gets one snapshot: the router reads
  * every page inside the request's transaction.
  */
-export function* userViewPages(db: Db, viewer: Viewer | null, opts: UserViewOptions, realmUrl: string, only?: ReadonlySet<number>): Generator<User[]> {
+export function* userViewPages(
+  db: Db,
+  viewer: Viewer | null,
+  opts: UserViewOptions,
+  realmUrl: string,
+  only?: ReadonlySet<number>,
+  from = 0,
+): Generator<User[]> {
   const view = viewWithProfiles(db, viewer, opts, realmUrl);
   const page = db.prepare<[number], UserViewRow>(`SELECT ${VIEW_COLUMNS} FROM users WHERE id > ? AND is_system_bot = 0 ORDER BY id ${limitClause(USER_PAGE)}`);
   const read = (after: number) =>
@@ -196,7 +203,7 @@ export function* userViewPages(db: Db, viewer: Viewer | null, opts: UserViewOpti
       const rows = page.all(after);
       return { rows, profiles: profilesOf(db, opts, rows) };
     });
-  for (let after = 0; ; ) {
+  for (let after = from; ; ) {
     const { rows, profiles } = read(after);
     const users = (only ? rows.filter((u) => only.has(u.id)) : rows).map((u) => view(u, profiles));
     if (users.length) yield users;
