@@ -72,6 +72,30 @@ describe('RenderedCache', () => {
     expect(cache.get(org.db, 'user')?.json).toBe('"user again"');
   });
 
+  it('checks a rendering against the few changes since it was last given, or against each of its rows further behind, alike', () => {
+    const cache = new RenderedCache<string, string>({ entries: 10, characters: 1000 });
+    const rename = org.db.prepare('UPDATE users SET full_name = ? WHERE id = ?');
+    for (const behind of [1, CHANGE_LOG_LIMITS.walked, CHANGE_LOG_LIMITS.walked + 1, 3 * CHANGE_LOG_LIMITS.walked]) {
+      const at = now();
+      cache.set('mine', at, [dependency('user', user.id), dependency('realm', 0)], rendering('"mine"'));
+      cache.set('theirs', at, [dependency('user', other.id)], rendering('"theirs"'));
+      // Given once more: each is counted as made as of the newest change, and what comes after still tells.
+      expect(kept(cache, ['mine', 'theirs'])).toEqual(['mine', 'theirs']);
+      org.db.transaction(() => {
+        for (let i = 0; i < behind - 1; i++) rename.run(`Other ${behind} ${i}`, other.id);
+        rename.run(`Mine ${behind}`, user.id);
+      })();
+      now();
+      expect(kept(cache, ['mine', 'theirs'])).toEqual(behind === 1 ? ['theirs'] : []);
+      cache.set('theirs', now(), [dependency('user', other.id)], rendering('"theirs"'));
+      org.db.transaction(() => {
+        for (let i = 0; i < behind; i++) rename.run(`Mine ${behind} ${i}`, user.id);
+      })();
+      now();
+      expect(kept(cache, ['theirs'])).toEqual(['theirs']);
+    }
+  });
+
   it('lists the rows changed since a change while it still lists them, and tells when it no longer does', () => {
     const log = changeLog(org.db);
     const at = now();

@@ -88,7 +88,7 @@ export function keptUserPages(
        * besides the user's rows and the settings: whether the viewer sees the address, and what was asked for).
        */
       const renderingsOf = (ids: readonly number[], as: Viewer | null, keyOf: (id: number) => number, keep = true): Rendering<User>[] => {
-        const found = ids.map((id) => cache.get(db, keyOf(id)));
+        const found: (Rendering<User> | undefined)[] = ids.map((id) => cache.get(db, keyOf(id)));
         const missing = ids.filter((_, i) => found[i] === undefined);
         if (missing.length) {
           const view = viewWithProfiles(db, as, opts, realmUrl, settings);

@@ -12,7 +12,7 @@ import type { MessageRow } from './message-access.js';
 import { madeOf, messageRenderingsOf, NO_FLAGS_TAIL, renderingKey, scoped } from './message-rendering-cache.js';
 import { messagesToWire, wireFlags, type WireOptions } from './messages.js';
 import type { Flagged } from './narrow.js';
-import type { Rendering } from './rendered-cache.js';
+import type { KeptRendering, Rendering } from './rendered-cache.js';
 
 /**
  * The messages `found` (ID order, each with the viewer's flags: narrow.ts fetchRange, flaggedInNarrow) in the
@@ -21,8 +21,13 @@ import type { Rendering } from './rendered-cache.js';
  */
 export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: WireOptions, realmUrl: string, at: number): FetchedMessage[] {
   const cache = messageRenderingsOf(db);
-  const renderings = found.map(([id]) => cache.get(db, renderingKey(id, opts), realmUrl));
-  const missing = found.filter((_, i) => renderings[i] === undefined).map(([id]) => id);
+  const renderings: (KeptRendering<FetchedMessage> | Rendering<FetchedMessage> | undefined)[] = [];
+  const missing: number[] = [];
+  for (const [id] of found) {
+    const kept = cache.get(db, renderingKey(id, opts), realmUrl);
+    renderings.push(kept);
+    if (!kept) missing.push(id);
+  }
   if (missing.length) {
     const rows = db.prepare('SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id').all(JSON.stringify(missing)) as MessageRow[];
     const made = new Map(messagesToWire(db, rows, opts, realmUrl).map((value) => [value.id, value]));
@@ -35,39 +40,39 @@ export function keptFetchedMessages(db: Db, found: readonly Flagged[], opts: Wir
     });
   }
   const messages: FetchedMessage[] = [];
-  const texts: string[] = [];
-  found.forEach(([, flagBits], i) => {
+  let json = '';
+  for (let i = 0; i < found.length; i++) {
     const rendering = renderings[i];
-    if (!rendering) return;
-    const flagged = withFlags(rendering, flagBits);
+    if (!rendering) continue;
+    const flagged = withFlags(rendering, found[i]![1]);
     messages.push(flagged.value);
-    texts.push(flagged.json);
-  });
-  return withJson(messages, texts.join(','));
+    json += messages.length === 1 ? flagged.json : `,${flagged.json}`;
+  }
+  return withJson(messages, json);
 }
 
 /**
  * Each kept rendering as the callers with one set of flags on its message get it (value and JSON), by flag bits:
  * made once and given to every caller with those flags; the values are shared, as only `serve`, which writes
  * them as JSON, takes kept values. A message has few sets of flags among its readers (read, historical,
- * mentioned, starred ...): past MAX_FLAG_SETS a form is made for its request alone. Copying each message for
- * each caller was half of what assembling an answer cost.
+ * mentioned, starred ...): past MAX_FLAG_SETS a form is made for its request alone, as it is for a rendering
+ * made for this request (not kept). Copying each message for each caller was half of what assembling an answer cost.
  */
-const flaggedForms = new WeakMap<Rendering<FetchedMessage>, Map<number, Rendering<FetchedMessage>>>();
 const MAX_FLAG_SETS = 8;
 
-function withFlags(rendering: Rendering<FetchedMessage>, flagBits: number): Rendering<FetchedMessage> {
-  let forms = flaggedForms.get(rendering);
+function withFlags(rendering: KeptRendering<FetchedMessage> | Rendering<FetchedMessage>, flagBits: number): Rendering<FetchedMessage> {
+  // A kept rendering has its forms (made the first time one is asked for); one made for this request has none.
+  let forms: Map<number, Rendering<FetchedMessage>> | undefined;
+  if ('forms' in rendering) {
+    rendering.forms ??= new Map();
+    forms = rendering.forms;
+  }
   const kept = forms?.get(flagBits);
   if (kept) return kept;
   // The kept value has `flags` as its last key already (scoped): the copy has its shape, and its JSON ends there.
   const value = { ...rendering.value };
   value.flags = wireFlags(flagBits);
   const form = { value, json: `${rendering.json.slice(0, -NO_FLAGS_TAIL.length)}${JSON.stringify(value.flags)}}` };
-  if (!forms) {
-    forms = new Map();
-    flaggedForms.set(rendering, forms);
-  }
-  if (forms.size < MAX_FLAG_SETS) forms.set(flagBits, form);
+  if (forms && forms.size < MAX_FLAG_SETS) forms.set(flagBits, form);
   return form;
 }

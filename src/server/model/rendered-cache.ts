@@ -20,8 +20,13 @@ export interface Rendering<V> {
   scope?: string;
 }
 
-interface Kept<V> extends Rendering<V> {
-  /** The change log's newest change when it was made. */
+/** A kept rendering as the cache gives it: with the forms made from it (by what they add: a message's flags), kept as long as it is. */
+export interface KeptRendering<V> extends Rendering<V> {
+  forms: Map<number, Rendering<V>> | undefined;
+}
+
+interface Kept<V> extends KeptRendering<V> {
+  /** The change log's newest change when it was made, or when it was last given and so seen to hold (get). */
   at: number;
   made: readonly Dependency[];
 }
@@ -42,12 +47,17 @@ export class RenderedCache<V, K extends string | number = number> {
    * The rendering kept for `key`, if what it was made of is unchanged as of this transaction's ChangeLog.sync,
    * and it was made in `scope` where it depends on one.
    */
-  get(db: Db, key: K, scope?: string): Rendering<V> | undefined {
+  get(db: Db, key: K, scope?: string): KeptRendering<V> | undefined {
     const kept = this.entries.get(key);
     if (!kept) return undefined;
-    if ((kept.scope === undefined || kept.scope === scope) && changeLog(db).holds(kept.at, kept.made)) return kept;
-    this.drop(key);
-    return undefined;
+    const as = kept.scope === undefined || kept.scope === scope ? changeLog(db).confirmed(kept.at, kept.made) : undefined;
+    if (as === undefined) {
+      this.drop(key);
+      return undefined;
+    }
+    // Checked as of the newest change read: the next request walks only the changes made after this one.
+    kept.at = as;
+    return kept;
   }
 
   /** Keeps a rendering made as of change `at` from the rows `made` names. */
@@ -60,7 +70,7 @@ export class RenderedCache<V, K extends string | number = number> {
       this.drop(oldest);
     }
     // Named, not spread: a spread copy cost a third of making a user's rendering again once every one was stale.
-    this.entries.set(key, { value: rendering.value, json: rendering.json, scope: rendering.scope, at, made });
+    this.entries.set(key, { value: rendering.value, json: rendering.json, scope: rendering.scope, at, made, forms: undefined });
     this.characters += rendering.json.length;
   }
 

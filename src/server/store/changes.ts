@@ -35,8 +35,10 @@ export const userOf = (row: Dependency): number | undefined => (row < ID_SPAN ? 
 /**
  * Changes read in one go at most, and distinct rows remembered: past either the log starts afresh, forgetting
  * every kept value. `recent`: changes listed in order for changedSince, at least (at most twice as many).
+ * `walked`: changes after a value that ChangeLog.holds walks at most in that list; further behind, it looks up
+ * each row the value was made of.
  */
-export const CHANGE_LOG_LIMITS = { read: 1000, remembered: 10_000, recent: 1000 };
+export const CHANGE_LOG_LIMITS = { read: 1000, remembered: 10_000, recent: 1000, walked: 16 };
 
 export class ChangeLog {
   /** The newest change read (-1: none read yet). */
@@ -91,8 +93,25 @@ export class ChangeLog {
   /** Whether a value made as of change `at` from `made` still holds: nothing it was made of changed since. */
   holds(at: number, made: readonly Dependency[]): boolean {
     if (at < this.floor) return false;
+    if (at >= this.seen) return true;
+    // A value checked lately (see confirmed) has few changes after it: those are walked, in the short list of
+    // recent ones every value checked in this request walks too, rather than each row it was made of looked up
+    // in the map of every row changed, at a place of its own in memory.
+    const first = this.recentSeqs.length - (this.seen - at);
+    if (this.seen - at <= CHANGE_LOG_LIMITS.walked && first >= 0 && this.recentSeqs[first] === at + 1) {
+      for (let i = first; i < this.recentRows.length; i++) if (made.includes(this.recentRows[i]!)) return false;
+      return true;
+    }
     for (const d of made) if ((this.changed.get(d) ?? 0) > at) return false;
     return true;
+  }
+
+  /**
+   * The change a value made as of `at` from `made` can be counted as made as of, now that it is seen to hold (the
+   * newest change read: nothing it was made of changed in between), or undefined when it no longer holds.
+   */
+  confirmed(at: number, made: readonly Dependency[]): number | undefined {
+    return this.holds(at, made) ? Math.max(at, this.seen) : undefined;
   }
 
   /**
