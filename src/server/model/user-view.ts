@@ -172,9 +172,9 @@ export function oneUserView(db: Db, viewer: Viewer | null, opts: UserViewOptions
 
 /**
  * The wire form of every user after ID `from` (only those in `only`, when given) as `viewer` sees them, in ID
- * order, a page of USER_PAGE users at a time (keyset pages: the users after the last ID of the page before). Each page is one
- * short read of its own, made when the next page is asked for: nothing is held open between pages, as a
- * server shares its one connection among requests while a slow client reads.
+ * order, a page of USER_PAGE users at a time (keyset pages: the users after the last ID of the page before).
+ * Each page is one short read of its own, made when the next page is asked for: nothing is held open between
+ * pages, as a server shares its one connection among requests while a slow client reads.
  *
  * Consistency: each user is read whole, and once: IDs only grow and users are never deleted, so everyone
  * who existed throughout is listed exactly once, and someone created while the list is read is listed at
