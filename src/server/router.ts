@@ -233,13 +233,15 @@ export class Router implements Answerer {
   ): WireResponse | Promise<WireResponse> {
     const { req, op, binding, params, caller } = admitted;
     const { db, clock } = this.setting;
-    let ctx = handlerContext(this.setting, req, caller, signal, { rendersJson: o.rendersJson });
+    // The context of the last try: whether a failed one committed something (it may not be tried again then).
+    let last: BuiltContext | undefined;
     const attempt = () => {
-      ctx = handlerContext(this.setting, req, caller, signal, { rendersJson: o.rendersJson });
-      return inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed));
+      const ctx = handlerContext(this.setting, req, caller, signal, { rendersJson: o.rendersJson });
+      last = ctx;
+      return { ctx, result: inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed)) };
     };
-    const result = tryNowThenWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
-    return result instanceof Promise ? result.then((r) => this.answered(admitted, ctx, r, o)) : this.answered(admitted, ctx, result, o);
+    const tried = tryNowThenWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => last?.committedSome() !== true, signal });
+    return tried instanceof Promise ? tried.then((t) => this.answered(admitted, t.ctx, t.result, o)) : this.answered(admitted, tried.ctx, tried.result, o);
   }
 
   /** `run` for a handler that awaits: one whose area is not loaded yet, an async one, or one with work to prepare first (a hash). */
@@ -258,12 +260,13 @@ export class Router implements Answerer {
     }
     // An async handler manages its own transactions.
     const { db, clock } = this.setting;
-    let ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
+    let last: BuiltContext | undefined;
     const attempt = async () => {
-      ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
-      return this.settle(req, await binding.fn(ctx.handler, params), streamed);
+      const ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
+      last = ctx;
+      return { ctx, result: this.settle(req, await binding.fn(ctx.handler, params), streamed) };
     };
-    const result = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => !ctx.committedSome(), signal });
+    const { ctx, result } = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => last?.committedSome() !== true, signal });
     return this.answered(admitted, ctx, result, o);
   }
 

@@ -10,6 +10,7 @@ import { withJson } from '../../api/rendered-list.js';
 import type { User } from '../../api/types.js';
 import { changeLog, dependency, type Dependency, userOf } from '../store/changes.js';
 import type { Db } from '../store/db.js';
+import { BoundedMap } from '../store/bounded-map.js';
 import { limitClause } from '../store/limit-clause.js';
 import { inReadSnapshot } from '../store/transactions.js';
 import { renderedCacheOf, type RenderedCache, type RenderedCacheLimits, type Rendering } from './rendered-cache.js';
@@ -38,13 +39,14 @@ const KEPT_PAGES = 200;
 const KEPT_PAGE_CHARACTERS = 8 * 1024 * 1024;
 
 /**
- * Users of one list whose renderings and pages are kept: the first this many; the users past them are read and
- * rendered as when nothing is kept (userViewPages). A list longer than the caches would push out each rendering
+ * Users of one list whose renderings and pages are kept: the first this many, as many as the cache of renderings
+ * holds (its characters sized for them, as are the pages'); the users past them are read and rendered as when
+ * nothing is kept (userViewPages). A list longer than the caches would push out each rendering
  * before the next list came back for it, and keeping what is about to go cost more than making it: `GET /users`
  * of 100,000 users took 1.0–1.3 s through `serve`, which grew to 350 MB, with every page kept; with the first
  * 20,000 kept, 0.36 s read again and 0.46 s after a change of every user, at 190 MB (bench:scale).
  */
-export const KEPT_USERS = Math.min(USER_RENDERINGS.entries, Math.floor(KEPT_PAGE_CHARACTERS / 400));
+export const KEPT_USERS = USER_RENDERINGS.entries;
 
 /** A page of users as its viewers of one kind see it, as of change `at`: its renderings and their JSON joined. */
 interface KeptPage {
@@ -55,8 +57,8 @@ interface KeptPage {
   json: string;
 }
 
-/** Per connection: the pages kept, their characters, and the pages made whole once but not kept, as of which change (keptPage). */
-const keptPages = new WeakMap<Db, { pages: Map<number, KeptPage>; characters: number; madeOnce: Map<number, number> }>();
+/** Per connection: the pages kept, and the pages made whole once but not kept, as of which change (keptPage). */
+const keptPages = new WeakMap<Db, { pages: BoundedMap<number, KeptPage>; madeOnce: Map<number, number> }>();
 
 /** What makes the page stale whoever is on it: the organization's settings, or who the users are. */
 const WHOLE_PAGE: readonly Dependency[] = [dependency('realm', 0), dependency('users', 0)];
@@ -158,7 +160,7 @@ const joinedJson = (renderings: readonly Rendering<User>[]): string => rendering
 function keptPage(db: Db, key: number, at: number, ids: readonly number[], render: (ids: readonly number[], keep: boolean) => Rendering<User>[]): KeptPage {
   let kept = keptPages.get(db);
   if (!kept) {
-    kept = { pages: new Map(), characters: 0, madeOnce: new Map() };
+    kept = { pages: new BoundedMap({ entries: KEPT_PAGES, size: KEPT_PAGE_CHARACTERS }, (_, page) => page.json.length), madeOnce: new Map() };
     keptPages.set(db, kept);
   }
   const log = changeLog(db);
@@ -175,10 +177,7 @@ function keptPage(db: Db, key: number, at: number, ids: readonly number[], rende
     const keep = once !== undefined && log.holds(once, WHOLE_PAGE);
     page = joinedPage(at, ids, render(ids, keep));
     if (!keep) {
-      if (before) {
-        kept.pages.delete(key);
-        kept.characters -= before.json.length;
-      }
+      kept.pages.delete(key);
       if (kept.madeOnce.size >= KEPT_PAGES) kept.madeOnce.clear();
       kept.madeOnce.set(key, at);
       return page;
@@ -207,19 +206,7 @@ function keptPage(db: Db, key: number, at: number, ids: readonly number[], rende
     );
   }
   // Kept last: the least lately kept goes first.
-  if (before) {
-    kept.pages.delete(key);
-    kept.characters -= before.json.length;
-  }
-  while (kept.pages.size && (kept.pages.size >= KEPT_PAGES || kept.characters + page.json.length > KEPT_PAGE_CHARACTERS)) {
-    const [oldest, gone] = kept.pages.entries().next().value!;
-    kept.pages.delete(oldest);
-    kept.characters -= gone.json.length;
-  }
-  if (page.json.length <= KEPT_PAGE_CHARACTERS) {
-    kept.pages.set(key, page);
-    kept.characters += page.json.length;
-  }
+  kept.pages.set(key, page);
   return page;
 }
 

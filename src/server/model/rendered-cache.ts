@@ -10,7 +10,7 @@
  */
 import { changeLog, type Dependency } from '../store/changes.js';
 import type { Db } from '../store/db.js';
-import { OldestKeys } from '../store/oldest-keys.js';
+import { BoundedMap } from '../store/bounded-map.js';
 
 export interface Rendering<V> {
   value: V;
@@ -37,11 +37,11 @@ export interface RenderedCacheLimits {
 }
 
 export class RenderedCache<V, K extends string | number = number> {
-  private readonly entries = new Map<K, Kept<V>>();
-  private readonly oldest = new OldestKeys(this.entries);
-  private characters = 0;
+  private readonly entries: BoundedMap<K, Kept<V>>;
 
-  constructor(private readonly limits: RenderedCacheLimits) {}
+  constructor(limits: RenderedCacheLimits) {
+    this.entries = new BoundedMap({ entries: limits.entries, size: limits.characters }, (_, kept) => kept.json.length);
+  }
 
   /**
    * The rendering kept for `key`, if what it was made of is unchanged as of this transaction's ChangeLog.sync,
@@ -52,7 +52,7 @@ export class RenderedCache<V, K extends string | number = number> {
     if (!kept) return undefined;
     const as = kept.scope === undefined || kept.scope === scope ? changeLog(db).confirmed(kept.at, kept.made) : undefined;
     if (as === undefined) {
-      this.drop(key);
+      this.entries.delete(key);
       return undefined;
     }
     // Checked as of the newest change read: the next request walks only the changes made after this one.
@@ -62,23 +62,8 @@ export class RenderedCache<V, K extends string | number = number> {
 
   /** Keeps a rendering made as of change `at` from the rows `made` names. */
   set(key: K, at: number, made: readonly Dependency[], rendering: Rendering<V>): void {
-    this.drop(key);
-    if (rendering.json.length > this.limits.characters) return;
-    while (this.entries.size >= this.limits.entries || this.characters + rendering.json.length > this.limits.characters) {
-      const oldest = this.oldest.next();
-      if (oldest === undefined) break;
-      this.drop(oldest);
-    }
     // Named, not spread: a spread copy cost a third of making a user's rendering again once every one was stale.
     this.entries.set(key, { value: rendering.value, json: rendering.json, scope: rendering.scope, at, made, forms: undefined });
-    this.characters += rendering.json.length;
-  }
-
-  private drop(key: K): void {
-    const kept = this.entries.get(key);
-    if (!kept) return;
-    this.entries.delete(key);
-    this.characters -= kept.json.length;
   }
 }
 

@@ -5,7 +5,7 @@
  * for longer than its timeout) the stamp is undefined, and nothing is answered from the cache or kept in it.
  */
 import type { Db } from './db.js';
-import { OldestKeys } from './oldest-keys.js';
+import { BoundedMap } from './bounded-map.js';
 import { storeStamp } from './stamp.js';
 
 export interface StampedCacheLimits<V> {
@@ -21,14 +21,15 @@ export interface StampedCacheLimits<V> {
 export class StampedCache<V> {
   /** The stamp the entries held were kept at. */
   private kept: string | undefined;
-  private readonly entries = new Map<string, V>();
-  private readonly oldest = new OldestKeys(this.entries);
-  private size = 0;
+  private readonly entries: BoundedMap<string, V>;
 
   constructor(
     private readonly db: Db,
-    private readonly limits: StampedCacheLimits<V>,
-  ) {}
+    limits: StampedCacheLimits<V>,
+  ) {
+    const { sizeOf = () => 0, size = Number.POSITIVE_INFINITY, entrySize } = limits;
+    this.entries = new BoundedMap({ entries: limits.entries, size, entrySize }, sizeOf);
+  }
 
   /** The store's stamp now (undefined when it cannot be read); the cache is emptied when it is not the one its entries were kept at. */
   stamp(): string | undefined {
@@ -41,7 +42,6 @@ export class StampedCache<V> {
     if (stamp === undefined || stamp !== this.kept) {
       this.kept = stamp;
       this.entries.clear();
-      this.size = 0;
     }
     return stamp;
   }
@@ -64,23 +64,6 @@ export class StampedCache<V> {
    * rest, so an entry is never given at a stamp older than what it was made from, nor newer.
    */
   set(key: string, stamp: string, value: V): void {
-    const size = this.limits.sizeOf?.(key, value) ?? 0;
-    if (size > (this.limits.entrySize ?? Number.POSITIVE_INFINITY) || this.kept !== stamp) return;
-    this.drop(key);
-    const total = this.limits.size ?? Number.POSITIVE_INFINITY;
-    while (this.entries.size >= this.limits.entries || this.size + size > total) {
-      const oldest = this.oldest.next();
-      if (oldest === undefined) break;
-      this.drop(oldest);
-    }
-    this.entries.set(key, value);
-    this.size += size;
-  }
-
-  private drop(key: string): void {
-    const value = this.entries.get(key);
-    if (value === undefined) return;
-    this.entries.delete(key);
-    this.size -= this.limits.sizeOf?.(key, value) ?? 0;
+    if (this.kept === stamp) this.entries.set(key, value);
   }
 }
