@@ -5,7 +5,6 @@
 import { ApiError, badRequest, mustBe, unauthorized } from '../api/errors.js';
 import type { Access } from '../api/operation.js';
 import { featureLevel, featureLevelFrom } from './feature-level.js';
-import { keptCredentials } from './kept-callers.js';
 import { isAdmin, isGuest, isOwner, userByEmailWithSetting, type UserRow } from './model/users.js';
 import { secretsEqual } from './secrets.js';
 import type { Db } from './store/db.js';
@@ -20,19 +19,15 @@ export interface Credentials {
 
 /**
  * The caller a request's Authorization header names, and the organization's feature level, read with the
- * caller's row in one statement (the router needs both, and a statement each cost more than either row), or
- * kept from a request before while neither changed (kept-callers.ts). The level is read even for credentials
- * refused unread, so that whoever routes by it can do so first.
+ * caller's row in one statement (the router needs both, and a statement each cost more than either row).
+ * The level is read even for credentials refused unread, so that whoever routes by it can do so first.
  */
 export function credentials(db: Db, authorization: string | undefined): Credentials {
-  return keptCredentials(db, authorization, () => readCredentials(db, authorization));
-}
-
-/** credentials, read from the store. */
-function readCredentials(db: Db, authorization: string | undefined): Credentials {
   const given = parseBasic(authorization);
   if (given instanceof ApiError) return { caller: given, level: featureLevel(db) };
   if (!API_KEY.test(given.key)) return { caller: unauthorized('Malformed API key'), level: featureLevel(db) };
+  // Read at every request: a row kept between requests cost two statements for the store's stamp, more than the
+  // row itself now that rows are made from arrays (store/row-objects.ts), and every write emptied it anyway.
   const { user, stored } = userByEmailWithSetting(db, given.email, 'feature_level');
   return { caller: checkKey(user, given.key), level: featureLevelFrom(stored) };
 }

@@ -17,18 +17,14 @@
 import type { Db } from './db.js';
 import { limitClause } from './limit-clause.js';
 
-/**
- * What changed: one user (what others see of them), the set of users (who there is, ID 0), one message, one
- * channel, the organization's settings (ID 0), or one user's account (any column of their row: their key,
- * password and settings too; migration 19).
- */
-export type ChangeSubject = 'user' | 'users' | 'message' | 'channel' | 'realm' | 'account';
+/** What changed: one user, the set of users (who there is, ID 0), one message, one channel, the organization's settings (ID 0). */
+export type ChangeSubject = 'user' | 'users' | 'message' | 'channel' | 'realm';
 
 /** A subject and ID a kept value was made of, as one number (compared and looked up without making a string). */
 export type Dependency = number;
 
-const SUBJECT_CODES: Readonly<Record<ChangeSubject, number>> = { user: 0, users: 1, message: 2, channel: 3, realm: 4, account: 5 };
-/** IDs below this are told apart: SQLite's IDs here are far smaller, and six subjects of them stay exact in a double. */
+const SUBJECT_CODES: Readonly<Record<ChangeSubject, number>> = { user: 0, users: 1, message: 2, channel: 3, realm: 4 };
+/** IDs below this are told apart: SQLite's IDs here are far smaller, and five subjects of them stay exact in a double. */
 const ID_SPAN = 2 ** 44;
 
 export const dependency = (subject: ChangeSubject, id: number): Dependency => SUBJECT_CODES[subject] * ID_SPAN + id;

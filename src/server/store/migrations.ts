@@ -592,11 +592,6 @@ export const migrations: readonly Migration[] = [
   DROP TRIGGER changes_streams_channel_update;
   ${changeTriggers([['streams', 'channel', 'id', ['UPDATE']]])}
   `,
-  // 19: an account's change is any change of its row: serve keeps accepted callers' rows (model/kept-callers.ts),
-  // and a new key, a deactivation or a setting must hold from the next request
-  `
-  ${changeTriggers([['users', 'account', 'id', ['UPDATE', 'DELETE']]])}
-  `,
 ];
 
 /**
