@@ -49,6 +49,22 @@ describe.each(TRANSPORTS)('a caller changed between two requests, over %s', (kin
     expect(admins.body).toMatchObject({ result: 'error', msg: 'Must be an organization administrator' });
   });
 
+  it('a permission granted and revoked by another process (chatctl server grant) counts at the next request', async () => {
+    const admin = org.addUser({ role: 200 });
+    const create = (n: number) =>
+      rawRequest(
+        org,
+        kind,
+        { method: 'POST', path: '/users', body: [['email', `granted-${kind}-${n}@example.com`], ['password', 'a long enough password'], ['full_name', `Granted ${n}`]] },
+        admin,
+      );
+    expect((await create(1)).body).toMatchObject({ result: 'error', msg: 'User not authorized to create users' });
+    other.prepare('UPDATE users SET can_create_users = 1 WHERE id = ?').run(admin.id);
+    expect((await create(2)).body).toMatchObject({ result: 'success' });
+    other.prepare('UPDATE users SET can_create_users = 0 WHERE id = ?').run(admin.id);
+    expect((await create(3)).body).toMatchObject({ result: 'error', msg: 'User not authorized to create users' });
+  });
+
   it('an address in other letter cases is the same caller; a wrong key with a known address is still refused', async () => {
     const user = org.addUser();
     expect((await me(user, basic(user.email.toUpperCase(), user.apiKey))).body).toMatchObject({ user_id: user.id });
