@@ -55,7 +55,15 @@ describe.each(TRANSPORTS)('a caller changed between two requests, over %s', (kin
       rawRequest(
         org,
         kind,
-        { method: 'POST', path: '/users', body: [['email', `granted-${kind}-${n}@example.com`], ['password', 'a long enough password'], ['full_name', `Granted ${n}`]] },
+        {
+          method: 'POST',
+          path: '/users',
+          body: [
+            ['email', `granted-${kind}-${n}@example.com`],
+            ['password', 'a long enough password'],
+            ['full_name', `Granted ${n}`],
+          ],
+        },
         admin,
       );
     expect((await create(1)).body).toMatchObject({ result: 'error', msg: 'User not authorized to create users' });
