@@ -20,7 +20,7 @@ import { handlerAreas } from './handlers/index.js';
 import { type BuiltContext, type ContextSetting, handlerContext } from './handler-context.js';
 import { IN_PROCESS_DESTINATIONS, type WebhookDestinations } from './outgoing/destination-policy.js';
 import { BUSY_MESSAGE, isBusy, isStorageFull } from './store/busy.js';
-import { retryWhileBusy, tryNowThenWhileBusy } from './store/busy-retry.js';
+import { type RetryOptions, retryWhileBusy, tryNowThenWhileBusy } from './store/busy-retry.js';
 import type { Db } from './store/db.js';
 import { inTransaction } from './store/transactions.js';
 import { checkFieldCounts, requestParams } from './request-params.js';
@@ -231,16 +231,14 @@ export class Router implements Answerer {
     o: Pick<HandleOptions, 'pure' | 'rendersJson'>,
     prepared?: unknown,
   ): WireResponse | Promise<WireResponse> {
-    const { req, op, binding, params, caller } = admitted;
-    const { db, clock } = this.setting;
-    // The context of the last try: whether a failed one committed something (it may not be tried again then).
-    let last: BuiltContext | undefined;
+    const { req, op, binding, params } = admitted;
+    const { db } = this.setting;
+    const tries = this.tries(admitted, signal, o.rendersJson);
     const attempt = () => {
-      const ctx = handlerContext(this.setting, req, caller, signal, { rendersJson: o.rendersJson });
-      last = ctx;
+      const ctx = tries.context();
       return { ctx, result: inHandlerTransaction(db, op, () => this.settle(req, binding.fn(ctx.handler, params, prepared), streamed)) };
     };
-    const tried = tryNowThenWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => last?.committedSome() !== true, signal });
+    const tried = tryNowThenWhileBusy(db, attempt, tries.retry);
     return tried instanceof Promise ? tried.then((t) => this.answered(admitted, t.ctx, t.result, o)) : this.answered(admitted, tried.ctx, tried.result, o);
   }
 
@@ -259,15 +257,29 @@ export class Router implements Answerer {
       return this.runNow({ ...admitted, binding }, signal, streamed, o, prepared);
     }
     // An async handler manages its own transactions.
-    const { db, clock } = this.setting;
-    let last: BuiltContext | undefined;
+    const tries = this.tries(admitted, signal, rendersJson);
     const attempt = async () => {
-      const ctx = handlerContext(this.setting, req, caller, signal, { rendersJson });
-      last = ctx;
+      const ctx = tries.context();
       return { ctx, result: this.settle(req, await binding.fn(ctx.handler, params), streamed) };
     };
-    const { ctx, result } = await retryWhileBusy(db, attempt, { nowMs: () => clock.nowMs(), mayRepeat: () => last?.committedSome() !== true, signal });
+    const { ctx, result } = await retryWhileBusy(this.setting.db, attempt, tries.retry);
     return this.answered(admitted, ctx, result, o);
+  }
+
+  /**
+   * A request's tries: a fresh handler context for each (nothing a try that found the store busy scheduled or
+   * emitted survives it), and the retry options, which try again only while the last try committed nothing.
+   */
+  private tries(admitted: Admitted, signal: AbortSignal, rendersJson: boolean | undefined): { context: () => BuiltContext; retry: RetryOptions } {
+    let last: BuiltContext | undefined;
+    const { clock } = this.setting;
+    return {
+      context: () => {
+        last = handlerContext(this.setting, admitted.req, admitted.caller, signal, { rendersJson });
+        return last;
+      },
+      retry: { nowMs: () => clock.nowMs(), mayRepeat: () => last?.committedSome() !== true, signal },
+    };
   }
 
   /** The answer of a handler that returned `result`, its deferred work started, `pure` told of it when it may. */

@@ -58,7 +58,7 @@ interface KeptPage {
 }
 
 /** Per connection: the pages kept, and the pages made whole once but not kept, as of which change (keptPage). */
-const keptPages = new WeakMap<Db, { pages: BoundedMap<number, KeptPage>; madeOnce: Map<number, number> }>();
+const keptPages = new WeakMap<Db, { pages: BoundedMap<number, KeptPage>; madeOnce: BoundedMap<number, number> }>();
 
 /** What makes the page stale whoever is on it: the organization's settings, or who the users are. */
 const WHOLE_PAGE: readonly Dependency[] = [dependency('realm', 0), dependency('users', 0)];
@@ -160,7 +160,10 @@ const joinedJson = (renderings: readonly Rendering<User>[]): string => rendering
 function keptPage(db: Db, key: number, at: number, ids: readonly number[], render: (ids: readonly number[], keep: boolean) => Rendering<User>[]): KeptPage {
   let kept = keptPages.get(db);
   if (!kept) {
-    kept = { pages: new BoundedMap({ entries: KEPT_PAGES, size: KEPT_PAGE_CHARACTERS }, (_, page) => page.json.length), madeOnce: new Map() };
+    kept = {
+      pages: new BoundedMap({ entries: KEPT_PAGES, size: KEPT_PAGE_CHARACTERS }, (_, page) => page.json.length),
+      madeOnce: new BoundedMap({ entries: KEPT_PAGES, size: KEPT_PAGES }, () => 1),
+    };
     keptPages.set(db, kept);
   }
   const log = changeLog(db);
@@ -178,7 +181,6 @@ function keptPage(db: Db, key: number, at: number, ids: readonly number[], rende
     page = joinedPage(at, ids, render(ids, keep));
     if (!keep) {
       kept.pages.delete(key);
-      if (kept.madeOnce.size >= KEPT_PAGES) kept.madeOnce.clear();
       kept.madeOnce.set(key, at);
       return page;
     }

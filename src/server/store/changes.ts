@@ -97,8 +97,8 @@ export class ChangeLog {
     // A value checked lately (see confirmed) has few changes after it: those are walked, in the short list of
     // recent ones every value checked in this request walks too, rather than each row it was made of looked up
     // in the map of every row changed, at a place of its own in memory.
-    const first = this.recentSeqs.length - (this.seen - at);
-    if (this.seen - at <= CHANGE_LOG_LIMITS.walked && first >= 0 && this.recentSeqs[first] === at + 1) {
+    const first = this.seen - at <= CHANGE_LOG_LIMITS.walked ? this.recentAfter(at) : undefined;
+    if (first !== undefined) {
       for (let i = first; i < this.recentRows.length; i++) if (made.includes(this.recentRows[i]!)) return false;
       return true;
     }
@@ -122,10 +122,15 @@ export class ChangeLog {
   changedSince(at: number): readonly Dependency[] | undefined {
     if (at < this.floor) return undefined;
     if (at >= this.seen) return [];
+    const first = this.recentAfter(at);
+    return first === undefined ? undefined : this.recentRows.slice(first);
+  }
+
+  /** Where the first change after `at` (older than the newest read) is in the recent list, or undefined when it is no longer listed. */
+  private recentAfter(at: number): number | undefined {
     // Consecutive sequence numbers: the first change after `at` is `at + 1`, if it is still listed.
     const first = this.recentSeqs.length - (this.seen - at);
-    if (first < 0 || this.recentSeqs[first] !== at + 1) return undefined;
-    return this.recentRows.slice(first);
+    return first >= 0 && this.recentSeqs[first] === at + 1 ? first : undefined;
   }
 
   /** Forgets every change (and so every value made before now) and goes on from the newest. */
