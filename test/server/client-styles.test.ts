@@ -43,19 +43,21 @@ describe("requests in the official clients' styles, over HTTP", () => {
     expect(org.db.prepare('SELECT full_name, role FROM users WHERE id = ?').get(user.id)).toEqual({ full_name: 'Renamed By Query', role: 300 });
   });
 
-  it('reads a query string written as it stands as a URL parser reads it', async () => {
-    // Sent byte for byte (fetch would percent-encode it first): quotes, apostrophes, brackets and `+` as some
-    // scripts and curl send them, beside their percent-encoded forms.
-    const raw = (method: string, target: string) =>
-      new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-        const req = request(`${site}${target}`, { method, headers: { authorization: auth } }, (res) => {
-          let text = '';
-          res.on('data', (d: Buffer) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-        });
-        req.on('error', reject);
-        req.end();
+  /** A request whose target is sent byte for byte (given as a URL, fetch or http.request would percent-encode it first). */
+  const raw = (method: string, target: string) =>
+    new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      const { hostname, port, pathname } = new URL(site);
+      const req = request({ hostname, port, path: `${pathname}${target}`, method, headers: { authorization: auth } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
       });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('reads a query string written as it stands as a URL parser reads it', async () => {
+    // Quotes, apostrophes, brackets and `+` as some scripts and curl send them, beside their percent-encoded forms.
     const content = `content=O'Brien+"<b>"%2B%C3%A9+[x]{y}|~^\\`;
     const sent = await raw('POST', `/messages?type=stream&to=general&topic=raw&${content}`);
     expect(sent.status).toBe(200);
@@ -66,6 +68,25 @@ describe("requests in the official clients' styles, over HTTP", () => {
     const user = org.addUser();
     expect((await raw('PATCH', `/users/../users/%6De/../${user.id}?full_name=Dotted+Path`)).status).toBe(200);
     expect(org.db.prepare('SELECT full_name FROM users WHERE id = ?').pluck().get(user.id)).toBe('Dotted Path');
+  });
+
+  it.each([
+    // Read without the URL parser (printable ASCII, no space, `"` or `#`) ...
+    `content=O'Brien+<b>[x]{y}|~^\\%60`,
+    'content=%2B%26%3D+plus&content=second',
+    'content=%zz%C3%A9%',
+    'content=a&&=empty-name&flag&content=b',
+    // ... and with it: a fragment is no part of the query, and a quote is percent-encoded on the way.
+    'content=before#after',
+    'content="quoted"',
+  ])('reads the query string %s as a URL parser does', async (query) => {
+    const sent = await raw('POST', `/messages?type=stream&to=general&topic=queries&${query}`);
+    expect(sent.status).toBe(200);
+    const stored = org.db.prepare('SELECT content FROM messages WHERE id = ?').pluck().get(sent.body.id);
+    expect(stored).toBe(new URL(`http://localhost/?${query}`).searchParams.get('content'));
+    // Parameters no operation reads are named as the parser decoded them.
+    const read = await raw('GET', `/users/me?${query}`);
+    expect(read.body.ignored_parameters_unsupported).toEqual([...new Set(new URL(`http://localhost/?${query}`).searchParams.keys())].sort());
   });
 
   it('reads PATCH parameters from a url-encoded body, and DELETE parameters from the query string', async () => {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { subscribe, updateUserTopic } from '../../src/api/operations/channels.js';
 import { deleteQueue, getEvents, register } from '../../src/api/operations/events.js';
 import { createChannelFolder } from '../../src/api/operations/folders.js';
@@ -370,5 +371,61 @@ describe('event queues across processes', () => {
       writer.close();
     }
     expect((await poll).body).toMatchObject({ events: [{ type: 'custom', id: 0 }] });
+  });
+});
+
+describe('long polls on one keep-alive connection (HTTP)', () => {
+  it('end one after another with nothing left listening on the connection, and the last ends when its client leaves', async () => {
+    const org = createTestOrg();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const warnings: Error[] = [];
+    const warned = (w: Error) => warnings.push(w);
+    process.on('warning', warned);
+    try {
+      const site = new URL(await org.http());
+      const sockets = new Set<unknown>();
+      const get = (path: string) => {
+        const req = request({
+          hostname: site.hostname,
+          port: site.port,
+          path: `/api/v1${path}`,
+          agent,
+          headers: { authorization: basicAuthHeader(org.owner.email, org.owner.apiKey) },
+        });
+        const answer = new Promise<Record<string, unknown>>((resolve, reject) => {
+          req.on('response', (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d));
+            res.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
+          });
+          req.on('error', reject);
+        });
+        req.on('socket', (s) => sockets.add(s));
+        req.end();
+        return { req, answer };
+      };
+      const embedded = await clientFor(org, 'embedded');
+      const { queue_id } = await embedded.call(register, { event_types: ['message'] });
+      // More polls than Node lets listen for one signal before it warns of a leak: each stops listening when it ends.
+      let last = -1;
+      for (let i = 0; i < 12; i++) {
+        let poll!: ReturnType<typeof get>;
+        await waiting(org, queue_id!, async () => (poll = get(`/events?queue_id=${queue_id}&last_event_id=${last}`)));
+        await embedded.call(sendMessage, { type: 'stream', to: 'general', topic: 'polls', content: `poll ${i}` });
+        const { events } = (await poll.answer) as { events: { id: number }[] };
+        last = events.at(-1)!.id;
+      }
+      let leaving!: ReturnType<typeof get>;
+      await waiting(org, queue_id!, async () => (leaving = get(`/events?queue_id=${queue_id}&last_event_id=${last}`)));
+      leaving.answer.catch(() => undefined);
+      leaving.req.destroy();
+      await vi.waitFor(() => expect(org.logs).toContainEqual(expect.stringMatching(/"GET \/api\/v1\/events" 499 /)));
+      expect(sockets.size).toBe(1);
+      expect(warnings.map((w) => w.message)).toEqual([]);
+    } finally {
+      process.off('warning', warned);
+      agent.destroy();
+      await org.close();
+    }
   });
 });
