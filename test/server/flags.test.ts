@@ -327,3 +327,41 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
     });
   });
 });
+
+describe.each(TRANSPORTS)('flags on the largest message IDs over %s', (kind) => {
+  it('GET /messages gives each message its own flags, up to the IDs the store numbers with (below 2^44)', async () => {
+    const org = createTestOrg();
+    try {
+      const owner = await clientFor(org, kind);
+      const reader = org.addUser();
+      const c = await ownerChannel(org, owner, [reader]);
+      const numbered = org.db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'messages'").run(2 ** 44 - 10);
+      expect(numbered.changes).toBe(1);
+      const ids: number[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: `m${i}` })).id);
+      expect(ids[0]).toBe(2 ** 44 - 9);
+      const client = await clientFor(org, kind, reader);
+      await client.call(updateMessageFlags, { messages: [ids[1]!], op: 'add', flag: 'starred' });
+      const narrow = [{ operator: 'channel', operand: c.name }];
+      const flagsIn = (res: { messages: { id: number; flags: string[] }[] }) => res.messages.filter((m) => ids.includes(m.id)).map((m) => [m.id, m.flags]);
+      // A member's copies (read in one range), then the same messages by ID.
+      expect(flagsIn(await client.call(getMessages, { anchor: 'newest', num_before: 5, num_after: 0, narrow }))).toEqual([
+        [ids[0], []],
+        [ids[1], ['starred']],
+        [ids[2], []],
+      ]);
+      expect(flagsIn(await client.call(getMessages, { message_ids: ids, narrow }))).toEqual([
+        [ids[0], []],
+        [ids[1], ['starred']],
+        [ids[2], []],
+      ]);
+      // Someone without copies, reading the channel's history.
+      const outsider = await clientFor(org, kind, org.addUser());
+      expect(flagsIn(await outsider.call(getMessages, { anchor: 'oldest', num_before: 0, num_after: 10, narrow }))).toEqual(
+        ids.map((id) => [id, ['read', 'historical']]),
+      );
+    } finally {
+      await org.close();
+    }
+  });
+});

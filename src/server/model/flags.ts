@@ -13,6 +13,9 @@ export const FLAG_BITS = {
 
 export type FlagName = keyof typeof FLAG_BITS;
 
+/** Above every set of flags: each flag is a bit of its own, from the lowest up. */
+export const FLAG_SPAN = 2 ** Object.keys(FLAG_BITS).length;
+
 /** The flags a client may change with the flags endpoints. */
 export const EDITABLE_FLAGS: readonly FlagName[] = ['read', 'starred', 'collapsed'];
 
