@@ -464,6 +464,27 @@ describe('GET /messages from kept renderings', () => {
     expect((await seen(id)).map((m) => m.flags.includes('starred'))).toEqual([false, false, true, true]);
   });
 
+  it('gives each of more sets of flags than a rendering keeps forms for its own, read after read', async () => {
+    // Eight readers with the eight sets of the editable flags, and one with no copy (read, historical): more sets
+    // than the forms a message keeps (MAX_FLAG_SETS, 8). Each reads twice: the second answer may come from a form.
+    const readers = Array.from({ length: 8 }, () => org.addUser());
+    const room = await ownerChannel(org, owner, readers);
+    const id = await send('flag me', 'forms', { to: room.name });
+    for (const [i, reader] of readers.entries()) {
+      const client = await as(reader);
+      for (const [bit, flag] of ['read', 'starred', 'collapsed'].entries()) {
+        if (i & (1 << bit)) await client.call(updateMessageFlags, { op: 'add', flag, messages: [id] });
+      }
+    }
+    const flagsOf = async (viewer: TestUser) => (await read<Messages>(viewer, '/messages', newestIn(room.id))).messages.find((m) => m.id === id)!.flags;
+    const expected = [...readers.map((_, i) => ['read', 'starred', 'collapsed'].filter((_, bit) => i & (1 << bit))), ['read', 'historical']];
+    for (let round = 0; round < 2; round++) {
+      const got: string[][] = [];
+      for (const viewer of [...readers, member]) got.push(await flagsOf(viewer));
+      expect(got).toEqual(expected);
+    }
+  });
+
   it("leaves a sender's avatar to a Gravatar-computing client only while everyone may see the sender's address, the caller's own messages included", async () => {
     const bot = org.addUser({ bot: { type: 1, ownerId: org.owner.id } });
     const ids = [

@@ -12,7 +12,7 @@ import type { MessageRow } from './message-access.js';
 import { madeOf, messageRenderingsOf, NO_FLAGS_TAIL, renderingKey, scoped } from './message-rendering-cache.js';
 import { messagesToWire, wireFlags, type WireOptions } from './messages.js';
 import type { Flagged } from './narrow.js';
-import type { KeptRendering, Rendering } from './rendered-cache.js';
+import type { Form, KeptRendering, Rendering } from './rendered-cache.js';
 
 /**
  * The messages `found` (ID order, each with the viewer's flags: narrow.ts fetchRange, flaggedInNarrow) in the
@@ -62,17 +62,16 @@ const MAX_FLAG_SETS = 8;
 
 function withFlags(rendering: KeptRendering<FetchedMessage> | Rendering<FetchedMessage>, flagBits: number): Rendering<FetchedMessage> {
   // A kept rendering has its forms (made the first time one is asked for); one made for this request has none.
-  let forms: Map<number, Rendering<FetchedMessage>> | undefined;
+  let forms: Form<FetchedMessage>[] | undefined;
   if ('forms' in rendering) {
-    rendering.forms ??= new Map();
+    rendering.forms ??= [];
     forms = rendering.forms;
+    for (const form of forms) if (form.bits === flagBits) return form;
   }
-  const kept = forms?.get(flagBits);
-  if (kept) return kept;
   // The kept value has `flags` as its last key already (scoped): the copy has its shape, and its JSON ends there.
   const value = { ...rendering.value };
   value.flags = wireFlags(flagBits);
-  const form = { value, json: `${rendering.json.slice(0, -NO_FLAGS_TAIL.length)}${JSON.stringify(value.flags)}}` };
-  if (forms && forms.size < MAX_FLAG_SETS) forms.set(flagBits, form);
+  const form = { value, json: `${rendering.json.slice(0, -NO_FLAGS_TAIL.length)}${JSON.stringify(value.flags)}}`, bits: flagBits };
+  if (forms && forms.length < MAX_FLAG_SETS) forms.push(form);
   return form;
 }

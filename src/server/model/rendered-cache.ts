@@ -20,9 +20,17 @@ export interface Rendering<V> {
   scope?: string;
 }
 
-/** A kept rendering as the cache gives it: with the forms made from it (by what they add: a message's flags), kept as long as it is. */
+/**
+ * A kept rendering as the cache gives it: with the forms made from it (by what they add: a message's flags), kept as
+ * long as it is, in a short list searched in order (a Map was a hash table more to reach for each rendering given).
+ */
 export interface KeptRendering<V> extends Rendering<V> {
-  forms: Map<number, Rendering<V>> | undefined;
+  forms: Form<V>[] | undefined;
+}
+
+/** A form of a kept rendering, and what it was made for (a message's flag bits). */
+export interface Form<V> extends Rendering<V> {
+  bits: number;
 }
 
 interface Kept<V> extends KeptRendering<V> {
