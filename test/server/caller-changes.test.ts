@@ -49,7 +49,7 @@ describe.each(TRANSPORTS)('a caller changed between two requests, over %s', (kin
     expect(admins.body).toMatchObject({ result: 'error', msg: 'Must be an organization administrator' });
   });
 
-  it('a permission granted and revoked by another process (chatctl server grant) counts at the next request', async () => {
+  it('a permission granted and revoked by another process (as chatctl server grant does) counts at the next request', async () => {
     const admin = org.addUser({ role: 200 });
     const create = (n: number) =>
       rawRequest(

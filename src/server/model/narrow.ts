@@ -100,7 +100,8 @@ export const FLAGS_SQL = `coalesce(um.flags, ${NO_COPY_FLAGS})`;
  * what reading them as one number each does. Exact: IDs stay below 2^44 (store/changes.ts), flags below FLAG_SPAN.
  */
 const flaggedSql = (idSql: string, flagsSql: string): string => `${idSql} * ${FLAG_SPAN} + ${flagsSql}`;
-const flaggedOf = (packed: number): Flagged => [Math.floor(packed / FLAG_SPAN), packed % FLAG_SPAN];
+const idOf = (packed: number): number => Math.floor(packed / FLAG_SPAN);
+const flaggedOf = (packed: number): Flagged => [idOf(packed), packed % FLAG_SPAN];
 const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned;
 
 interface Cond {
@@ -491,9 +492,9 @@ function historyFlags(db: Db, viewerId: number, ids: readonly number[]): Flagged
   // Both in ID order: each message's copy, if any, is the next one not before it.
   let next = 0;
   return ids.map((id): Flagged => {
-    while (next < copies.length && copies[next]! < id * FLAG_SPAN) next++;
+    while (next < copies.length && idOf(copies[next]!) < id) next++;
     const packed = copies[next];
-    return packed !== undefined && packed < (id + 1) * FLAG_SPAN ? flaggedOf(packed) : [id, NO_COPY_FLAGS];
+    return packed !== undefined && idOf(packed) === id ? flaggedOf(packed) : [id, NO_COPY_FLAGS];
   });
 }
 
