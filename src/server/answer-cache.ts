@@ -20,13 +20,32 @@ import type { Admit } from './rate-limit.js';
 import type { Db } from './store/db.js';
 import { StampedCache } from './store/stamped-cache.js';
 
-/** What a GET is answered by, for those the cache can hold: parameters from the query string only. */
-export interface ReadRequest {
-  path: string;
-  query: [string, string][];
-  authorization: string | undefined;
-  host: string | undefined;
-  forwardedProto: string | undefined;
+/**
+ * What a GET is answered by, for those the cache can hold: parameters from the query string only, and the three
+ * headers an answer can depend on, when sent once. Its key (the cache's) is made the first time it is asked
+ * for and kept with it: serve asks whether an answer is kept, then for it.
+ */
+export class ReadRequest {
+  /** null: not made yet; undefined: the request has none. */
+  #key: string | undefined | null = null;
+
+  constructor(
+    readonly path: string,
+    readonly query: [string, string][],
+    readonly authorization: string | undefined,
+    readonly host: string | undefined,
+    readonly forwardedProto: string | undefined,
+  ) {}
+
+  /**
+   * The key of the request's answer: each part as it came, a header left out told apart from an empty one.
+   * Parts are joined by newlines, which no header value or encoded path holds over HTTP; a request with one
+   * anyway (only an in-process caller could make it) has no key, and is never kept.
+   */
+  get key(): string | undefined {
+    if (this.#key === null) this.#key = makeKey(this);
+    return this.#key;
+  }
 }
 
 export interface CachedAnswer {
@@ -39,32 +58,15 @@ export interface CachedAnswer {
   userId: number | null;
 }
 
-/** A GET that carries no body, as the cache reads it: the three headers an answer can depend on, when sent once. */
-export function readRequest(path: string, query: [string, string][], headers: Readonly<Record<string, string | string[] | undefined>>): ReadRequest {
-  const one = (name: string): string | undefined => {
-    const value = headers[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  return { path, query, authorization: one('authorization'), host: one('host'), forwardedProto: one('x-forwarded-proto') };
-}
+/** A GET that carries no body, as the cache reads it. */
+export const readRequest = (path: string, query: [string, string][], headers: Readonly<Record<string, string | string[] | undefined>>): ReadRequest =>
+  new ReadRequest(path, query, single(headers.authorization), single(headers.host), single(headers['x-forwarded-proto']));
+
+/** A header's value when it is one string (an in-process caller may give a list). */
+const single = (value: string | string[] | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** Bounds, so that the cache's memory does not grow with the organization: the oldest answer makes room. */
 export const ANSWER_CACHE_LIMITS = { answers: 1000, characters: 16 * 1024 * 1024, answerCharacters: 64 * 1024 };
-
-/**
- * The key of a request's answer: each part as it came, a header left out told apart from an empty one. Parts
- * are joined by newlines, which no header value or encoded path holds over HTTP; a request with one anyway
- * (only an in-process caller could make it) has no key, and is never kept.
- */
-export function answerKey(r: ReadRequest): string | undefined {
-  // Made once per request: serve asks whether an answer is kept, then for it.
-  if (keys.has(r)) return keys.get(r);
-  const key = makeKey(r);
-  keys.set(r, key);
-  return key;
-}
-
-const keys = new WeakMap<ReadRequest, string | undefined>();
 
 function makeKey(r: ReadRequest): string | undefined {
   const query = r.query.length === 0 ? '' : new URLSearchParams(r.query).toString();
@@ -93,7 +95,7 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
   const cachedAnswers = (reads: readonly GatheredRead[], admit?: Admit): (WireResponse | undefined)[] => {
     // Only answers of cacheable operations are kept (see handle), so the key alone finds them; no key is
     // empty, so a request with no key finds nothing. A store that cannot be read finds nothing either.
-    const found = answers.find(reads.map(({ read }) => answerKey(read) ?? ''));
+    const found = answers.find(reads.map(({ read }) => read.key ?? ''));
     return reads.map(({ remoteAddress }, i) => {
       const answer = found[i];
       return answer && fromCache(answer, remoteAddress, admit);
@@ -104,7 +106,7 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
    * router reads anything, the organization's level included).
    */
   const keepFor = (read: ReadRequest): { key: string; stamp: string } | undefined => {
-    const key = answerKey(read);
+    const key = read.key;
     const stamp = key === undefined ? undefined : answers.stamp();
     return key === undefined || stamp === undefined ? undefined : { key, stamp };
   };
@@ -154,7 +156,7 @@ export function withAnswerCache(inner: Answerer): CachingAnswerer {
     cachedAnswers,
     mayAnswer: (read) => {
       if (notKept.has(read.path)) return false;
-      const key = answerKey(read);
+      const key = read.key;
       return key !== undefined && answers.holds(key);
     },
     handle: async (req, signal = new AbortController().signal, o) => answerer.answer(req, signal, o),
