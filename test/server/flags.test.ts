@@ -3,6 +3,7 @@ import { LIMITS } from '../../src/api/limits.js';
 import { unsubscribe } from '../../src/api/operations/channels.js';
 import { getMessages, sendMessage, updateMessageFlags, updateMessageFlagsForNarrow } from '../../src/api/operations/messages.js';
 import type { ChatClient } from '../../src/client/client.js';
+import { ID_SPAN } from '../../src/server/store/changes.js';
 import { bad, failure, flatFailure } from '../helpers/api.js';
 import { ownerChannel } from '../helpers/channels.js';
 import { listen } from '../helpers/events.js';
@@ -329,17 +330,17 @@ describe.each(TRANSPORTS)('message flags over %s', (kind) => {
 });
 
 describe.each(TRANSPORTS)('flags on the largest message IDs over %s', (kind) => {
-  it('GET /messages gives each message its own flags, up to the IDs the store numbers with (below 2^44)', async () => {
+  it('GET /messages gives each message its own flags, up to the IDs the store numbers with (below ID_SPAN)', async () => {
     const org = createTestOrg();
     try {
       const owner = await clientFor(org, kind);
       const reader = org.addUser();
       const c = await ownerChannel(org, owner, [reader]);
-      const numbered = org.db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'messages'").run(2 ** 44 - 10);
+      const numbered = org.db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'messages'").run(ID_SPAN - 10);
       expect(numbered.changes).toBe(1);
       const ids: number[] = [];
       for (let i = 0; i < 3; i++) ids.push((await owner.call(sendMessage, { type: 'stream', to: c.name, topic: 't', content: `m${i}` })).id);
-      expect(ids[0]).toBe(2 ** 44 - 9);
+      expect(ids[0]).toBe(ID_SPAN - 9);
       const client = await clientFor(org, kind, reader);
       await client.call(updateMessageFlags, { messages: [ids[1]!], op: 'add', flag: 'starred' });
       const narrow = [{ operator: 'channel', operand: c.name }];

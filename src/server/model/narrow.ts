@@ -94,15 +94,17 @@ const NO_COPY_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
 /** The caller's flags on a row of a narrow query. */
 export const FLAGS_SQL = `coalesce(um.flags, ${NO_COPY_FLAGS})`;
 
+const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned;
+
 /**
  * A message's ID and flags read as one number, `id * FLAG_SPAN + flags` (unpacked by `flaggedOf`): better-sqlite3
  * makes an array for each row of two columns, which made reading the caller's flags on 20 messages cost twice
- * what reading them as one number each does. Exact: IDs stay below 2^44 (store/changes.ts), flags below FLAG_SPAN.
+ * what reading them as one number each does. Exact: IDs stay below ID_SPAN (2^44, store/changes.ts), flags below
+ * FLAG_SPAN.
  */
 const flaggedSql = (idSql: string, flagsSql: string): string => `${idSql} * ${FLAG_SPAN} + ${flagsSql}`;
 const idOf = (packed: number): number => Math.floor(packed / FLAG_SPAN);
 const flaggedOf = (packed: number): Flagged => [idOf(packed), packed % FLAG_SPAN];
-const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned;
 
 interface Cond {
   sql: string;

@@ -24,8 +24,11 @@ export type ChangeSubject = 'user' | 'users' | 'message' | 'channel' | 'realm';
 export type Dependency = number;
 
 const SUBJECT_CODES: Readonly<Record<ChangeSubject, number>> = { user: 0, users: 1, message: 2, channel: 3, realm: 4 };
-/** IDs below this are told apart: SQLite's IDs here are far smaller, and five subjects of them stay exact in a double. */
-const ID_SPAN = 2 ** 44;
+/**
+ * The store's row IDs stay below this (SQLite's are far smaller here), so a number may carry an ID beside something
+ * else and stay exact in a double: five subjects of them here, a message's flags in model/narrow.ts.
+ */
+export const ID_SPAN = 2 ** 44;
 
 export const dependency = (subject: ChangeSubject, id: number): Dependency => SUBJECT_CODES[subject] * ID_SPAN + id;
 
